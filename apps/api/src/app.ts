@@ -1,0 +1,148 @@
+/**
+ * The Express app: request ids and logs, tRPC for the console at /trpc, REST from the same procedures,
+ * the OpenAPI document and reference page, health checks, the built console, and problem+json for every error.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { AppError, ERROR_CODES, ERROR_STATUS, ERROR_TITLES, newId } from "@tollgate/shared";
+import { createExpressMiddleware } from "@trpc/server/adapters/express";
+import express, { type NextFunction, type Request, type Response } from "express";
+import YAML from "yaml";
+import type { Deps } from "./deps";
+import { sendProblem, toAppError } from "./infra/errors";
+import { buildOpenApiDocument } from "./openapi/document";
+import { renderErrorsPage, renderReferencePage } from "./openapi/reference-page";
+import { createRestRouter } from "./trpc/rest-adapter";
+import { appRouter } from "./trpc/router";
+import { type Context, createCallerFactory } from "./trpc/trpc";
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+const createCaller = createCallerFactory(appRouter);
+
+declare global {
+  namespace Express {
+    interface Request {
+      /** Set by the first middleware; on every log line and error body. */
+      requestId: string;
+    }
+  }
+}
+
+export function createApp(deps: Deps): express.Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", deps.env.trustProxy);
+  app.set("query parser", "simple");
+
+  // Request id: honour a well-formed incoming one, else mint one; echo it and log it on every line.
+  app.use((req, res, next) => {
+    const incoming = req.header("x-request-id");
+    req.requestId = incoming && REQUEST_ID.test(incoming) ? incoming : newId("request");
+    res.setHeader("X-Request-Id", req.requestId);
+    const started = process.hrtime.bigint();
+    res.on("finish", () => {
+      const log = deps.log.child({ request_id: req.requestId });
+      const fields = {
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+        duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+      };
+      if (req.path === "/healthz" || req.path === "/readyz") log.debug(fields, "request");
+      else log.info(fields, "request");
+    });
+    next();
+  });
+
+  app.use(express.json({ limit: "64kb", strict: true }));
+
+  const createContext = (req: Request, res: Response): Context => ({
+    deps,
+    requestId: req.requestId,
+    log: deps.log.child({ request_id: req.requestId }),
+    ip: req.ip ?? req.socket.remoteAddress ?? "unknown",
+    authorization: req.header("authorization"),
+    setHeader: (name, value) => {
+      if (!res.headersSent) res.setHeader(name, value);
+    },
+  });
+
+  app.get("/healthz", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+  app.get("/readyz", async (req, res) => {
+    try {
+      await deps.db.ping();
+      res.json({ status: "ready", database: deps.db.kind });
+    } catch (error) {
+      sendProblem(
+        res,
+        new AppError("service_unavailable", "database not reachable", { cause: error }),
+        req.requestId,
+      );
+    }
+  });
+
+  const document = buildOpenApiDocument(appRouter, deps.env.baseUrl);
+  const yaml = YAML.stringify(document);
+  app.get("/openapi.json", (_req, res) => {
+    res.json(document);
+  });
+  app.get("/openapi.yaml", (_req, res) => {
+    res.type("application/yaml").send(yaml);
+  });
+  const referencePage = renderReferencePage(document);
+  app.get("/docs", (_req, res) => {
+    res.type("html").send(referencePage);
+  });
+  const errorsPage = renderErrorsPage(
+    ERROR_CODES.map((code) => ({ code, status: ERROR_STATUS[code], title: ERROR_TITLES[code] })),
+  );
+  app.get("/docs/errors", (_req, res) => {
+    res.type("html").send(errorsPage);
+  });
+
+  app.use(
+    "/trpc",
+    createExpressMiddleware({ router: appRouter, createContext: ({ req, res }) => createContext(req, res) }),
+  );
+  app.use(
+    createRestRouter(
+      appRouter,
+      (ctx) => createCaller(ctx) as unknown as Record<string, unknown>,
+      createContext,
+    ),
+  );
+
+  // The console (a built SPA) lives under /console so API paths never fall through to HTML.
+  const consoleIndex = join(deps.env.console.distDir, "index.html");
+  if (deps.env.console.serve && existsSync(consoleIndex)) {
+    app.use("/console", express.static(deps.env.console.distDir, { index: "index.html", maxAge: "1h" }));
+    app.get("/console/{*rest}", (_req, res) => {
+      res.sendFile(consoleIndex);
+    });
+    app.get("/", (_req, res) => {
+      res.redirect(302, "/console/");
+    });
+  }
+
+  app.use((req, res) => {
+    sendProblem(res, new AppError("not_found", `no route for ${req.method} ${req.path}`), req.requestId);
+  });
+
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const type = (error as { type?: string } | undefined)?.type;
+    const appError =
+      type === "entity.parse.failed"
+        ? new AppError("malformed_json", "the body is not valid JSON", { cause: error })
+        : type === "entity.too.large"
+          ? new AppError("payload_too_large", "the body is larger than 64 KiB", { cause: error })
+          : type === "encoding.unsupported" || type === "charset.unsupported"
+            ? new AppError("unsupported_media_type", "unsupported body encoding", { cause: error })
+            : toAppError(error);
+    if (appError.status >= 500) deps.log.error({ err: error, request_id: req.requestId }, "unhandled error");
+    sendProblem(res, appError, req.requestId);
+  });
+
+  return app;
+}

@@ -1,0 +1,94 @@
+/**
+ * The API's environment, parsed once at start-up (DESIGN.md §11). Nothing else reads `process.env`.
+ * An empty string counts as unset.
+ */
+import { dirname, isAbsolute, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+
+const emptyAsUndefined = (value: unknown) => (value === "" ? undefined : value);
+const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
+const boolean = (fallback: boolean) =>
+  z.preprocess(
+    emptyAsUndefined,
+    z
+      .enum(["true", "false", "1", "0"])
+      .optional()
+      .transform((value) => (value === undefined ? fallback : value === "true" || value === "1")),
+  );
+const integer = (fallback: number, min = 0) =>
+  z.preprocess(emptyAsUndefined, z.coerce.number().int().min(min).default(fallback));
+
+const ZRawEnv = z.object({
+  NODE_ENV: z.preprocess(
+    emptyAsUndefined,
+    z.enum(["development", "production", "test"]).default("development"),
+  ),
+  HOST: z.preprocess(emptyAsUndefined, z.string().default("127.0.0.1")),
+  PORT: integer(3000).pipe(z.number().max(65535)),
+  BASE_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
+  DATA_DIR: optionalString,
+  DATABASE_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^postgres(ql)?$/ }).optional()),
+  REDIS_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^rediss?$/ }).optional()),
+  LOG_LEVEL: z.preprocess(
+    emptyAsUndefined,
+    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  ),
+  TRUST_PROXY: integer(0),
+  RATE_LIMIT_REGISTRATIONS_PER_HOUR: integer(20, 1),
+  SERVE_CONSOLE: boolean(true),
+  CONSOLE_DIST: optionalString,
+  SHUTDOWN_GRACE_MS: integer(10_000),
+});
+
+export type Env = {
+  nodeEnv: "development" | "production" | "test";
+  /** http to loopback webhook URLs, verbose errors in logs: development and test only. */
+  developmentMode: boolean;
+  host: string;
+  port: number;
+  baseUrl: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  logLevel: z.infer<typeof ZRawEnv>["LOG_LEVEL"];
+  /** Number of trusted reverse-proxy hops in front of the API (0: use the socket address). */
+  trustProxy: number;
+  rateLimits: { registrationsPerHour: number };
+  console: { serve: boolean; distDir: string };
+  shutdownGraceMs: number;
+};
+
+export class EnvError extends Error {
+  override readonly name = "EnvError";
+}
+
+/** Parses an environment (defaults to `process.env`) into the typed `Env`, or throws a readable EnvError. */
+export function loadEnv(source: Record<string, string | undefined> = process.env): Env {
+  const parsed = ZRawEnv.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+    throw new EnvError(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  const raw = parsed.data;
+  const fromRoot = (path: string) => (isAbsolute(path) ? path : resolve(REPO_ROOT, path));
+  return {
+    nodeEnv: raw.NODE_ENV,
+    developmentMode: raw.NODE_ENV !== "production",
+    host: raw.HOST,
+    port: raw.PORT,
+    baseUrl: (
+      raw.BASE_URL ?? `http://${raw.HOST.includes(":") ? `[${raw.HOST}]` : raw.HOST}:${raw.PORT}`
+    ).replace(/\/$/, ""),
+    dataDir: fromRoot(raw.DATA_DIR ?? ".tollgate"),
+    databaseUrl: raw.DATABASE_URL,
+    redisUrl: raw.REDIS_URL,
+    logLevel: raw.LOG_LEVEL,
+    trustProxy: raw.TRUST_PROXY,
+    rateLimits: { registrationsPerHour: raw.RATE_LIMIT_REGISTRATIONS_PER_HOUR },
+    console: { serve: raw.SERVE_CONSOLE, distDir: fromRoot(raw.CONSOLE_DIST ?? "apps/console/dist") },
+    shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * The OpenAPI 3.1 document (SPEC §4, §9): generated from the procedures by trpc-to-openapi, then given our
+ * success statuses and one problem+json error response shape (DESIGN.md §7) for every declared error status.
+ */
+import { ERROR_CODES, FIELD_ERROR_CODES, PROBLEM_CONTENT_TYPE } from "@tollgate/shared";
+import type { AnyTRPCRouter } from "@trpc/server";
+import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
+import { restRoutes } from "../trpc/rest-adapter";
+
+export const API_VERSION = "5.3.0";
+
+type Operation = { responses?: Record<string, unknown>; security?: unknown[] } & Record<string, unknown>;
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "The request is malformed or breaks a rule; `errors` names each failing field",
+  401: "Missing or invalid credentials",
+  403: "Authenticated but not allowed",
+  404: "No such resource",
+  409: "Conflicts with the current state",
+  413: "Body too large",
+  415: "Body is not application/json",
+  422: "Idempotency key reused with a different request",
+  429: "Rate limit exceeded; see Retry-After",
+  500: "Internal error (no details are exposed)",
+  503: "A dependency is unavailable; retry later",
+};
+
+type SchemaObject = NonNullable<NonNullable<OpenAPIObject["components"]>["schemas"]>[string];
+
+const problemSchema: SchemaObject = {
+  type: "object",
+  required: ["type", "title", "status", "detail", "code"],
+  properties: {
+    type: {
+      type: "string",
+      format: "uri-reference",
+      description: "link to the code's entry in /docs/errors",
+    },
+    title: { type: "string" },
+    status: { type: "integer" },
+    detail: { type: "string" },
+    code: { type: "string", enum: [...ERROR_CODES] },
+    request_id: { type: "string" },
+    errors: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["path", "code", "message"],
+        properties: {
+          path: { type: "string", description: "dotted path of the failing field" },
+          code: { type: "string", enum: [...FIELD_ERROR_CODES] },
+          message: { type: "string" },
+        },
+      },
+    },
+  },
+};
+
+export function buildOpenApiDocument(router: AnyTRPCRouter, baseUrl: string): OpenAPIObject {
+  const document = generateOpenApiDocument(router, {
+    title: "Tollgate API",
+    version: API_VERSION,
+    description:
+      "HTTP 402 payment gate for AI agents. Errors are application/problem+json with a stable `code`. Money is never a JSON number.",
+    baseUrl,
+    securitySchemes: {
+      merchantSecret: {
+        type: "http",
+        scheme: "bearer",
+        description: "Authorization: Bearer msec_... (the merchant secret)",
+      },
+    },
+  });
+  document.components = {
+    ...document.components,
+    schemas: { ...document.components?.schemas, Problem: problemSchema },
+    responses: {
+      ...document.components?.responses,
+      ...Object.fromEntries(
+        Object.entries(STATUS_TEXT).map(([status, description]) => [
+          `Problem${status}`,
+          {
+            description,
+            content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: "#/components/schemas/Problem" } } },
+          },
+        ]),
+      ),
+    },
+  };
+  for (const route of restRoutes(router)) {
+    const operation = document.paths?.[route.path]?.[route.method.toLowerCase() as "get"] as
+      | Operation
+      | undefined;
+    if (!operation?.responses) continue;
+    const success = operation.responses["200"];
+    const declared = route.meta.openapi?.errorResponses;
+    const statuses = Array.isArray(declared) ? declared : Object.keys(declared ?? {}).map(Number);
+    operation.responses = {
+      [String(route.meta.rest?.status ?? 200)]: success,
+      ...Object.fromEntries(
+        [...statuses, 500].map((status) => [
+          String(status),
+          { $ref: `#/components/responses/Problem${status}` },
+        ]),
+      ),
+    };
+    if (route.meta.openapi?.protect) operation.security = [{ merchantSecret: [] }];
+    else delete operation.security;
+  }
+  return document;
+}

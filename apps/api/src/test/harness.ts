@@ -1,0 +1,93 @@
+/**
+ * Starts the real API on a loopback port with an isolated database (PGlite, or a fresh PostgreSQL database
+ * when TEST_DATABASE_URL is set). Tests talk to it over real HTTP.
+ */
+import type { AddressInfo } from "node:net";
+import type { DatabaseKind } from "@tollgate/db";
+import { createTestDatabase } from "@tollgate/db/testing";
+import { createApp } from "../app";
+import { buildDeps, type Deps } from "../deps";
+import { loadEnv } from "../env";
+import type { Clock } from "../infra/clock";
+import { createLogger } from "../infra/logger";
+
+export { testDatabaseKinds } from "@tollgate/db/testing";
+
+// Tests are allowed to know which real servers exist; the apps themselves read only their Env.
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || undefined;
+
+export interface TestApi {
+  baseUrl: string;
+  deps: Deps;
+  /** fetch against the API, JSON in and out; `body` is sent as JSON unless it is a string. */
+  call(
+    method: string,
+    path: string,
+    options?: { body?: unknown; headers?: Record<string, string> },
+  ): Promise<{
+    status: number;
+    headers: Headers;
+    json: Record<string, unknown> & { [key: string]: unknown };
+    text: string;
+  }>;
+  close(): Promise<void>;
+}
+
+export async function startTestApi(
+  kind: DatabaseKind,
+  envOverrides: Record<string, string> = {},
+  options: { clock?: Clock } = {},
+): Promise<TestApi> {
+  const db = await createTestDatabase(kind);
+  const env = loadEnv({
+    NODE_ENV: "test",
+    LOG_LEVEL: "silent",
+    PORT: "0",
+    SERVE_CONSOLE: "false",
+    ...envOverrides,
+  });
+  const deps = await buildDeps(env, createLogger(env.logLevel), {
+    db,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  const server = createApp(deps).listen(0, "127.0.0.1");
+  await new Promise<void>((resolve) => server.once("listening", resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    baseUrl,
+    deps,
+    async call(method, path, { body, headers = {} } = {}) {
+      const response = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
+        ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
+      });
+      const text = await response.text();
+      let json: Record<string, unknown> = {};
+      try {
+        json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+      } catch {
+        json = {};
+      }
+      return { status: response.status, headers: response.headers, json, text };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await deps.close();
+      await db.close();
+    },
+  };
+}
+
+/** Valid registration bodies for tests. */
+export const VALID_EVM = "0x52908400098527886E0F7030069857D2E4169EE7";
+export const OTHER_EVM = "0x8617E340B3D01FA5F11F306F4090FD50E238070D";
+
+export function registrationBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { name: "Acme Search", pay_to: { evm: VALID_EVM }, ...overrides };
+}
+
+export function bearer(secret: unknown): Record<string, string> {
+  return { authorization: `Bearer ${String(secret)}` };
+}

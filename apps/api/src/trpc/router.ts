@@ -1,0 +1,19 @@
+import { getCurrentMerchantProcedure } from "../routes/merchants/get-current-merchant";
+import { getMerchantProcedure } from "../routes/merchants/get-merchant";
+import { registerMerchantProcedure } from "../routes/merchants/register-merchant";
+import { rotateMerchantSecretProcedure } from "../routes/merchants/rotate-merchant-secret";
+import { updateMerchantProcedure } from "../routes/merchants/update-merchant";
+import { router } from "./trpc";
+
+export const appRouter = router({
+  merchant: router({
+    register: registerMerchantProcedure,
+    get: getMerchantProcedure,
+    me: getCurrentMerchantProcedure,
+    update: updateMerchantProcedure,
+    rotateSecret: rotateMerchantSecretProcedure,
+  }),
+});
+
+/** The type the console's tRPC client is built on. */
+export type AppRouter = typeof appRouter;

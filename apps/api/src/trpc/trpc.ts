@@ -1,0 +1,62 @@
+/**
+ * tRPC setup: context, meta and the procedure builders every route file uses.
+ * Each procedure is also a REST route when its meta names one (see rest-adapter.ts).
+ */
+import { AppError } from "@tollgate/shared";
+import { initTRPC } from "@trpc/server";
+import type { OpenApiMeta } from "trpc-to-openapi";
+import type { Deps } from "../deps";
+import { toAppError } from "../infra/errors";
+import type { Logger } from "../infra/logger";
+import { authenticateMerchantSecret } from "../services/merchant-service";
+
+export interface Context {
+  deps: Deps;
+  requestId: string;
+  log: Logger;
+  /** Client address as trusted by the proxy settings. */
+  ip: string;
+  authorization: string | undefined;
+  setHeader(name: string, value: string): void;
+}
+
+/** REST details beyond trpc-to-openapi's: success status and whether the response may be cached. */
+export type Meta = OpenApiMeta<{ rest?: { status?: number; noStore?: boolean } }>;
+
+const t = initTRPC
+  .context<Context>()
+  .meta<Meta>()
+  .create({
+    isDev: false,
+    errorFormatter({ shape, error, ctx }) {
+      const appError = toAppError(error);
+      if (appError.status >= 500) ctx?.log.error({ err: error }, "procedure failed");
+      for (const [name, value] of Object.entries(appError.headers ?? {})) ctx?.setHeader(name, value);
+      return {
+        ...shape,
+        message: appError.status >= 500 ? "Internal error" : appError.message,
+        data: { ...appError.toProblem(ctx?.requestId), httpStatus: appError.status },
+      };
+    },
+  });
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const publicProcedure = t.procedure;
+
+/** Reads `Authorization: Bearer msec_...` (DESIGN.md §9). */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization?.trim() ?? "");
+  return match?.[1];
+}
+
+/** Procedures that act as a merchant: the secret must be valid; `ctx.merchant` is that merchant. */
+export const merchantProcedure = t.procedure.use(async ({ ctx, next }) => {
+  const secret = bearerToken(ctx.authorization);
+  if (!secret) {
+    ctx.setHeader("WWW-Authenticate", 'Bearer realm="tollgate-merchant"');
+    throw new AppError("merchant_auth_required", "send Authorization: Bearer msec_...");
+  }
+  const merchant = await authenticateMerchantSecret(ctx.deps, secret);
+  return next({ ctx: { merchant } });
+});

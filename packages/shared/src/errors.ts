@@ -1,0 +1,155 @@
+/**
+ * The one list of error codes (DESIGN.md §7), each mapped once to its HTTP status.
+ * Codes are stable API: add new ones, never rename or reuse.
+ */
+export const ERROR_STATUS = {
+  // 400: the request itself is malformed or breaks a rule.
+  validation_failed: 400,
+  malformed_json: 400,
+  idempotency_key_required: 400,
+  // 401 / 403: who is asking.
+  merchant_auth_required: 401,
+  invalid_merchant_secret: 401,
+  forbidden: 403,
+  payout_change_requires_step_up: 403,
+  // 404 / 405 / 409 / 413 / 415 / 422
+  not_found: 404,
+  merchant_not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  idempotency_key_in_use: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_key_reused: 422,
+  // 429: limits (SPEC §8).
+  rate_limited: 429,
+  // 5xx: never leak internals.
+  internal_error: 500,
+  service_unavailable: 503,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+export function statusForCode(code: ErrorCode): number {
+  return ERROR_STATUS[code];
+}
+
+/** Human titles for problem+json `title`; the `detail` carries the specifics. */
+export const ERROR_TITLES: Record<ErrorCode, string> = {
+  validation_failed: "Validation failed",
+  malformed_json: "Malformed JSON body",
+  idempotency_key_required: "Idempotency-Key header required",
+  merchant_auth_required: "Merchant authentication required",
+  invalid_merchant_secret: "Invalid merchant secret",
+  forbidden: "Forbidden",
+  payout_change_requires_step_up: "Payout change requires owner step-up",
+  not_found: "Not found",
+  merchant_not_found: "Merchant not found",
+  method_not_allowed: "Method not allowed",
+  conflict: "Conflict",
+  idempotency_key_in_use: "Idempotency key in use",
+  payload_too_large: "Payload too large",
+  unsupported_media_type: "Unsupported media type",
+  idempotency_key_reused: "Idempotency key reused with a different request",
+  rate_limited: "Too many requests",
+  internal_error: "Internal error",
+  service_unavailable: "Service unavailable",
+};
+
+/**
+ * Field-level codes carried in `errors[].code` of a `validation_failed` problem.
+ * They name the rule that failed (SPEC §2.1, §2.2), so clients can react without parsing prose.
+ */
+export const FIELD_ERROR_CODES = [
+  "required",
+  "invalid_type",
+  "unknown_field",
+  "too_short",
+  "too_long",
+  "invalid_value",
+  "invalid_format",
+  "invalid_evm_address",
+  "evm_checksum_mismatch",
+  "burn_address",
+  "evm_alias_mismatch",
+  "invalid_solana_address",
+  "invalid_near_account",
+  "invalid_aptos_address",
+  "pay_to_empty",
+  "settlement_chain_mode_mismatch",
+  "network_mode_immutable",
+  "invalid_tier_name",
+  "invalid_usd_amount",
+  "too_many_tiers",
+  "invalid_webhook_url",
+  "webhook_url_not_https",
+  "webhook_url_private_host",
+] as const;
+export type FieldErrorCode = (typeof FIELD_ERROR_CODES)[number];
+
+export interface FieldError {
+  /** Dotted path of the failing field, e.g. `pay_to.evm`; empty for the whole body. */
+  path: string;
+  code: FieldErrorCode;
+  message: string;
+}
+
+/** RFC 9457 problem details as Tollgate sends them (DESIGN.md §7). */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  request_id?: string;
+  errors?: FieldError[];
+}
+
+export const PROBLEM_CONTENT_TYPE = "application/problem+json";
+/** Problem `type` is a URI reference to the code's entry on the API's own error page (RFC 9457 §3.1.1). */
+export const PROBLEM_TYPE_BASE = "/docs/errors#";
+
+/** An error with a stable code; `cause` keeps the underlying failure for logs, never for clients. */
+export class AppError extends Error {
+  override readonly name = "AppError";
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly errors: FieldError[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    detail?: string,
+    options: { cause?: unknown; errors?: FieldError[]; headers?: Record<string, string> } = {},
+  ) {
+    super(detail ?? ERROR_TITLES[code], { cause: options.cause });
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.errors = options.errors;
+    this.headers = options.headers;
+  }
+
+  toProblem(requestId?: string): Problem {
+    const internal = this.status >= 500;
+    return {
+      type: `${PROBLEM_TYPE_BASE}${this.code}`,
+      title: ERROR_TITLES[this.code],
+      status: this.status,
+      // 5xx details never reach clients (DESIGN.md §7).
+      detail: internal ? ERROR_TITLES[this.code] : this.message,
+      code: this.code,
+      ...(requestId ? { request_id: requestId } : {}),
+      ...(this.errors && this.errors.length > 0 ? { errors: this.errors } : {}),
+    };
+  }
+}
+
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError;
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && Object.hasOwn(ERROR_STATUS, value);
+}

@@ -1,0 +1,63 @@
+import bs58 from "bs58";
+
+/** Id prefixes (DESIGN.md §1). Ids are random, URL-safe, never sequential. */
+export const ID_PREFIXES = {
+  merchant: "mrch_",
+  merchantSecret: "msec_",
+  quote: "qt_",
+  receipt: "rcpt_",
+  order: "ord_",
+  listing: "lst_",
+  event: "evt_",
+  webhookSecret: "whsec_",
+  request: "req_",
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+export type IdPrefix = (typeof ID_PREFIXES)[IdKind];
+/** A string typed by its prefix, e.g. `Id<"mrch_">`. */
+export type Id<P extends IdPrefix> = `${P}${string}`;
+
+export type MerchantId = Id<"mrch_">;
+export type MerchantSecret = Id<"msec_">;
+export type QuoteId = Id<"qt_">;
+export type ReceiptId = Id<"rcpt_">;
+export type OrderId = Id<"ord_">;
+export type ListingId = Id<"lst_">;
+export type EventId = Id<"evt_">;
+
+/** Entropy per kind in bytes; secrets get more than public ids. */
+const ID_BYTES: Record<IdKind, number> = {
+  merchant: 16,
+  merchantSecret: 32,
+  quote: 16,
+  receipt: 16,
+  order: 16,
+  listing: 16,
+  event: 16,
+  webhookSecret: 32,
+  request: 12,
+};
+
+function randomBytes(length: number): Uint8Array {
+  const bytes = new Uint8Array(length);
+  globalThis.crypto.getRandomValues(bytes);
+  return bytes;
+}
+
+/** A fresh random id of the given kind: prefix + base58 of 96 to 256 random bits. */
+export function newId<K extends IdKind>(kind: K): Id<(typeof ID_PREFIXES)[K]> {
+  return `${ID_PREFIXES[kind]}${bs58.encode(randomBytes(ID_BYTES[kind]))}` as Id<(typeof ID_PREFIXES)[K]>;
+}
+
+const BASE58 = "[1-9A-HJ-NP-Za-km-z]";
+
+/** A regular expression that matches ids of `kind` exactly (base58 body, bounded length). */
+export function idPattern(kind: IdKind): RegExp {
+  return new RegExp(`^${ID_PREFIXES[kind]}${BASE58}{8,64}$`);
+}
+
+/** Narrowing check for ids received from outside. */
+export function isId<K extends IdKind>(kind: K, value: unknown): value is Id<(typeof ID_PREFIXES)[K]> {
+  return typeof value === "string" && idPattern(kind).test(value);
+}
