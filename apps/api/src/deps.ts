@@ -36,6 +36,7 @@ export async function buildDeps(
     ? new Redis(env.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false })
     : undefined;
   redis?.on("error", (error) => log.warn({ err: error }, "redis error"));
+  if (redis) await waitForRedis(redis, log);
   return {
     env,
     db,
@@ -53,4 +54,17 @@ export async function buildDeps(
       if (!overrides.db) await db.close();
     },
   };
+}
+
+/** Waits briefly for the first connection so start-up logs say whether Redis is there; never blocks boot for long. */
+async function waitForRedis(redis: Redis, log: Logger, timeoutMs = 3000): Promise<void> {
+  if (redis.status === "ready") return;
+  const ready = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    redis.once("ready", () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+  if (!ready) log.warn("redis not reachable yet; rate limits fall back to per-process memory until it is");
 }

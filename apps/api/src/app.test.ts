@@ -1,0 +1,93 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { ERROR_CODES } from "@tollgate/shared";
+import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import YAML from "yaml";
+import { startTestApi, type TestApi, VALID_EVM } from "./test/harness";
+import type { AppRouter } from "./trpc/router";
+
+describe("app", () => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startTestApi("pglite");
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it("answers /healthz and /readyz", async () => {
+    expect((await api.call("GET", "/healthz")).json).toEqual({ status: "ok" });
+    expect((await api.call("GET", "/readyz")).json).toEqual({ status: "ready", database: "pglite" });
+  });
+
+  it("publishes a valid OpenAPI 3.1 document with problem+json errors on every route", async () => {
+    const { json: document } = await api.call("GET", "/openapi.json");
+    const result = await new Validator().validate(structuredClone(document));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(document.openapi).toMatch(/^3\.1\./);
+    const paths = document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    expect(Object.keys(paths).sort()).toEqual(
+      ["/v1/merchants", "/v1/merchants/me", "/v1/merchants/{id}", "/v1/merchants/{id}/secret/rotate"].sort(),
+    );
+    expect(Object.keys(paths["/v1/merchants"]?.post?.responses ?? {})).toEqual(
+      expect.arrayContaining(["201", "400", "429", "500"]),
+    );
+    for (const item of Object.values(paths)) {
+      for (const operation of Object.values(item)) {
+        expect(operation.responses["500"]).toEqual({ $ref: "#/components/responses/Problem500" });
+      }
+    }
+    const yaml = await api.call("GET", "/openapi.yaml");
+    expect(yaml.headers.get("content-type")).toContain("application/yaml");
+    expect(YAML.parse(yaml.text)).toEqual(document);
+  });
+
+  it("serves a reference page and an error-code page that problem types link to", async () => {
+    const page = await api.call("GET", "/docs");
+    expect(page.headers.get("content-type")).toContain("text/html");
+    expect(page.text).toContain("/v1/merchants/{id}/secret/rotate");
+    const errors = await api.call("GET", "/docs/errors");
+    for (const code of ERROR_CODES) expect(errors.text).toContain(`id="${code}"`);
+    const problem = await api.call("GET", "/v1/merchants/mrch_1111111111111111");
+    expect(problem.json.type).toBe("/docs/errors#merchant_not_found");
+  });
+
+  it("answers unknown routes with a problem+json 404, never HTML", async () => {
+    for (const path of ["/nope", "/v1/unknown", "/api/providers", "/console/"]) {
+      const response = await api.call("GET", path);
+      expect(response.status).toBe(404);
+      expect(response.headers.get("content-type")).toContain("application/problem+json");
+      expect(response.json.code).toBe("not_found");
+    }
+    const wrongMethod = await api.call("DELETE", "/v1/merchants");
+    expect(wrongMethod.status).toBe(404);
+  });
+
+  it("puts a request id on every response and error body; honours a well-formed incoming one", async () => {
+    const own = await api.call("GET", "/v1/merchants/mrch_1111111111111111", { headers: { "x-request-id": "trace-12345678" } });
+    expect(own.headers.get("x-request-id")).toBe("trace-12345678");
+    expect(own.json.request_id).toBe("trace-12345678");
+    const injected = await api.call("GET", "/healthz", { headers: { "x-request-id": "bad id\twith spaces" } });
+    expect(injected.headers.get("x-request-id")).toMatch(/^req_/);
+  });
+
+  it("speaks tRPC at /trpc with the same problem data in errors", async () => {
+    const client = createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: `${api.baseUrl}/trpc` })] });
+    const created = await client.merchant.register.mutate({ name: "Via tRPC", pay_to: { evm: VALID_EVM } });
+    expect(created.merchant_id).toMatch(/^mrch_/);
+    const fetched = await client.merchant.get.query({ id: created.merchant_id });
+    expect(fetched.name).toBe("Via tRPC");
+    const failure = await client.merchant.register.mutate({ name: "x", pay_to: {} }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TRPCClientError);
+    const data = (failure as TRPCClientError<AppRouter>).data as unknown as Record<string, unknown>;
+    expect(data).toMatchObject({ code: "validation_failed", status: 400, httpStatus: 400 });
+    expect(data.errors).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: "name", code: "too_short" }),
+        expect.objectContaining({ path: "pay_to", code: "pay_to_empty" }),
+      ]),
+    );
+    expect(JSON.stringify(data)).not.toContain("stack");
+  });
+});

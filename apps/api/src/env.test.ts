@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { EnvError, loadEnv, REPO_ROOT } from "./env";
+
+describe("loadEnv", () => {
+  it("gives documented defaults on an empty environment", () => {
+    const env = loadEnv({});
+    expect(env).toMatchObject({
+      nodeEnv: "development",
+      developmentMode: true,
+      host: "127.0.0.1",
+      port: 3000,
+      baseUrl: "http://127.0.0.1:3000",
+      dataDir: `${REPO_ROOT}/.tollgate`,
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      logLevel: "info",
+      rateLimits: { registrationsPerHour: 20 },
+    });
+  });
+
+  it("treats empty strings as unset and resolves relative DATA_DIR from the repo root", () => {
+    const env = loadEnv({ DATABASE_URL: "", REDIS_URL: "", DATA_DIR: "tmp/data", BASE_URL: "https://pay.example.com/" });
+    expect(env.databaseUrl).toBeUndefined();
+    expect(env.dataDir).toBe(`${REPO_ROOT}/tmp/data`);
+    expect(env.baseUrl).toBe("https://pay.example.com");
+  });
+
+  it("production turns development mode off", () => {
+    expect(loadEnv({ NODE_ENV: "production" }).developmentMode).toBe(false);
+  });
+
+  it("names every invalid variable in one readable error", () => {
+    expect(() =>
+      loadEnv({ PORT: "http", DATABASE_URL: "mysql://x", REDIS_URL: "localhost:6379", LOG_LEVEL: "loud" }),
+    ).toThrow(EnvError);
+    try {
+      loadEnv({ PORT: "99999", DATABASE_URL: "mysql://x" });
+    } catch (error) {
+      expect((error as Error).message).toContain("PORT");
+      expect((error as Error).message).toContain("DATABASE_URL");
+    }
+  });
+});
