@@ -298,11 +298,11 @@ export const ZWebhookUrl = z.string().transform((value, ctx) => {
   // The stored form is the normalised href, which percent-encoding can make longer than the input.
   if (value.length > 2048 || url.href.length > 2048) {
     fail(ctx, "invalid_webhook_url", "must be at most 2048 characters");
-  }
-  else if (url.username !== "" || url.password !== "")
+  } else if (url.username !== "" || url.password !== "")
     fail(ctx, "invalid_webhook_url", "must not embed credentials");
   // `hash` is "" for an empty fragment (".../#") while the href keeps the "#"; only a fragment puts one there.
-  else if (url.hash !== "" || url.href.includes("#")) fail(ctx, "invalid_webhook_url", "must not have a fragment");
+  else if (url.hash !== "" || url.href.includes("#"))
+    fail(ctx, "invalid_webhook_url", "must not have a fragment");
   else if (url.protocol === "http:" && isLoopbackHost(url.hostname)) return url.toString();
   else if (url.protocol !== "https:") fail(ctx, "webhook_url_not_https", "must use https");
   else if (isPrivateHost(url.hostname)) fail(ctx, "webhook_url_private_host", "must point to a public host");
