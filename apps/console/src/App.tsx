@@ -1,0 +1,216 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+import { Notice, ProblemBanner } from "./components/ProblemBanner";
+import { ProfileEditForm } from "./features/merchant/ProfileEditForm";
+import { ProfileView } from "./features/merchant/ProfileView";
+import { RegisterForm } from "./features/merchant/RegisterForm";
+import { RotateSecret } from "./features/merchant/RotateSecret";
+import { SecretPanel } from "./features/secret/SecretPanel";
+import { SignInForm } from "./features/session/SignInForm";
+import { type FormProblem, problemOf, toFormProblem } from "./lib/errors";
+import { clearSecret, readSecret, storeSecret } from "./lib/session";
+import type { MerchantApi, MerchantProfile } from "./lib/trpc";
+
+/** Where the secret is kept; sessionStorage in the app (lib/session.ts). */
+export interface SecretStore {
+  read: () => string | undefined;
+  store: (secret: string) => void;
+  clear: () => void;
+}
+
+const sessionStore: SecretStore = { read: readSecret, store: storeSecret, clear: clearSecret };
+
+type Screen =
+  | { kind: "loading" }
+  | { kind: "register" }
+  | { kind: "signin"; notice?: string }
+  | { kind: "secret"; reason: "registered" | "rotated"; merchantId: string; secret: string }
+  | { kind: "profile"; merchant: MerchantProfile; notice?: string };
+
+export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets?: SecretStore }) {
+  const [screen, setScreen] = useState<Screen>(() =>
+    secrets.read() ? { kind: "loading" } : { kind: "register" },
+  );
+  const [problem, setProblem] = useState<FormProblem>();
+  const [busy, setBusy] = useState(false);
+  const mainRef = useRef<HTMLElement>(null);
+
+  const show = useCallback((next: Screen) => {
+    setProblem(undefined);
+    setScreen(next);
+    mainRef.current?.scrollIntoView?.({ block: "start" });
+  }, []);
+
+  /** Loads the profile with the stored secret; an invalid secret signs out. */
+  const loadProfile = useCallback(
+    async (notice?: string) => {
+      setBusy(true);
+      try {
+        const merchant = await api.me();
+        show({ kind: "profile", merchant, ...(notice ? { notice } : {}) });
+      } catch (error) {
+        const code = problemOf(error)?.code;
+        if (code === "invalid_merchant_secret" || code === "merchant_auth_required") {
+          secrets.clear();
+          show({ kind: "signin", notice: "That secret is no longer valid. Sign in with the current one." });
+        } else {
+          setProblem(toFormProblem(error));
+        }
+      } finally {
+        setBusy(false);
+      }
+    },
+    [api, secrets, show],
+  );
+
+  // Start-up only (a stored secret from earlier in this tab); later loads are triggered by actions.
+  const started = useRef(false);
+  const startsLoading = screen.kind === "loading";
+  useEffect(() => {
+    if (started.current || !startsLoading) return;
+    started.current = true;
+    void loadProfile();
+  }, [loadProfile, startsLoading]);
+
+  function signOut() {
+    secrets.clear();
+    show({ kind: "signin", notice: "Signed out. The secret was removed from this tab." });
+  }
+
+  const signedIn = screen.kind === "profile";
+
+  return (
+    <div className="app">
+      <header className="topbar">
+        <div className="topbar__brand">
+          <span className="logo" aria-hidden="true">
+            402
+          </span>
+          <span>Tollgate console</span>
+        </div>
+        <nav aria-label="Account">
+          {signedIn ? (
+            <>
+              <span className="topbar__who" data-testid="signed-in-as">
+                {screen.merchant.name}
+              </span>
+              <button
+                type="button"
+                className="button button--quiet"
+                onClick={signOut}
+                data-testid="nav-signout"
+              >
+                Sign out
+              </button>
+            </>
+          ) : screen.kind === "register" || screen.kind === "signin" ? (
+            <>
+              <button
+                type="button"
+                className="button button--quiet"
+                aria-current={screen.kind === "register" ? "page" : undefined}
+                onClick={() => show({ kind: "register" })}
+                data-testid="nav-register"
+              >
+                Register
+              </button>
+              <button
+                type="button"
+                className="button button--quiet"
+                aria-current={screen.kind === "signin" ? "page" : undefined}
+                onClick={() => show({ kind: "signin" })}
+                data-testid="nav-signin"
+              >
+                Sign in
+              </button>
+            </>
+          ) : null}
+        </nav>
+      </header>
+
+      <main ref={mainRef} className="main">
+        <ProblemBanner problem={problem} testId="app-problem" />
+        {screen.kind === "loading" ? (
+          <p role="status" className="muted">
+            Loading your profile…
+          </p>
+        ) : null}
+        {screen.kind === "register" ? (
+          <RegisterForm
+            api={api}
+            onRegistered={(result) =>
+              show({
+                kind: "secret",
+                reason: "registered",
+                merchantId: result.merchant_id,
+                secret: result.secret,
+              })
+            }
+          />
+        ) : null}
+        {screen.kind === "signin" ? (
+          <>
+            <Notice message={screen.notice} testId="signin-notice" />
+            <SignInForm
+              api={api}
+              onSignedIn={(secret, merchant) => {
+                secrets.store(secret);
+                show({ kind: "profile", merchant });
+              }}
+            />
+          </>
+        ) : null}
+        {screen.kind === "secret" ? (
+          <SecretPanel
+            heading={screen.reason === "registered" ? "Merchant registered" : "Secret rotated"}
+            {...(screen.reason === "rotated"
+              ? {
+                  note: "The previous secret no longer works. This tab is already signed in with the new one.",
+                }
+              : {})}
+            merchantId={screen.merchantId}
+            secret={screen.secret}
+            busy={busy}
+            onContinue={() => {
+              secrets.store(screen.secret);
+              void loadProfile(screen.reason === "rotated" ? "Secret rotated." : undefined);
+            }}
+          />
+        ) : null}
+        {screen.kind === "profile" ? (
+          <>
+            <Notice message={screen.notice} testId="profile-notice" />
+            <div className="grid">
+              <ProfileView merchant={screen.merchant} />
+              <ProfileEditForm
+                key={screen.merchant.updated_at}
+                api={api}
+                merchant={screen.merchant}
+                onSaved={(saved) =>
+                  setScreen(
+                    saved
+                      ? { kind: "profile", merchant: saved, notice: "Profile saved." }
+                      : { ...screen, notice: "Nothing to save: no field changed." },
+                  )
+                }
+              />
+              <RotateSecret
+                api={api}
+                merchantId={screen.merchant.merchant_id}
+                onRotated={(result) => {
+                  // The old secret is already dead: keep the new one before anything else can fail.
+                  secrets.store(result.secret);
+                  show({
+                    kind: "secret",
+                    reason: "rotated",
+                    merchantId: result.merchant_id,
+                    secret: result.secret,
+                  });
+                }}
+              />
+            </div>
+          </>
+        ) : null}
+      </main>
+    </div>
+  );
+}

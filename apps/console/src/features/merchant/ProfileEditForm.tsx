@@ -1,0 +1,149 @@
+import {
+  type EvmNetworkName,
+  type FieldError,
+  type SettlementVersion,
+  ZTiers,
+  ZUpdateMerchantInput,
+} from "@tollgate/shared";
+import { type FormEvent, useState } from "react";
+import { Field } from "../../components/Field";
+import { ProblemBanner } from "../../components/ProblemBanner";
+import { errorFor, type FormProblem, toFormProblem, unclaimed, validate } from "../../lib/errors";
+import type { MerchantApi, MerchantProfile, UpdateMerchantRequest } from "../../lib/trpc";
+import { SETTLEMENT_PATHS, SettlementFields } from "./SettlementFields";
+import { claimsTierPath, TiersEditor } from "./TiersEditor";
+import { rowsFromTiers, type TierRow, tiersFromRows, tiersPatch } from "./tiers";
+
+interface ProfileEditFormProps {
+  api: MerchantApi;
+  merchant: MerchantProfile;
+  /** Called with the saved profile, or with `undefined` when there was nothing to change. */
+  onSaved: (merchant: MerchantProfile | undefined) => void;
+}
+
+/** Editable profile fields. Only what changed is sent; payout wallets and network mode are not editable here. */
+export function ProfileEditForm({ api, merchant, onSaved }: ProfileEditFormProps) {
+  const [name, setName] = useState(merchant.name);
+  const [tierRows, setTierRows] = useState<TierRow[]>(() => rowsFromTiers(merchant.tiers));
+  const [webhookUrl, setWebhookUrl] = useState(merchant.webhook_url ?? "");
+  const [version, setVersion] = useState<SettlementVersion>(merchant.settlement_version);
+  const [chain, setChain] = useState<EvmNetworkName>(merchant.settlement_chain);
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const [problem, setProblem] = useState<FormProblem>();
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const { tiers, errors: duplicateErrors } = tiersFromRows(tierRows);
+    const patch = tiersPatch(merchant.tiers, tiers);
+    const webhook = webhookUrl.trim();
+    const changes: Omit<UpdateMerchantRequest, "id"> = {
+      ...(name !== merchant.name ? { name } : {}),
+      ...(Object.keys(patch).length > 0 ? { tiers: patch } : {}),
+      ...(webhook !== (merchant.webhook_url ?? "") ? { webhook_url: webhook === "" ? null : webhook } : {}),
+      ...(version !== merchant.settlement_version ? { settlement_version: version } : {}),
+      ...(chain !== merchant.settlement_chain ? { settlement_chain: chain } : {}),
+    };
+    // The patch schema checks each changed field; the whole-tiers schema adds "at least one tier".
+    const checkedPatch = validate(ZUpdateMerchantInput, changes);
+    const checkedTiers = changes.tiers ? validate(ZTiers, tiers) : ({ ok: true } as const);
+    const clientErrors = dedupe([
+      ...(checkedPatch.ok ? [] : checkedPatch.errors),
+      ...(checkedTiers.ok ? [] : checkedTiers.errors.map(prefixTiers)),
+      ...duplicateErrors,
+    ]);
+    setProblem(undefined);
+    if (clientErrors.length > 0) {
+      setErrors(clientErrors);
+      setProblem({ message: "Some fields need attention.", errors: clientErrors });
+      return;
+    }
+    setErrors([]);
+    if (Object.keys(changes).length === 0) {
+      onSaved(undefined);
+      return;
+    }
+    setBusy(true);
+    try {
+      const saved = await api.update({ id: merchant.merchant_id, ...changes });
+      onSaved(saved);
+    } catch (error) {
+      const failure = toFormProblem(error);
+      setErrors(failure.errors);
+      setProblem(failure);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const claimsTier = claimsTierPath(tierRows);
+  const extra = unclaimed(
+    errors,
+    (path) => path === "name" || path === "webhook_url" || SETTLEMENT_PATHS.has(path) || claimsTier(path),
+  );
+
+  return (
+    <form
+      className="card form"
+      onSubmit={submit}
+      noValidate
+      aria-labelledby="edit-heading"
+      data-testid="profile-form"
+    >
+      <h2 id="edit-heading">Edit profile</h2>
+      <Field
+        label="Merchant name"
+        testId="profile-name"
+        value={name}
+        onChange={(event) => setName(event.target.value)}
+        error={errorFor(errors, "name")}
+        hint="3 to 80 characters."
+        autoComplete="organization"
+      />
+      <fieldset className="group">
+        <legend>Settlement</legend>
+        <SettlementFields
+          mode={merchant.network_mode}
+          version={version}
+          chain={chain}
+          onVersionChange={setVersion}
+          onChainChange={setChain}
+          errors={errors}
+        />
+      </fieldset>
+      <TiersEditor rows={tierRows} onChange={setTierRows} errors={errors} />
+      <Field
+        label="Settlement webhook URL"
+        testId="profile-webhook"
+        type="url"
+        value={webhookUrl}
+        onChange={(event) => setWebhookUrl(event.target.value)}
+        error={errorFor(errors, "webhook_url")}
+        hint="https only. Leave empty to stop webhook deliveries."
+        spellCheck={false}
+        autoComplete="url"
+      />
+      <ProblemBanner problem={problem} extraErrors={extra} testId="profile-problem" />
+      <div className="actions">
+        <button type="submit" className="button" disabled={busy} data-testid="profile-save">
+          {busy ? "Saving…" : "Save changes"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** ZTiers runs on the bare record, so its paths lack the `tiers` prefix the form uses. */
+function prefixTiers(error: FieldError): FieldError {
+  return { ...error, path: error.path ? `tiers.${error.path}` : "tiers" };
+}
+
+function dedupe(errors: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errors.filter((error) => {
+    const key = `${error.path}\u0000${error.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

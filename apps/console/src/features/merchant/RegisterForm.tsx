@@ -1,0 +1,200 @@
+import {
+  defaultSettlementChain,
+  type EvmNetworkName,
+  type FieldError,
+  isChainInMode,
+  type NetworkMode,
+  type SettlementVersion,
+  ZRegisterMerchantInput,
+} from "@tollgate/shared";
+import { type FormEvent, useState } from "react";
+import { Field, FieldMessage } from "../../components/Field";
+import { ProblemBanner } from "../../components/ProblemBanner";
+import { errorFor, type FormProblem, toFormProblem, unclaimed, validate } from "../../lib/errors";
+import type { MerchantApi, RegisterMerchantRequest, RegisterMerchantResult } from "../../lib/trpc";
+import { SETTLEMENT_PATHS, SettlementFields } from "./SettlementFields";
+import { claimsTierPath, TiersEditor } from "./TiersEditor";
+import { defaultTierRows, type TierRow, tiersFromRows } from "./tiers";
+
+const PAYOUT_FIELDS = [
+  {
+    key: "evm",
+    label: "EVM address",
+    hint: "One address for every EVM network (Polygon, Base, Amoy). Checksummed or all lowercase.",
+  },
+  { key: "solana", label: "Solana address (optional)", hint: "Base58 public key (32 bytes)." },
+  { key: "near", label: "NEAR account (optional)", hint: "e.g. acme.near" },
+  { key: "aptos", label: "Aptos address (optional)", hint: "0x + 64 hex digits, or 0x1 to 0xf." },
+] as const;
+type PayoutKey = (typeof PAYOUT_FIELDS)[number]["key"];
+
+const NAMED_PATHS = new Set(["name", "pay_to", "network_mode", "webhook_url", ...SETTLEMENT_PATHS]);
+
+interface RegisterFormProps {
+  api: MerchantApi;
+  onRegistered: (result: RegisterMerchantResult) => void;
+}
+
+/** Registration (SPEC §2.1, §2.2): the shared schema runs first, so its messages show without a round trip. */
+export function RegisterForm({ api, onRegistered }: RegisterFormProps) {
+  const [name, setName] = useState("");
+  const [payTo, setPayTo] = useState<Record<PayoutKey, string>>({ evm: "", solana: "", near: "", aptos: "" });
+  const [mode, setMode] = useState<NetworkMode>("live");
+  const [version, setVersion] = useState<SettlementVersion>("1.2");
+  const [chain, setChain] = useState<EvmNetworkName>(defaultSettlementChain("live"));
+  const [tierRows, setTierRows] = useState<TierRow[]>(defaultTierRows);
+  const [webhookUrl, setWebhookUrl] = useState("");
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const [problem, setProblem] = useState<FormProblem>();
+  const [busy, setBusy] = useState(false);
+
+  function changeMode(next: NetworkMode) {
+    setMode(next);
+    if (!isChainInMode(chain, next)) setChain(defaultSettlementChain(next));
+  }
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const { tiers, errors: tierErrors } = tiersFromRows(tierRows);
+    const input: RegisterMerchantRequest = {
+      name,
+      pay_to: Object.fromEntries(
+        Object.entries(payTo)
+          .map(([key, value]) => [key, value.trim()])
+          .filter(([, value]) => value !== ""),
+      ),
+      network_mode: mode,
+      settlement_version: version,
+      settlement_chain: chain,
+      tiers,
+      ...(webhookUrl.trim() ? { webhook_url: webhookUrl.trim() } : {}),
+    };
+    const checked = validate(ZRegisterMerchantInput, input);
+    const clientErrors = [...(checked.ok ? [] : checked.errors), ...tierErrors];
+    if (clientErrors.length > 0) {
+      setErrors(clientErrors);
+      setProblem({ message: "Some fields need attention.", errors: clientErrors });
+      return;
+    }
+    setBusy(true);
+    setErrors([]);
+    setProblem(undefined);
+    try {
+      onRegistered(await api.register(input));
+    } catch (error) {
+      const failure = toFormProblem(error);
+      setErrors(failure.errors);
+      setProblem(failure);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const claimsTier = claimsTierPath(tierRows);
+  const extra = unclaimed(
+    errors,
+    (path) => NAMED_PATHS.has(path) || path.startsWith("pay_to.") || claimsTier(path),
+  );
+
+  return (
+    <form
+      className="card form"
+      onSubmit={submit}
+      noValidate
+      aria-labelledby="register-heading"
+      data-testid="register-form"
+    >
+      <h2 id="register-heading">Register a merchant</h2>
+      <Field
+        label="Merchant name"
+        testId="register-name"
+        value={name}
+        onChange={(event) => setName(event.target.value)}
+        error={errorFor(errors, "name")}
+        hint="3 to 80 characters."
+        autoComplete="organization"
+        required
+      />
+
+      <fieldset className="group" aria-describedby="payout-hint">
+        <legend>Payout wallets</legend>
+        <p className="field__hint" id="payout-hint">
+          At least one is required. Payments settle to the EVM address; Solana, NEAR and Aptos are stored for
+          later.
+        </p>
+        {PAYOUT_FIELDS.map((field) => (
+          <Field
+            key={field.key}
+            label={field.label}
+            hint={field.hint}
+            testId={`register-pay-to-${field.key}`}
+            className="mono-input"
+            value={payTo[field.key]}
+            onChange={(event) => setPayTo({ ...payTo, [field.key]: event.target.value })}
+            error={errorFor(errors, `pay_to.${field.key}`)}
+            spellCheck={false}
+            autoComplete="off"
+          />
+        ))}
+        <FieldMessage testId="register-pay-to-error" message={errorFor(errors, "pay_to")} />
+      </fieldset>
+
+      <fieldset className="group" aria-describedby="mode-hint">
+        <legend>Network mode</legend>
+        <p className="field__hint" id="mode-hint">
+          <strong>Permanent:</strong> the mode is fixed at registration and cannot be changed later. Live
+          settles real funds on Polygon or Base; test settles on the Amoy testnet.
+        </p>
+        <div className="radios">
+          {(["live", "test"] as const).map((value) => (
+            <label key={value} className="radio">
+              <input
+                type="radio"
+                name="network_mode"
+                value={value}
+                data-testid={`register-mode-${value}`}
+                checked={mode === value}
+                onChange={() => changeMode(value)}
+              />
+              {value === "live" ? "Live (mainnet)" : "Test (testnet)"}
+            </label>
+          ))}
+        </div>
+        <FieldMessage testId="register-mode-error" message={errorFor(errors, "network_mode")} />
+      </fieldset>
+
+      <fieldset className="group">
+        <legend>Settlement</legend>
+        <SettlementFields
+          mode={mode}
+          version={version}
+          chain={chain}
+          onVersionChange={setVersion}
+          onChainChange={setChain}
+          errors={errors}
+        />
+      </fieldset>
+
+      <TiersEditor rows={tierRows} onChange={setTierRows} errors={errors} />
+
+      <Field
+        label="Settlement webhook URL (optional)"
+        testId="register-webhook"
+        type="url"
+        value={webhookUrl}
+        onChange={(event) => setWebhookUrl(event.target.value)}
+        error={errorFor(errors, "webhook_url")}
+        hint="https only. Tollgate POSTs a signed notice here after every settlement."
+        spellCheck={false}
+        autoComplete="url"
+      />
+
+      <ProblemBanner problem={problem} extraErrors={extra} />
+      <div className="actions">
+        <button type="submit" className="button" disabled={busy} data-testid="register-submit">
+          {busy ? "Registering…" : "Register merchant"}
+        </button>
+      </div>
+    </form>
+  );
+}

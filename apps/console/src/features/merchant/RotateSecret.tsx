@@ -1,0 +1,74 @@
+import { useState } from "react";
+import { ProblemBanner } from "../../components/ProblemBanner";
+import { type FormProblem, toFormProblem } from "../../lib/errors";
+import type { MerchantApi, RotateSecretResult } from "../../lib/trpc";
+
+interface RotateSecretProps {
+  api: MerchantApi;
+  merchantId: string;
+  onRotated: (result: RotateSecretResult) => void;
+}
+
+/** Secret rotation with a confirmation step: the old secret stops working the moment it succeeds. */
+export function RotateSecret({ api, merchantId, onRotated }: RotateSecretProps) {
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<FormProblem>();
+
+  async function rotate() {
+    setBusy(true);
+    setProblem(undefined);
+    try {
+      onRotated(await api.rotateSecret(merchantId));
+    } catch (error) {
+      setProblem(toFormProblem(error));
+      setConfirming(false);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section className="card" aria-labelledby="rotate-heading" data-testid="rotate-section">
+      <h2 id="rotate-heading">Merchant secret</h2>
+      <p>
+        Rotating issues a new secret and invalidates the current one immediately: update every server that
+        uses it.
+      </p>
+      {confirming ? (
+        <div className="actions">
+          <button
+            type="button"
+            className="button button--danger"
+            disabled={busy}
+            onClick={rotate}
+            data-testid="rotate-confirm"
+          >
+            {busy ? "Rotating…" : "Yes, rotate now"}
+          </button>
+          <button
+            type="button"
+            className="button button--quiet"
+            disabled={busy}
+            onClick={() => setConfirming(false)}
+            data-testid="rotate-cancel"
+          >
+            Cancel
+          </button>
+        </div>
+      ) : (
+        <div className="actions">
+          <button
+            type="button"
+            className="button button--secondary"
+            onClick={() => setConfirming(true)}
+            data-testid="rotate-start"
+          >
+            Rotate secret
+          </button>
+        </div>
+      )}
+      <ProblemBanner problem={problem} testId="rotate-problem" />
+    </section>
+  );
+}

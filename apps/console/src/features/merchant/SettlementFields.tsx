@@ -1,0 +1,108 @@
+import {
+  type EvmNetworkName,
+  type FieldError,
+  NETWORKS,
+  type NetworkMode,
+  SETTLEMENT_NETWORKS_BY_MODE,
+  SETTLEMENT_VERSIONS,
+  type SettlementVersion,
+} from "@tollgate/shared";
+import { useId } from "react";
+import { FieldMessage } from "../../components/Field";
+import { errorFor } from "../../lib/errors";
+
+const CHAIN_LABELS: Record<EvmNetworkName, string> = {
+  polygon: "Polygon",
+  base: "Base",
+  amoy: "Polygon Amoy (testnet)",
+};
+
+export function chainLabel(chain: EvmNetworkName): string {
+  return `${CHAIN_LABELS[chain]} · chain ${NETWORKS[chain].chainId}`;
+}
+
+export const VERSION_LABELS: Record<SettlementVersion, string> = {
+  "1.2": "1.2 (legacy splitter, default)",
+  "1.4": "1.4 (server-signed quotes)",
+};
+
+export function isSettlementVersion(value: string): value is SettlementVersion {
+  return (SETTLEMENT_VERSIONS as readonly string[]).includes(value);
+}
+
+interface SettlementFieldsProps {
+  mode: NetworkMode;
+  version: SettlementVersion;
+  chain: EvmNetworkName;
+  onVersionChange: (version: SettlementVersion) => void;
+  onChainChange: (chain: EvmNetworkName) => void;
+  errors: readonly FieldError[];
+}
+
+/** Settlement version and chain; only chains of the merchant's network mode are offered (SPEC §2.1). */
+export function SettlementFields({
+  mode,
+  version,
+  chain,
+  onVersionChange,
+  onChainChange,
+  errors,
+}: SettlementFieldsProps) {
+  const id = useId();
+  const chains = SETTLEMENT_NETWORKS_BY_MODE[mode];
+  const versionError = errorFor(errors, "settlement_version");
+  const chainError = errorFor(errors, "settlement_chain");
+  return (
+    <>
+      <div className={`field${versionError ? " field--invalid" : ""}`}>
+        <label htmlFor={`${id}-version`}>Settlement version</label>
+        <select
+          id={`${id}-version`}
+          data-testid="settlement-version"
+          value={version}
+          aria-describedby={`${id}-version-hint`}
+          aria-invalid={versionError ? true : undefined}
+          onChange={(event) => {
+            if (isSettlementVersion(event.target.value)) onVersionChange(event.target.value);
+          }}
+        >
+          {SETTLEMENT_VERSIONS.map((value) => (
+            <option key={value} value={value}>
+              {VERSION_LABELS[value]}
+            </option>
+          ))}
+        </select>
+        <p className="field__hint" id={`${id}-version-hint`}>
+          Selecting 1.4 enables nothing by itself: readiness is checked when a quote is made.
+        </p>
+        <FieldMessage testId="settlement-version-error" message={versionError} />
+      </div>
+      <div className={`field${chainError ? " field--invalid" : ""}`}>
+        <label htmlFor={`${id}-chain`}>Settlement chain</label>
+        <select
+          id={`${id}-chain`}
+          data-testid="settlement-chain"
+          value={chain}
+          aria-describedby={`${id}-chain-hint`}
+          aria-invalid={chainError ? true : undefined}
+          onChange={(event) => {
+            const next = chains.find((name) => name === event.target.value);
+            if (next) onChainChange(next);
+          }}
+        >
+          {chains.map((name) => (
+            <option key={name} value={name}>
+              {chainLabel(name)}
+            </option>
+          ))}
+        </select>
+        <p className="field__hint" id={`${id}-chain-hint`}>
+          Only {mode} networks are offered. The chain never changes your payout wallet.
+        </p>
+        <FieldMessage testId="settlement-chain-error" message={chainError} />
+      </div>
+    </>
+  );
+}
+
+export const SETTLEMENT_PATHS = new Set(["settlement_version", "settlement_chain"]);

@@ -1,0 +1,70 @@
+import { ID_PREFIXES } from "@tollgate/shared";
+import { type FormEvent, useState } from "react";
+import { Field } from "../../components/Field";
+import { ProblemBanner } from "../../components/ProblemBanner";
+import { type FormProblem, toFormProblem } from "../../lib/errors";
+import type { MerchantApi, MerchantProfile } from "../../lib/trpc";
+
+interface SignInFormProps {
+  api: MerchantApi;
+  onSignedIn: (secret: string, merchant: MerchantProfile) => void;
+}
+
+/** Sign-in with the merchant secret: checked by calling merchant.me with it before it is kept. */
+export function SignInForm({ api, onSignedIn }: SignInFormProps) {
+  const [secret, setSecret] = useState("");
+  const [error, setError] = useState<string>();
+  const [problem, setProblem] = useState<FormProblem>();
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const value = secret.trim();
+    setProblem(undefined);
+    if (!value.startsWith(ID_PREFIXES.merchantSecret)) {
+      setError(`a merchant secret starts with ${ID_PREFIXES.merchantSecret}`);
+      return;
+    }
+    setError(undefined);
+    setBusy(true);
+    try {
+      const merchant = await api.me(value);
+      onSignedIn(value, merchant);
+    } catch (failure) {
+      setProblem(toFormProblem(failure));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form
+      className="card form"
+      onSubmit={submit}
+      noValidate
+      aria-labelledby="signin-heading"
+      data-testid="signin-form"
+    >
+      <h2 id="signin-heading">Sign in</h2>
+      <Field
+        label="Merchant secret"
+        testId="signin-secret"
+        type="password"
+        className="mono-input"
+        value={secret}
+        onChange={(event) => setSecret(event.target.value)}
+        error={error}
+        hint="The msec_... secret shown when you registered or last rotated it. It is kept for this browser tab only."
+        autoComplete="current-password"
+        spellCheck={false}
+        required
+      />
+      <ProblemBanner problem={problem} />
+      <div className="actions">
+        <button type="submit" className="button" disabled={busy} data-testid="signin-submit">
+          {busy ? "Signing in…" : "Sign in"}
+        </button>
+      </div>
+    </form>
+  );
+}

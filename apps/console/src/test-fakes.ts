@@ -1,0 +1,47 @@
+/** A fake MerchantApi for component tests: every method rejects unless the test sets it. */
+import { vi } from "vitest";
+import type { MerchantApi, MerchantProfile } from "./lib/trpc";
+
+export const VALID_EVM = "0x52908400098527886E0F7030069857D2E4169EE7";
+
+export function fakeApi(overrides: Partial<MerchantApi> = {}) {
+  const unexpected = (name: string) => () => Promise.reject(new Error(`unexpected call to ${name}`));
+  return {
+    register: vi.fn<MerchantApi["register"]>(unexpected("register")),
+    me: vi.fn<MerchantApi["me"]>(unexpected("me")),
+    update: vi.fn<MerchantApi["update"]>(unexpected("update")),
+    rotateSecret: vi.fn<MerchantApi["rotateSecret"]>(unexpected("rotateSecret")),
+    ...overrides,
+  };
+}
+
+export function profile(overrides: Partial<MerchantProfile> = {}): MerchantProfile {
+  return {
+    merchant_id: "mrch_TestMerchant1234",
+    name: "Acme Search",
+    pay_to: { evm: VALID_EVM },
+    settlement_version: "1.2",
+    network_mode: "live",
+    settlement_chain: "polygon",
+    tiers: { standard: "0.001", premium: "0.01" },
+    webhook_url: null,
+    created_at: "2025-01-01T00:00:00.000Z",
+    updated_at: "2025-01-01T00:00:00.000Z",
+    secret_rotated_at: "2025-01-01T00:00:00.000Z",
+    ...overrides,
+  };
+}
+
+/** The problem body the API's errorFormatter produces (apps/api/src/trpc/trpc.ts). */
+export function validationProblem(errors: { path: string; code: string; message: string }[]) {
+  return {
+    type: "/docs/errors#validation_failed",
+    title: "Validation failed",
+    status: 400,
+    detail: "request breaks a merchant rule",
+    code: "validation_failed",
+    request_id: "req_test123",
+    errors,
+    httpStatus: 400,
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * The one browser test: the real API (PGlite) serves the built console; Debian Chromium, driven by
+ * playwright-core, registers a merchant through the page, continues to the profile and renames it.
+ */
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startTestApi, type TestApi, VALID_EVM } from "@tollgate/api/testing";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const CHROMIUM = "/usr/bin/chromium";
+const DIST = resolve(dirname(fileURLToPath(import.meta.url)), "..", "dist");
+const SCREENSHOT = process.env.CONSOLE_SCREENSHOT || join(tmpdir(), "tollgate-console-profile.png");
+
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) {
+  console.warn(`browser tests skipped: ${CHROMIUM} not found (apt-get install chromium)`);
+}
+
+describe.skipIf(!hasChromium)("console in Chromium", () => {
+  let api: TestApi;
+  let context: BrowserContext;
+  let page: Page;
+  let profileDir: string;
+
+  beforeAll(async () => {
+    if (!existsSync(join(DIST, "index.html"))) {
+      throw new Error(
+        `${join(DIST, "index.html")} is missing: run \`pnpm --filter @tollgate/console build\` first (pnpm test does)`,
+      );
+    }
+    api = await startTestApi("pglite", { SERVE_CONSOLE: "true", CONSOLE_DIST: DIST });
+    profileDir = mkdtempSync(join(tmpdir(), "chromium-profile-"));
+    context = await chromium.launchPersistentContext(profileDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
+      viewport: { width: 1280, height: 1000 },
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(15_000);
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+    await api?.close();
+  });
+
+  it("registers a merchant, shows the secret once, and edits the profile", async () => {
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+
+    await page.goto(`${api.baseUrl}/console/`);
+    await page.getByTestId("register-name").fill("Browser Test Shop");
+    await page.getByTestId("register-pay-to-evm").fill(VALID_EVM);
+    await page.getByTestId("register-mode-test").check();
+    await expect.poll(() => page.getByTestId("settlement-chain").inputValue()).toBe("amoy");
+    await page.getByTestId("tier-price-1").fill("0.02");
+    await page.getByTestId("register-submit").click();
+
+    const secret = await page.getByTestId("secret-value").inputValue();
+    expect(secret).toMatch(/^msec_/);
+    const merchantId = (await page.getByTestId("merchant-id").textContent()) ?? "";
+    expect(merchantId).toMatch(/^mrch_/);
+    expect(await page.getByTestId("secret-warning").textContent()).toContain("cannot be shown again");
+    // The secret works against the API, and the console keeps it in sessionStorage only.
+    const me = await api.call("GET", "/v1/merchants/me", { headers: { authorization: `Bearer ${secret}` } });
+    expect(me.status).toBe(200);
+
+    await page.getByTestId("secret-continue").click();
+    await page.getByTestId("profile-view").waitFor();
+    expect(await page.getByTestId("profile-view-name").textContent()).toBe("Browser Test Shop");
+    expect(await page.getByTestId("profile-merchant-id").textContent()).toBe(merchantId);
+    expect(await page.getByTestId("profile-view-tier-standard").textContent()).toContain("0.001");
+    expect(await page.getByTestId("profile-view-tier-premium").textContent()).toContain("0.02");
+    expect(await page.getByTestId("profile-view-mode").textContent()).toContain("Test");
+    expect(await page.getByTestId("profile-view-pay-to-evm").textContent()).toBe(VALID_EVM);
+    const storage = await page.evaluate(() => ({
+      session: Object.values(window.sessionStorage),
+      local: window.localStorage.length,
+    }));
+    expect(storage).toEqual({ session: [secret], local: 0 });
+
+    await page.getByTestId("profile-name").fill("Browser Test Shop Renamed");
+    await page.getByTestId("profile-save").click();
+    expect(await page.getByTestId("profile-notice").textContent()).toBe("Profile saved.");
+    await expect
+      .poll(() => page.getByTestId("profile-view-name").textContent())
+      .toBe("Browser Test Shop Renamed");
+
+    const publicView = await api.call("GET", `/v1/merchants/${merchantId}`);
+    expect(publicView.status).toBe(200);
+    expect(publicView.json).toMatchObject({
+      merchant_id: merchantId,
+      name: "Browser Test Shop Renamed",
+      network_mode: "test",
+      settlement_chain: "amoy",
+      tiers: { standard: "0.001", premium: "0.02" },
+    });
+
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    expect(errors).toEqual([]);
+  });
+});
