@@ -15,6 +15,17 @@ describe("app", () => {
     await api?.close();
   });
 
+  it("publishes only public receipt keys, cacheable", async () => {
+    const jwks = await api.call("GET", "/.well-known/jwks.json");
+    expect(jwks.headers.get("cache-control")).toBe("public, max-age=300");
+    const keys = jwks.json.keys as Record<string, unknown>[];
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys) {
+      expect(key).toMatchObject({ kty: "OKP", crv: "Ed25519", alg: "EdDSA", use: "sig" });
+      expect(key).not.toHaveProperty("d");
+    }
+  });
+
   it("answers /healthz and /readyz", async () => {
     expect((await api.call("GET", "/healthz")).json).toEqual({ status: "ok" });
     expect((await api.call("GET", "/readyz")).json).toEqual({ status: "ready", database: "pglite" });
@@ -28,7 +39,19 @@ describe("app", () => {
     expect(document.openapi).toMatch(/^3\.1\./);
     const paths = document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
     expect(Object.keys(paths).sort()).toEqual(
-      ["/v1/merchants", "/v1/merchants/me", "/v1/merchants/{id}", "/v1/merchants/{id}/secret/rotate"].sort(),
+      [
+        "/.well-known/jwks.json",
+        "/v1/merchants",
+        "/v1/merchants/me",
+        "/v1/merchants/{id}",
+        "/v1/merchants/{id}/secret/rotate",
+        "/v1/pay",
+        "/v1/quote",
+        "/v1/receipts/{id}",
+      ].sort(),
+    );
+    expect(Object.keys(paths["/v1/pay"]?.post?.responses ?? {})).toEqual(
+      expect.arrayContaining(["200", "202", "409", "422"]),
     );
     expect(Object.keys(paths["/v1/merchants"]?.post?.responses ?? {})).toEqual(
       expect.arrayContaining(["201", "400", "429", "500"]),
@@ -65,10 +88,14 @@ describe("app", () => {
   });
 
   it("puts a request id on every response and error body; honours a well-formed incoming one", async () => {
-    const own = await api.call("GET", "/v1/merchants/mrch_1111111111111111", { headers: { "x-request-id": "trace-12345678" } });
+    const own = await api.call("GET", "/v1/merchants/mrch_1111111111111111", {
+      headers: { "x-request-id": "trace-12345678" },
+    });
     expect(own.headers.get("x-request-id")).toBe("trace-12345678");
     expect(own.json.request_id).toBe("trace-12345678");
-    const injected = await api.call("GET", "/healthz", { headers: { "x-request-id": "bad id\twith spaces" } });
+    const injected = await api.call("GET", "/healthz", {
+      headers: { "x-request-id": "bad id\twith spaces" },
+    });
     expect(injected.headers.get("x-request-id")).toMatch(/^req_/);
   });
 
@@ -78,7 +105,9 @@ describe("app", () => {
     expect(created.merchant_id).toMatch(/^mrch_/);
     const fetched = await client.merchant.get.query({ id: created.merchant_id });
     expect(fetched.name).toBe("Via tRPC");
-    const failure = await client.merchant.register.mutate({ name: "x", pay_to: {} }).catch((error: unknown) => error);
+    const failure = await client.merchant.register
+      .mutate({ name: "x", pay_to: {} })
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(TRPCClientError);
     const data = (failure as TRPCClientError<AppRouter>).data as unknown as Record<string, unknown>;
     expect(data).toMatchObject({ code: "validation_failed", status: 400, httpStatus: 400 });

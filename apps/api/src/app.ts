@@ -12,6 +12,7 @@ import type { Deps } from "./deps";
 import { sendProblem, toAppError } from "./infra/errors";
 import { buildOpenApiDocument } from "./openapi/document";
 import { renderErrorsPage, renderReferencePage } from "./openapi/reference-page";
+import { plainRoutes } from "./routes/plain-routes";
 import { createRestRouter } from "./trpc/rest-adapter";
 import { appRouter } from "./trpc/router";
 import { type Context, createCallerFactory } from "./trpc/trpc";
@@ -83,7 +84,9 @@ export function createApp(deps: Deps): express.Express {
     }
   });
 
-  const document = buildOpenApiDocument(appRouter, deps.env.baseUrl);
+  for (const route of plainRoutes) route.register(app, deps);
+
+  const document = buildOpenApiDocument(appRouter, deps.env.baseUrl, plainRoutes);
   const yaml = YAML.stringify(document);
   app.get("/openapi.json", (_req, res) => {
     res.json(document);

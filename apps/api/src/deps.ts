@@ -4,10 +4,24 @@
 import { join } from "node:path";
 import { type DatabaseHandle, openDatabase } from "@tollgate/db";
 import { Redis } from "ioredis";
+import type { LocalAccount } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import type { Env } from "./env";
 import { type Clock, systemClock } from "./infra/clock";
 import type { Logger } from "./infra/logger";
 import { createRateLimiter, type RateLimiter } from "./infra/rate-limit";
+import {
+  assertNoDevKeyOnRemoteRpc,
+  type ChainRegistry,
+  createChainRegistry,
+  readManifest,
+  wellKnownDevKeys,
+} from "./services/chains";
+import {
+  ensureReceiptKeyFile,
+  fileReceiptKeyStore,
+  type ReceiptKeyStore,
+} from "./services/keys/receipt-keys";
 
 export interface Deps {
   env: Env;
@@ -15,7 +29,11 @@ export interface Deps {
   log: Logger;
   clock: Clock;
   redis: Redis | undefined;
-  limiters: { registration: RateLimiter };
+  limiters: { registration: RateLimiter; quotes: RateLimiter };
+  chains: ChainRegistry;
+  keys: ReceiptKeyStore;
+  /** Signs v1.4 EIP-712 quotes; absent when none is configured (v1.4 quotes are then refused). */
+  quoteSigner: LocalAccount | undefined;
   /** Releases connections; called once on shutdown. */
   close(): Promise<void>;
 }
@@ -23,8 +41,33 @@ export interface Deps {
 export async function buildDeps(
   env: Env,
   log: Logger,
-  overrides: { db?: DatabaseHandle; clock?: Clock } = {},
+  overrides: { db?: DatabaseHandle; clock?: Clock; chains?: ChainRegistry } = {},
 ): Promise<Deps> {
+  const clock = overrides.clock ?? systemClock;
+  const manifest = readManifest(env.chains.manifestPath);
+  if (!manifest && !overrides.chains) {
+    log.warn(
+      { manifest: env.chains.manifestPath },
+      "no deployment manifest: quotes and payments are unavailable (run pnpm chains)",
+    );
+  }
+  const chains = overrides.chains ?? createChainRegistry(manifest, env.chains);
+  // Development default: the local chains grant the signer role to a well-known account (docs/local-chains.md).
+  const quoteSignerKey =
+    env.quoteSignerPrivateKey ??
+    (env.developmentMode && manifest
+      ? wellKnownDevKeys().get(
+          manifest.chains.amoy?.roles.quoteSigner.toLowerCase() ??
+            manifest.chains.polygon?.roles.quoteSigner.toLowerCase() ??
+            "",
+        )
+      : undefined);
+  assertNoDevKeyOnRemoteRpc(chains, [quoteSignerKey]);
+  if (env.developmentMode) await ensureReceiptKeyFile(env.receiptKeysFile, clock.now());
+  const keys = fileReceiptKeyStore(env.receiptKeysFile, {
+    // Retired keys stay published for the longest receipt lifetime plus one JWKS cache lifetime.
+    graceMs: (env.receipts.ttlSeconds + env.receipts.jwksCacheSeconds) * 1000,
+  });
   const db =
     overrides.db ??
     (env.databaseUrl
@@ -41,11 +84,18 @@ export async function buildDeps(
     env,
     db,
     log,
-    clock: overrides.clock ?? systemClock,
+    clock,
+    chains,
+    keys,
+    quoteSigner: quoteSignerKey ? privateKeyToAccount(quoteSignerKey) : undefined,
     redis,
     limiters: {
       registration: createRateLimiter(
         { name: "registration", points: env.rateLimits.registrationsPerHour, durationSeconds: 3600 },
+        redis,
+      ),
+      quotes: createRateLimiter(
+        { name: "quotes", points: env.quotes.ratePerMinute, durationSeconds: 60 },
         redis,
       ),
     },

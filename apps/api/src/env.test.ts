@@ -19,7 +19,12 @@ describe("loadEnv", () => {
   });
 
   it("treats empty strings as unset and resolves relative DATA_DIR from the repo root", () => {
-    const env = loadEnv({ DATABASE_URL: "", REDIS_URL: "", DATA_DIR: "tmp/data", BASE_URL: "https://pay.example.com/" });
+    const env = loadEnv({
+      DATABASE_URL: "",
+      REDIS_URL: "",
+      DATA_DIR: "tmp/data",
+      BASE_URL: "https://pay.example.com/",
+    });
     expect(env.databaseUrl).toBeUndefined();
     expect(env.dataDir).toBe(`${REPO_ROOT}/tmp/data`);
     expect(env.baseUrl).toBe("https://pay.example.com");

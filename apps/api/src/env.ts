@@ -2,7 +2,7 @@
  * The API's environment, parsed once at start-up (DESIGN.md §11). Nothing else reads `process.env`.
  * An empty string counts as unset.
  */
-import { dirname, isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 
@@ -41,6 +41,30 @@ const ZRawEnv = z.object({
   SERVE_CONSOLE: boolean(true),
   CONSOLE_DIST: optionalString,
   SHUTDOWN_GRACE_MS: integer(10_000),
+  RATE_LIMIT_QUOTES_PER_MINUTE: integer(120, 1),
+  DEPLOYMENT_MANIFEST: optionalString,
+  RPC_URL_POLYGON: z.preprocess(emptyAsUndefined, z.url().optional()),
+  RPC_URL_BASE: z.preprocess(emptyAsUndefined, z.url().optional()),
+  RPC_URL_AMOY: z.preprocess(emptyAsUndefined, z.url().optional()),
+  CONFIRMATIONS_POLYGON: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).optional()),
+  CONFIRMATIONS_BASE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).optional()),
+  CONFIRMATIONS_AMOY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).optional()),
+  LOCAL_CHAIN_CONFIRMATIONS: integer(1, 1),
+  RPC_TIMEOUT_MS: integer(5_000, 100),
+  QUOTE_SIGNER_PRIVATE_KEY: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x + 64 hex")
+      .optional(),
+  ),
+  RECEIPT_KEYS_FILE: optionalString,
+  QUOTE_TTL_SECONDS: integer(600, 30),
+  RECEIPT_TTL_SECONDS: integer(86_400, 60),
+  PRICE_FEED_MAX_AGE_SECONDS: integer(3_600, 1),
+  JWKS_CACHE_SECONDS: integer(300, 0),
+  PAY_IDEMPOTENCY_STALE_SECONDS: integer(60, 1),
+  PAY_PENDING_RETRY_AFTER_SECONDS: integer(2, 1),
 });
 
 export type Env = {
@@ -59,6 +83,22 @@ export type Env = {
   rateLimits: { registrationsPerHour: number };
   console: { serve: boolean; distDir: string };
   shutdownGraceMs: number;
+  chains: {
+    manifestPath: string;
+    rpcUrls: Partial<Record<"polygon" | "base" | "amoy", string>>;
+    confirmations: Partial<Record<"polygon" | "base" | "amoy", number>>;
+    localConfirmations: number;
+    rpcTimeoutMs: number;
+  };
+  quoteSignerPrivateKey: `0x${string}` | undefined;
+  receiptKeysFile: string;
+  quotes: { ttlSeconds: number; priceMaxAgeSeconds: number; ratePerMinute: number };
+  receipts: { ttlSeconds: number; jwksCacheSeconds: number };
+  pay: {
+    idempotencyStaleMs: number;
+    maxAuthorizationLifetimeSeconds: number;
+    pendingRetryAfterSeconds: number;
+  };
 };
 
 export class EnvError extends Error {
@@ -90,5 +130,41 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     rateLimits: { registrationsPerHour: raw.RATE_LIMIT_REGISTRATIONS_PER_HOUR },
     console: { serve: raw.SERVE_CONSOLE, distDir: fromRoot(raw.CONSOLE_DIST ?? "apps/console/dist") },
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
+    chains: {
+      manifestPath: fromRoot(
+        raw.DEPLOYMENT_MANIFEST ?? join(raw.DATA_DIR ?? ".tollgate", "deployments.json"),
+      ),
+      rpcUrls: definedOnly({ polygon: raw.RPC_URL_POLYGON, base: raw.RPC_URL_BASE, amoy: raw.RPC_URL_AMOY }),
+      confirmations: definedOnly({
+        polygon: raw.CONFIRMATIONS_POLYGON,
+        base: raw.CONFIRMATIONS_BASE,
+        amoy: raw.CONFIRMATIONS_AMOY,
+      }),
+      localConfirmations: raw.LOCAL_CHAIN_CONFIRMATIONS,
+      rpcTimeoutMs: raw.RPC_TIMEOUT_MS,
+    },
+    quoteSignerPrivateKey: raw.QUOTE_SIGNER_PRIVATE_KEY as `0x${string}` | undefined,
+    receiptKeysFile: fromRoot(
+      raw.RECEIPT_KEYS_FILE ?? join(raw.DATA_DIR ?? ".tollgate", "keys", "receipt-keys.json"),
+    ),
+    quotes: {
+      ttlSeconds: raw.QUOTE_TTL_SECONDS,
+      priceMaxAgeSeconds: raw.PRICE_FEED_MAX_AGE_SECONDS,
+      ratePerMinute: raw.RATE_LIMIT_QUOTES_PER_MINUTE,
+    },
+    receipts: { ttlSeconds: raw.RECEIPT_TTL_SECONDS, jwksCacheSeconds: raw.JWKS_CACHE_SECONDS },
+    pay: {
+      idempotencyStaleMs: raw.PAY_IDEMPOTENCY_STALE_SECONDS * 1000,
+      maxAuthorizationLifetimeSeconds: 3600,
+      pendingRetryAfterSeconds: raw.PAY_PENDING_RETRY_AFTER_SECONDS,
+    },
+  };
+}
+
+function definedOnly<T extends Record<string, unknown>>(
+  record: T,
+): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
   };
 }

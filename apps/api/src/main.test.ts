@@ -22,7 +22,13 @@ describe("the API process", () => {
     const run = async (action: (baseUrl: string) => Promise<void>) => {
       const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
         cwd: join(import.meta.dirname, ".."),
-        env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn", SERVE_CONSOLE: "false" },
+        env: {
+          PATH: process.env.PATH,
+          DATA_DIR: dataDir,
+          PORT: String(port),
+          LOG_LEVEL: "warn",
+          SERVE_CONSOLE: "false",
+        },
         stdio: ["ignore", "pipe", "pipe"],
       });
       let output = "";
@@ -34,7 +40,8 @@ describe("the API process", () => {
       });
       const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
       const deadline = Date.now() + 30_000;
-      while (!output.includes("Tollgate API") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      while (!output.includes("Tollgate API") && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
       expect(output).toContain(`http://127.0.0.1:${port}`);
       await action(`http://127.0.0.1:${port}`);
       child.kill("SIGTERM");
@@ -47,7 +54,10 @@ describe("the API process", () => {
       const created = await fetch(`${baseUrl}/v1/merchants`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ name: "Persisted", pay_to: { evm: "0x52908400098527886E0F7030069857D2E4169EE7" } }),
+        body: JSON.stringify({
+          name: "Persisted",
+          pay_to: { evm: "0x52908400098527886E0F7030069857D2E4169EE7" },
+        }),
       });
       merchantId = ((await created.json()) as { merchant_id: string }).merchant_id;
     });

@@ -5,6 +5,7 @@
 import { ERROR_CODES, FIELD_ERROR_CODES, PROBLEM_CONTENT_TYPE } from "@tollgate/shared";
 import type { AnyTRPCRouter } from "@trpc/server";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
+import type { PlainRoute } from "../infra/plain-route";
 import { restRoutes } from "../trpc/rest-adapter";
 
 export const API_VERSION = "5.3.0";
@@ -56,7 +57,11 @@ const problemSchema: SchemaObject = {
   },
 };
 
-export function buildOpenApiDocument(router: AnyTRPCRouter, baseUrl: string): OpenAPIObject {
+export function buildOpenApiDocument(
+  router: AnyTRPCRouter,
+  baseUrl: string,
+  plainRoutes: readonly PlainRoute[] = [],
+): OpenAPIObject {
   const document = generateOpenApiDocument(router, {
     title: "Tollgate API",
     version: API_VERSION,
@@ -106,6 +111,10 @@ export function buildOpenApiDocument(router: AnyTRPCRouter, baseUrl: string): Op
     };
     if (route.meta.openapi?.protect) operation.security = [{ merchantSecret: [] }];
     else delete operation.security;
+  }
+  document.paths ??= {};
+  for (const route of plainRoutes) {
+    document.paths[route.path] = { ...document.paths[route.path], [route.method]: route.openapi };
   }
   return document;
 }

@@ -3,7 +3,7 @@
  * when TEST_DATABASE_URL is set). Tests talk to it over real HTTP.
  */
 import type { AddressInfo } from "node:net";
-import type { DatabaseKind } from "@tollgate/db";
+import type { DatabaseHandle, DatabaseKind } from "@tollgate/db";
 import { createTestDatabase } from "@tollgate/db/testing";
 import { createApp } from "../app";
 import { buildDeps, type Deps } from "../deps";
@@ -36,9 +36,10 @@ export interface TestApi {
 export async function startTestApi(
   kind: DatabaseKind,
   envOverrides: Record<string, string> = {},
-  options: { clock?: Clock } = {},
+  options: { clock?: Clock; db?: DatabaseHandle } = {},
 ): Promise<TestApi> {
-  const db = await createTestDatabase(kind);
+  // A shared database (a second API instance over the same data) is left open for its owner to close.
+  const db = options.db ?? (await createTestDatabase(kind));
   const env = loadEnv({
     NODE_ENV: "test",
     LOG_LEVEL: "silent",
@@ -75,7 +76,7 @@ export async function startTestApi(
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await deps.close();
-      await db.close();
+      if (!options.db) await db.close();
     },
   };
 }

@@ -3,6 +3,8 @@ import { getMerchantProcedure } from "../routes/merchants/get-merchant";
 import { registerMerchantProcedure } from "../routes/merchants/register-merchant";
 import { rotateMerchantSecretProcedure } from "../routes/merchants/rotate-merchant-secret";
 import { updateMerchantProcedure } from "../routes/merchants/update-merchant";
+import { createQuoteProcedure } from "../routes/quotes/create-quote";
+import { getReceiptProcedure } from "../routes/receipts/get-receipt";
 import { router } from "./trpc";
 
 export const appRouter = router({
@@ -13,6 +15,8 @@ export const appRouter = router({
     update: updateMerchantProcedure,
     rotateSecret: rotateMerchantSecretProcedure,
   }),
+  quote: router({ create: createQuoteProcedure }),
+  receipt: router({ get: getReceiptProcedure }),
 });
 
 /** The type the console's tRPC client is built on. */

@@ -24,7 +24,9 @@ describe.each(testDatabaseKinds())("POST /v1/merchants on %s", (kind) => {
 
   describe("happy", () => {
     it("answers 201 with the id and the secret once, stored only as a hash", async () => {
-      const response = await api.call("POST", "/v1/merchants", { body: registrationBody({ name: "  Acme  " }) });
+      const response = await api.call("POST", "/v1/merchants", {
+        body: registrationBody({ name: "  Acme  " }),
+      });
       expect(response.status).toBe(201);
       expect(response.headers.get("cache-control")).toBe("no-store");
       const { merchant_id, secret, merchant } = response.json as {
@@ -94,7 +96,9 @@ describe.each(testDatabaseKinds())("POST /v1/merchants on %s", (kind) => {
 
     it("gives every registration its own id and secret under parallel load", async () => {
       const responses = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => api.call("POST", "/v1/merchants", { body: registrationBody({ name: `Parallel ${i}` }) })),
+        Array.from({ length: 20 }, (_, i) =>
+          api.call("POST", "/v1/merchants", { body: registrationBody({ name: `Parallel ${i}` }) }),
+        ),
       );
       expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
       expect(new Set(responses.map((r) => r.json.merchant_id)).size).toBe(20);
@@ -110,14 +114,24 @@ describe.each(testDatabaseKinds())("POST /v1/merchants on %s", (kind) => {
       ["missing name", { pay_to: { evm: VALID_EVM } }, "name", "required"],
       ["missing pay_to", { name: "Acme" }, "pay_to", "required"],
       ["empty pay_to", registrationBody({ pay_to: {} }), "pay_to", "pay_to_empty"],
-      ["all-null pay_to", registrationBody({ pay_to: { evm: null, solana: null } }), "pay_to", "pay_to_empty"],
+      [
+        "all-null pay_to",
+        registrationBody({ pay_to: { evm: null, solana: null } }),
+        "pay_to",
+        "pay_to_empty",
+      ],
       [
         "bad checksum",
         registrationBody({ pay_to: { evm: "0x52908400098527886E0F7030069857D2E4169Ee7" } }),
         "pay_to.evm",
         "evm_checksum_mismatch",
       ],
-      ["zero address", registrationBody({ pay_to: { evm: `0x${"0".repeat(40)}` } }), "pay_to.evm", "burn_address"],
+      [
+        "zero address",
+        registrationBody({ pay_to: { evm: `0x${"0".repeat(40)}` } }),
+        "pay_to.evm",
+        "burn_address",
+      ],
       [
         "dead address",
         registrationBody({ pay_to: { evm: "0x000000000000000000000000000000000000dEaD" } }),
@@ -126,7 +140,9 @@ describe.each(testDatabaseKinds())("POST /v1/merchants on %s", (kind) => {
       ],
       [
         "evm/polygon mismatch",
-        registrationBody({ pay_to: { evm: VALID_EVM, polygon: "0x8617E340B3D01FA5F11F306F4090FD50E238070D" } }),
+        registrationBody({
+          pay_to: { evm: VALID_EVM, polygon: "0x8617E340B3D01FA5F11F306F4090FD50E238070D" },
+        }),
         "pay_to.polygon",
         "evm_alias_mismatch",
       ],
@@ -136,9 +152,19 @@ describe.each(testDatabaseKinds())("POST /v1/merchants on %s", (kind) => {
         "pay_to.solana",
         "invalid_solana_address",
       ],
-      ["bad near", registrationBody({ pay_to: { near: "Acme..near" } }), "pay_to.near", "invalid_near_account"],
+      [
+        "bad near",
+        registrationBody({ pay_to: { near: "Acme..near" } }),
+        "pay_to.near",
+        "invalid_near_account",
+      ],
       ["bad aptos", registrationBody({ pay_to: { aptos: "0x0" } }), "pay_to.aptos", "invalid_aptos_address"],
-      ["unknown pay_to key", registrationBody({ pay_to: { evm: VALID_EVM, btc: "x" } }), "pay_to.btc", "unknown_field"],
+      [
+        "unknown pay_to key",
+        registrationBody({ pay_to: { evm: VALID_EVM, btc: "x" } }),
+        "pay_to.btc",
+        "unknown_field",
+      ],
       ["unknown top-level key", registrationBody({ role: "admin" }), "role", "unknown_field"],
       ["bad version", registrationBody({ settlement_version: "1.3" }), "settlement_version", "invalid_value"],
       ["bad mode", registrationBody({ network_mode: "main" }), "network_mode", "invalid_value"],
@@ -148,11 +174,31 @@ describe.each(testDatabaseKinds())("POST /v1/merchants on %s", (kind) => {
         "settlement_chain",
         "settlement_chain_mode_mismatch",
       ],
-      ["solana as chain", registrationBody({ settlement_chain: "solana" }), "settlement_chain", "invalid_value"],
-      ["tier price with 7 decimals", registrationBody({ tiers: { a: "0.0000001" } }), "tiers.a", "invalid_usd_amount"],
+      [
+        "solana as chain",
+        registrationBody({ settlement_chain: "solana" }),
+        "settlement_chain",
+        "invalid_value",
+      ],
+      [
+        "tier price with 7 decimals",
+        registrationBody({ tiers: { a: "0.0000001" } }),
+        "tiers.a",
+        "invalid_usd_amount",
+      ],
       ["numeric tier price", registrationBody({ tiers: { a: 0.1 } }), "tiers.a", "invalid_type"],
-      ["bad tier name", registrationBody({ tiers: { "Bad Tier": "1" } }), "tiers.Bad Tier", "invalid_tier_name"],
-      ["http webhook", registrationBody({ webhook_url: "http://hooks.example.com/x" }), "webhook_url", "webhook_url_not_https"],
+      [
+        "bad tier name",
+        registrationBody({ tiers: { "Bad Tier": "1" } }),
+        "tiers.Bad Tier",
+        "invalid_tier_name",
+      ],
+      [
+        "http webhook",
+        registrationBody({ webhook_url: "http://hooks.example.com/x" }),
+        "webhook_url",
+        "webhook_url_not_https",
+      ],
       [
         "private webhook",
         registrationBody({ webhook_url: "https://169.254.169.254/latest" }),
@@ -184,7 +230,9 @@ describe.each(testDatabaseKinds())("POST /v1/merchants on %s", (kind) => {
       });
       expect(text.status).toBe(415);
       expect(text.json.code).toBe("unsupported_media_type");
-      const huge = await api.call("POST", "/v1/merchants", { body: registrationBody({ name: "x".repeat(70_000) }) });
+      const huge = await api.call("POST", "/v1/merchants", {
+        body: registrationBody({ name: "x".repeat(70_000) }),
+      });
       expect(huge.status).toBe(413);
       expect(huge.json.code).toBe("payload_too_large");
     });
@@ -212,7 +260,8 @@ describe("registration rate limit (memory store)", () => {
 
   it("answers 429 with Retry-After after the budget, before touching the database", async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 3; i++) statuses.push((await api.call("POST", "/v1/merchants", { body: registrationBody() })).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push((await api.call("POST", "/v1/merchants", { body: registrationBody() })).status);
     expect(statuses).toEqual([201, 201, 201]);
     const limited = await api.call("POST", "/v1/merchants", { body: registrationBody() });
     expect(limited.status).toBe(429);

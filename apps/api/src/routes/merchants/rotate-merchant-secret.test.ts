@@ -24,15 +24,22 @@ describe.each(testDatabaseKinds())("POST /v1/merchants/{id}/secret/rotate on %s"
     expect(newSecret).toMatch(/^msec_/);
     expect(newSecret).not.toBe(secret);
     expect((await api.call("GET", "/v1/merchants/me", { headers: bearer(secret) })).status).toBe(401);
-    expect((await api.call("GET", "/v1/merchants/me", { headers: bearer(newSecret) })).json.merchant_id).toBe(id);
-    const patchWithOld = await api.call("PATCH", `/v1/merchants/${id}`, { headers: bearer(secret), body: { name: "New" } });
+    expect((await api.call("GET", "/v1/merchants/me", { headers: bearer(newSecret) })).json.merchant_id).toBe(
+      id,
+    );
+    const patchWithOld = await api.call("PATCH", `/v1/merchants/${id}`, {
+      headers: bearer(secret),
+      body: { name: "New" },
+    });
     expect(patchWithOld.status).toBe(401);
   });
 
   it("race: parallel rotations with the same old secret yield exactly one working secret", async () => {
     const { id, secret } = await register();
     const results = await Promise.all(
-      Array.from({ length: 8 }, () => api.call("POST", `/v1/merchants/${id}/secret/rotate`, { headers: bearer(secret) })),
+      Array.from({ length: 8 }, () =>
+        api.call("POST", `/v1/merchants/${id}/secret/rotate`, { headers: bearer(secret) }),
+      ),
     );
     const winners = results.filter((r) => r.status === 200);
     expect(winners).toHaveLength(1);
@@ -44,10 +51,14 @@ describe.each(testDatabaseKinds())("POST /v1/merchants/{id}/secret/rotate on %s"
   it("security: another merchant's secret is 403, no secret is 401, and nothing rotates", async () => {
     const a = await register();
     const b = await register();
-    const cross = await api.call("POST", `/v1/merchants/${a.id}/secret/rotate`, { headers: bearer(b.secret) });
+    const cross = await api.call("POST", `/v1/merchants/${a.id}/secret/rotate`, {
+      headers: bearer(b.secret),
+    });
     expect(cross.status).toBe(403);
     expect(cross.json.code).toBe("forbidden");
     expect((await api.call("POST", `/v1/merchants/${a.id}/secret/rotate`)).status).toBe(401);
-    expect((await api.call("GET", "/v1/merchants/me", { headers: bearer(a.secret) })).json.merchant_id).toBe(a.id);
+    expect((await api.call("GET", "/v1/merchants/me", { headers: bearer(a.secret) })).json.merchant_id).toBe(
+      a.id,
+    );
   });
 });

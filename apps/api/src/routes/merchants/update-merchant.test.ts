@@ -27,7 +27,12 @@ describe.each(testDatabaseKinds())("PATCH /v1/merchants/{id} on %s", (kind) => {
     const secret = String(created.json.secret);
     const patch = (changes: unknown, secretOverride = secret) =>
       api.call("PATCH", `/v1/merchants/${id}`, { headers: bearer(secretOverride), body: changes });
-    return { id, secret, patch, read: async () => (await api.call("GET", "/v1/merchants/me", { headers: bearer(secret) })).json };
+    return {
+      id,
+      secret,
+      patch,
+      read: async () => (await api.call("GET", "/v1/merchants/me", { headers: bearer(secret) })).json,
+    };
   }
 
   describe("happy", () => {
@@ -82,7 +87,9 @@ describe.each(testDatabaseKinds())("PATCH /v1/merchants/{id} on %s", (kind) => {
       const m = await register();
       const response = await m.patch({ network_mode: "test", name: "Should Not Stick" });
       expect(response.status).toBe(400);
-      expect(response.json.errors).toContainEqual(expect.objectContaining({ path: "network_mode", code: "network_mode_immutable" }));
+      expect(response.json.errors).toContainEqual(
+        expect.objectContaining({ path: "network_mode", code: "network_mode_immutable" }),
+      );
       expect((await m.read()).name).toBe("Acme Search");
     });
 
@@ -99,12 +106,20 @@ describe.each(testDatabaseKinds())("PATCH /v1/merchants/{id} on %s", (kind) => {
       const m = await register({ tiers: { only: "1" } });
       const lastTier = await m.patch({ tiers: { only: null }, name: "Nope" });
       expect(lastTier.status).toBe(400);
-      expect(lastTier.json.errors).toContainEqual(expect.objectContaining({ path: "tiers", code: "too_short" }));
+      expect(lastTier.json.errors).toContainEqual(
+        expect.objectContaining({ path: "tiers", code: "too_short" }),
+      );
       const unknown = await m.patch({ owner: "x" });
-      expect(unknown.json.errors).toContainEqual(expect.objectContaining({ path: "owner", code: "unknown_field" }));
+      expect(unknown.json.errors).toContainEqual(
+        expect.objectContaining({ path: "owner", code: "unknown_field" }),
+      );
       const badVersion = await m.patch({ settlement_version: "2.0" });
       expect(badVersion.status).toBe(400);
-      expect(await m.read()).toMatchObject({ name: "Acme Search", tiers: { only: "1" }, settlement_version: "1.2" });
+      expect(await m.read()).toMatchObject({
+        name: "Acme Search",
+        tiers: { only: "1" },
+        settlement_version: "1.2",
+      });
     });
 
     it("refuses http webhooks to non-loopback hosts", async () => {
@@ -126,12 +141,19 @@ describe.each(testDatabaseKinds())("PATCH /v1/merchants/{id} on %s", (kind) => {
   describe("security", () => {
     it("payout changes need the owner step-up: 403 and nothing changed", async () => {
       const m = await register();
-      for (const payTo of [{ evm: OTHER_EVM }, { near: null }, { solana: "So11111111111111111111111111111111111111112" }]) {
+      for (const payTo of [
+        { evm: OTHER_EVM },
+        { near: null },
+        { solana: "So11111111111111111111111111111111111111112" },
+      ]) {
         const response = await m.patch({ pay_to: payTo, name: "Changed" });
         expect(response.status).toBe(403);
         expect(response.json.code).toBe("payout_change_requires_step_up");
       }
-      expect(await m.read()).toMatchObject({ name: "Acme Search", pay_to: { evm: VALID_EVM, near: "acme.near" } });
+      expect(await m.read()).toMatchObject({
+        name: "Acme Search",
+        pay_to: { evm: VALID_EVM, near: "acme.near" },
+      });
     });
 
     it("clearing every payout family is a validation error before the step-up rule", async () => {
@@ -144,7 +166,9 @@ describe.each(testDatabaseKinds())("PATCH /v1/merchants/{id} on %s", (kind) => {
     it("no secret is 401, another merchant's secret is 403, a wrong secret is 401", async () => {
       const a = await register();
       const b = await register();
-      expect((await api.call("PATCH", `/v1/merchants/${a.id}`, { body: { name: "Hacked" } })).status).toBe(401);
+      expect((await api.call("PATCH", `/v1/merchants/${a.id}`, { body: { name: "Hacked" } })).status).toBe(
+        401,
+      );
       const cross = await a.patch({ name: "Hacked" }, b.secret);
       expect(cross.status).toBe(403);
       expect((await a.patch({ name: "Hacked" }, "msec_wrong")).status).toBe(401);

@@ -1,0 +1,6 @@
+import type { PlainRoute } from "../infra/plain-route";
+import { payRoute } from "./pay/pay";
+import { jwksRoute } from "./wellknown/jwks";
+
+/** Plain Express routes, in registration order. */
+export const plainRoutes: PlainRoute[] = [jwksRoute, payRoute];

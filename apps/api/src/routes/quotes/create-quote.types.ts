@@ -1,0 +1,4 @@
+import { ZQuoteRequest, ZQuoteResponse } from "@tollgate/shared";
+
+export const ZCreateQuoteRequest = ZQuoteRequest;
+export const ZCreateQuoteResponse = ZQuoteResponse;

@@ -1,0 +1,113 @@
+/**
+ * Chain registry (DESIGN.md §3): per network, its deployment (from the manifest), an RPC client and the
+ * confirmation policy. Keyed by network name and chain id, never by contract address.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import {
+  type ChainDeployment,
+  type DeploymentManifest,
+  EVM_NETWORKS,
+  type EvmNetworkName,
+  isLoopbackHost,
+  NETWORKS,
+  parseDeploymentManifest,
+} from "@tollgate/shared";
+import { createPublicClient, defineChain, http, type PublicClient } from "viem";
+import { mnemonicToAccount } from "viem/accounts";
+
+export interface ChainContext {
+  network: EvmNetworkName;
+  chainId: number;
+  deployment: ChainDeployment;
+  client: PublicClient;
+  /** Blocks on top of (and including) the payment's block before a receipt is issued. */
+  confirmations: number;
+}
+
+export interface ChainRegistry {
+  get(network: EvmNetworkName): ChainContext | undefined;
+  byChainId(chainId: number): ChainContext | undefined;
+  all(): ChainContext[];
+}
+
+export interface ChainSettings {
+  rpcUrls: Partial<Record<EvmNetworkName, string>>;
+  confirmations: Partial<Record<EvmNetworkName, number>>;
+  /** Local chains mine on demand; one confirmation is the default there (docs/payments.md). */
+  localConfirmations: number;
+  rpcTimeoutMs: number;
+}
+
+export function readManifest(path: string): DeploymentManifest | undefined {
+  if (!existsSync(path)) return undefined;
+  return parseDeploymentManifest(JSON.parse(readFileSync(path, "utf8")));
+}
+
+export function createChainRegistry(
+  manifest: DeploymentManifest | undefined,
+  settings: ChainSettings,
+): ChainRegistry {
+  const contexts = new Map<EvmNetworkName, ChainContext>();
+  for (const network of EVM_NETWORKS) {
+    const deployment = manifest?.chains[network];
+    if (!deployment) continue;
+    const rpcUrl = settings.rpcUrls[network] ?? deployment.rpcUrl;
+    const chain = defineChain({
+      id: deployment.chainId,
+      name: network,
+      nativeCurrency: { name: deployment.nativeSymbol, symbol: deployment.nativeSymbol, decimals: 18 },
+      rpcUrls: { default: { http: [rpcUrl] } },
+    });
+    contexts.set(network, {
+      network,
+      chainId: deployment.chainId,
+      deployment: { ...deployment, rpcUrl },
+      client: createPublicClient({
+        chain,
+        transport: http(rpcUrl, { timeout: settings.rpcTimeoutMs, retryCount: 1 }),
+      }) as PublicClient,
+      confirmations:
+        settings.confirmations[network] ??
+        (deployment.local ? settings.localConfirmations : NETWORKS[network].defaultConfirmations),
+    });
+  }
+  return {
+    get: (network) => contexts.get(network),
+    byChainId: (chainId) => [...contexts.values()].find((context) => context.chainId === chainId),
+    all: () => [...contexts.values()],
+  };
+}
+
+/** Hardhat's well-known development mnemonic: its keys are public and must never guard real money. */
+export const DEV_MNEMONIC = "test test test test test test test test test test test junk";
+
+let wellKnown: Map<string, `0x${string}`> | undefined;
+/** Address -> private key of Hardhat's first 20 development accounts. */
+export function wellKnownDevKeys(): Map<string, `0x${string}`> {
+  if (!wellKnown) {
+    wellKnown = new Map();
+    for (let index = 0; index < 20; index++) {
+      const account = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index });
+      const key = account.getHdKey().privateKey;
+      if (key) wellKnown.set(account.address.toLowerCase(), `0x${Buffer.from(key).toString("hex")}`);
+    }
+  }
+  return wellKnown;
+}
+
+export function isWellKnownDevKey(privateKey: string): boolean {
+  return [...wellKnownDevKeys().values()].some((key) => key.toLowerCase() === privateKey.toLowerCase());
+}
+
+/** DESIGN.md §3: a well-known test key against a non-loopback RPC is refused at start-up. */
+export function assertNoDevKeyOnRemoteRpc(registry: ChainRegistry, keys: (string | undefined)[]): void {
+  if (!keys.some((key) => key !== undefined && isWellKnownDevKey(key))) return;
+  for (const context of registry.all()) {
+    const host = new URL(context.deployment.rpcUrl).hostname;
+    if (!isLoopbackHost(host)) {
+      throw new Error(
+        `refusing to start: a well-known development key is configured while ${context.network} uses the non-loopback RPC ${host}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * Idempotency keys in the database (reliability checklist B1; DESIGN.md §6): claimed with
+ * INSERT ... ON CONFLICT DO NOTHING before any work, completed in the same transaction as the effect.
+ * A claim left by a crashed request is taken over once it is older than `staleAfterMs`.
+ */
+import { createHash } from "node:crypto";
+import { type Database, idempotencyKeys, type Transaction } from "@tollgate/db";
+import { and, eq } from "drizzle-orm";
+
+export type Claim =
+  | { kind: "claimed" }
+  | { kind: "replay"; status: number; body: Record<string, unknown> }
+  | { kind: "in_use" }
+  | { kind: "mismatch" };
+
+/** Stable hash of a JSON body: keys sorted, so formatting does not change it. */
+export function requestHash(body: unknown): string {
+  const canonical = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(canonical)
+      : value && typeof value === "object"
+        ? Object.fromEntries(
+            Object.entries(value as Record<string, unknown>)
+              .sort(([a], [b]) => a.localeCompare(b))
+              .map(([key, inner]) => [key, canonical(inner)]),
+          )
+        : value;
+  return createHash("sha256")
+    .update(JSON.stringify(canonical(body)))
+    .digest("hex");
+}
+
+export async function claimIdempotencyKey(
+  db: Database,
+  input: { scope: string; key: string; requestHash: string; now: Date; staleAfterMs: number },
+): Promise<Claim> {
+  const inserted = await db
+    .insert(idempotencyKeys)
+    .values({
+      scope: input.scope,
+      key: input.key,
+      requestHash: input.requestHash,
+      state: "in_flight",
+      lockedAt: input.now,
+      createdAt: input.now,
+    })
+    .onConflictDoNothing()
+    .returning({ key: idempotencyKeys.key });
+  if (inserted.length > 0) return { kind: "claimed" };
+
+  const [row] = await db
+    .select()
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.scope, input.scope), eq(idempotencyKeys.key, input.key)));
+  if (!row) return claimIdempotencyKey(db, input); // released between our insert and select
+  if (row.requestHash !== input.requestHash) return { kind: "mismatch" };
+  if (row.state === "done")
+    return { kind: "replay", status: row.responseStatus ?? 200, body: row.responseBody ?? {} };
+  if (input.now.getTime() - row.lockedAt.getTime() < input.staleAfterMs) return { kind: "in_use" };
+  // Take over a stale claim, but only if nobody else did first.
+  const taken = await db
+    .update(idempotencyKeys)
+    .set({ lockedAt: input.now })
+    .where(
+      and(
+        eq(idempotencyKeys.scope, input.scope),
+        eq(idempotencyKeys.key, input.key),
+        eq(idempotencyKeys.state, "in_flight"),
+        eq(idempotencyKeys.lockedAt, row.lockedAt),
+      ),
+    )
+    .returning({ key: idempotencyKeys.key });
+  return taken.length > 0 ? { kind: "claimed" } : { kind: "in_use" };
+}
+
+export async function completeIdempotencyKey(
+  tx: Database | Transaction,
+  input: { scope: string; key: string; status: number; body: Record<string, unknown> },
+): Promise<void> {
+  await tx
+    .update(idempotencyKeys)
+    .set({ state: "done", responseStatus: input.status, responseBody: input.body })
+    .where(and(eq(idempotencyKeys.scope, input.scope), eq(idempotencyKeys.key, input.key)));
+}
+
+/** Frees a claim whose request produced no final effect (pending, refused, failed), so the key can retry. */
+export async function releaseIdempotencyKey(
+  db: Database,
+  input: { scope: string; key: string },
+): Promise<void> {
+  await db
+    .delete(idempotencyKeys)
+    .where(
+      and(
+        eq(idempotencyKeys.scope, input.scope),
+        eq(idempotencyKeys.key, input.key),
+        eq(idempotencyKeys.state, "in_flight"),
+      ),
+    );
+}

@@ -1,0 +1,301 @@
+/**
+ * /v1/pay (SPEC §1 steps 4-6, DESIGN.md §6): exchange a settled transaction for a receipt.
+ * Invariants: a quote yields at most one receipt, whatever the keys; one Payment log buys at most one
+ * receipt; a retried key never pays or issues twice; nothing is issued before the confirmation policy.
+ */
+import { type Database, type quotes, quotes as quotesTable, receipts } from "@tollgate/db";
+import {
+  AppError,
+  type EvmNetworkName,
+  formatUsd,
+  newId,
+  type PayPending,
+  type PayRequest,
+  type PayResponse,
+  paymentAuthorizationMessage,
+  type QuoteAsset,
+  ZERO_ADDRESS,
+} from "@tollgate/shared";
+import { and, eq, or } from "drizzle-orm";
+import { type Address, type Hash, type Hex, recoverMessageAddress } from "viem";
+import type { Clock } from "../infra/clock";
+import type { ChainRegistry } from "./chains";
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  releaseIdempotencyKey,
+  requestHash,
+} from "./idempotency";
+import type { ReceiptKeyStore } from "./keys/receipt-keys";
+import { verifyPayment } from "./payment-verifier";
+import { signReceipt } from "./token-signer";
+
+export interface PayServiceDeps {
+  db: { db: Database };
+  clock: Clock;
+  chains: ChainRegistry;
+  keys: ReceiptKeyStore;
+  env: {
+    baseUrl: string;
+    receipts: { ttlSeconds: number };
+    pay: {
+      idempotencyStaleMs: number;
+      maxAuthorizationLifetimeSeconds: number;
+      pendingRetryAfterSeconds: number;
+    };
+  };
+}
+
+export type PayOutcome =
+  | { status: 200; body: PayResponse; replayed: boolean }
+  | { status: 202; body: PayPending; retryAfterSeconds: number };
+
+type QuoteRow = typeof quotes.$inferSelect;
+type ReceiptRow = typeof receipts.$inferSelect;
+
+function responseFor(quote: QuoteRow, receipt: ReceiptRow): PayResponse {
+  return {
+    status: "paid",
+    receipt: receipt.token,
+    receipt_id: receipt.id,
+    quote_id: quote.id,
+    quota: receipt.quota,
+    expires_at: receipt.expiresAt.toISOString(),
+    tx_ref: receipt.txHash,
+    log_index: receipt.logIndex,
+    chain_id: receipt.chainId,
+    network: quote.network as EvmNetworkName,
+    confirmations: receipt.confirmations,
+    amount: formatUsd(quote.amountMicroUsd),
+    asset: quote.asset as QuoteAsset,
+    amount_atomic: quote.amountAtomic,
+  };
+}
+
+async function checkAuthorization(
+  quote: QuoteRow,
+  request: PayRequest,
+  idempotencyKey: string,
+  now: Date,
+  maxLifetimeSeconds: number,
+) {
+  const expiresAt = Date.parse(request.payment_authorization.expires_at);
+  if (expiresAt <= now.getTime()) {
+    throw new AppError(
+      "payment_authorization_expired",
+      "payment_authorization.expires_at has passed; sign a new one",
+    );
+  }
+  if (expiresAt > now.getTime() + maxLifetimeSeconds * 1000) {
+    throw new AppError(
+      "payment_authorization_invalid",
+      `payment_authorization may be valid for at most ${maxLifetimeSeconds} s`,
+    );
+  }
+  const message = paymentAuthorizationMessage({
+    quoteId: request.quote_id,
+    txRef: request.tx_ref,
+    idempotencyKey,
+    expiresAt: request.payment_authorization.expires_at,
+  });
+  let signer: Address;
+  try {
+    signer = await recoverMessageAddress({
+      message,
+      signature: request.payment_authorization.signature as Hex,
+    });
+  } catch (error) {
+    throw new AppError("payment_authorization_invalid", "payment_authorization.signature is malformed", {
+      cause: error,
+    });
+  }
+  if (signer.toLowerCase() !== quote.payer.toLowerCase()) {
+    throw new AppError(
+      "payment_authorization_invalid",
+      "payment_authorization is not signed by the quote's payer",
+    );
+  }
+}
+
+export async function pay(
+  deps: PayServiceDeps,
+  idempotencyKey: string,
+  request: PayRequest,
+): Promise<PayOutcome> {
+  const db = deps.db.db;
+  const now = deps.clock.now();
+  const [quote] = await db.select().from(quotesTable).where(eq(quotesTable.id, request.quote_id));
+  if (!quote) throw new AppError("quote_not_found", `no quote ${request.quote_id}`);
+  await checkAuthorization(quote, request, idempotencyKey, now, deps.env.pay.maxAuthorizationLifetimeSeconds);
+
+  // Keys are scoped to the payer and this endpoint: another payer's identical key never sees this response.
+  const scope = `pay:${quote.payer.toLowerCase()}`;
+  const claim = await claimIdempotencyKey(db, {
+    scope,
+    key: idempotencyKey,
+    requestHash: requestHash(request),
+    now,
+    staleAfterMs: deps.env.pay.idempotencyStaleMs,
+  });
+  if (claim.kind === "mismatch") {
+    throw new AppError(
+      "idempotency_key_reused",
+      "this Idempotency-Key was used with a different request body",
+    );
+  }
+  if (claim.kind === "in_use") {
+    throw new AppError(
+      "idempotency_key_in_use",
+      "a request with this Idempotency-Key is still running; retry shortly",
+      {
+        headers: { "Retry-After": "1" },
+      },
+    );
+  }
+  if (claim.kind === "replay") return { status: 200, body: claim.body as PayResponse, replayed: true };
+
+  try {
+    const outcome = await settle(deps, quote, request, now);
+    if (outcome.status === 200) {
+      await completeIdempotencyKey(db, { scope, key: idempotencyKey, status: 200, body: outcome.body });
+    } else {
+      await releaseIdempotencyKey(db, { scope, key: idempotencyKey });
+    }
+    return outcome;
+  } catch (error) {
+    // Refusals and outages issue nothing; the key is freed so the same request can be retried.
+    await releaseIdempotencyKey(db, { scope, key: idempotencyKey });
+    throw error;
+  }
+}
+
+async function existingReceipt(
+  db: Database,
+  quote: QuoteRow,
+  txHash: string,
+): Promise<ReceiptRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(receipts)
+    .where(
+      or(
+        eq(receipts.quoteId, quote.id),
+        and(eq(receipts.chainId, quote.chainId), eq(receipts.txHash, txHash)),
+      ),
+    );
+  return row;
+}
+
+function sameReceipt(quote: QuoteRow, receipt: ReceiptRow, txHash: string): PayOutcome {
+  if (receipt.quoteId === quote.id && receipt.txHash === txHash) {
+    return { status: 200, body: responseFor(quote, receipt), replayed: true };
+  }
+  if (receipt.quoteId === quote.id) {
+    throw new AppError("quote_already_paid", `quote ${quote.id} was already paid by ${receipt.txHash}`);
+  }
+  throw new AppError("payment_log_missing", `transaction ${txHash} paid another quote`);
+}
+
+async function settle(
+  deps: PayServiceDeps,
+  quote: QuoteRow,
+  request: PayRequest,
+  now: Date,
+): Promise<PayOutcome> {
+  const db = deps.db.db;
+  const txHash = request.tx_ref.toLowerCase() as Hash;
+  const known = await existingReceipt(db, quote, txHash);
+  if (known) return sameReceipt(quote, known, txHash);
+
+  const chain = deps.chains.byChainId(quote.chainId);
+  if (!chain) throw new AppError("chain_unavailable", `${quote.network} is not configured on this service`);
+  const result = await verifyPayment(
+    chain.client,
+    txHash,
+    {
+      splitter: quote.splitter as Address,
+      orderId: quote.id,
+      payer: quote.payer as Address,
+      merchant: quote.payTo as Address,
+      token: (quote.token ?? ZERO_ADDRESS) as Address,
+      total: BigInt(quote.amountAtomic),
+      merchantAmount: BigInt(quote.merchantAmount),
+      treasuryAmount: BigInt(quote.treasuryAmount),
+      ipCreatorAmount: BigInt(quote.ipCreatorAmount),
+    },
+    chain.confirmations,
+  );
+  if (result.status === "pending") {
+    const retryAfterSeconds = deps.env.pay.pendingRetryAfterSeconds;
+    return {
+      status: 202,
+      retryAfterSeconds,
+      body: {
+        status: "pending",
+        quote_id: quote.id,
+        tx_ref: txHash,
+        confirmations: result.confirmations,
+        required_confirmations: result.required,
+        retry_after_seconds: retryAfterSeconds,
+      },
+    };
+  }
+  // Honoured whenever it was mined in time, however late /v1/pay comes (DESIGN.md §6).
+  if (result.blockTimestamp.getTime() > quote.expiresAt.getTime()) {
+    throw new AppError(
+      "payment_after_quote_expiry",
+      `mined at ${result.blockTimestamp.toISOString()}, after the quote expired at ${quote.expiresAt.toISOString()}`,
+    );
+  }
+
+  const receiptId = newId("receipt");
+  const issuedAt = now;
+  const expiresAt = new Date(issuedAt.getTime() + deps.env.receipts.ttlSeconds * 1000);
+  const { token, kid } = await signReceipt(deps.keys, {
+    iss: deps.env.baseUrl,
+    aud: quote.merchantId,
+    sub: quote.payer.toLowerCase(),
+    jti: receiptId,
+    iat: Math.floor(issuedAt.getTime() / 1000),
+    exp: Math.floor(expiresAt.getTime() / 1000),
+    quote_id: quote.id,
+    resource: quote.resource,
+    scope: quote.resource,
+    tier: quote.tier,
+    quota: quote.units,
+    amount: formatUsd(quote.amountMicroUsd),
+    asset: quote.asset,
+    network: quote.network,
+    chain_id: quote.chainId,
+    tx_ref: txHash,
+    log_index: result.logIndex,
+    confirmations: result.confirmations,
+    economics_profile: quote.economicsProfile,
+  });
+  const [inserted] = await db
+    .insert(receipts)
+    .values({
+      id: receiptId,
+      quoteId: quote.id,
+      merchantId: quote.merchantId,
+      payer: quote.payer,
+      chainId: quote.chainId,
+      txHash,
+      logIndex: result.logIndex,
+      blockNumber: result.blockNumber,
+      blockHash: result.blockHash,
+      confirmations: result.confirmations,
+      quota: quote.units,
+      kid,
+      token,
+      issuedAt,
+      expiresAt,
+    })
+    .onConflictDoNothing()
+    .returning();
+  if (inserted) return { status: 200, body: responseFor(quote, inserted), replayed: false };
+  // Lost a race with another request for the same quote or log: answer with the receipt that won.
+  const winner = await existingReceipt(db, quote, txHash);
+  if (!winner) throw new AppError("conflict", "receipt insert conflicted but no receipt was found");
+  return sameReceipt(quote, winner, txHash);
+}

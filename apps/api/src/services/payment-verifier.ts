@@ -1,0 +1,150 @@
+/**
+ * The one on-chain payment verifier (DESIGN.md §6, §10), shared by /v1/pay and the bridge. It reads the
+ * transaction receipt itself, accepts only `Payment` logs emitted by the known splitter, requires exactly
+ * one log for the order id, checks every field and leg exactly, and applies the confirmation policy.
+ */
+import { AppError, PAYMENT_EVENT_ABI } from "@tollgate/shared";
+import {
+  type Address,
+  decodeEventLog,
+  type Hash,
+  type PublicClient,
+  TransactionReceiptNotFoundError,
+  toEventSelector,
+} from "viem";
+
+export interface ExpectedPayment {
+  splitter: Address;
+  orderId: string;
+  /** When set, the event's payer (the transaction sender) must be this address. */
+  payer?: Address;
+  merchant: Address;
+  /** Zero address for the native coin. */
+  token: Address;
+  total: bigint;
+  merchantAmount: bigint;
+  treasuryAmount: bigint;
+  ipCreatorAmount: bigint;
+}
+
+export type VerifiedPayment = {
+  status: "confirmed";
+  txHash: Hash;
+  logIndex: number;
+  blockNumber: bigint;
+  blockHash: Hash;
+  blockTimestamp: Date;
+  confirmations: number;
+  payer: Address;
+};
+
+export type PendingPayment = {
+  status: "pending";
+  /** `not_found`: not mined (or not seen by this node) yet. */
+  reason: "not_found" | "confirmations";
+  confirmations: number;
+  required: number;
+};
+
+const PAYMENT_TOPIC = toEventSelector(PAYMENT_EVENT_ABI);
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+function rpcDown(error: unknown): AppError {
+  return new AppError("chain_unavailable", "the chain RPC did not answer; retry later", {
+    cause: error,
+    headers: { "Retry-After": "5" },
+  });
+}
+
+export async function verifyPayment(
+  client: PublicClient,
+  txHash: Hash,
+  expected: ExpectedPayment,
+  requiredConfirmations: number,
+): Promise<VerifiedPayment | PendingPayment> {
+  let receipt: Awaited<ReturnType<PublicClient["getTransactionReceipt"]>>;
+  try {
+    receipt = await client.getTransactionReceipt({ hash: txHash });
+  } catch (error) {
+    if (error instanceof TransactionReceiptNotFoundError) {
+      return { status: "pending", reason: "not_found", confirmations: 0, required: requiredConfirmations };
+    }
+    throw rpcDown(error);
+  }
+  if (receipt.status !== "success") throw new AppError("tx_reverted", `transaction ${txHash} reverted`);
+
+  // Only logs the splitter itself emitted count: any contract it calls can emit a look-alike event.
+  const fromSplitter = receipt.logs.filter(
+    (log) => same(log.address, expected.splitter) && log.topics[0] === PAYMENT_TOPIC,
+  );
+  const matching = fromSplitter
+    .map((log) => ({
+      log,
+      event: decodeEventLog({ abi: [PAYMENT_EVENT_ABI], data: log.data, topics: log.topics }),
+    }))
+    .filter(({ event }) => event.args.orderId === expected.orderId);
+  if (matching.length === 0) {
+    const lookAlikes =
+      receipt.logs.filter((log) => log.topics[0] === PAYMENT_TOPIC).length - fromSplitter.length;
+    throw new AppError(
+      "payment_log_missing",
+      `no Payment log for order ${expected.orderId} from splitter ${expected.splitter}` +
+        (lookAlikes > 0 ? ` (${lookAlikes} look-alike log(s) from other contracts ignored)` : ""),
+    );
+  }
+  if (matching.length > 1)
+    throw new AppError("payment_log_ambiguous", `${matching.length} Payment logs for one order`);
+  const { log, event } = matching[0]!;
+  const args = event.args;
+  if (expected.payer && !same(args.payer, expected.payer)) {
+    throw new AppError("payment_payer_mismatch", `paid by ${args.payer}, quoted for ${expected.payer}`);
+  }
+  if (!same(args.merchant, expected.merchant)) {
+    throw new AppError(
+      "payment_merchant_mismatch",
+      `paid to ${args.merchant}, expected ${expected.merchant}`,
+    );
+  }
+  if (!same(args.token, expected.token)) {
+    throw new AppError("payment_token_mismatch", `paid in ${args.token}, expected ${expected.token}`);
+  }
+  const legs: [string, bigint, bigint][] = [
+    ["total", args.totalAmount, expected.total],
+    ["merchant", args.merchantAmount, expected.merchantAmount],
+    ["treasury", args.treasuryAmount, expected.treasuryAmount],
+    ["ip creator", args.ipCreatorAmount, expected.ipCreatorAmount],
+  ];
+  for (const [leg, paid, want] of legs) {
+    if (paid !== want)
+      throw new AppError("payment_amount_mismatch", `${leg} leg is ${paid}, expected ${want}`);
+  }
+
+  let head: bigint;
+  let block: Awaited<ReturnType<PublicClient["getBlock"]>>;
+  try {
+    [head, block] = await Promise.all([
+      client.getBlockNumber({ cacheTime: 0 }),
+      client.getBlock({ blockNumber: receipt.blockNumber }),
+    ]);
+  } catch (error) {
+    throw rpcDown(error);
+  }
+  // The receipt's block is no longer canonical: a reorg is under way; ask again later.
+  if (block.hash !== receipt.blockHash) {
+    return { status: "pending", reason: "confirmations", confirmations: 0, required: requiredConfirmations };
+  }
+  const confirmations = Number(head - receipt.blockNumber + 1n);
+  if (confirmations < requiredConfirmations) {
+    return { status: "pending", reason: "confirmations", confirmations, required: requiredConfirmations };
+  }
+  return {
+    status: "confirmed",
+    txHash,
+    logIndex: log.logIndex ?? 0,
+    blockNumber: receipt.blockNumber,
+    blockHash: receipt.blockHash,
+    blockTimestamp: new Date(Number(block.timestamp) * 1000),
+    confirmations,
+    payer: args.payer,
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * Real local chains for API tests (contracts/src/local-chains.ts) and an agent wallet that pays exactly
+ * what a quote says, the way an agent client would.
+ */
+import { readArtifact } from "@tollgate/contracts/deploy";
+import { type LocalChain, type LocalChains, startLocalChains } from "@tollgate/contracts/local-chains";
+import {
+  type EvmNetworkName,
+  paymentAuthorizationMessage,
+  type QuoteResponse,
+  type SettlementCall,
+} from "@tollgate/shared";
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  custom,
+  type Hash,
+  type Hex,
+  type PublicClient,
+  type WalletClient,
+} from "viem";
+import { type HDAccount, mnemonicToAccount } from "viem/accounts";
+import { DEV_MNEMONIC } from "../services/chains";
+
+export type { LocalChain, LocalChains };
+
+export async function startTestChains(
+  dataDir: string,
+  networks: EvmNetworkName[] = ["amoy"],
+): Promise<LocalChains> {
+  return startLocalChains({ dataDir, basePort: 0, networks });
+}
+
+export interface Agent {
+  account: HDAccount;
+  address: Address;
+  wallet: WalletClient;
+  client: PublicClient;
+}
+
+/** Hardhat account `index` (>= 6 are free of roles) driving `chain` in-process. */
+export function agentOn(chain: LocalChain, index: number): Agent {
+  const account = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index });
+  const transport = custom(chain.provider);
+  const viemChain = {
+    id: chain.chainId,
+    name: chain.network,
+    nativeCurrency: { name: "POL", symbol: "POL", decimals: 18 },
+    rpcUrls: { default: { http: [chain.rpcUrl] } },
+  };
+  return {
+    account,
+    address: account.address,
+    wallet: createWalletClient({ account, chain: viemChain, transport }),
+    client: createPublicClient({ chain: viemChain, transport }) as PublicClient,
+  };
+}
+
+/** Sends the settlement call as returned (approval first), waits for it to be mined, returns the hash. */
+export async function sendSettlement(agent: Agent, call: SettlementCall): Promise<Hash> {
+  if (call.approval) {
+    const approval = await agent.wallet.sendTransaction({
+      account: agent.account,
+      chain: null,
+      to: call.approval.to as Address,
+      data: call.approval.data as Hex,
+      value: BigInt(call.approval.value),
+    });
+    await agent.client.waitForTransactionReceipt({ hash: approval });
+  }
+  const hash = await agent.wallet.sendTransaction({
+    account: agent.account,
+    chain: null,
+    to: call.to as Address,
+    data: call.data as Hex,
+    value: BigInt(call.value),
+  });
+  await agent.client.waitForTransactionReceipt({ hash });
+  return hash;
+}
+
+/** The /v1/pay body, with the payer's EIP-191 authorization over quote, tx, key and expiry. */
+export async function payBody(
+  agent: Agent,
+  quote: Pick<QuoteResponse, "quote_id">,
+  txRef: Hash,
+  idempotencyKey: string,
+  expiresAt = new Date(Date.now() + 10 * 60_000),
+): Promise<Record<string, unknown>> {
+  const expires = expiresAt.toISOString();
+  const signature = await agent.account.signMessage({
+    message: paymentAuthorizationMessage({
+      quoteId: quote.quote_id,
+      txRef,
+      idempotencyKey,
+      expiresAt: expires,
+    }),
+  });
+  return {
+    quote_id: quote.quote_id,
+    tx_ref: txRef,
+    payment_authorization: { signature, expires_at: expires },
+  };
+}
+
+/** Mines `blocks` empty blocks on the chain. */
+export async function mine(chain: LocalChain, blocks: number): Promise<void> {
+  // Hardhat-only RPC methods are outside viem's typed EIP-1193 schema, hence the casts here.
+  await chain.provider.request({ method: "hardhat_mine", params: [`0x${blocks.toString(16)}`] } as never);
+}
+
+/** Turns automining off (transactions wait in the mempool until `mine`) or back on. */
+export async function setAutomine(chain: LocalChain, enabled: boolean): Promise<void> {
+  await chain.provider.request({ method: "evm_setAutomine", params: [enabled] } as never);
+}
+
+/** A genuine SplitterV12 that Tollgate does not know: its Payment events look real but must not count. */
+export async function deployRogueSplitter(agent: Agent): Promise<Address> {
+  const { abi, bytecode } = readArtifact("SplitterV12");
+  const hash = await agent.wallet.deployContract({
+    abi,
+    bytecode,
+    account: agent.account,
+    chain: null,
+    args: [agent.address, agent.address, agent.address],
+  });
+  const receipt = await agent.client.waitForTransactionReceipt({ hash });
+  if (!receipt.contractAddress) throw new Error("rogue splitter deployment failed");
+  return receipt.contractAddress;
+}

@@ -1,0 +1,303 @@
+/**
+ * Deploys the Tollgate contracts onto any EIP-1193 provider whose accounts are unlocked (Hardhat's
+ * in-process networks). Used by the local chains (src/local-chains.ts) and by the contract tests, so
+ * both exercise the same deployment (DESIGN §3, §4).
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { splitterV12Abi, splitterV14Abi, testUsdcAbi, testUsdtAbi } from "@tollgate/shared/abi/index";
+import { SPLITTER_V14_ROUTES } from "@tollgate/shared/contracts";
+import {
+  type Abi,
+  type Address,
+  type Chain,
+  createPublicClient,
+  createWalletClient,
+  custom,
+  defineChain,
+  type EIP1193Provider,
+  getAddress,
+  type Hex,
+  type PublicClient,
+  type WalletClient,
+} from "viem";
+import { CONTRACTS_ROOT } from "./hardhat";
+
+export interface Artifact {
+  contractName: string;
+  abi: Abi;
+  bytecode: Hex;
+}
+
+const artifactCache = new Map<string, Artifact>();
+
+/** Reads artifacts/contracts/<dir>/<name>.sol/<name>.json (compile first). */
+export function readArtifact(name: string): Artifact {
+  const hit = artifactCache.get(name);
+  if (hit) return hit;
+  const dir = ["SplitterV12", "SplitterV14", "TestUSDC", "TestUSDT", "MockPriceFeed", "SplitMath"].includes(
+    name,
+  )
+    ? ""
+    : "test";
+  const file = path.join(CONTRACTS_ROOT, "artifacts/contracts", dir, `${name}.sol`, `${name}.json`);
+  const artifact = JSON.parse(readFileSync(file, "utf8")) as Artifact;
+  artifactCache.set(name, artifact);
+  return artifact;
+}
+
+/** Hardhat's well-known test mnemonic; its accounts are public, never use them off loopback (DESIGN §3). */
+export const HARDHAT_MNEMONIC = "test test test test test test test test test test test junk";
+
+/** Hardhat's first 20 well-known accounts (mnemonic above, m/44'/60'/0'/0/i). */
+export const HARDHAT_ACCOUNTS: readonly Address[] = [
+  "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+  "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+  "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+  "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
+  "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65",
+  "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc",
+  "0x976EA74026E726554dB657fA54763abd0C3a0aa9",
+  "0x14dC79964da2C08b23698B3D3cc7Ca32193d9955",
+  "0x23618e81E3f5cdF7f54C3d65f7FBc0aBf5B21E8f",
+  "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720",
+  "0xBcd4042DE499D14e55001CcbB24a551F3b954096",
+  "0x71bE63f3384f5fb98995898A86B02Fb2426c5788",
+  "0xFABB0ac9d68B0B445fB7357272Ff202C5651694a",
+  "0x1CBd3b2770909D4e10f157cABC84C7264073C9Ec",
+  "0xdF3e18d64BC6A983f673Ab319CCaE4f1a57C7097",
+  "0xcd3B766CCDd6AE721141F452C550Ca635964ce71",
+  "0x2546BcD3c84621e976D8185a91A922aE77ECEc30",
+  "0xbDA5747bFD65F08deb54cb465eB87D40e51B197E",
+  "0xdD2FD4581271e230360230F9337D5c0430Bf44C0",
+  "0x8626f6940E2eb28930eFb4CeF49B2d1F2C9C1199",
+];
+
+/** Private keys of the accounts with a fixed role in local deployments (public, well-known). */
+export const HARDHAT_PRIVATE_KEYS = {
+  0: "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+  1: "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+  2: "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
+  3: "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
+  4: "0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a",
+  5: "0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba",
+} as const satisfies Record<number, Hex>;
+
+/** Fixed roles in local deployments (documented in docs/local-chains.md). */
+export const LOCAL_ROLES = {
+  /** #0: deployer, splitter owner/admin, token and price-feed owner (can mint, move the price). */
+  deployer: HARDHAT_ACCOUNTS[0]!,
+  /** #1: pauser on both splitters. */
+  pauser: HARDHAT_ACCOUNTS[1]!,
+  /** #2: treasury on both splitters. */
+  treasury: HARDHAT_ACCOUNTS[2]!,
+  /** #3: default quote signer (SIGNER_ROLE on v1.4); the API signs quotes with its key. */
+  quoteSigner: HARDHAT_ACCOUNTS[3]!,
+} as const;
+
+export interface TokenSpec {
+  symbol: "USDC" | "USDT";
+  name: string;
+  /** EIP-712 domain (USDC-like only). */
+  eip712?: { name: string; version: string };
+}
+
+export interface DeployOptions {
+  chainId: number;
+  tokens: TokenSpec[];
+  /** Deploys a POL/USD feed with this initial answer (8 decimals), or none. */
+  polUsdPrice?: bigint;
+  /** Enables the aifp2 route on v1.4 (SPEC §2.10: amoy only). */
+  enableAifp2: boolean;
+  quoteSigner?: Address;
+  treasury?: Address;
+  pauser?: Address;
+  deployer?: Address;
+  /** Accounts to mint tokens to, and how much of each (atomic units). */
+  fund?: { accounts: readonly Address[]; amount: bigint };
+}
+
+export interface DeployedToken {
+  spec: TokenSpec;
+  address: Address;
+  deploymentBlock: number;
+}
+
+export interface Deployment {
+  chainId: number;
+  deployer: Address;
+  pauser: Address;
+  treasury: Address;
+  quoteSigner: Address;
+  splitterV12: { address: Address; deploymentBlock: number };
+  splitterV14: { address: Address; deploymentBlock: number };
+  tokens: DeployedToken[];
+  priceFeed?: { address: Address; deploymentBlock: number; decimals: number };
+  aifp2Enabled: boolean;
+  /** First block with any deployed contract. */
+  firstBlock: number;
+}
+
+export function localChain(chainId: number, rpcUrl = "http://127.0.0.1:8545"): Chain {
+  return defineChain({
+    id: chainId,
+    name: `tollgate-local-${chainId}`,
+    nativeCurrency: { name: "Native", symbol: "NATIVE", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+}
+
+export interface Clients {
+  publicClient: PublicClient;
+  walletClient: WalletClient;
+  chain: Chain;
+}
+
+export function clientsFor(provider: EIP1193Provider, chainId: number): Clients {
+  const chain = localChain(chainId);
+  // No retries: an in-process node does not drop requests, and reverts must surface at once.
+  const transport = custom(provider, { retryCount: 0 });
+  return {
+    chain,
+    // Local in-process chains mine instantly; poll fast.
+    publicClient: createPublicClient({ chain, transport, pollingInterval: 10 }),
+    walletClient: createWalletClient({ chain, transport, pollingInterval: 10 }),
+  };
+}
+
+/** Deploys a compiled contract from an unlocked account and waits for its receipt. */
+export async function deployArtifact(
+  c: Clients,
+  from: Address,
+  name: string,
+  args: readonly unknown[],
+): Promise<{ address: Address; deploymentBlock: number }> {
+  const { abi, bytecode } = readArtifact(name);
+  const hash = await c.walletClient.deployContract({ abi, bytecode, args, account: from, chain: c.chain });
+  const receipt = await c.publicClient.waitForTransactionReceipt({ hash });
+  if (receipt.status !== "success" || !receipt.contractAddress) throw new Error(`deploying ${name} failed`);
+  return { address: getAddress(receipt.contractAddress), deploymentBlock: Number(receipt.blockNumber) };
+}
+
+async function send(c: Clients, hash: Promise<Hex>): Promise<void> {
+  const receipt = await c.publicClient.waitForTransactionReceipt({ hash: await hash });
+  if (receipt.status !== "success") throw new Error(`transaction ${receipt.transactionHash} reverted`);
+}
+
+/** Deploys tokens, price feed and both splitters, configures them and funds accounts. */
+export async function deployTollgate(provider: EIP1193Provider, opts: DeployOptions): Promise<Deployment> {
+  const c = clientsFor(provider, opts.chainId);
+  const deployer = opts.deployer ?? LOCAL_ROLES.deployer;
+  const pauser = opts.pauser ?? LOCAL_ROLES.pauser;
+  const treasury = opts.treasury ?? LOCAL_ROLES.treasury;
+  const quoteSigner = opts.quoteSigner ?? LOCAL_ROLES.quoteSigner;
+  const w = c.walletClient;
+  const account = deployer;
+  const chain = c.chain;
+
+  const tokens: DeployedToken[] = [];
+  for (const spec of opts.tokens) {
+    const deployed =
+      spec.symbol === "USDC"
+        ? await deployArtifact(c, deployer, "TestUSDC", [
+            spec.name,
+            spec.symbol,
+            spec.eip712?.name ?? spec.name,
+            spec.eip712?.version ?? "2",
+            deployer,
+          ])
+        : await deployArtifact(c, deployer, "TestUSDT", [spec.name, spec.symbol, deployer]);
+    tokens.push({ spec, ...deployed });
+  }
+  const priceFeed =
+    opts.polUsdPrice === undefined
+      ? undefined
+      : {
+          ...(await deployArtifact(c, deployer, "MockPriceFeed", [
+            8,
+            "POL / USD",
+            opts.polUsdPrice,
+            deployer,
+          ])),
+          decimals: 8,
+        };
+  const splitterV12 = await deployArtifact(c, deployer, "SplitterV12", [deployer, treasury, pauser]);
+  const splitterV14 = await deployArtifact(c, deployer, "SplitterV14", [
+    deployer,
+    quoteSigner,
+    pauser,
+    treasury,
+  ]);
+
+  for (const t of tokens) {
+    await send(
+      c,
+      w.writeContract({
+        address: splitterV12.address,
+        abi: splitterV12Abi,
+        functionName: "setTokenAllowed",
+        args: [t.address, true],
+        account,
+        chain,
+      }),
+    );
+    await send(
+      c,
+      w.writeContract({
+        address: splitterV14.address,
+        abi: splitterV14Abi,
+        functionName: "setTokenAllowed",
+        args: [t.address, true],
+        account,
+        chain,
+      }),
+    );
+  }
+  if (opts.enableAifp2) {
+    await send(
+      c,
+      w.writeContract({
+        address: splitterV14.address,
+        abi: splitterV14Abi,
+        functionName: "setRouteEnabled",
+        args: [SPLITTER_V14_ROUTES.aifp2, true],
+        account,
+        chain,
+      }),
+    );
+  }
+  if (opts.fund) {
+    for (const t of tokens) {
+      const abi = t.spec.symbol === "USDC" ? testUsdcAbi : testUsdtAbi;
+      for (const to of opts.fund.accounts) {
+        await send(
+          c,
+          w.writeContract({
+            address: t.address,
+            abi,
+            functionName: "mint",
+            args: [to, opts.fund.amount],
+            account,
+            chain,
+          }),
+        );
+      }
+    }
+  }
+  const blocks = [splitterV12, splitterV14, ...tokens, ...(priceFeed ? [priceFeed] : [])].map(
+    (d) => d.deploymentBlock,
+  );
+  return {
+    chainId: opts.chainId,
+    deployer,
+    pauser,
+    treasury,
+    quoteSigner,
+    splitterV12,
+    splitterV14,
+    tokens,
+    ...(priceFeed ? { priceFeed } : {}),
+    aifp2Enabled: opts.enableAifp2,
+    firstBlock: Math.min(...blocks),
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Contract-level constants shared by the API (quote signer), the indexer and the tests (DESIGN §4).
+ * Everything here is checked against the deployed contracts by contracts/test/*.test.ts.
+ */
+import { type Address, getAbiItem, type Hex, hashTypedData, keccak256, stringToHex, toBytes } from "viem";
+import { splitterV14Abi } from "./abi/splitterV14.gen";
+
+export const SPLITTER_VERSIONS = ["v1.2", "v1.4"] as const;
+export type SplitterVersion = (typeof SPLITTER_VERSIONS)[number];
+
+/** Splitter v1.4 EIP-712 domain name/version (SplitterV14.EIP712_NAME / EIP712_VERSION). */
+export const SPLITTER_V14_EIP712_NAME = "TollgateSplitter";
+export const SPLITTER_V14_EIP712_VERSION = "1.4";
+
+/** EIP-712 types of the v1.4 Quote, in the contract's field order (SplitterV14.QUOTE_TYPEHASH). */
+export const SPLITTER_V14_QUOTE_TYPES = {
+  Quote: [
+    { name: "payer", type: "address" },
+    { name: "merchant", type: "address" },
+    { name: "token", type: "address" },
+    { name: "grossAmount", type: "uint256" },
+    { name: "ipCreator", type: "address" },
+    { name: "validUntil", type: "uint256" },
+    { name: "orderIdHash", type: "bytes32" },
+    { name: "routeId", type: "bytes32" },
+  ],
+} as const;
+
+export interface SplitterV14Quote {
+  payer: Address;
+  merchant: Address;
+  /** Zero address = native coin. */
+  token: Address;
+  grossAmount: bigint;
+  /** Zero address = none. */
+  ipCreator: Address;
+  /** Unix seconds, inclusive. */
+  validUntil: bigint;
+  /** keccak256(bytes(orderId)), see orderIdHash(). */
+  orderIdHash: Hex;
+  routeId: Hex;
+}
+
+export const ZERO_ADDRESS: Address = "0x0000000000000000000000000000000000000000";
+
+/** v1.4 route ids: the route name as a left-aligned bytes32 (Solidity `bytes32("aifp1")`). */
+export const SPLITTER_V14_ROUTES = {
+  aifp1: stringToHex("aifp1", { size: 32 }),
+  aifp2: stringToHex("aifp2", { size: 32 }),
+} as const;
+export type SplitterV14RouteName = keyof typeof SPLITTER_V14_ROUTES;
+
+/** AccessControl role ids of v1.4 (admin is the zero role). */
+export const SPLITTER_V14_ROLES = {
+  admin: `0x${"00".repeat(32)}` as Hex,
+  signer: keccak256(toBytes("SIGNER_ROLE")),
+  pauser: keccak256(toBytes("PAUSER_ROLE")),
+} as const;
+
+/** keccak256(bytes(orderId)): v1.2 paymentId and v1.4 orderIdHash (DESIGN §4). */
+export function orderIdHash(orderId: string): Hex {
+  return keccak256(stringToHex(orderId));
+}
+
+export function splitterV14Domain(chainId: number, verifyingContract: Address) {
+  return {
+    name: SPLITTER_V14_EIP712_NAME,
+    version: SPLITTER_V14_EIP712_VERSION,
+    chainId,
+    verifyingContract,
+  } as const;
+}
+
+/** Typed-data arguments for viem's signTypedData / hashTypedData. */
+export function splitterV14QuoteTypedData(chainId: number, splitter: Address, quote: SplitterV14Quote) {
+  return {
+    domain: splitterV14Domain(chainId, splitter),
+    types: SPLITTER_V14_QUOTE_TYPES,
+    primaryType: "Quote",
+    message: quote,
+  } as const;
+}
+
+/** The digest SplitterV14.hashQuote returns. */
+export function hashSplitterV14Quote(chainId: number, splitter: Address, quote: SplitterV14Quote): Hex {
+  return hashTypedData(splitterV14QuoteTypedData(chainId, splitter, quote));
+}
+
+/** The Payment event every splitter version emits (identical signature on v1.2 and v1.4). */
+export const PAYMENT_EVENT_ABI = getAbiItem({ abi: splitterV14Abi, name: "Payment" });
