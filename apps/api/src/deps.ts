@@ -1,6 +1,7 @@
 /**
  * Everything the services need, built once from the environment and passed down explicitly.
  */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type DatabaseHandle, openDatabase } from "@tollgate/db";
 import { Redis } from "ioredis";
@@ -64,6 +65,11 @@ export async function buildDeps(
       : undefined);
   assertNoDevKeyOnRemoteRpc(chains, [quoteSignerKey]);
   if (env.developmentMode) await ensureReceiptKeyFile(env.receiptKeysFile, clock.now());
+  else if (!existsSync(env.receiptKeysFile)) {
+    throw new Error(
+      `receipt signing keys not found at ${env.receiptKeysFile}; create them with \`pnpm keys:rotate\` (RECEIPT_KEYS_FILE)`,
+    );
+  }
   const keys = fileReceiptKeyStore(env.receiptKeysFile, {
     // Retired keys stay published for the longest receipt lifetime plus one JWKS cache lifetime.
     graceMs: (env.receipts.ttlSeconds + env.receipts.jwksCacheSeconds) * 1000,

@@ -1,0 +1,56 @@
+/**
+ * Starts the API on its port: deps (migrations included) -> app -> listen. Used by `main.ts` (API only)
+ * and by `cli/start-all.ts` (everything in one process on embedded defaults).
+ */
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createApp } from "./app";
+import { buildDeps, type Deps } from "./deps";
+import type { Env } from "./env";
+import type { Logger } from "./infra/logger";
+
+export interface RunningApi {
+  server: Server;
+  deps: Deps;
+  port: number;
+  /** Stops accepting, drains open requests (up to the grace period), then closes connections. */
+  close(): Promise<void>;
+}
+
+export class PortBusyError extends Error {
+  override readonly name = "PortBusyError";
+}
+
+export async function startApi(env: Env, log: Logger): Promise<RunningApi> {
+  const deps = await buildDeps(env, log);
+  const server = createApp(deps).listen(env.port, env.host);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("listening", resolve);
+      server.once("error", reject);
+    });
+  } catch (error) {
+    await deps.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") throw new PortBusyError(`port ${env.port} on ${env.host} is busy; set PORT`, { cause: error });
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    deps,
+    port: (server.address() as AddressInfo).port,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), env.shutdownGraceMs);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          void deps.close().then(resolve);
+        });
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}
