@@ -1,0 +1,213 @@
+/**
+ * Gate receipt verification benchmark (issue 4 "Benchmarks"; DESIGN.md §6 "Gate middleware").
+ *
+ *   pnpm exec tsx bench/gate-verify.ts            (for strict single-core figures: taskset -c 0 pnpm exec tsx ...)
+ *
+ * 1. Verification rate, one operation in flight at a time (single core):
+ *    - raw node:crypto Ed25519 verify of the receipt's JWS signing input: the limit;
+ *    - node:crypto with the JWT parsing around it (split, base64url, JSON.parse);
+ *    - jose `jwtVerify` with a local key (no cache, all claim checks);
+ *    - the gate's verifier without its token cache (header checks, JWKS lookup, jose, claim shape);
+ *    - the gate's verifier cache-hit path.
+ * 2. Added latency per request of the gate middleware (memory quota store) over a plain Express handler on
+ *    loopback: 2,000 sequential keep-alive requests per variant, interleaved to cancel drift.
+ *
+ * Prints figures only; no assertions on timings. Bounded to well under 60 s.
+ */
+import { createPublicKey, verify as cryptoVerify, type JsonWebKey } from "node:crypto";
+import { Agent, request } from "node:http";
+import { cpus } from "node:os";
+import { createReceiptVerifier, gate, MemoryQuotaStore } from "../packages/gate/src/index";
+import { express, jose, listen, startFakeTollgateApi } from "../packages/gate/src/testing";
+
+const MERCHANT = "mrch_BenchMerchant11111";
+const RESOURCE = "/bench";
+const ROUNDS = 5;
+const ROUND_SECONDS = 0.4;
+const REQUESTS = 2_000;
+
+interface Bench {
+  name: string;
+  op: () => unknown;
+  /** true when `op` returns a promise to await */
+  async: boolean;
+}
+
+/** Ops per second of one round of `seconds`, one operation in flight at a time. */
+async function round(bench: Bench, seconds: number): Promise<number> {
+  let count = 0;
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  // read the clock every 64 ops to keep timing overhead out of the figure
+  while (performance.now() < until) {
+    if (bench.async) for (let i = 0; i < 64; i += 1) await bench.op();
+    else for (let i = 0; i < 64; i += 1) bench.op();
+    count += 64;
+  }
+  return count / ((performance.now() - started) / 1000);
+}
+
+/** Interleaved rounds so background load hits every operation alike; reports the median round. */
+async function measure(benches: Bench[]): Promise<{ name: string; opsPerSec: number }[]> {
+  for (const bench of benches) await round(bench, 0.2); // warm-up (JIT, key import caches)
+  const rounds = benches.map(() => [] as number[]);
+  for (let r = 0; r < ROUNDS; r += 1) {
+    for (const [index, bench] of benches.entries()) rounds[index]!.push(await round(bench, ROUND_SECONDS));
+  }
+  return benches.map((bench, index) => {
+    const sorted = rounds[index]!.sort((a, b) => a - b);
+    return { name: bench.name, opsPerSec: sorted[Math.floor(sorted.length / 2)]! };
+  });
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+const api = await startFakeTollgateApi({ merchants: { [MERCHANT]: { standard: "0.01" } } });
+const key = [...api.keys.values()][0]!;
+const { token } = await api.receipt({ aud: MERCHANT, scope: RESOURCE, quota: 1_000_000_000 });
+const [encodedHeader, encodedPayload, encodedSignature] = token.split(".") as [string, string, string];
+const signingInput = Buffer.from(`${encodedHeader}.${encodedPayload}`);
+const signature = Buffer.from(encodedSignature, "base64url");
+const nodeKey = createPublicKey({ key: key.publicJwk as JsonWebKey, format: "jwk" });
+if (!cryptoVerify(null, signingInput, nodeKey, signature))
+  throw new Error("raw verify failed: bench is broken");
+
+const expectation = { merchantId: MERCHANT, resource: RESOURCE, tier: "standard" };
+const uncachedVerifier = createReceiptVerifier({ issuer: api.url, jwksUrl: api.jwksUrl, cacheMaxEntries: 0 });
+const cachedVerifier = createReceiptVerifier({ issuer: api.url, jwksUrl: api.jwksUrl });
+for (const verifier of [uncachedVerifier, cachedVerifier]) {
+  const result = await verifier.verify(token, expectation);
+  if (!result.ok) throw new Error(`verifier refused the bench token: ${result.reason}`);
+}
+
+console.log(
+  `gate-verify bench · node ${process.version} · ${cpus()[0]?.model ?? "cpu"} · token ${token.length} bytes`,
+);
+console.log(
+  `verification, one operation in flight, median of ${ROUNDS} interleaved rounds of ${ROUND_SECONDS} s …`,
+);
+
+const rows = await measure([
+  {
+    name: "raw node:crypto Ed25519 verify (limit)",
+    async: false,
+    op: () => cryptoVerify(null, signingInput, nodeKey, signature),
+  },
+  {
+    name: "node:crypto + JWT parse",
+    async: false,
+    op: () => {
+      const [h, p, s] = token.split(".") as [string, string, string];
+      JSON.parse(Buffer.from(h, "base64url").toString());
+      JSON.parse(Buffer.from(p, "base64url").toString());
+      return cryptoVerify(null, Buffer.from(`${h}.${p}`), nodeKey, Buffer.from(s, "base64url"));
+    },
+  },
+  {
+    name: "jose jwtVerify, local key (uncached)",
+    async: true,
+    op: () =>
+      jose.jwtVerify(token, key.publicKey, {
+        algorithms: ["EdDSA"],
+        typ: "aifp-receipt+jwt",
+        issuer: api.url,
+        audience: MERCHANT,
+      }),
+  },
+  {
+    name: "gate verifier, token cache off",
+    async: true,
+    op: () => uncachedVerifier.verify(token, expectation),
+  },
+  { name: "gate verifier, cache hit", async: true, op: () => cachedVerifier.verify(token, expectation) },
+]);
+const limit = rows[0]!.opsPerSec;
+const nameWidth = Math.max(...rows.map((row) => row.name.length));
+console.log(`\n${"operation".padEnd(nameWidth)}  ${"ops/s".padStart(12)}  ${"× raw limit".padStart(11)}`);
+for (const row of rows) {
+  console.log(
+    `${row.name.padEnd(nameWidth)}  ${Math.round(row.opsPerSec).toLocaleString("en-US").padStart(12)}  ${(row.opsPerSec / limit).toFixed(2).padStart(11)}`,
+  );
+}
+
+// ------------------------------------------------------------------------------ added latency on loopback
+const app = express();
+app.set("env", "production");
+const handler: express.RequestHandler = (_req, res) => {
+  res.json({ ok: true });
+};
+const gateOptions = {
+  merchantId: MERCHANT,
+  tier: "standard",
+  resource: RESOURCE,
+  apiBaseUrl: api.url,
+  price: "0.01",
+};
+app.get("/plain", handler);
+app.get(
+  "/gated",
+  gate({ ...gateOptions, verifier: cachedVerifier, quotaStore: new MemoryQuotaStore() }),
+  handler,
+);
+app.get(
+  "/gated-uncached",
+  gate({ ...gateOptions, verifier: uncachedVerifier, quotaStore: new MemoryQuotaStore() }),
+  handler,
+);
+const server = await listen(app);
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+const target = new URL(server.url);
+
+function timedGet(path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const req = request(
+      { host: target.hostname, port: target.port, path, agent, headers: { "AIFP-Receipt": token } },
+      (res) => {
+        res.resume();
+        res.on("end", () => {
+          if (res.statusCode !== 200) reject(new Error(`${path} answered ${res.statusCode}`));
+          else resolve(Number(process.hrtime.bigint() - started) / 1000);
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+const variants = ["/plain", "/gated", "/gated-uncached"] as const;
+for (let i = 0; i < 200; i += 1) for (const path of variants) await timedGet(path); // warm-up
+const samples: Record<(typeof variants)[number], number[]> = {
+  "/plain": [],
+  "/gated": [],
+  "/gated-uncached": [],
+};
+console.log(
+  `\nlatency: ${REQUESTS.toLocaleString("en-US")} sequential keep-alive requests per variant, interleaved …`,
+);
+for (let i = 0; i < REQUESTS; i += 1) for (const path of variants) samples[path].push(await timedGet(path));
+for (const list of Object.values(samples)) list.sort((a, b) => a - b);
+const plain = { p50: percentile(samples["/plain"], 50), p99: percentile(samples["/plain"], 99) };
+console.log(
+  `\n${"variant".padEnd(34)}  ${"p50 µs".padStart(8)}  ${"p99 µs".padStart(8)}  ${"+p50 µs".padStart(8)}  ${"+p99 µs".padStart(8)}`,
+);
+const labels = {
+  "/plain": "plain Express handler",
+  "/gated": "gate (token cache hit)",
+  "/gated-uncached": "gate (token cache off)",
+} as const;
+for (const path of variants) {
+  const p50 = percentile(samples[path], 50);
+  const p99 = percentile(samples[path], 99);
+  console.log(
+    `${labels[path].padEnd(34)}  ${p50.toFixed(0).padStart(8)}  ${p99.toFixed(0).padStart(8)}  ${(p50 - plain.p50).toFixed(0).padStart(8)}  ${(p99 - plain.p99).toFixed(0).padStart(8)}`,
+  );
+}
+console.log("\n(client and server share this process; +p50/+p99 are the gate's added latency per request)");
+
+agent.destroy();
+await server.close();
+await api.close();

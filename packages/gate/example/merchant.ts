@@ -1,0 +1,149 @@
+/**
+ * Example merchant: an Express server selling two routes through `@tollgate/gate` (issue 4 "Merchant side";
+ * DESIGN.md §6, §11 "Every process prints the URLs it serves once it is ready").
+ *
+ * - `GET /v1/search?q=...`  tier `standard`, resource `/v1/search`
+ * - `GET /v1/premium-report` tier `premium`, resource `/v1/premium-report`
+ * - `GET /healthz` 200 once listening
+ *
+ * CLI: `pnpm --filter @tollgate/gate example` (or `tsx packages/gate/example/merchant.ts`) with
+ *   TOLLGATE_API_URL      Tollgate API base URL (receipt issuer), required
+ *   TOLLGATE_MERCHANT_ID  merchant id (mrch_...), required
+ *   MERCHANT_PORT         port, default 4021 (PORT is the API's, DESIGN.md §11)
+ *   MERCHANT_HOST         bind address, default 127.0.0.1
+ *   REDIS_URL             optional; quota counters go to Redis, and the server refuses to start without it
+ */
+import type { AddressInfo } from "node:net";
+import { pathToFileURL } from "node:url";
+import { ZMerchantIdRef } from "@tollgate/shared/aifp";
+import express from "express";
+import { z } from "zod";
+import { gate, type QuotaStore, RedisQuotaStore } from "../src/index";
+
+export const ZExampleMerchantEnv = z.object({
+  TOLLGATE_API_URL: z.url({ protocol: /^https?$/ }),
+  TOLLGATE_MERCHANT_ID: ZMerchantIdRef,
+  MERCHANT_PORT: z.coerce.number().int().min(0).max(65_535).default(4021),
+  MERCHANT_HOST: z.string().min(1).default("127.0.0.1"),
+  REDIS_URL: z.preprocess(
+    (value) => (value === "" ? undefined : value),
+    z.url({ protocol: /^rediss?$/ }).optional(),
+  ),
+});
+export type ExampleMerchantEnv = z.infer<typeof ZExampleMerchantEnv>;
+
+export interface ExampleMerchantOptions {
+  apiBaseUrl: string;
+  merchantId: string;
+  /** Default 0 (any free port). */
+  port?: number;
+  host?: string;
+  redisUrl?: string;
+  /** Fixed unit price instead of asking the API (offline use). */
+  price?: string;
+}
+
+export interface RunningExampleMerchant {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Builds and starts the example merchant; resolves once it listens. */
+export async function startExampleMerchant(options: ExampleMerchantOptions): Promise<RunningExampleMerchant> {
+  const host = options.host ?? "127.0.0.1";
+  const stores: QuotaStore[] = [];
+  let quotaStore: QuotaStore | undefined;
+  if (options.redisUrl) {
+    const redisStore = new RedisQuotaStore({ redis: options.redisUrl, merchantId: options.merchantId });
+    stores.push(redisStore);
+    try {
+      await redisStore.ready(); // configured Redis must work: no silent fallback to memory
+    } catch (error) {
+      await redisStore.close();
+      throw new Error(`REDIS_URL is set but Redis does not answer: ${String(error)}`);
+    }
+    quotaStore = redisStore;
+  }
+  const common = {
+    apiBaseUrl: options.apiBaseUrl,
+    merchantId: options.merchantId,
+    ...(quotaStore ? { quotaStore } : {}),
+    ...(options.price ? { price: options.price } : {}),
+  };
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.get("/healthz", (_req, res) => {
+    res.json({ ok: true });
+  });
+  app.get("/v1/search", gate({ ...common, tier: "standard" }), (req, res) => {
+    const q = typeof req.query.q === "string" ? req.query.q : "";
+    res.json({
+      query: q,
+      results: [
+        { title: `First result for "${q}"`, url: "https://example.com/1" },
+        { title: `Second result for "${q}"`, url: "https://example.com/2" },
+      ],
+      receipt_id: req.aifp?.receiptId,
+      quota_remaining: req.aifp?.remaining,
+    });
+  });
+  app.get("/v1/premium-report", gate({ ...common, tier: "premium" }), (req, res) => {
+    res.json({
+      report: "Premium market report",
+      generated_at: new Date().toISOString(),
+      receipt_id: req.aifp?.receiptId,
+      quota_remaining: req.aifp?.remaining,
+    });
+  });
+
+  const server = app.listen(options.port ?? 0, host);
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await Promise.all(stores.map((store) => store.close()));
+    },
+  };
+}
+
+async function main() {
+  const parsed = ZExampleMerchantEnv.safeParse(process.env);
+  if (!parsed.success) {
+    console.error(`example merchant: bad environment\n${z.prettifyError(parsed.error)}`);
+    process.exit(1);
+  }
+  const env = parsed.data;
+  const merchant = await startExampleMerchant({
+    apiBaseUrl: env.TOLLGATE_API_URL,
+    merchantId: env.TOLLGATE_MERCHANT_ID,
+    port: env.MERCHANT_PORT,
+    host: env.MERCHANT_HOST,
+    ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
+  });
+  console.log(
+    `example merchant ready at ${merchant.url} (paid: GET ${merchant.url}/v1/search?q=..., GET ${merchant.url}/v1/premium-report; quota in ${env.REDIS_URL ? "Redis" : "memory"})`,
+  );
+  const stop = () => {
+    merchant.close().then(() => process.exit(0));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error: unknown) => {
+    console.error(
+      `example merchant failed to start: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    process.exit(1);
+  });
+}

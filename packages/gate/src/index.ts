@@ -1,0 +1,44 @@
+/**
+ * `@tollgate/gate`: the merchant side of AIFP-1 (DESIGN.md §6; SPEC §1, §2.5, §5). Verify receipts against
+ * the Tollgate JWKS, meter their quota, and gate Express routes with 402 challenges.
+ */
+export {
+  buildChallenge,
+  defaultResource,
+  type GateContext,
+  type GateOptions,
+  gate,
+  refundOnFailure,
+  sendChallenge,
+  sendProblem,
+} from "./gate";
+export {
+  fixedPrice,
+  isUsdString,
+  type MerchantPriceSourceOptions,
+  merchantPriceSource,
+  type PriceSource,
+} from "./price";
+export {
+  MemoryQuotaStore,
+  type MemoryQuotaStoreOptions,
+  QUOTA_RETENTION_GRACE_SEC,
+  type QuotaResult,
+  type QuotaStore,
+  RedisQuotaStore,
+  type RedisQuotaStoreOptions,
+} from "./quota";
+export {
+  createReceiptVerifier,
+  type FetchLike,
+  isJwksUnavailable,
+  MAX_CLOCK_TOLERANCE_SEC,
+  MAX_RECEIPT_LENGTH,
+  type ReceiptExpectation,
+  type ReceiptFailureReason,
+  type ReceiptVerification,
+  type ReceiptVerifier,
+  type ReceiptVerifierOptions,
+  type ReceiptVerifierStats,
+  receiptClaimsProblem,
+} from "./verifier";

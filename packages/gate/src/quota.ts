@@ -1,0 +1,277 @@
+/**
+ * Quota metering per receipt (DESIGN.md §6 "Gate middleware", SPEC §2.5 claim `quota`; DESIGN.md §10
+ * "check-then-mark races"). A receipt's `quota` units are spent request by request; consuming is one atomic
+ * step (increment, compare, roll back when over), never a read followed by a write.
+ *
+ * Counters live until the receipt expires plus {@link QUOTA_RETENTION_GRACE_SEC}, which must exceed the
+ * verifier's clock tolerance (at most 60 s): a counter that vanished while the receipt still verifies would
+ * hand out its quota again.
+ */
+import { createHash } from "node:crypto";
+import { AppError } from "@tollgate/shared/errors";
+import { Redis, type RedisOptions } from "ioredis";
+
+/** Seconds a counter outlives its receipt's `exp`; larger than the maximum clock tolerance (60 s). */
+export const QUOTA_RETENTION_GRACE_SEC = 120;
+
+export interface QuotaResult {
+  /** True when the units were taken. */
+  ok: boolean;
+  /** Units left on the receipt after this call (unchanged when `ok` is false). */
+  remaining: number;
+}
+
+/**
+ * Where receipt usage is counted. Implementations must make `consume` atomic across every process that
+ * shares the store, and must throw (never silently succeed) when they cannot reach their backing storage.
+ */
+export interface QuotaStore {
+  /**
+   * Takes `units` from the receipt's `quota` if that many are left. `expiresAtSec` is the receipt's `exp`
+   * (Unix seconds); the counter is kept at least until then.
+   */
+  consume(receiptId: string, quota: number, units: number, expiresAtSec: number): Promise<QuotaResult>;
+  /** Gives `units` back (the call they paid for failed). Never goes below zero used; unknown ids are ignored. */
+  refund(receiptId: string, units: number): Promise<void>;
+  /** Releases connections and timers. */
+  close(): Promise<void>;
+}
+
+function checkArguments(quota: number, units: number, expiresAtSec: number) {
+  if (!Number.isSafeInteger(quota) || quota < 0) throw new TypeError("quota must be a non-negative integer");
+  if (!Number.isSafeInteger(units) || units < 1) throw new TypeError("units must be a positive integer");
+  if (!Number.isSafeInteger(expiresAtSec)) throw new TypeError("expiresAtSec must be an integer");
+}
+
+export interface MemoryQuotaStoreOptions {
+  /** Most receipts tracked at once. Default 100,000. */
+  maxEntries?: number;
+  /** Clock in ms, for tests. */
+  now?: () => number;
+}
+
+/**
+ * In-process quota store for a single server (DESIGN.md §2 "single-machine default"). Consuming is
+ * synchronous JavaScript, hence atomic within the process. Expired counters are swept; when the store is full
+ * of live receipts it refuses new ones with `service_unavailable` rather than forgetting a live counter
+ * (forgetting would hand out that receipt's quota again). Each entry costs the agent at least the minimum
+ * payment, so filling it is expensive.
+ */
+export class MemoryQuotaStore implements QuotaStore {
+  readonly #entries = new Map<string, { used: number; keepUntilMs: number }>();
+  readonly #maxEntries: number;
+  readonly #now: () => number;
+  #insertsSinceSweep = 0;
+
+  constructor(options: MemoryQuotaStoreOptions = {}) {
+    this.#maxEntries = options.maxEntries ?? 100_000;
+    this.#now = options.now ?? Date.now;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  #sweep() {
+    const at = this.#now();
+    for (const [id, entry] of this.#entries) if (entry.keepUntilMs <= at) this.#entries.delete(id);
+    this.#insertsSinceSweep = 0;
+  }
+
+  async consume(receiptId: string, quota: number, units: number, expiresAtSec: number): Promise<QuotaResult> {
+    checkArguments(quota, units, expiresAtSec);
+    let entry = this.#entries.get(receiptId);
+    if (entry && entry.keepUntilMs <= this.#now()) {
+      this.#entries.delete(receiptId);
+      entry = undefined;
+    }
+    if (!entry) {
+      if (this.#entries.size >= this.#maxEntries || this.#insertsSinceSweep >= 1000) this.#sweep();
+      if (this.#entries.size >= this.#maxEntries) {
+        throw new AppError("service_unavailable", "quota store is full");
+      }
+      entry = { used: 0, keepUntilMs: (expiresAtSec + QUOTA_RETENTION_GRACE_SEC) * 1000 };
+      this.#entries.set(receiptId, entry);
+      this.#insertsSinceSweep += 1;
+    }
+    if (entry.used + units > quota) return { ok: false, remaining: Math.max(quota - entry.used, 0) };
+    entry.used += units;
+    return { ok: true, remaining: quota - entry.used };
+  }
+
+  async refund(receiptId: string, units: number): Promise<void> {
+    const entry = this.#entries.get(receiptId);
+    if (entry) entry.used = Math.max(entry.used - units, 0);
+  }
+
+  async close(): Promise<void> {
+    this.#entries.clear();
+  }
+}
+
+/**
+ * KEYS[1] counter of used units; ARGV quota, units, keep-until (ms since epoch).
+ * Returns {1, remaining} when taken, {0, remaining} when refused (the increment is rolled back).
+ */
+const CONSUME_SCRIPT = `
+local quota = tonumber(ARGV[1])
+local units = tonumber(ARGV[2])
+local used = redis.call('INCRBY', KEYS[1], units)
+redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+if used > quota then
+  used = redis.call('DECRBY', KEYS[1], units)
+  local left = quota - used
+  if left < 0 then left = 0 end
+  return {0, left}
+end
+return {1, quota - used}
+`;
+
+/** KEYS[1] counter; ARGV units. Decrements without going below zero; missing keys stay missing. */
+const REFUND_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+local used = redis.call('DECRBY', KEYS[1], ARGV[1])
+if used < 0 then
+  redis.call('SET', KEYS[1], 0, 'KEEPTTL')
+  used = 0
+end
+return used
+`;
+
+function sha1(text: string): string {
+  return createHash("sha1").update(text).digest("hex");
+}
+
+export interface RedisQuotaStoreOptions {
+  /** Either a Redis URL (the store owns the connection) or an ioredis client (the caller owns it). */
+  redis: string | Redis;
+  /** Counters are keyed `{keyPrefix}{merchantId}:{receiptId}`, so merchants sharing a Redis never collide. */
+  merchantId: string;
+  /** Default `tollgate:quota:`. */
+  keyPrefix?: string;
+  /** Every Redis call fails after this long (the gate then answers 503). Default 2,000 ms. */
+  commandTimeoutMs?: number;
+  /** Extra ioredis options when `redis` is a URL. */
+  redisOptions?: RedisOptions;
+}
+
+/**
+ * Redis quota store shared by every gate process of a merchant (DESIGN.md §2 production: `REDIS_URL`).
+ * One Lua script increments, compares with the quota, rolls back when over, and sets `PEXPIREAT` at the
+ * receipt's expiry (+ {@link QUOTA_RETENTION_GRACE_SEC}). When Redis is unreachable every call throws
+ * `service_unavailable`; it never falls back to memory, which would let each process spend the quota again.
+ *
+ * Clients created from a URL use `enableOfflineQueue: false` so commands fail at once while disconnected
+ * instead of running late (a consume executed after we answered 503 would charge the agent for nothing); the
+ * first connection is waited for, up to `commandTimeoutMs`. Call `ready()` at startup to fail fast on a wrong
+ * `REDIS_URL`. A client passed in is used as configured by its owner (prefer the same two settings).
+ */
+export class RedisQuotaStore implements QuotaStore {
+  readonly #redis: Redis;
+  readonly #ownsClient: boolean;
+  readonly #prefix: string;
+  readonly #timeoutMs: number;
+  readonly #consumeSha = sha1(CONSUME_SCRIPT);
+  readonly #refundSha = sha1(REFUND_SCRIPT);
+
+  constructor(options: RedisQuotaStoreOptions) {
+    this.#timeoutMs = options.commandTimeoutMs ?? 2_000;
+    if (typeof options.redis === "string") {
+      this.#redis = new Redis(options.redis, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        connectTimeout: this.#timeoutMs,
+        commandTimeout: this.#timeoutMs,
+        lazyConnect: false,
+        ...options.redisOptions,
+      });
+      // Errors surface through the commands that fail; without a listener ioredis would log each retry.
+      this.#redis.on("error", () => undefined);
+      this.#ownsClient = true;
+    } else {
+      this.#redis = options.redis;
+      this.#ownsClient = false;
+    }
+    this.#prefix = `${options.keyPrefix ?? "tollgate:quota:"}${options.merchantId}:`;
+  }
+
+  /** Resolves once Redis answers PING; rejects with `service_unavailable` otherwise. For startup checks. */
+  async ready(): Promise<void> {
+    const redis = this.#redis;
+    if (redis.status !== "ready") {
+      await this.#guard(
+        new Promise<void>((resolve, reject) => {
+          const settle = (error?: unknown) => {
+            redis.off("ready", onReady);
+            redis.off("error", onError);
+            if (error === undefined) resolve();
+            else reject(error);
+          };
+          const onReady = () => settle();
+          const onError = (error: unknown) => settle(error ?? new Error("redis error"));
+          redis.once("ready", onReady);
+          redis.once("error", onError);
+          if (redis.status === "wait") redis.connect().catch(onError);
+        }),
+      );
+    }
+    await this.#guard(redis.ping());
+  }
+
+  async #guard<T>(operation: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`redis call timed out after ${this.#timeoutMs} ms`)),
+        this.#timeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([operation, timeout]);
+    } catch (error) {
+      throw new AppError("service_unavailable", "quota store unavailable", { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #script(sha: string, script: string, key: string, args: (string | number)[]): Promise<unknown> {
+    try {
+      return await this.#redis.evalsha(sha, 1, key, ...args);
+    } catch (error) {
+      if (error instanceof Error && error.message.startsWith("NOSCRIPT")) {
+        return await this.#redis.eval(script, 1, key, ...args);
+      }
+      throw error;
+    }
+  }
+
+  /** The first connection is waited for (bounded); a lost connection fails at once. */
+  async #connected(): Promise<void> {
+    const status = this.#redis.status;
+    if (status === "wait" || status === "connecting" || status === "connect") await this.ready();
+  }
+
+  async consume(receiptId: string, quota: number, units: number, expiresAtSec: number): Promise<QuotaResult> {
+    checkArguments(quota, units, expiresAtSec);
+    await this.#connected();
+    const keepUntilMs = (expiresAtSec + QUOTA_RETENTION_GRACE_SEC) * 1000;
+    const reply = await this.#guard(
+      this.#script(this.#consumeSha, CONSUME_SCRIPT, this.#prefix + receiptId, [quota, units, keepUntilMs]),
+    );
+    if (!Array.isArray(reply) || reply.length !== 2) {
+      throw new AppError("service_unavailable", "quota store gave an unexpected reply");
+    }
+    return { ok: reply[0] === 1, remaining: Number(reply[1]) };
+  }
+
+  async refund(receiptId: string, units: number): Promise<void> {
+    if (!Number.isSafeInteger(units) || units < 1) throw new TypeError("units must be a positive integer");
+    await this.#connected();
+    await this.#guard(this.#script(this.#refundSha, REFUND_SCRIPT, this.#prefix + receiptId, [units]));
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsClient) this.#redis.disconnect();
+  }
+}

@@ -1,0 +1,443 @@
+/**
+ * Stateless receipt verification for the merchant side (DESIGN.md §6 "Receipt" and "Gate middleware";
+ * SPEC §2.5, §5 "Receipt verification"; reliability checklist B3).
+ *
+ * A receipt is a compact JWS signed by Tollgate with Ed25519. It is accepted only when:
+ * - the protected header has `alg: "EdDSA"` (pinned; `none`, HS*, RS*, ES* are refused before any key
+ *   lookup), `typ: "aifp-receipt+jwt"` and a `kid`, and carries none of `jku`, `x5u`, `jwk`, `x5c` (we never
+ *   follow key URLs or trust embedded keys: RFC 8725 §3.10);
+ * - the signature verifies with the key of that `kid` from the issuer's JWKS (fetched with jose's
+ *   `createRemoteJWKSet`: cached, an unknown `kid` refetches at most once per cooldown);
+ * - `iss` is the Tollgate base URL, `aud` the merchant id of the gate, `exp` in the future and `nbf` (if any)
+ *   in the past, with an explicit clock tolerance of at most 60 s;
+ * - the claims have the shape of {@link ReceiptClaims}, `scope` equals the gate's resource and `tier` the
+ *   gate's tier (when given).
+ *
+ * Verified tokens are kept in a bounded LRU until their `exp` so repeated calls with the same receipt skip
+ * the signature check ("cache hit"); a hit still checks audience, scope, tier, expiry and that the signing
+ * key is still published.
+ */
+import { RECEIPT_ALGORITHM, RECEIPT_JWT_TYPE, type ReceiptClaims } from "@tollgate/shared/aifp";
+import { AppError } from "@tollgate/shared/errors";
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  customFetch,
+  decodeProtectedHeader,
+  errors,
+  type JSONWebKeySet,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  jwtVerify,
+} from "jose";
+
+/** Largest clock skew we accept between Tollgate and the merchant (checklist B3). */
+export const MAX_CLOCK_TOLERANCE_SEC = 60;
+/** Receipts longer than this are refused before any parsing (header-size abuse). */
+export const MAX_RECEIPT_LENGTH = 4096;
+
+/** Why a receipt was refused; stable strings, shown to agents in the 402 `detail`. */
+export type ReceiptFailureReason =
+  | "malformed"
+  | "alg_not_allowed"
+  | "typ_mismatch"
+  | "kid_missing"
+  | "header_not_allowed"
+  | "kid_unknown"
+  | "signature_invalid"
+  | "issuer_mismatch"
+  | "audience_mismatch"
+  | "expired"
+  | "not_yet_valid"
+  | "claims_invalid"
+  | "scope_mismatch"
+  | "tier_mismatch";
+
+/** What a gate expects of a receipt besides a valid signature. */
+export interface ReceiptExpectation {
+  /** The gate's merchant id; must equal `aud`. */
+  merchantId: string;
+  /** The gate's resource; must equal the `scope` claim. */
+  resource: string;
+  /** The gate's tier; when given, must equal the `tier` claim. */
+  tier?: string;
+}
+
+export type ReceiptVerification =
+  | {
+      ok: true;
+      claims: ReceiptClaims;
+      /** `kid` of the key that signed the receipt. */
+      kid: string;
+      /** `cache`: served from the verified-token cache; `verified`: the signature was checked now. */
+      source: "cache" | "verified";
+    }
+  | { ok: false; reason: ReceiptFailureReason; detail: string };
+
+export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
+
+export interface ReceiptVerifierOptions {
+  /** Expected `iss`: the Tollgate API base URL (a trailing `/` is ignored). */
+  issuer: string;
+  /** The issuer's JWKS URL, normally `{issuer}/.well-known/jwks.json`. */
+  jwksUrl: string;
+  /** Fetch used for the JWKS (tests, proxies, SSRF-safe clients). Default: global `fetch`. */
+  fetchImpl?: FetchLike;
+  /** Bound of the verified-token cache; 0 disables it. Default 10,000. */
+  cacheMaxEntries?: number;
+  /** Clock skew tolerance for `exp`/`nbf`, 0 to 60 s. Default 30. */
+  clockToleranceSec?: number;
+  /** How long fetched keys are used before a refetch (jose `cacheMaxAge`). Default 10 min. */
+  jwksCacheMaxAgeMs?: number;
+  /** Minimum time between refetches caused by an unknown `kid` (jose `cooldownDuration`). Default 30 s. */
+  jwksCooldownMs?: number;
+  /** JWKS fetch timeout (jose `timeoutDuration`). Default 5 s. */
+  jwksTimeoutMs?: number;
+  /**
+   * While the JWKS endpoint fails, keys from the last good fetch keep verifying for this long after that fetch.
+   * Default 24 h. After it, and with nothing cached at all, verification throws `jwks_unavailable`.
+   */
+  jwksStaleIfErrorMs?: number;
+  /** After a failed JWKS fetch, stale keys are used without retrying for this long. Default 5 s. */
+  jwksRetryAfterErrorMs?: number;
+  /** Clock in ms, for tests. Default `Date.now`. */
+  now?: () => number;
+}
+
+export interface ReceiptVerifierStats {
+  cacheHits: number;
+  verified: number;
+  refused: number;
+  cacheSize: number;
+  jwksFetches: number;
+  jwksFetchFailures: number;
+}
+
+/** Verifies `AIFP-Receipt` tokens; see the module comment for the rules. */
+export interface ReceiptVerifier {
+  readonly issuer: string;
+  readonly jwksUrl: string;
+  /**
+   * Resolves with the claims or a typed refusal. Rejects with an {@link AppError} of code `jwks_unavailable`
+   * when the keys cannot be obtained (JWKS unreachable and nothing usable cached): callers must fail closed.
+   */
+  verify(token: string, expect: ReceiptExpectation): Promise<ReceiptVerification>;
+  stats(): ReceiptVerifierStats;
+  /** Drops every verified token (not the keys). */
+  clearTokenCache(): void;
+}
+
+interface CachedToken {
+  claims: ReceiptClaims;
+  kid: string;
+  /** ms; the entry is dropped from then on. */
+  expiresAtMs: number;
+}
+
+const REFUSED_HEADER_PARAMS = ["jku", "x5u", "jwk", "x5c"] as const;
+
+function refuse(reason: ReceiptFailureReason, detail: string): ReceiptVerification {
+  return { ok: false, reason, detail };
+}
+
+/** True when `error` means "the keys could not be obtained" rather than "this token is bad". */
+function isKeyLookupVerdict(error: unknown): boolean {
+  return (
+    error instanceof errors.JWKSNoMatchingKey ||
+    error instanceof errors.JWKSMultipleMatchingKeys ||
+    error instanceof errors.JOSENotSupported
+  );
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === "string";
+}
+
+function isNonNegativeInteger(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** Checks the payload has every {@link ReceiptClaims} member with its type; returns the first problem. */
+export function receiptClaimsProblem(payload: JWTPayload): string | undefined {
+  const p = payload as Record<string, unknown>;
+  const strings = [
+    "iss",
+    "aud",
+    "sub",
+    "jti",
+    "quote_id",
+    "resource",
+    "scope",
+    "tier",
+    "amount",
+    "asset",
+    "network",
+    "tx_ref",
+    "economics_profile",
+  ] as const;
+  for (const name of strings) {
+    if (!isString(p[name]) || p[name] === "") return `claim ${name} must be a non-empty string`;
+  }
+  const integers = ["iat", "exp", "quota", "chain_id", "log_index", "confirmations"] as const;
+  for (const name of integers) {
+    if (!isNonNegativeInteger(p[name])) return `claim ${name} must be a non-negative integer`;
+  }
+  return undefined;
+}
+
+function translateJoseError(error: unknown): ReceiptVerification | undefined {
+  if (error instanceof errors.JWTExpired) return refuse("expired", "receipt expired");
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    switch (error.claim) {
+      case "iss":
+        return refuse("issuer_mismatch", "receipt was not issued by this gate's Tollgate API");
+      case "aud":
+        return refuse("audience_mismatch", "receipt was issued for another merchant");
+      case "nbf":
+        return refuse("not_yet_valid", "receipt is not valid yet (nbf)");
+      case "typ":
+        return refuse("typ_mismatch", `token typ must be ${RECEIPT_JWT_TYPE}`);
+      default:
+        return refuse("claims_invalid", `claim ${error.claim} ${error.reason.replaceAll("_", " ")}`);
+    }
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) {
+    return refuse("alg_not_allowed", `only ${RECEIPT_ALGORITHM} receipts are accepted`);
+  }
+  if (error instanceof errors.JWKSNoMatchingKey) {
+    return refuse("kid_unknown", "receipt signing key is not published by the issuer");
+  }
+  if (error instanceof errors.JWKSMultipleMatchingKeys) {
+    return refuse("kid_unknown", "more than one published key matches the receipt kid");
+  }
+  if (error instanceof errors.JWSSignatureVerificationFailed) {
+    return refuse("signature_invalid", "receipt signature does not verify");
+  }
+  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) {
+    return refuse("malformed", "receipt is not a well-formed JWT");
+  }
+  return undefined;
+}
+
+/**
+ * Creates a receipt verifier bound to one issuer and its JWKS (DESIGN.md §6, SPEC §5, checklist B3).
+ * One verifier serves any number of merchants: the audience is given per call.
+ */
+export function createReceiptVerifier(options: ReceiptVerifierOptions): ReceiptVerifier {
+  const issuer = options.issuer.replace(/\/+$/, "");
+  const clockToleranceSec = options.clockToleranceSec ?? 30;
+  if (!(clockToleranceSec >= 0 && clockToleranceSec <= MAX_CLOCK_TOLERANCE_SEC)) {
+    throw new TypeError(`clockToleranceSec must be between 0 and ${MAX_CLOCK_TOLERANCE_SEC}`);
+  }
+  const cacheMaxEntries = options.cacheMaxEntries ?? 10_000;
+  if (!Number.isSafeInteger(cacheMaxEntries) || cacheMaxEntries < 0) {
+    throw new TypeError("cacheMaxEntries must be a non-negative integer");
+  }
+  const staleIfErrorMs = options.jwksStaleIfErrorMs ?? 24 * 60 * 60 * 1000;
+  const retryAfterErrorMs = options.jwksRetryAfterErrorMs ?? 5_000;
+  const now = options.now ?? Date.now;
+  const baseFetch: FetchLike = options.fetchImpl ?? ((input, init) => fetch(input, init));
+  const jwksUrl = new URL(options.jwksUrl);
+
+  const counters = { cacheHits: 0, verified: 0, refused: 0, jwksFetches: 0, jwksFetchFailures: 0 };
+  /** Key ids of the last JWKS document we received; `undefined` until the first good fetch. */
+  let publishedKids: Set<string> | undefined;
+  let lastGoodFetchAt = Number.NEGATIVE_INFINITY;
+  let lastFailureAt = Number.NEGATIVE_INFINITY;
+  /** Local key set built from the last good document, used while the endpoint fails. */
+  let staleKeys: { generation: number; getKey: ReturnType<typeof createLocalJWKSet> } | undefined;
+  let generation = 0;
+
+  // Our fetch wrapper sees every JWKS document jose receives: it records which kids are published (so a
+  // cache hit can tell that its key was retired) and when the last good fetch happened.
+  const observingFetch = async (input: string | URL, init?: RequestInit): Promise<Response> => {
+    counters.jwksFetches += 1;
+    let response: Response;
+    try {
+      response = await baseFetch(input, { ...init, redirect: "manual" });
+    } catch (error) {
+      counters.jwksFetchFailures += 1;
+      lastFailureAt = now();
+      throw error;
+    }
+    if (response.status !== 200) {
+      counters.jwksFetchFailures += 1;
+      lastFailureAt = now();
+      return response; // jose refuses non-200 itself
+    }
+    const text = await response.text();
+    try {
+      const parsed = JSON.parse(text) as { keys?: unknown };
+      if (Array.isArray(parsed.keys)) {
+        publishedKids = new Set(
+          parsed.keys.flatMap((key: unknown) =>
+            key && typeof key === "object" && isString((key as { kid?: unknown }).kid)
+              ? [(key as { kid: string }).kid]
+              : [],
+          ),
+        );
+        lastGoodFetchAt = now();
+        generation += 1;
+      }
+    } catch {
+      counters.jwksFetchFailures += 1;
+      lastFailureAt = now();
+    }
+    return new Response(text, { status: response.status, headers: response.headers });
+  };
+
+  const remote = createRemoteJWKSet(jwksUrl, {
+    cacheMaxAge: options.jwksCacheMaxAgeMs ?? 10 * 60 * 1000,
+    cooldownDuration: options.jwksCooldownMs ?? 30_000,
+    timeoutDuration: options.jwksTimeoutMs ?? 5_000,
+    [customFetch]: observingFetch,
+  });
+
+  function staleGetKey(): ReturnType<typeof createLocalJWKSet> | undefined {
+    if (now() - lastGoodFetchAt > staleIfErrorMs) return undefined;
+    const jwks = remote.jwks() as JSONWebKeySet | undefined;
+    if (!jwks) return undefined;
+    if (!staleKeys || staleKeys.generation !== generation) {
+      staleKeys = { generation, getKey: createLocalJWKSet(jwks) };
+    }
+    return staleKeys.getKey;
+  }
+
+  const getKey: JWTVerifyGetKey = async (header, token) => {
+    // Endpoint failing recently and jose would refetch: go straight to the keys we have.
+    if (!remote.fresh && now() - lastFailureAt < retryAfterErrorMs) {
+      const stale = staleGetKey();
+      if (stale) return stale(header, token);
+    }
+    try {
+      return await remote(header, token);
+    } catch (error) {
+      if (isKeyLookupVerdict(error)) throw error;
+      const stale = staleGetKey();
+      if (stale) return stale(header, token);
+      throw new AppError("jwks_unavailable", "receipt signing keys could not be fetched", { cause: error });
+    }
+  };
+
+  const tokenCache = new Map<string, CachedToken>();
+
+  function remember(token: string, entry: CachedToken) {
+    if (cacheMaxEntries === 0) return;
+    if (tokenCache.size >= cacheMaxEntries) {
+      // Drop expired entries first, then the least recently used ones (Map keeps insertion order).
+      const at = now();
+      for (const [key, value] of tokenCache) if (value.expiresAtMs <= at) tokenCache.delete(key);
+      for (const key of tokenCache.keys()) {
+        if (tokenCache.size < cacheMaxEntries) break;
+        tokenCache.delete(key);
+      }
+    }
+    tokenCache.set(token, entry);
+  }
+
+  function checkExpectation(
+    claims: ReceiptClaims,
+    kid: string,
+    expect: ReceiptExpectation,
+    source: "cache" | "verified",
+  ): ReceiptVerification {
+    // For cache hits the audience is re-checked here: one verifier may serve several merchants.
+    if (claims.aud !== expect.merchantId) {
+      return refuse("audience_mismatch", "receipt was issued for another merchant");
+    }
+    if (claims.scope !== expect.resource) {
+      return refuse(
+        "scope_mismatch",
+        `receipt is scoped to ${JSON.stringify(claims.scope)}, this resource is ${JSON.stringify(expect.resource)}`,
+      );
+    }
+    if (expect.tier !== undefined && claims.tier !== expect.tier) {
+      return refuse(
+        "tier_mismatch",
+        `receipt is for tier ${claims.tier}, this resource is on tier ${expect.tier}`,
+      );
+    }
+    return { ok: true, claims, kid, source };
+  }
+
+  async function verifyUncached(token: string, expect: ReceiptExpectation): Promise<ReceiptVerification> {
+    let header: ReturnType<typeof decodeProtectedHeader>;
+    try {
+      header = decodeProtectedHeader(token);
+    } catch {
+      return refuse("malformed", "receipt is not a well-formed JWT");
+    }
+    if (token.split(".").length !== 3) return refuse("malformed", "receipt must be a compact JWS");
+    if (header.alg !== RECEIPT_ALGORITHM) {
+      return refuse("alg_not_allowed", `only ${RECEIPT_ALGORITHM} receipts are accepted`);
+    }
+    if (!isString(header.typ) || header.typ.toLowerCase() !== RECEIPT_JWT_TYPE) {
+      return refuse("typ_mismatch", `token typ must be ${RECEIPT_JWT_TYPE}`);
+    }
+    if (!isString(header.kid) || header.kid === "") return refuse("kid_missing", "receipt header has no kid");
+    for (const name of REFUSED_HEADER_PARAMS) {
+      if (name in header) return refuse("header_not_allowed", `receipt header must not carry ${name}`);
+    }
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, getKey, {
+        algorithms: [RECEIPT_ALGORITHM],
+        typ: RECEIPT_JWT_TYPE,
+        issuer,
+        audience: expect.merchantId,
+        clockTolerance: clockToleranceSec,
+        requiredClaims: ["iss", "aud", "sub", "jti", "iat", "exp"],
+        currentDate: new Date(now()),
+      }));
+    } catch (error) {
+      const refusal = translateJoseError(error);
+      if (refusal) return refusal;
+      throw error; // jwks_unavailable and anything unexpected: the caller fails closed
+    }
+    const problem = receiptClaimsProblem(payload);
+    if (problem) return refuse("claims_invalid", problem);
+    const claims = payload as unknown as ReceiptClaims;
+    const kid = header.kid;
+    remember(token, { claims, kid, expiresAtMs: (claims.exp + clockToleranceSec) * 1000 });
+    return checkExpectation(claims, kid, expect, "verified");
+  }
+
+  return {
+    issuer,
+    jwksUrl: jwksUrl.href,
+    async verify(token, expect) {
+      if (token.length > MAX_RECEIPT_LENGTH) {
+        counters.refused += 1;
+        return refuse("malformed", `receipt longer than ${MAX_RECEIPT_LENGTH} characters`);
+      }
+      const cached = tokenCache.get(token);
+      if (cached) {
+        const kidStillPublished = !publishedKids || publishedKids.has(cached.kid);
+        if (cached.expiresAtMs > now() && kidStillPublished) {
+          // Keep the key set moving while only cache hits arrive, so retirements are noticed.
+          if (!remote.fresh && !remote.reloading && now() - lastFailureAt >= retryAfterErrorMs) {
+            remote.reload().catch(() => undefined);
+          }
+          tokenCache.delete(token);
+          tokenCache.set(token, cached);
+          counters.cacheHits += 1;
+          const result = checkExpectation(cached.claims, cached.kid, expect, "cache");
+          if (!result.ok) counters.refused += 1;
+          return result;
+        }
+        tokenCache.delete(token);
+      }
+      const result = await verifyUncached(token, expect);
+      if (result.ok) counters.verified += 1;
+      else counters.refused += 1;
+      return result;
+    },
+    stats: () => ({ ...counters, cacheSize: tokenCache.size }),
+    clearTokenCache: () => tokenCache.clear(),
+  };
+}
+
+/** True for the error {@link ReceiptVerifier.verify} throws when no keys can be obtained (answer 503). */
+export function isJwksUnavailable(error: unknown): error is AppError {
+  return error instanceof AppError && error.code === "jwks_unavailable";
+}
