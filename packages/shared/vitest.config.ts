@@ -1,3 +1,3 @@
 import { defineConfig } from "vitest/config";
 
-export default defineConfig({ test: { name: "shared", include: ["src/**/*.test.ts"] } });
+export default defineConfig({ test: { name: "shared", include: ["src/**/*.test.ts"], testTimeout: 60_000 } });

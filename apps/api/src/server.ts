@@ -32,7 +32,8 @@ export async function startApi(env: Env, log: Logger): Promise<RunningApi> {
   } catch (error) {
     await deps.close();
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE") throw new PortBusyError(`port ${env.port} on ${env.host} is busy; set PORT`, { cause: error });
+    if (code === "EADDRINUSE")
+      throw new PortBusyError(`port ${env.port} on ${env.host} is busy; set PORT`, { cause: error });
     throw error;
   }
   let closing: Promise<void> | undefined;

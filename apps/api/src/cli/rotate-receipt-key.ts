@@ -1,13 +1,25 @@
 /**
- * `pnpm keys:rotate`: adds a new active receipt signing key and retires the current one. Running API
- * processes pick the new key up within seconds; the retired key stays in the JWKS for its grace period
+ * `pnpm keys:rotate [--lead-seconds N]`: publishes a new receipt signing key that starts signing after the
+ * lead (default 60 s, longer than verifiers' refetch cooldown), when the current key retires. Running API
+ * processes pick the change up within seconds; the retired key stays in the JWKS for its grace period
  * (longest receipt lifetime + one JWKS cache lifetime), so receipts already issued keep verifying.
+ * `--lead-seconds 0` is for replacing a compromised key.
  */
+import { parseArgs } from "node:util";
 import { loadEnv } from "../env";
-import { rotateReceiptKey } from "../services/keys/receipt-keys";
+import { DEFAULT_ACTIVATION_LEAD_SECONDS, rotateReceiptKey } from "../services/keys/receipt-keys";
 
+const { values } = parseArgs({ options: { "lead-seconds": { type: "string" } } });
+const lead = Number(values["lead-seconds"] ?? DEFAULT_ACTIVATION_LEAD_SECONDS);
+if (!Number.isInteger(lead) || lead < 0) {
+  console.error("--lead-seconds must be a whole number of seconds >= 0");
+  process.exit(2);
+}
 const env = loadEnv();
-const { kid, retired } = await rotateReceiptKey(env.receiptKeysFile, new Date());
+const { kid, activatesAt, retired } = await rotateReceiptKey(env.receiptKeysFile, new Date(), lead);
 const graceHours = (env.receipts.ttlSeconds + env.receipts.jwksCacheSeconds) / 3600;
-console.log(`new receipt signing key ${kid} is active (${env.receiptKeysFile})`);
-for (const old of retired) console.log(`retired ${old}: still published for ${graceHours.toFixed(1)} h`);
+console.log(
+  `new receipt signing key ${kid} is published; it signs from ${activatesAt.toISOString()} (${env.receiptKeysFile})`,
+);
+for (const old of retired)
+  console.log(`retiring ${old} then; it stays published for ${graceHours.toFixed(1)} h after`);

@@ -16,7 +16,7 @@ export async function signReceipt(
   keys: ReceiptKeyStore,
   claims: ReceiptClaims,
 ): Promise<{ token: string; kid: string }> {
-  const key = await keys.active();
+  const key = await keys.active(new Date(claims.iat * 1000));
   const { iss, aud, sub, jti, iat, exp, ...rest } = claims;
   const token = await new SignJWT({ ...rest })
     .setProtectedHeader({ alg: RECEIPT_ALGORITHM, typ: RECEIPT_JWT_TYPE, kid: key.kid })
@@ -36,7 +36,7 @@ export async function signSettlementCall(
   issuer: string,
   issuedAt: Date,
 ): Promise<string> {
-  const key = await keys.active();
+  const key = await keys.active(issuedAt);
   return new SignJWT({ ...claims })
     .setProtectedHeader({ alg: RECEIPT_ALGORITHM, typ: SETTLEMENT_CALL_JWS_TYPE, kid: key.kid })
     .setIssuer(issuer)

@@ -2,6 +2,7 @@
  * Starts the real API on a loopback port with an isolated database (PGlite, or a fresh PostgreSQL database
  * when TEST_DATABASE_URL is set). Tests talk to it over real HTTP.
  */
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { DatabaseHandle, DatabaseKind } from "@tollgate/db";
 import { createTestDatabase } from "@tollgate/db/testing";
@@ -40,10 +41,15 @@ export async function startTestApi(
 ): Promise<TestApi> {
   // A shared database (a second API instance over the same data) is left open for its owner to close.
   const db = options.db ?? (await createTestDatabase(kind));
+  // Bind first, so BASE_URL (the receipt issuer) names the real port.
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const env = loadEnv({
     NODE_ENV: "test",
     LOG_LEVEL: "silent",
     PORT: "0",
+    BASE_URL: baseUrl,
     SERVE_CONSOLE: "false",
     ...envOverrides,
   });
@@ -51,9 +57,7 @@ export async function startTestApi(
     db,
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  const server = createApp(deps).listen(0, "127.0.0.1");
-  await new Promise<void>((resolve) => server.once("listening", resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server.on("request", createApp(deps));
   return {
     baseUrl,
     deps,

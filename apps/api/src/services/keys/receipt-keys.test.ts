@@ -42,16 +42,21 @@ describe("receipt signing keys", () => {
     expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
-  it("rotation: old and new receipts verify during the grace period; the old key leaves the JWKS after it", async () => {
+  it("rotation publishes the new key before it signs, and old and new receipts verify during the grace", async () => {
     const path = join(dir, "rotation.json");
     const t0 = new Date("2026-11-22T00:00:00Z");
     await ensureReceiptKeyFile(path, t0);
     const store = fileReceiptKeyStore(path, { graceMs: 3_600_000, reloadMs: 0 });
     const before = await signReceipt(store, claims("rcpt_old", t0));
 
-    const { kid, retired } = await rotateReceiptKey(path, new Date(t0.getTime() + 1000));
+    const { kid, retired } = await rotateReceiptKey(path, new Date(t0.getTime() + 1000), 60);
     expect(retired).toEqual([before.kid]);
-    const after = await signReceipt(store, claims("rcpt_new", t0));
+    // Inside the lead: the new key is already published, the old one still signs.
+    const t30 = new Date(t0.getTime() + 31_000);
+    expect(store.publicJwks(t30).map((key) => key.kid)).toEqual([before.kid, kid]);
+    expect((await signReceipt(store, claims("rcpt_lead", t30))).kid).toBe(before.kid);
+    const t1 = new Date(t0.getTime() + 61_000);
+    const after = await signReceipt(store, claims("rcpt_new", t1));
     expect(after.kid).toBe(kid);
     expect(after.kid).not.toBe(before.kid);
 

@@ -1,7 +1,9 @@
 /**
  * Receipt signing keys (DESIGN.md §6, §9): Ed25519, persisted in a key file (generated into the data
- * directory in development), rotated by `pnpm keys:rotate`. Retired keys stay in the JWKS for the longest
- * receipt lifetime plus one JWKS cache lifetime, so receipts signed before a rotation keep verifying.
+ * directory in development), rotated by `pnpm keys:rotate`.
+ * Invariants: a new key is published before it signs (by `activates_at`, at least one verifier refetch
+ * cooldown ahead), so no verifier meets a kid it cannot fetch yet; a retired key stays published for the
+ * longest receipt lifetime plus one JWKS cache lifetime, so receipts signed before a rotation keep verifying.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
@@ -17,8 +19,10 @@ import { z } from "zod";
 
 const ZStoredKey = z.object({
   kid: z.string(),
-  status: z.enum(["active", "retired"]),
   created_at: z.iso.datetime(),
+  /** Signs from this instant until a newer key activates. */
+  activates_at: z.iso.datetime(),
+  /** When a newer key took over; published until then plus the grace period. */
   retired_at: z.iso.datetime().nullable(),
   private_jwk: z.record(z.string(), z.unknown()),
   public_jwk: z.record(z.string(), z.unknown()),
@@ -33,20 +37,23 @@ export interface SigningKey {
 }
 
 export interface ReceiptKeyStore {
-  /** The key that signs new receipts and settlement calls. */
-  active(): Promise<SigningKey>;
-  /** Public JWKs to publish: the active key and retired keys still inside their grace period. */
+  /** The key that signs new receipts and settlement calls at `now`. */
+  active(now: Date): Promise<SigningKey>;
+  /** Public JWKs to publish: upcoming and active keys, and retired keys still inside their grace period. */
   publicJwks(now: Date): JWK[];
 }
 
-async function newStoredKey(now: Date): Promise<StoredKey> {
+/** Default publication lead of a rotated key: longer than jose's 30 s refetch cooldown for unknown kids. */
+export const DEFAULT_ACTIVATION_LEAD_SECONDS = 60;
+
+async function newStoredKey(now: Date, activatesAt: Date): Promise<StoredKey> {
   const { privateKey, publicKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
   const publicJwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(publicJwk);
   return {
     kid,
-    status: "active",
     created_at: now.toISOString(),
+    activates_at: activatesAt.toISOString(),
     retired_at: null,
     private_jwk: { ...(await exportJWK(privateKey)), kid },
     public_jwk: { ...publicJwk, kid, alg: "EdDSA", use: "sig" },
@@ -68,24 +75,32 @@ function writeKeyFile(path: string, file: KeyFile): void {
 /** Creates the key file with one active key when it does not exist (development only). */
 export async function ensureReceiptKeyFile(path: string, now: Date): Promise<void> {
   if (existsSync(path)) return;
-  writeKeyFile(path, { keys: [await newStoredKey(now)] });
+  // The first key has no predecessor to overlap with: it signs from the epoch, whatever a clock says.
+  writeKeyFile(path, { keys: [await newStoredKey(now, new Date(0))] });
 }
 
-/** Adds a new active key and retires the previous one; returns the new kid. */
-export async function rotateReceiptKey(path: string, now: Date): Promise<{ kid: string; retired: string[] }> {
+/**
+ * Publishes a new key now that starts signing `leadSeconds` later, when the current key retires.
+ * Use a lead of 0 only to replace a compromised key (verifiers may refuse fresh receipts for a cooldown).
+ */
+export async function rotateReceiptKey(
+  path: string,
+  now: Date,
+  leadSeconds = DEFAULT_ACTIVATION_LEAD_SECONDS,
+): Promise<{ kid: string; activatesAt: Date; retired: string[] }> {
   const file = existsSync(path) ? readKeyFile(path) : { keys: [] };
+  const activatesAt = new Date(now.getTime() + leadSeconds * 1000);
   const retired: string[] = [];
   for (const key of file.keys) {
-    if (key.status === "active") {
-      key.status = "retired";
-      key.retired_at = now.toISOString();
+    if (key.retired_at === null) {
+      key.retired_at = activatesAt.toISOString();
       retired.push(key.kid);
     }
   }
-  const fresh = await newStoredKey(now);
+  const fresh = await newStoredKey(now, activatesAt);
   file.keys.push(fresh);
   writeKeyFile(path, file);
-  return { kid: fresh.kid, retired };
+  return { kid: fresh.kid, activatesAt, retired };
 }
 
 /**
@@ -99,7 +114,7 @@ export function fileReceiptKeyStore(
   let loadedMtime = -1;
   let checkedAt = 0;
   let keys: StoredKey[] = [];
-  let active: Promise<SigningKey> | undefined;
+  const imported = new Map<string, Promise<SigningKey>>();
 
   const refresh = () => {
     const now = Date.now();
@@ -109,27 +124,32 @@ export function fileReceiptKeyStore(
     if (mtime === loadedMtime) return;
     keys = readKeyFile(path).keys;
     loadedMtime = mtime;
-    const current = keys.filter((key) => key.status === "active").at(-1);
-    if (!current) throw new Error(`no active receipt signing key in ${path}`);
-    active = importJWK(current.private_jwk as JWK, "EdDSA").then((privateKey) => ({
-      kid: current.kid,
-      privateKey: privateKey as CryptoKey,
-    }));
   };
   refresh();
 
   return {
-    active() {
+    active(now) {
       refresh();
-      return active as Promise<SigningKey>;
+      const current = keys
+        .filter((key) => Date.parse(key.activates_at) <= now.getTime())
+        .sort((a, b) => Date.parse(a.activates_at) - Date.parse(b.activates_at))
+        .at(-1);
+      if (!current) return Promise.reject(new Error(`no receipt signing key active yet in ${path}`));
+      let key = imported.get(current.kid);
+      if (!key) {
+        key = importJWK(current.private_jwk as JWK, "EdDSA").then((privateKey) => ({
+          kid: current.kid,
+          privateKey: privateKey as CryptoKey,
+        }));
+        imported.set(current.kid, key);
+      }
+      return key;
     },
     publicJwks(now) {
       refresh();
       return keys
         .filter(
-          (key) =>
-            key.status === "active" ||
-            (key.retired_at !== null && Date.parse(key.retired_at) + options.graceMs > now.getTime()),
+          (key) => key.retired_at === null || Date.parse(key.retired_at) + options.graceMs > now.getTime(),
         )
         .map((key) => key.public_jwk as JWK);
     },
