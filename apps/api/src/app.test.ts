@@ -45,6 +45,8 @@ describe("app", () => {
         "/v1/merchants/me",
         "/v1/merchants/{id}",
         "/v1/merchants/{id}/secret/rotate",
+        "/v1/merchants/{id}/gateway",
+        "/v1/merchants/{id}/gateway/origin-secret/rotate",
         "/v1/pay",
         "/v1/quote",
         "/v1/receipts/{id}",

@@ -9,6 +9,7 @@ import { createExpressMiddleware } from "@trpc/server/adapters/express";
 import express, { type NextFunction, type Request, type Response } from "express";
 import YAML from "yaml";
 import type { Deps } from "./deps";
+import { createGatewayRouter } from "./gateway/gateway-router";
 import { sendProblem, toAppError } from "./infra/errors";
 import { buildOpenApiDocument } from "./openapi/document";
 import { renderErrorsPage, renderReferencePage } from "./openapi/reference-page";
@@ -55,6 +56,14 @@ export function createApp(deps: Deps): express.Express {
     next();
   });
 
+  // The gateway forwards raw bodies; it is mounted before the JSON parser.
+  app.use(
+    "/g",
+    createGatewayRouter(deps, {
+      timeoutMs: deps.env.gateway.timeoutMs,
+      maxBodyBytes: deps.env.gateway.maxBodyBytes,
+    }),
+  );
   app.use(express.json({ limit: "64kb", strict: true }));
 
   const createContext = (req: Request, res: Response): Context => ({

@@ -65,6 +65,9 @@ const ZRawEnv = z.object({
   JWKS_CACHE_SECONDS: integer(300, 0),
   PAY_IDEMPOTENCY_STALE_SECONDS: integer(60, 1),
   PAY_PENDING_RETRY_AFTER_SECONDS: integer(2, 1),
+  GATEWAY_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
+  GATEWAY_TIMEOUT_MS: integer(30_000, 100),
+  GATEWAY_MAX_BODY_BYTES: integer(5 * 1024 * 1024, 1024),
 });
 
 export type Env = {
@@ -99,6 +102,8 @@ export type Env = {
     maxAuthorizationLifetimeSeconds: number;
     pendingRetryAfterSeconds: number;
   };
+  /** Hosted gateway: mounted at `/g` on the API; `url` is what merchants and agents see. */
+  gateway: { url: string; timeoutMs: number; maxBodyBytes: number };
 };
 
 export class EnvError extends Error {
@@ -114,14 +119,15 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   }
   const raw = parsed.data;
   const fromRoot = (path: string) => (isAbsolute(path) ? path : resolve(REPO_ROOT, path));
+  const baseUrl = (
+    raw.BASE_URL ?? `http://${raw.HOST.includes(":") ? `[${raw.HOST}]` : raw.HOST}:${raw.PORT}`
+  ).replace(/\/$/, "");
   return {
     nodeEnv: raw.NODE_ENV,
     developmentMode: raw.NODE_ENV !== "production",
     host: raw.HOST,
     port: raw.PORT,
-    baseUrl: (
-      raw.BASE_URL ?? `http://${raw.HOST.includes(":") ? `[${raw.HOST}]` : raw.HOST}:${raw.PORT}`
-    ).replace(/\/$/, ""),
+    baseUrl,
     dataDir: fromRoot(raw.DATA_DIR ?? ".tollgate"),
     databaseUrl: raw.DATABASE_URL,
     redisUrl: raw.REDIS_URL,
@@ -157,6 +163,11 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       idempotencyStaleMs: raw.PAY_IDEMPOTENCY_STALE_SECONDS * 1000,
       maxAuthorizationLifetimeSeconds: 3600,
       pendingRetryAfterSeconds: raw.PAY_PENDING_RETRY_AFTER_SECONDS,
+    },
+    gateway: {
+      url: (raw.GATEWAY_URL ?? `${baseUrl}/g`).replace(/\/$/, ""),
+      timeoutMs: raw.GATEWAY_TIMEOUT_MS,
+      maxBodyBytes: raw.GATEWAY_MAX_BODY_BYTES,
     },
   };
 }

@@ -199,7 +199,7 @@ export const settlements = pgTable(
   (table) => [
     unique("settlements_log_unique").on(table.chainId, table.txHash, table.logIndex),
     index("settlements_chain_block_idx").on(table.chainId, table.blockNumber),
-    index("settlements_payer_idx").on(table.payer, table.blockNumber, table.id),
+    index("settlements_payer_idx").on(table.payer, table.id),
     index("settlements_order_idx").on(table.orderId),
     index("settlements_merchant_idx").on(table.merchantId, table.blockNumber),
     index("settlements_state_idx").on(table.chainId, table.state),
@@ -296,3 +296,19 @@ export const webhookDeliveries = pgTable(
     index("webhook_deliveries_merchant_idx").on(table.merchantId, table.status),
   ],
 );
+
+/**
+ * Hosted gateway (SPEC §4.5): `{gateway_url}/<slug>/...` is forwarded to the merchant's upstream after the
+ * receipt checks. The origin secret goes along on every forwarded request so the origin can refuse direct calls.
+ */
+export const gatewayRoutes = pgTable("gateway_routes", {
+  merchantId: text("merchant_id")
+    .primaryKey()
+    .references(() => merchants.id, { onDelete: "cascade" }),
+  slug: text("slug").notNull().unique(),
+  upstreamUrl: text("upstream_url").notNull(),
+  tier: text("tier").notNull(),
+  originSecret: text("origin_secret").notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+  updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull(),
+});

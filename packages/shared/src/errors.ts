@@ -139,6 +139,9 @@ export const FIELD_ERROR_CODES = [
   "invalid_webhook_url",
   "webhook_url_not_https",
   "webhook_url_private_host",
+  "invalid_url",
+  "url_not_https",
+  "url_private_host",
 ] as const;
 export type FieldErrorCode = (typeof FIELD_ERROR_CODES)[number];
 

@@ -6,6 +6,7 @@ import { readArtifact } from "@tollgate/contracts/deploy";
 import { type LocalChain, type LocalChains, startLocalChains } from "@tollgate/contracts/local-chains";
 import {
   type EvmNetworkName,
+  type GateChallenge,
   paymentAuthorizationMessage,
   type QuoteResponse,
   type SettlementCall,
@@ -128,4 +129,33 @@ export async function deployRogueSplitter(agent: Agent): Promise<Address> {
   const receipt = await agent.client.waitForTransactionReceipt({ hash });
   if (!receipt.contractAddress) throw new Error("rogue splitter deployment failed");
   return receipt.contractAddress;
+}
+
+/** Answers a gate's 402 the way an agent does: quote, settle, pay; returns the receipt. */
+export async function payChallenge(
+  agent: Agent,
+  challenge: GateChallenge,
+): Promise<{ receipt: string; quote: QuoteResponse; receiptId: string }> {
+  const quoteResponse = await fetch(challenge.quote_url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      merchant_id: challenge.merchant_id,
+      resource: challenge.resource,
+      tier: challenge.tier,
+      payer: agent.address,
+    }),
+  });
+  if (quoteResponse.status !== 200) throw new Error(`quote failed: ${await quoteResponse.text()}`);
+  const quote = (await quoteResponse.json()) as QuoteResponse;
+  const tx = await sendSettlement(agent, quote.settlement_call);
+  const key = `test-${quote.quote_id}`;
+  const paid = await fetch(challenge.pay_url, {
+    method: "POST",
+    headers: { "content-type": "application/json", "idempotency-key": key },
+    body: JSON.stringify(await payBody(agent, quote, tx, key)),
+  });
+  if (paid.status !== 200) throw new Error(`pay failed: ${await paid.text()}`);
+  const body = (await paid.json()) as { receipt: string; receipt_id: string };
+  return { receipt: body.receipt, quote, receiptId: body.receipt_id };
 }

@@ -2,8 +2,11 @@
  * Starts the real API on a loopback port with an isolated database (PGlite, or a fresh PostgreSQL database
  * when TEST_DATABASE_URL is set). Tests talk to it over real HTTP.
  */
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { DatabaseHandle, DatabaseKind } from "@tollgate/db";
 import { createTestDatabase } from "@tollgate/db/testing";
 import { createApp } from "../app";
@@ -45,7 +48,10 @@ export async function startTestApi(
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // Never the repository's .tollgate/: each API gets its own data directory unless a test shares one.
+  const ownDataDir = envOverrides.DATA_DIR ? undefined : mkdtempSync(join(tmpdir(), "tollgate-api-"));
   const env = loadEnv({
+    ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}),
     NODE_ENV: "test",
     LOG_LEVEL: "silent",
     PORT: "0",
@@ -81,6 +87,7 @@ export async function startTestApi(
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await deps.close();
       if (!options.db) await db.close();
+      if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,3 +1,6 @@
+import { getGatewayRouteProcedure } from "../routes/gateway/get-gateway-route";
+import { rotateOriginSecretProcedure } from "../routes/gateway/rotate-origin-secret";
+import { setGatewayRouteProcedure } from "../routes/gateway/set-gateway-route";
 import { getCurrentMerchantProcedure } from "../routes/merchants/get-current-merchant";
 import { getMerchantProcedure } from "../routes/merchants/get-merchant";
 import { registerMerchantProcedure } from "../routes/merchants/register-merchant";
@@ -14,6 +17,11 @@ export const appRouter = router({
     me: getCurrentMerchantProcedure,
     update: updateMerchantProcedure,
     rotateSecret: rotateMerchantSecretProcedure,
+  }),
+  gateway: router({
+    set: setGatewayRouteProcedure,
+    get: getGatewayRouteProcedure,
+    rotateOriginSecret: rotateOriginSecretProcedure,
   }),
   quote: router({ create: createQuoteProcedure }),
   receipt: router({ get: getReceiptProcedure }),

@@ -1,0 +1,27 @@
+import { ZGatewaySlug, ZUpstreamUrl } from "@tollgate/shared";
+import { z } from "zod";
+import { ZMerchantIdParam } from "../merchants/get-merchant.types";
+
+export const ZSetGatewayRouteRequest = z.strictObject({
+  id: ZMerchantIdParam,
+  slug: ZGatewaySlug,
+  upstream_url: ZUpstreamUrl,
+  tier: z.string().min(1).max(32).optional().describe("the tier gateway calls are sold on; default standard"),
+});
+
+export const ZGatewayRouteIdRequest = z.object({ id: ZMerchantIdParam });
+
+export const ZGatewayRouteView = z.object({
+  merchant_id: z.string(),
+  slug: z.string(),
+  upstream_url: z.string(),
+  tier: z.string(),
+  gateway_url: z.string().describe("where agents call: {gateway_url}/<slug>/..."),
+  origin_secret_header: z.string(),
+  origin_secret: z
+    .string()
+    .optional()
+    .describe("sent on every forwarded request; shown only when created or rotated"),
+  updated_at: z.string(),
+});
+export type TGatewayRouteView = z.infer<typeof ZGatewayRouteView>;
