@@ -65,6 +65,9 @@ const ZRawEnv = z.object({
   JWKS_CACHE_SECONDS: integer(300, 0),
   PAY_IDEMPOTENCY_STALE_SECONDS: integer(60, 1),
   PAY_PENDING_RETRY_AFTER_SECONDS: integer(2, 1),
+  START_LOCAL_CHAINS: boolean(true),
+  CHAINS_BASE_PORT: integer(8545).pipe(z.number().max(65_533)),
+  EXAMPLE_MERCHANT_PORT: integer(4021).pipe(z.number().max(65_535)),
   GATEWAY_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
   GATEWAY_TIMEOUT_MS: integer(30_000, 100),
   GATEWAY_MAX_BODY_BYTES: integer(5 * 1024 * 1024, 1024),
@@ -104,6 +107,8 @@ export type Env = {
   };
   /** Hosted gateway: mounted at `/g` on the API; `url` is what merchants and agents see. */
   gateway: { url: string; timeoutMs: number; maxBodyBytes: number };
+  /** `pnpm start` only: local chains and the example merchant next to the API. */
+  startAll: { localChains: boolean; chainsBasePort: number; exampleMerchantPort: number };
 };
 
 export class EnvError extends Error {
@@ -168,6 +173,11 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       url: (raw.GATEWAY_URL ?? `${baseUrl}/g`).replace(/\/$/, ""),
       timeoutMs: raw.GATEWAY_TIMEOUT_MS,
       maxBodyBytes: raw.GATEWAY_MAX_BODY_BYTES,
+    },
+    startAll: {
+      localChains: raw.START_LOCAL_CHAINS,
+      chainsBasePort: raw.CHAINS_BASE_PORT,
+      exampleMerchantPort: raw.EXAMPLE_MERCHANT_PORT,
     },
   };
 }

@@ -1,3 +1,4 @@
+import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-transactions";
 import { getGatewayRouteProcedure } from "../routes/gateway/get-gateway-route";
 import { rotateOriginSecretProcedure } from "../routes/gateway/rotate-origin-secret";
 import { setGatewayRouteProcedure } from "../routes/gateway/set-gateway-route";
@@ -8,6 +9,8 @@ import { rotateMerchantSecretProcedure } from "../routes/merchants/rotate-mercha
 import { updateMerchantProcedure } from "../routes/merchants/update-merchant";
 import { createQuoteProcedure } from "../routes/quotes/create-quote";
 import { getReceiptProcedure } from "../routes/receipts/get-receipt";
+import { rotateWebhookSecretProcedure } from "../routes/webhooks/rotate-webhook-secret";
+import { sendTestWebhookProcedure } from "../routes/webhooks/send-test-webhook";
 import { router } from "./trpc";
 
 export const appRouter = router({
@@ -25,6 +28,8 @@ export const appRouter = router({
   }),
   quote: router({ create: createQuoteProcedure }),
   receipt: router({ get: getReceiptProcedure }),
+  agent: router({ transactions: listAgentTransactionsProcedure }),
+  webhook: router({ rotateSecret: rotateWebhookSecretProcedure, sendTest: sendTestWebhookProcedure }),
 });
 
 /** The type the console's tRPC client is built on. */

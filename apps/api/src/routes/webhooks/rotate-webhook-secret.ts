@@ -1,0 +1,37 @@
+import { createOrRotateWebhookSecret, DEFAULT_ROTATION_OVERLAP_MS } from "@tollgate/indexer/webhooks";
+import { assertSameMerchant } from "../../services/merchant-service";
+import { merchantProcedure } from "../../trpc/trpc";
+import { ZRotateWebhookSecretRequest, ZRotateWebhookSecretResponse } from "./rotate-webhook-secret.types";
+import { webhookKey } from "./webhook-key";
+
+/**
+ * POST /v1/merchants/{id}/webhook-secret (DESIGN §8): creates the webhook signing secret, or rotates it.
+ * Shown once; stored encrypted. During a rotation both secrets sign for 24 h. Also re-enables an
+ * endpoint that a 410 disabled.
+ */
+export const rotateWebhookSecretProcedure = merchantProcedure
+  .meta({
+    openapi: {
+      method: "POST",
+      path: "/v1/merchants/{id}/webhook-secret",
+      tags: ["merchants"],
+      summary: "Create or rotate the webhook signing secret",
+      protect: true,
+      errorResponses: [400, 401, 403],
+    },
+    rest: { noStore: true },
+  })
+  .input(ZRotateWebhookSecretRequest)
+  .output(ZRotateWebhookSecretResponse)
+  .mutation(async ({ ctx, input }) => {
+    assertSameMerchant(ctx.merchant, input.id);
+    const now = ctx.deps.clock.now();
+    const { secret, rotated } = await createOrRotateWebhookSecret(ctx.deps.db.db, webhookKey(ctx.deps), input.id, now);
+    ctx.log.info({ merchant_id: input.id, rotated }, "webhook secret issued");
+    return {
+      merchant_id: input.id,
+      secret,
+      rotated,
+      previous_valid_until: rotated ? new Date(now.getTime() + DEFAULT_ROTATION_OVERLAP_MS).toISOString() : null,
+    };
+  });

@@ -1,0 +1,12 @@
+import { loadWebhookSecretKey } from "@tollgate/indexer/webhooks";
+import type { Deps } from "../../deps";
+
+/**
+ * The AES-256-GCM key for webhook secrets, shared with the indexer (DESIGN §8). Production reads
+ * WEBHOOK_SECRET_KEY (once `Env` carries it as `webhookSecretKey`); development uses the generated
+ * `$DATA_DIR/webhook-secret.key`, the same file the indexer uses.
+ */
+export function webhookKey(deps: Deps): Buffer {
+  const env = deps.env as Deps["env"] & { webhookSecretKey?: string };
+  return loadWebhookSecretKey({ value: env.webhookSecretKey, dataDir: env.dataDir, development: env.developmentMode });
+}
