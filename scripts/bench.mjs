@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+// `pnpm bench`: runs every benchmark under bench/ in turn (each prints its own table with a baseline
+// measured in the same run). `pnpm bench quote` runs only the files whose name contains "quote".
+import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+
+const root = join(import.meta.dirname, "..");
+const filter = process.argv[2];
+const files = readdirSync(join(root, "bench"))
+  .filter((file) => file.endsWith(".ts") && file !== "lib.ts")
+  .filter((file) => !filter || file.includes(filter))
+  .sort();
+let failed = 0;
+for (const file of files) {
+  console.log(`\n━━ bench/${file}`);
+  const result = spawnSync("tsx", [join("bench", file)], { cwd: root, stdio: "inherit" });
+  if (result.status !== 0) failed++;
+}
+process.exit(failed > 0 ? 1 : 0);
