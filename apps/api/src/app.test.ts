@@ -50,6 +50,11 @@ describe("app", () => {
         "/v1/pay",
         "/v1/quote",
         "/v1/receipts/{id}",
+        // issue 5 (indexer views and merchant webhooks)
+        "/api/metrics",
+        "/v1/agents/{address}/transactions",
+        "/v1/merchants/{id}/webhook-secret",
+        "/v1/merchants/{id}/webhooks/test",
       ].sort(),
     );
     expect(Object.keys(paths["/v1/pay"]?.post?.responses ?? {})).toEqual(

@@ -154,6 +154,15 @@ export interface SettlementCallClaims {
   amount_atomic: string;
   asset: string;
   expires_at: string;
+  /** What the money buys, signed with the call so an agent can check its spend limits against signed facts. */
+  resource: string;
+  tier: string;
+  units: number;
+  unit_price: string;
+  /** USD. */
+  amount: string;
+  /** The native-coin rate fixed in the quote (absent for stablecoins). */
+  rate?: { pair: string; price: string } | undefined;
 }
 
 // ------------------------------------------------------------------------------------------ pay

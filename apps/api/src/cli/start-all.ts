@@ -7,7 +7,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type LocalChains, PortInUseError, startLocalChains } from "@tollgate/contracts/local-chains";
 import { startExampleMerchant } from "@tollgate/gate/example";
-import { EnvError, type Env, loadEnv } from "../env";
+import { type Env, EnvError, loadEnv } from "../env";
 import { createLogger } from "../infra/logger";
 import { PortBusyError, type RunningApi, startApi } from "../server";
 import { findMerchant, registerMerchant } from "../services/merchant-service";
@@ -18,14 +18,19 @@ const DEMO_PAYOUT = "0x8626f6940E2eb28930eFb4CeF49B2d1F2C9C1199";
 interface DemoFile {
   merchant_id: string;
   secret: string;
+  api_base_url: string;
   example_merchant_url: string;
 }
 
-async function ensureDemoMerchant(env: Env, api: RunningApi): Promise<{ merchantId: string; secret: string }> {
+async function ensureDemoMerchant(
+  env: Env,
+  api: RunningApi,
+): Promise<{ merchantId: string; secret: string }> {
   const path = join(env.dataDir, "demo.json");
   if (existsSync(path)) {
     const saved = JSON.parse(readFileSync(path, "utf8")) as DemoFile;
-    if (await findMerchant(api.deps, saved.merchant_id)) return { merchantId: saved.merchant_id, secret: saved.secret };
+    if (await findMerchant(api.deps, saved.merchant_id))
+      return { merchantId: saved.merchant_id, secret: saved.secret };
   }
   const { merchant, secret } = await registerMerchant(api.deps, {
     name: "Example Search (demo)",
@@ -51,7 +56,8 @@ async function main(): Promise<void> {
   const log = createLogger(env.logLevel);
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop().catch((error) => log.warn({ err: error }, "stop failed"));
+    for (const stop of stops.reverse())
+      await stop().catch((error) => log.warn({ err: error }, "stop failed"));
   };
 
   try {
@@ -73,7 +79,12 @@ async function main(): Promise<void> {
       ...(env.redisUrl ? { redisUrl: env.redisUrl } : {}),
     });
     stops.push(() => example.close());
-    const demoFile: DemoFile = { merchant_id: demo.merchantId, secret: demo.secret, example_merchant_url: example.url };
+    const demoFile: DemoFile = {
+      merchant_id: demo.merchantId,
+      secret: demo.secret,
+      api_base_url: env.baseUrl,
+      example_merchant_url: example.url,
+    };
     writeFileSync(join(env.dataDir, "demo.json"), `${JSON.stringify(demoFile, null, 2)}\n`, { mode: 0o600 });
     chmodSync(join(env.dataDir, "demo.json"), 0o600);
 
@@ -86,7 +97,11 @@ async function main(): Promise<void> {
       `  JWKS             ${env.baseUrl}/.well-known/jwks.json`,
       `  Gateway          ${env.gateway.url}/<slug>/...`,
       `  Example merchant ${example.url}/v1/search?q=hello  (merchant ${demo.merchantId}; secret in ${join(env.dataDir, "demo.json")})`,
-      ...(chains ? chains.chains.map((chain) => `  Chain ${chain.network.padEnd(10)} ${chain.rpcUrl}  (chain id ${chain.chainId})`) : []),
+      ...(chains
+        ? chains.chains.map(
+            (chain) => `  Chain ${chain.network.padEnd(10)} ${chain.rpcUrl}  (chain id ${chain.chainId})`,
+          )
+        : []),
       `  Database         ${api.deps.db.kind === "pglite" ? `PGlite in ${env.dataDir}/pglite` : "PostgreSQL"}`,
       "",
       "  Try it: pnpm demo   (an agent pays for the example merchant's search, step by step)",

@@ -4,6 +4,7 @@
  * receipt; a retried key never pays or issues twice; nothing is issued before the confirmation policy.
  */
 import { type Database, type quotes, quotes as quotesTable, receipts } from "@tollgate/db";
+import { enqueueWebhookEvents } from "@tollgate/indexer/webhooks";
 import {
   AppError,
   type EvmNetworkName,
@@ -272,27 +273,59 @@ async function settle(
     confirmations: result.confirmations,
     economics_profile: quote.economicsProfile,
   });
-  const [inserted] = await db
-    .insert(receipts)
-    .values({
-      id: receiptId,
-      quoteId: quote.id,
-      merchantId: quote.merchantId,
-      payer: quote.payer,
-      chainId: quote.chainId,
-      txHash,
-      logIndex: result.logIndex,
-      blockNumber: result.blockNumber,
-      blockHash: result.blockHash,
-      confirmations: result.confirmations,
-      quota: quote.units,
-      kid,
-      token,
-      issuedAt,
-      expiresAt,
-    })
-    .onConflictDoNothing()
-    .returning();
+  // The receipt and its `receipt.issued` outbox event commit together (DESIGN §8); a lost race writes neither.
+  const inserted = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(receipts)
+      .values({
+        id: receiptId,
+        quoteId: quote.id,
+        merchantId: quote.merchantId,
+        payer: quote.payer,
+        chainId: quote.chainId,
+        txHash,
+        logIndex: result.logIndex,
+        blockNumber: result.blockNumber,
+        blockHash: result.blockHash,
+        confirmations: result.confirmations,
+        quota: quote.units,
+        kid,
+        token,
+        issuedAt,
+        expiresAt,
+      })
+      .onConflictDoNothing()
+      .returning();
+    if (row) {
+      await enqueueWebhookEvents(
+        tx,
+        [
+          {
+            merchantId: quote.merchantId,
+            type: "receipt.issued",
+            data: {
+              receipt_id: row.id,
+              quote_id: quote.id,
+              payer: quote.payer.toLowerCase(),
+              resource: quote.resource,
+              tier: quote.tier,
+              quota: quote.units,
+              amount: formatUsd(quote.amountMicroUsd),
+              asset: quote.asset,
+              network: quote.network,
+              chain_id: quote.chainId,
+              tx_ref: txHash,
+              log_index: result.logIndex,
+              issued_at: issuedAt.toISOString(),
+              expires_at: expiresAt.toISOString(),
+            },
+          },
+        ],
+        issuedAt,
+      );
+    }
+    return row;
+  });
   if (inserted) return { status: 200, body: responseFor(quote, inserted), replayed: false };
   // Lost a race with another request for the same quote or log: answer with the receipt that won.
   const winner = await existingReceipt(db, quote, txHash);

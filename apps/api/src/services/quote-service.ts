@@ -164,6 +164,13 @@ export async function createQuote(deps: QuoteServiceDeps, input: QuoteRequest): 
     },
     deps.quoteSigner,
   );
+  const rateView = rate
+    ? {
+        pair: rate.pair,
+        price: formatUsd((rate.answer * 1_000_000n) / 10n ** BigInt(rate.decimals)),
+        updated_at: rate.updatedAt.toISOString(),
+      }
+    : undefined;
   const signature = await signSettlementCall(
     deps.keys,
     {
@@ -180,18 +187,17 @@ export async function createQuote(deps: QuoteServiceDeps, input: QuoteRequest): 
       amount_atomic: amountAtomic.toString(),
       asset,
       expires_at: expiresAt.toISOString(),
+      resource: input.resource,
+      tier: input.tier,
+      units: Number(units),
+      unit_price: formatUsd(unitPrice),
+      amount: formatUsd(amountMicroUsd),
+      rate: rateView ? { pair: rateView.pair, price: rateView.price } : undefined,
     },
     deps.env.baseUrl,
     now,
   );
   const settlementCall = { ...call, signature };
-  const rateView = rate
-    ? {
-        pair: rate.pair,
-        price: formatUsd((rate.answer * 1_000_000n) / 10n ** BigInt(rate.decimals)),
-        updated_at: rate.updatedAt.toISOString(),
-      }
-    : undefined;
 
   await deps.db.db.insert(quotes).values({
     id: quoteId,

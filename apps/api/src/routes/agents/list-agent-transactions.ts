@@ -3,9 +3,9 @@ import { AppError } from "@tollgate/shared";
 import { and, desc, eq, lt, ne } from "drizzle-orm";
 import { publicProcedure } from "../../trpc/trpc";
 import {
+  type TListAgentTransactionsResponse,
   ZListAgentTransactionsRequest,
   ZListAgentTransactionsResponse,
-  type TListAgentTransactionsResponse,
 } from "./list-agent-transactions.types";
 
 const EVM = /^0x[0-9a-fA-F]{40}$/;
@@ -66,7 +66,13 @@ export const listAgentTransactionsProcedure = publicProcedure
         return { address: input.address, family: "solana", transactions: [], next_cursor: null };
       }
       throw new AppError("validation_failed", "address is neither an EVM nor a Solana address", {
-        errors: [{ path: "address", code: "invalid_format", message: "expected 0x + 40 hex digits or a base58 Solana key" }],
+        errors: [
+          {
+            path: "address",
+            code: "invalid_format",
+            message: "expected 0x + 40 hex digits or a base58 Solana key",
+          },
+        ],
       });
     }
     const payer = input.address.toLowerCase();

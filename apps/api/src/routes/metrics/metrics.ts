@@ -18,7 +18,10 @@ export const metricsRoute: PlainRoute = {
     tags: ["system"],
     summary: "Prometheus metrics",
     responses: {
-      "200": { description: "Prometheus text exposition format 0.0.4", content: { "text/plain": { schema: { type: "string" } } } },
+      "200": {
+        description: "Prometheus text exposition format 0.0.4",
+        content: { "text/plain": { schema: { type: "string" } } },
+      },
       "500": { $ref: "#/components/responses/Problem500" },
     },
   },
@@ -29,7 +32,12 @@ export const metricsRoute: PlainRoute = {
         const [cursors, byState, byOutcome] = await Promise.all([
           db.select().from(indexerCursors),
           db
-            .select({ chainId: settlements.chainId, network: settlements.network, state: settlements.state, n: count() })
+            .select({
+              chainId: settlements.chainId,
+              network: settlements.network,
+              state: settlements.state,
+              n: count(),
+            })
             .from(settlements)
             .groupBy(settlements.chainId, settlements.network, settlements.state),
           db
@@ -38,11 +46,17 @@ export const metricsRoute: PlainRoute = {
             .groupBy(webhookDeliveries.status),
         ]);
         const lines: string[] = [];
-        const metric = (name: string, help: string, type: "gauge" | "counter", samples: [string, number | bigint][]) => {
+        const metric = (
+          name: string,
+          help: string,
+          type: "gauge" | "counter",
+          samples: [string, number | bigint][],
+        ) => {
           lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
           for (const [labels, value] of samples) lines.push(`${name}${labels} ${value.toString()}`);
         };
-        const net = (c: { network: string; chainId: number }) => `network="${label(c.network)}",chain_id="${c.chainId}"`;
+        const net = (c: { network: string; chainId: number }) =>
+          `network="${label(c.network)}",chain_id="${c.chainId}"`;
         metric(
           "tollgate_indexer_head_block",
           "Latest head block reported by the network's RPC",
@@ -68,7 +82,10 @@ export const metricsRoute: PlainRoute = {
           "tollgate_indexer_cursor_age_seconds",
           "Seconds since the indexer last updated the network's cursor",
           "gauge",
-          cursors.map((c) => [`{${net(c)}}`, Math.max(0, Math.round((deps.clock.now().getTime() - c.updatedAt.getTime()) / 1000))]),
+          cursors.map((c) => [
+            `{${net(c)}}`,
+            Math.max(0, Math.round((deps.clock.now().getTime() - c.updatedAt.getTime()) / 1000)),
+          ]),
         );
         metric(
           "tollgate_settlements",

@@ -26,12 +26,19 @@ export const rotateWebhookSecretProcedure = merchantProcedure
   .mutation(async ({ ctx, input }) => {
     assertSameMerchant(ctx.merchant, input.id);
     const now = ctx.deps.clock.now();
-    const { secret, rotated } = await createOrRotateWebhookSecret(ctx.deps.db.db, webhookKey(ctx.deps), input.id, now);
+    const { secret, rotated } = await createOrRotateWebhookSecret(
+      ctx.deps.db.db,
+      webhookKey(ctx.deps),
+      input.id,
+      now,
+    );
     ctx.log.info({ merchant_id: input.id, rotated }, "webhook secret issued");
     return {
       merchant_id: input.id,
       secret,
       rotated,
-      previous_valid_until: rotated ? new Date(now.getTime() + DEFAULT_ROTATION_OVERLAP_MS).toISOString() : null,
+      previous_valid_until: rotated
+        ? new Date(now.getTime() + DEFAULT_ROTATION_OVERLAP_MS).toISOString()
+        : null,
     };
   });

@@ -28,9 +28,19 @@ export const sendTestWebhookProcedure = merchantProcedure
     const now = ctx.deps.clock.now();
     const [event] = await enqueueWebhookEvents(
       ctx.deps.db.db,
-      [{ merchantId: input.id, type: "test.ping", data: { message: "Tollgate test event", merchant_id: input.id } }],
+      [
+        {
+          merchantId: input.id,
+          type: "test.ping",
+          data: { message: "Tollgate test event", merchant_id: input.id },
+        },
+      ],
       now,
     );
-    if (!event) throw new AppError("conflict", "create a webhook secret first (POST /v1/merchants/{id}/webhook-secret)");
+    if (!event)
+      throw new AppError(
+        "conflict",
+        "create a webhook secret first (POST /v1/merchants/{id}/webhook-secret)",
+      );
     return { event_id: event.eventId, type: "test.ping" as const };
   });

@@ -8,5 +8,9 @@ import type { Deps } from "../../deps";
  */
 export function webhookKey(deps: Deps): Buffer {
   const env = deps.env as Deps["env"] & { webhookSecretKey?: string };
-  return loadWebhookSecretKey({ value: env.webhookSecretKey, dataDir: env.dataDir, development: env.developmentMode });
+  return loadWebhookSecretKey({
+    value: env.webhookSecretKey,
+    dataDir: env.dataDir,
+    development: env.developmentMode,
+  });
 }

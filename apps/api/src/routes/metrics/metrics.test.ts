@@ -1,0 +1,74 @@
+import { indexerCursors, settlements, webhookDeliveries, webhookEvents } from "@tollgate/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+
+describe.each(testDatabaseKinds())("GET /api/metrics on %s", (kind) => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startTestApi(kind);
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it("reports head, indexed block, lag, settlements by state and deliveries by outcome", async () => {
+    const now = new Date();
+    const db = api.deps.db.db;
+    await db.insert(indexerCursors).values({
+      chainId: 80002,
+      network: "amoy",
+      blockNumber: 90n,
+      blockHash: `0x${"1".repeat(64)}`,
+      headNumber: 100n,
+      updatedAt: now,
+    });
+    await db.insert(settlements).values(
+      ["seen", "confirmed", "confirmed"].map((state, k) => ({
+        chainId: 80002,
+        network: "amoy",
+        splitter: "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+        splitterVersion: "v1.2" as const,
+        txHash: `0x${k.toString(16).padStart(64, "0")}`,
+        logIndex: 0,
+        blockNumber: 80n,
+        blockHash: `0x${"2".repeat(64)}`,
+        payer: "0x8ba1f109551bd432803012645ac136ddd64dba72",
+        merchantAddress: "0x52908400098527886e0f7030069857d2e4169ee7",
+        token: "0x0000000000000000000000000000000000000000",
+        totalAmount: "1",
+        merchantAmount: "1",
+        treasuryAmount: "0",
+        ipCreatorAmount: "0",
+        orderId: `qt_m${k}aaaaaaaa`,
+        state: state as "seen" | "confirmed",
+        seenAt: now,
+        updatedAt: now,
+      })),
+    );
+    await db.insert(webhookEvents).values({
+      id: "evt_metrics1aaaaaaa",
+      merchantId: "mrch_x",
+      type: "test.ping",
+      payload: {},
+      createdAt: now,
+    });
+    await db.insert(webhookDeliveries).values({
+      eventId: "evt_metrics1aaaaaaa",
+      merchantId: "mrch_x",
+      status: "dead",
+      nextAttemptAt: now,
+      createdAt: now,
+    });
+
+    const res = await api.call("GET", "/api/metrics");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/plain");
+    expect(res.text).toContain('tollgate_indexer_head_block{network="amoy",chain_id="80002"} 100');
+    expect(res.text).toContain('tollgate_indexer_indexed_block{network="amoy",chain_id="80002"} 90');
+    expect(res.text).toContain('tollgate_indexer_lag_blocks{network="amoy",chain_id="80002"} 10');
+    expect(res.text).toContain('tollgate_settlements{network="amoy",chain_id="80002",state="confirmed"} 2');
+    expect(res.text).toContain('tollgate_settlements{network="amoy",chain_id="80002",state="seen"} 1');
+    expect(res.text).toContain('tollgate_webhook_deliveries{outcome="dead"} 1');
+    expect(res.text).toMatch(/# TYPE tollgate_indexer_lag_blocks gauge/);
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * Typed errors of the agent client. Every refusal that happens before money moves is a
+ * {@link SpendLimitError} or a {@link QuoteRejectedError}; anything that goes wrong after a transaction was
+ * signed is a {@link PaymentFailedError} carrying the transaction hash, so paid funds are never silently
+ * stranded (prior-art lessons §8 item 13, §9 item 8).
+ */
+
+/** Base class; `code` is stable and machine-readable. */
+export class AgentError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "AgentError";
+  }
+}
+
+/** A payment would exceed `maxPerPaymentUsd` or the period budget. Raised before any transaction. */
+export class SpendLimitError extends AgentError {
+  constructor(
+    readonly limit: "max_per_payment" | "budget_per_period",
+    /** USD asked for (decimal string). */
+    readonly amountUsd: string,
+    /** USD still allowed under this limit (decimal string). */
+    readonly allowedUsd: string,
+  ) {
+    super(
+      "spend_limit",
+      limit === "max_per_payment"
+        ? `payment of ${amountUsd} USD exceeds maxPerPaymentUsd ${allowedUsd}`
+        : `payment of ${amountUsd} USD exceeds the ${allowedUsd} USD left in this budget period`,
+    );
+    this.name = "SpendLimitError";
+  }
+}
+
+/** Why a challenge or quote was refused before spending. */
+export type QuoteRejectionReason =
+  | "origin_not_allowed"
+  | "merchant_not_allowed"
+  | "network_not_allowed"
+  | "chain_not_configured"
+  | "quote_mismatch"
+  | "price_changed"
+  | "quote_expired"
+  | "signature_invalid"
+  | "call_mismatch"
+  | "quote_failed";
+
+/** The challenge or the quote failed a check (or the quote could not be obtained); nothing was sent. */
+export class QuoteRejectedError extends AgentError {
+  constructor(
+    readonly reason: QuoteRejectionReason,
+    detail: string,
+    options?: { cause?: unknown; quoteId?: string; status?: number; problemCode?: string },
+  ) {
+    super(`quote_rejected`, `quote rejected (${reason}): ${detail}`, options);
+    this.name = "QuoteRejectedError";
+    this.quoteId = options?.quoteId;
+    this.status = options?.status;
+    this.problemCode = options?.problemCode;
+  }
+  readonly quoteId: string | undefined;
+  /** HTTP status of the quote endpoint, for `quote_failed`. */
+  readonly status: number | undefined;
+  /** problem+json `code` of the quote endpoint, for `quote_failed`. */
+  readonly problemCode: string | undefined;
+}
+
+/**
+ * A transaction was signed (and possibly mined) but no receipt was obtained. `txHash` and `idempotencyKey`
+ * identify the payment; when `resumable` is true the purchase is still in the store and the next call for the
+ * same resource (or {@link Agent.resumePending}) finishes it with the same key, never paying again.
+ */
+export class PaymentFailedError extends AgentError {
+  constructor(
+    readonly reason:
+      | "transaction_reverted"
+      | "transaction_not_mined"
+      | "pay_refused"
+      | "pay_unavailable"
+      | "interrupted",
+    message: string,
+    readonly details: {
+      quoteId: string;
+      idempotencyKey: string;
+      txHash?: string | undefined;
+      approvalTxHash?: string | undefined;
+      resumable: boolean;
+      status?: number | undefined;
+      problemCode?: string | undefined;
+    },
+    options?: { cause?: unknown },
+  ) {
+    super("payment_failed", message, options);
+    this.name = "PaymentFailedError";
+  }
+  get txHash(): string | undefined {
+    return this.details.txHash;
+  }
+}

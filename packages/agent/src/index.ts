@@ -1,0 +1,33 @@
+/**
+ * `@tollgate/agent`: the agent side of AIFP-1 (DESIGN.md §6; SPEC §1). A `fetch` wrapper that answers 402
+ * gates by quoting, checking, paying on chain and claiming a receipt from Tollgate, within spend limits.
+ */
+export {
+  type Agent,
+  type AgentLimits,
+  type AgentOptions,
+  type AgentStep,
+  type AgentTiming,
+  type ChainConfig,
+  createAgent,
+} from "./agent";
+export { type ApiEndpoints, endpointsOf, normalizeOrigin } from "./checks";
+export {
+  AgentError,
+  PaymentFailedError,
+  QuoteRejectedError,
+  type QuoteRejectionReason,
+  SpendLimitError,
+} from "./errors";
+export {
+  type AgentState,
+  type AgentStore,
+  emptyState,
+  type FailedPayment,
+  FileAgentStore,
+  MemoryAgentStore,
+  type PurchaseRecord,
+  type ReceiptRecord,
+  type SignedTx,
+  type SpendEntry,
+} from "./store";
