@@ -17,14 +17,7 @@ import {
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rotateReceiptKey } from "../services/keys/receipt-keys";
-import {
-  type Agent,
-  agentOn,
-  type LocalChains,
-  payBody,
-  sendSettlement,
-  startTestChains,
-} from "../test/chains";
+import { type Agent, agentOn, type LocalChains, payChallenge, startTestChains } from "../test/chains";
 import { registrationBody, startTestApi, type TestApi } from "../test/harness";
 
 describe("paid call end to end", () => {
@@ -89,28 +82,8 @@ describe("paid call end to end", () => {
   async function buy(path: string): Promise<{ receipt: string; quote: QuoteResponse }> {
     const challengeResponse = await fetch(`${shopUrl}${path}`);
     expect(challengeResponse.status).toBe(402);
-    const challenge = (await challengeResponse.json()) as GateChallenge;
     expect(challengeResponse.headers.get("www-authenticate")).toContain("AIFP");
-    const quoteResponse = await fetch(challenge.quote_url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        merchant_id: challenge.merchant_id,
-        resource: challenge.resource,
-        tier: challenge.tier,
-        payer: agent.address,
-      }),
-    });
-    const quote = (await quoteResponse.json()) as QuoteResponse;
-    const tx = await sendSettlement(agent, quote.settlement_call);
-    const key = `e2e-${quote.quote_id}`;
-    const paid = await fetch(challenge.pay_url, {
-      method: "POST",
-      headers: { "content-type": "application/json", "idempotency-key": key },
-      body: JSON.stringify(await payBody(agent, quote, tx, key)),
-    });
-    expect(paid.status).toBe(200);
-    return { receipt: ((await paid.json()) as { receipt: string }).receipt, quote };
+    return payChallenge(agent, (await challengeResponse.json()) as GateChallenge);
   }
 
   const call = (path: string, receipt: string) =>
