@@ -24,7 +24,9 @@ if (existsSync(join(root, "apps/console/index.html"))) {
   step("building the console", "pnpm", ["--filter", "@tollgate/console", "build"]);
 }
 if (!existsSync("/usr/bin/chromium")) {
-  console.log("\n⚠ browser tests will be SKIPPED: /usr/bin/chromium not found (install it: apt-get install -y chromium)");
+  console.log(
+    "\n⚠ browser tests will be SKIPPED: /usr/bin/chromium not found (install it: apt-get install -y chromium)",
+  );
 }
 console.log(
   `\n▶ running tests on PGlite${process.env.TEST_DATABASE_URL ? " and PostgreSQL" : ""}` +
@@ -39,8 +41,12 @@ const result = spawnSync(
   { cwd: root, stdio: "inherit" },
 );
 if (existsSync(report)) {
-  const { numPassedTests, numFailedTests, numPendingTests, numTodoTests } = JSON.parse(readFileSync(report, "utf8"));
-  console.log(`\ntests: ${numPassedTests} passed, ${numFailedTests} failed, ${numPendingTests + numTodoTests} skipped`);
+  const { numPassedTests, numFailedTests, numPendingTests, numTodoTests } = JSON.parse(
+    readFileSync(report, "utf8"),
+  );
+  console.log(
+    `\ntests: ${numPassedTests} passed, ${numFailedTests} failed, ${numPendingTests + numTodoTests} skipped`,
+  );
 }
 rmSync(out, { recursive: true, force: true });
 process.exit(result.status ?? 1);

@@ -84,20 +84,31 @@ describe("checkOutboundUrl (save-time check, no DNS)", () => {
     expect(() => checkOutboundUrl(url)).toThrow(OutboundBlockedError);
   });
 
-  const allowed = ["https://example.com/hook", "http://172.15.0.1/", "http://172.32.0.1/", "http://[::ffff:8.8.8.8]/", "https://8.8.8.8/"];
+  const allowed = [
+    "https://example.com/hook",
+    "http://172.15.0.1/",
+    "http://172.32.0.1/",
+    "http://[::ffff:8.8.8.8]/",
+    "https://8.8.8.8/",
+  ];
   it.each(allowed)("allows %s", (url) => {
     expect(checkOutboundUrl(url).href).toBeTruthy();
   });
 
-  it.each(["file:///etc/passwd", "gopher://example.com/", "ftp://example.com/", "https://user:pw@example.com/", "not a url"])(
-    "rejects %s as an invalid URL",
-    (url) => {
-      expect(() => checkOutboundUrl(url)).toThrow(OutboundInvalidUrlError);
-    },
-  );
+  it.each([
+    "file:///etc/passwd",
+    "gopher://example.com/",
+    "ftp://example.com/",
+    "https://user:pw@example.com/",
+    "not a url",
+  ])("rejects %s as an invalid URL", (url) => {
+    expect(() => checkOutboundUrl(url)).toThrow(OutboundInvalidUrlError);
+  });
 
   it("enforces https and a port policy when asked", () => {
-    expect(() => checkOutboundUrl("http://example.com/", { allowHttp: false })).toThrow(OutboundInvalidUrlError);
+    expect(() => checkOutboundUrl("http://example.com/", { allowHttp: false })).toThrow(
+      OutboundInvalidUrlError,
+    );
     expect(() => checkOutboundUrl("https://example.com:8443/", { allowedPorts: [443] })).toThrow(
       OutboundInvalidUrlError,
     );
@@ -115,7 +126,9 @@ describe("createOutboundClient (connect-time checks)", () => {
   it("refuses a hostname that resolves to loopback, without connecting", async () => {
     const client = createOutboundClient({ resolver: fakeDns("127.0.0.1") });
     const before = hits;
-    await expect(client.fetch(`http://hooks.example.test:${port}/`)).rejects.toBeInstanceOf(OutboundBlockedError);
+    await expect(client.fetch(`http://hooks.example.test:${port}/`)).rejects.toBeInstanceOf(
+      OutboundBlockedError,
+    );
     expect(hits).toBe(before);
     await client.close();
   });
@@ -187,7 +200,9 @@ describe("createOutboundClient (connect-time checks)", () => {
     const closedPort = (probe.address() as AddressInfo).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
     const client = createOutboundClient({ allowLoopback: true });
-    await expect(client.fetch(`http://127.0.0.1:${closedPort}/`)).rejects.toBeInstanceOf(OutboundNetworkError);
+    await expect(client.fetch(`http://127.0.0.1:${closedPort}/`)).rejects.toBeInstanceOf(
+      OutboundNetworkError,
+    );
     await client.close();
   });
 });

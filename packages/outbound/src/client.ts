@@ -9,8 +9,9 @@
  * - Redirects are never followed: a 3xx is returned as-is for the caller to count as a failure.
  * - One deadline covers connect, headers and body; bodies beyond `maxBodyBytes` are cut off.
  */
-import { lookup as dnsLookup } from "node:dns/promises";
+
 import type { LookupAddress, LookupOptions } from "node:dns";
+import { lookup as dnsLookup } from "node:dns/promises";
 import { classifyIp, isLoopbackName } from "@tollgate/shared/net";
 import { Agent, request } from "undici";
 import {
@@ -147,7 +148,11 @@ function guardedLookup(resolver: Resolver, allowLoopback: boolean) {
           callback(new OutboundBlockedError(host, bad.address), "");
           return;
         }
-        if (options.all) callback(null, candidates.map((a) => ({ address: a.address, family: a.family })));
+        if (options.all)
+          callback(
+            null,
+            candidates.map((a) => ({ address: a.address, family: a.family })),
+          );
         else callback(null, candidates[0]!.address, candidates[0]!.family);
       },
       (err: unknown) => callback(err as NodeJS.ErrnoException, ""),
@@ -174,7 +179,10 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
     keepAliveTimeout: 4_000,
   });
 
-  async function outboundFetch(input: string | URL, init: OutboundRequestInit = {}): Promise<OutboundResponse> {
+  async function outboundFetch(
+    input: string | URL,
+    init: OutboundRequestInit = {},
+  ): Promise<OutboundResponse> {
     const url = checkOutboundUrl(input, options);
     const deadline = init.timeoutMs ?? timeoutMs;
     const controller = new AbortController();
@@ -212,7 +220,8 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
       }
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(response.headers)) {
-        if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+        if (value !== undefined)
+          headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
       }
       return {
         status: response.statusCode,

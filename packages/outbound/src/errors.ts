@@ -30,7 +30,10 @@ export class OutboundBlockedError extends OutboundError {
     readonly host: string,
     readonly address: string | undefined,
   ) {
-    super("blocked", `destination ${host}${address && address !== host ? ` (${address})` : ""} is not allowed`);
+    super(
+      "blocked",
+      `destination ${host}${address && address !== host ? ` (${address})` : ""} is not allowed`,
+    );
   }
 }
 
