@@ -41,11 +41,15 @@ const result = spawnSync(
   { cwd: root, stdio: "inherit" },
 );
 if (existsSync(report)) {
-  const { numPassedTests, numFailedTests, numPendingTests, numTodoTests } = JSON.parse(
+  const { numPassedTests, numFailedTests, numPendingTests, numTodoTests, testResults } = JSON.parse(
     readFileSync(report, "utf8"),
   );
+  // A file that fails to load runs no test; count it as a failure so the summary never looks green.
+  const brokenFiles = testResults.filter(
+    (file) => file.status === "failed" && file.assertionResults.every((test) => test.status !== "failed"),
+  ).length;
   console.log(
-    `\ntests: ${numPassedTests} passed, ${numFailedTests} failed, ${numPendingTests + numTodoTests} skipped`,
+    `\ntests: ${numPassedTests} passed, ${numFailedTests + brokenFiles} failed, ${numPendingTests + numTodoTests} skipped`,
   );
 }
 rmSync(out, { recursive: true, force: true });
