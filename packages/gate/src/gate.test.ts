@@ -382,3 +382,30 @@ async function expectNoOverspend(...apps: { url: string; handlerCalls(): number 
   expect(remaining).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   expect(apps.reduce((sum, app) => sum + app.handlerCalls(), 0)).toBe(10);
 }
+
+describe("default quota store", () => {
+  it("gates selling one resource on several routes spend one quota", async () => {
+    const shared = {
+      merchantId: MERCHANT,
+      apiBaseUrl: api.url,
+      onError: quiet,
+      tier: "standard",
+      resource: "api",
+    };
+    const app = express();
+    app.get("/read", gate(shared), (_req, res) => {
+      res.json({ ok: true });
+    });
+    app.post("/write", gate(shared), (_req, res) => {
+      res.json({ ok: true });
+    });
+    const server = await listen(app);
+    closers.push(server.close);
+    const { token } = await api.receipt({ aud: MERCHANT, scope: "api", tier: "standard", quota: 2 });
+    const headers = { [RECEIPT_HEADER]: token };
+    expect((await fetch(`${server.url}/read`, { headers })).status).toBe(200);
+    expect((await fetch(`${server.url}/write`, { method: "POST", headers })).status).toBe(200);
+    expect((await fetch(`${server.url}/read`, { headers })).status).toBe(402);
+    expect((await fetch(`${server.url}/write`, { method: "POST", headers })).status).toBe(402);
+  });
+});

@@ -78,7 +78,11 @@ export interface GateOptions {
   apiBaseUrl: string;
   /** Units each request takes from the receipt. Default 1. */
   unitsPerRequest?: number;
-  /** Default: a {@link MemoryQuotaStore} of this gate. Use a `RedisQuotaStore` when several processes serve. */
+  /**
+   * Default: one {@link MemoryQuotaStore} shared by every gate in this process (counters are keyed by the
+   * globally unique receipt id, so gates selling one receipt on several routes spend one quota). Use a
+   * `RedisQuotaStore` when several processes serve.
+   */
   quotaStore?: QuotaStore;
   /** Default: a verifier for `apiBaseUrl` and its JWKS. Share one between gates to share caches. */
   verifier?: ReceiptVerifier;
@@ -92,6 +96,12 @@ export interface GateOptions {
   fetchImpl?: FetchLike;
   /** Called with the cause of every 5xx the gate answers itself. Default: one `console.warn` line. */
   onError?: (error: unknown, req: Request) => void;
+}
+
+let sharedQuotaStore: MemoryQuotaStore | undefined;
+function processQuotaStore(): MemoryQuotaStore {
+  sharedQuotaStore ??= new MemoryQuotaStore();
+  return sharedQuotaStore;
 }
 
 /** The challenge a gate would send for `resource` (DESIGN.md §6); exported for the hosted gateway. */
@@ -181,7 +191,7 @@ export function gate(options: GateOptions): RequestHandler {
   if (verifier.issuer !== apiBaseUrl) {
     throw new TypeError(`verifier issuer ${verifier.issuer} differs from apiBaseUrl ${apiBaseUrl}`);
   }
-  const store = options.quotaStore ?? new MemoryQuotaStore();
+  const store = options.quotaStore ?? processQuotaStore();
   const prices =
     options.priceSource ??
     (options.price !== undefined
