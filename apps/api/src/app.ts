@@ -8,6 +8,8 @@ import { AppError, ERROR_CODES, ERROR_STATUS, ERROR_TITLES, newId } from "@tollg
 import { createExpressMiddleware } from "@trpc/server/adapters/express";
 import express, { type NextFunction, type Request, type Response } from "express";
 import YAML from "yaml";
+import { createB2bRouter } from "./bridge/b2b";
+import { createBridgeRouter } from "./bridge/bridge-router";
 import type { Deps } from "./deps";
 import { createGatewayRouter } from "./gateway/gateway-router";
 import { sendProblem, toAppError } from "./infra/errors";
@@ -64,6 +66,16 @@ export function createApp(deps: Deps): express.Express {
       maxBodyBytes: deps.env.gateway.maxBodyBytes,
     }),
   );
+  // The bridge reads raw bodies too (they are bound to orders); b2b answers JSON on its own.
+  if (deps.env.bridge) {
+    const bridge = createBridgeRouter(deps, deps.env.bridge, {
+      limiterRedis: deps.redis,
+      pingIntervalMs: 60_000,
+    });
+    app.use("/bridge", bridge);
+    app.locals.bridge = bridge.bridge;
+  }
+  app.use(createB2bRouter(deps, { defaultNetwork: "amoy" }));
   app.use(express.json({ limit: "64kb", strict: true }));
 
   const createContext = (req: Request, res: Response): Context => ({

@@ -30,7 +30,7 @@ export interface Deps {
   log: Logger;
   clock: Clock;
   redis: Redis | undefined;
-  limiters: { registration: RateLimiter; quotes: RateLimiter };
+  limiters: { registration: RateLimiter; quotes: RateLimiter; pays: RateLimiter };
   chains: ChainRegistry;
   keys: ReceiptKeyStore;
   /** Signs v1.4 EIP-712 quotes; absent when none is configured (v1.4 quotes are then refused). */
@@ -73,6 +73,7 @@ export async function buildDeps(
   const keys = fileReceiptKeyStore(env.receiptKeysFile, {
     // Retired keys stay published for the longest receipt lifetime plus one JWKS cache lifetime.
     graceMs: (env.receipts.ttlSeconds + env.receipts.jwksCacheSeconds) * 1000,
+    onError: (error) => log.error({ err: error }, "receipt key file unreadable; keeping the last good keys"),
   });
   const db =
     overrides.db ??
@@ -104,6 +105,8 @@ export async function buildDeps(
         { name: "quotes", points: env.quotes.ratePerMinute, durationSeconds: 60 },
         redis,
       ),
+      // Each /v1/pay costs RPC calls: bound what one client can make us spend.
+      pays: createRateLimiter({ name: "pays", points: env.pay.ratePerMinute, durationSeconds: 60 }, redis),
     },
     async close() {
       redis?.disconnect();

@@ -5,6 +5,7 @@
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { type BridgeConfig, BridgeConfigError, routerConfigFromFile } from "./bridge/config";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
@@ -65,6 +66,10 @@ const ZRawEnv = z.object({
   JWKS_CACHE_SECONDS: integer(300, 0),
   PAY_IDEMPOTENCY_STALE_SECONDS: integer(60, 1),
   PAY_PENDING_RETRY_AFTER_SECONDS: integer(2, 1),
+  LATE_PAYMENT_GRACE_SECONDS: integer(3600, 0),
+  RATE_LIMIT_PAYS_PER_MINUTE: integer(300, 1),
+  WEBHOOK_SECRET_KEY: optionalString,
+  BRIDGE_PROVIDERS_FILE: optionalString,
   START_LOCAL_CHAINS: boolean(true),
   CHAINS_BASE_PORT: integer(8545).pipe(z.number().max(65_533)),
   EXAMPLE_MERCHANT_PORT: integer(4021).pipe(z.number().max(65_535)),
@@ -104,9 +109,16 @@ export type Env = {
     idempotencyStaleMs: number;
     maxAuthorizationLifetimeSeconds: number;
     pendingRetryAfterSeconds: number;
+    /** A v1.2 payment mined up to this long after its quote expired is still honoured. */
+    latePaymentGraceSeconds: number;
+    ratePerMinute: number;
   };
   /** Hosted gateway: mounted at `/g` on the API; `url` is what merchants and agents see. */
   gateway: { url: string; timeoutMs: number; maxBodyBytes: number };
+  /** AES-256-GCM key for merchants' webhook secrets, shared with the indexer (development: generated file). */
+  webhookSecretKey: string | undefined;
+  /** The bridge router at `/bridge`, when BRIDGE_PROVIDERS_FILE names providers (docs/bridge.md). */
+  bridge: BridgeConfig | undefined;
   /** `pnpm start` only: local chains and the example merchant next to the API. */
   startAll: { localChains: boolean; chainsBasePort: number; exampleMerchantPort: number };
 };
@@ -123,6 +135,11 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     throw new EnvError(`Invalid environment:\n${lines.join("\n")}`);
   }
   const raw = parsed.data;
+  if (raw.NODE_ENV === "production" && !raw.WEBHOOK_SECRET_KEY) {
+    throw new EnvError(
+      "Invalid environment:\n  WEBHOOK_SECRET_KEY: required in production (shared with the indexer)",
+    );
+  }
   const fromRoot = (path: string) => (isAbsolute(path) ? path : resolve(REPO_ROOT, path));
   const baseUrl = (
     raw.BASE_URL ?? `http://${raw.HOST.includes(":") ? `[${raw.HOST}]` : raw.HOST}:${raw.PORT}`
@@ -168,12 +185,16 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       idempotencyStaleMs: raw.PAY_IDEMPOTENCY_STALE_SECONDS * 1000,
       maxAuthorizationLifetimeSeconds: 3600,
       pendingRetryAfterSeconds: raw.PAY_PENDING_RETRY_AFTER_SECONDS,
+      latePaymentGraceSeconds: raw.LATE_PAYMENT_GRACE_SECONDS,
+      ratePerMinute: raw.RATE_LIMIT_PAYS_PER_MINUTE,
     },
     gateway: {
       url: (raw.GATEWAY_URL ?? `${baseUrl}/g`).replace(/\/$/, ""),
       timeoutMs: raw.GATEWAY_TIMEOUT_MS,
       maxBodyBytes: raw.GATEWAY_MAX_BODY_BYTES,
     },
+    webhookSecretKey: raw.WEBHOOK_SECRET_KEY,
+    bridge: bridgeConfig(raw.BRIDGE_PROVIDERS_FILE ? fromRoot(raw.BRIDGE_PROVIDERS_FILE) : undefined, source),
     startAll: {
       localChains: raw.START_LOCAL_CHAINS,
       chainsBasePort: raw.CHAINS_BASE_PORT,
@@ -188,4 +209,18 @@ function definedOnly<T extends Record<string, unknown>>(
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as {
     [K in keyof T]?: Exclude<T[K], undefined>;
   };
+}
+
+function bridgeConfig(
+  path: string | undefined,
+  source: Record<string, string | undefined>,
+): BridgeConfig | undefined {
+  if (!path) return undefined;
+  try {
+    return routerConfigFromFile(path, source);
+  } catch (error) {
+    if (error instanceof BridgeConfigError)
+      throw new EnvError(`Invalid bridge configuration:\n  ${error.message}`);
+    throw error;
+  }
 }

@@ -5,9 +5,12 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createApp } from "./app";
+import type { BridgeHandle } from "./bridge/bridge-router";
 import { buildDeps, type Deps } from "./deps";
 import type { Env } from "./env";
 import type { Logger } from "./infra/logger";
+import { pruneIdempotencyKeys } from "./services/idempotency";
+import { IDEMPOTENCY_KEY_TTL_MS } from "./services/pay-service";
 
 export interface RunningApi {
   server: Server;
@@ -23,7 +26,10 @@ export class PortBusyError extends Error {
 
 export async function startApi(env: Env, log: Logger): Promise<RunningApi> {
   const deps = await buildDeps(env, log);
-  const server = createApp(deps).listen(env.port, env.host);
+  const app = createApp(deps);
+  const bridge = app.locals.bridge as BridgeHandle | undefined;
+  await bridge?.ready();
+  const server = app.listen(env.port, env.host);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("listening", resolve);
@@ -36,18 +42,29 @@ export async function startApi(env: Env, log: Logger): Promise<RunningApi> {
       throw new PortBusyError(`port ${env.port} on ${env.host} is busy; set PORT`, { cause: error });
     throw error;
   }
+  // Idempotency keys live 24 h (checklist B1); prune hourly so the table stays bounded.
+  const prune = setInterval(() => {
+    const cutoff = new Date(deps.clock.now().getTime() - IDEMPOTENCY_KEY_TTL_MS);
+    pruneIdempotencyKeys(deps.db.db, cutoff).catch((error) =>
+      log.warn({ err: error }, "idempotency prune failed"),
+    );
+  }, 3_600_000);
+  prune.unref();
   let closing: Promise<void> | undefined;
   return {
     server,
     deps,
     port: (server.address() as AddressInfo).port,
     close() {
+      clearInterval(prune);
       closing ??= new Promise<void>((resolve) => {
         const force = setTimeout(() => server.closeAllConnections(), env.shutdownGraceMs);
         force.unref();
         server.close(() => {
           clearTimeout(force);
-          void deps.close().then(resolve);
+          void Promise.resolve(bridge?.close())
+            .then(() => deps.close())
+            .then(resolve);
         });
         server.closeIdleConnections();
       });

@@ -199,7 +199,7 @@ export const settlements = pgTable(
   (table) => [
     unique("settlements_log_unique").on(table.chainId, table.txHash, table.logIndex),
     index("settlements_chain_block_idx").on(table.chainId, table.blockNumber),
-    index("settlements_payer_idx").on(table.payer, table.id),
+    index("settlements_payer_idx").on(table.payer, table.blockNumber, table.id),
     index("settlements_order_idx").on(table.orderId),
     index("settlements_merchant_idx").on(table.merchantId, table.blockNumber),
     index("settlements_state_idx").on(table.chainId, table.state),

@@ -42,3 +42,11 @@ export {
   type ReceiptVerifierStats,
   receiptClaimsProblem,
 } from "./verifier";
+export {
+  type HeaderBag,
+  signWebhookPayload,
+  verifyWebhook,
+  WEBHOOK_TOLERANCE_SEC,
+  type WebhookEnvelope,
+  WebhookVerificationError,
+} from "./webhook-verify";

@@ -43,6 +43,19 @@ export const ERROR_STATUS = {
   payment_token_mismatch: 422,
   payment_amount_mismatch: 422,
   payment_after_quote_expiry: 422,
+  // Legacy bridge and x402 (issue 6; docs/bridge.md).
+  order_not_found: 404,
+  provider_not_found: 404,
+  order_request_mismatch: 422,
+  order_already_used: 409,
+  payment_already_used: 409,
+  payment_in_flight: 409,
+  payment_pending: 425,
+  payment_after_order_expiry: 422,
+  solana_settlement_disabled: 422,
+  x402_payload_malformed: 400,
+  x402_payment_invalid: 402,
+  x402_settlement_failed: 402,
   // 429: limits (SPEC §8).
   rate_limited: 429,
   // 5xx: never leak internals.
@@ -53,6 +66,8 @@ export const ERROR_STATUS = {
   chain_unavailable: 503,
   jwks_unavailable: 503,
   upstream_timeout: 504,
+  upstream_refused: 503,
+  bridge_store_unavailable: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -101,6 +116,18 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   payment_token_mismatch: "Payment token does not match the quote",
   payment_amount_mismatch: "Payment amounts do not match the quote",
   payment_after_quote_expiry: "Payment mined after the quote expired",
+  order_not_found: "Bridge order not found",
+  provider_not_found: "Bridge provider not found",
+  order_request_mismatch: "Order was issued for a different request",
+  order_already_used: "Order already used",
+  payment_already_used: "Payment already used",
+  payment_in_flight: "Payment is being used by another request",
+  payment_pending: "Payment not confirmed yet",
+  payment_after_order_expiry: "Payment mined after the order expired",
+  solana_settlement_disabled: "Solana settlement is disabled",
+  x402_payload_malformed: "Malformed x402 payment header",
+  x402_payment_invalid: "x402 payment invalid",
+  x402_settlement_failed: "x402 settlement failed",
   rate_limited: "Too many requests",
   internal_error: "Internal error",
   upstream_failed: "Upstream failed",
@@ -109,6 +136,8 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   chain_unavailable: "Chain RPC unavailable",
   jwks_unavailable: "Receipt keys unavailable",
   upstream_timeout: "Upstream timed out",
+  upstream_refused: "Upstream refused the bridge's credentials",
+  bridge_store_unavailable: "Bridge order store unavailable",
 };
 
 /**

@@ -1,12 +1,13 @@
 /**
  * `pnpm start` (DESIGN.md §11): everything on embedded defaults in one process — local chains with the
- * contracts deployed, the API (PGlite in DATA_DIR, gateway at /g, console at /console/), a demo merchant and
- * the example merchant app selling two routes. Prints every URL once ready; Ctrl-C stops it all cleanly.
+ * contracts deployed, the API (PGlite in DATA_DIR, gateway at /g, console at /console/), the indexer and
+ * webhook dispatcher, a demo merchant and the example merchant app selling two routes. Prints every URL once ready; Ctrl-C stops it all cleanly.
  */
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type LocalChains, PortInUseError, startLocalChains } from "@tollgate/contracts/local-chains";
 import { startExampleMerchant } from "@tollgate/gate/example";
+import { loadIndexerEnv, startIndexer } from "@tollgate/indexer";
 import { type Env, EnvError, loadEnv } from "../env";
 import { createLogger } from "../infra/logger";
 import { PortBusyError, type RunningApi, startApi } from "../server";
@@ -71,6 +72,10 @@ async function main(): Promise<void> {
     const api = await startApi(env, log);
     stops.push(() => api.close());
 
+    // PGlite is single-process: the indexer follows the chains inside this process (issue 5).
+    const indexer = await startIndexer({ env: loadIndexerEnv(), db: api.deps.db });
+    stops.push(() => indexer.stop());
+
     const demo = await ensureDemoMerchant(env, api);
     const example = await startExampleMerchant({
       apiBaseUrl: env.baseUrl,
@@ -102,6 +107,7 @@ async function main(): Promise<void> {
             (chain) => `  Chain ${chain.network.padEnd(10)} ${chain.rpcUrl}  (chain id ${chain.chainId})`,
           )
         : []),
+      `  Indexer          following ${indexer.networks.map((network) => network.network).join(", ")}; metrics ${env.baseUrl}/api/metrics`,
       `  Database         ${api.deps.db.kind === "pglite" ? `PGlite in ${env.dataDir}/pglite` : "PostgreSQL"}`,
       "",
       "  Try it: pnpm demo   (an agent pays for the example merchant's search, step by step)",

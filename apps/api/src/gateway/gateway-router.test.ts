@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import type { IncomingHttpHeaders, Server } from "node:http";
+import { request as httpRequest, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -50,6 +50,7 @@ describe("hosted gateway", () => {
         return;
       }
       res.setHeader("x-upstream", "yes");
+      res.setHeader("set-cookie", "session=upstream; Path=/");
       res.setHeader("connection", "keep-alive");
       res.json({ echoed: req.originalUrl, method: req.method });
     });
@@ -185,6 +186,33 @@ describe("hosted gateway", () => {
     const response = await gw("/missing", { headers: { [RECEIPT_HEADER]: token } });
     expect(response.status).toBe(404);
     expect(response.headers.get(QUOTA_REMAINING_HEADER)).toBe("4");
+  });
+
+  it("security: '..' segments never leave the upstream base path, and upstream headers cannot act on our origin", async () => {
+    const token = await receipt();
+    // Sent raw (like curl --path-as-is): fetch would normalise the dot segments away before sending.
+    const raw = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const request = httpRequest(`${api.baseUrl}/g/acme-search${path}`, {
+          headers: { [RECEIPT_HEADER]: token },
+        });
+        request.path = `/g/acme-search${path}`;
+        request.on("response", (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        request.on("error", reject);
+        request.end();
+      });
+    for (const path of ["/%2e%2e/%2e%2e/admin", "/%2E%2E/secret", "/a/%2e%2e/%2e%2e/x", "/./x", "/../x"]) {
+      expect(await raw(path)).toBe(400);
+    }
+    expect(seen).toHaveLength(0);
+    const ok = await gw("/search", { headers: { [RECEIPT_HEADER]: token } });
+    expect(ok.headers.get(QUOTA_REMAINING_HEADER)).toBe("4"); // refused paths cost nothing
+    expect(ok.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(ok.headers.get("content-security-policy")).toBe("sandbox");
+    expect(ok.headers.get("set-cookie")).toBeNull();
   });
 
   it("an unknown slug is a problem+json 404, and other methods are refused", async () => {

@@ -32,6 +32,17 @@ const HOP_BY_HOP = new Set([
   "host",
   "content-length",
 ]);
+/** Upstream response headers that would act on our origin or our protocol. */
+const DROPPED_RESPONSE_HEADERS = new Set([
+  "set-cookie",
+  "aifp-quota-remaining",
+  "access-control-allow-origin",
+  "access-control-allow-credentials",
+  "access-control-allow-headers",
+  "access-control-allow-methods",
+  "access-control-expose-headers",
+  "content-security-policy",
+]);
 const FORWARDED_METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]);
 export const ORIGIN_SECRET_HEADER = "X-Tollgate-Origin-Secret";
 
@@ -120,7 +131,21 @@ export function createGatewayRouter(deps: Deps, options: GatewayOptions): Router
     const rest = (req.params as { rest?: string[] }).rest;
     const path = rest ? `/${rest.map(encodeURIComponent).join("/")}` : "";
     const search = req.originalUrl.includes("?") ? req.originalUrl.slice(req.originalUrl.indexOf("?")) : "";
+    const base = new URL(route.upstreamUrl);
     const target = new URL(route.upstreamUrl.replace(/\/$/, "") + path + search);
+    // Invariant: a request never leaves the upstream's base path (the origin secret goes only there).
+    const basePath = base.pathname.replace(/\/$/, "");
+    if (
+      target.origin !== base.origin ||
+      (target.pathname !== basePath && !target.pathname.startsWith(`${basePath}/`))
+    ) {
+      sendProblem(
+        res,
+        new AppError("upstream_failed", "the path leaves the upstream's base path"),
+        req.requestId,
+      );
+      return;
+    }
     const aifp = res.locals.aifp as { receiptId?: string; claims?: { sub?: string } } | undefined;
     const body = Buffer.isBuffer(req.body) && req.body.length > 0 ? new Uint8Array(req.body) : undefined;
     try {
@@ -148,14 +173,13 @@ export function createGatewayRouter(deps: Deps, options: GatewayOptions): Router
         );
       }
       for (const [name, value] of Object.entries(upstream.headers)) {
-        if (
-          !HOP_BY_HOP.has(name) &&
-          !name.startsWith("x-tollgate-") &&
-          name.toLowerCase() !== "aifp-quota-remaining"
-        ) {
+        if (!HOP_BY_HOP.has(name) && !DROPPED_RESPONSE_HEADERS.has(name) && !name.startsWith("x-tollgate-")) {
           res.setHeader(name, value);
         }
       }
+      // Upstream bytes are served from our origin: never let them run as our pages (the console lives here).
+      res.setHeader("X-Content-Type-Options", "nosniff");
+      res.setHeader("Content-Security-Policy", "sandbox");
       res.status(upstream.status).end(Buffer.from(upstream.body));
     } catch (error) {
       const problem =
@@ -181,6 +205,11 @@ export function createGatewayRouter(deps: Deps, options: GatewayOptions): Router
       try {
         if (!FORWARDED_METHODS.has(req.method))
           throw new AppError("method_not_allowed", `${req.method} is not forwarded`);
+        // Checked before the gate, so a refused path costs no unit.
+        const rest = (req.params as { rest?: string[] }).rest ?? [];
+        if (rest.some((segment) => segment === "." || segment === "..")) {
+          throw new AppError("validation_failed", "path segments '.' and '..' are not forwarded");
+        }
         const route = await lookup((req.params as { slug: string }).slug);
         if (!route) throw new AppError("gateway_route_not_found", "no gateway route with this slug");
         res.locals.gatewayRoute = route;

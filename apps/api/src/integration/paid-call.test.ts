@@ -129,6 +129,9 @@ describe("paid call end to end", () => {
         headers: { [RECEIPT_HEADER]: receipt },
       });
       expect(response.status).toBe(402);
+      const body = (await response.json()) as GateChallenge;
+      expect(body.code).toBe("receipt_invalid");
+      expect(body.detail).toContain("scope_mismatch");
     } finally {
       other.close();
     }

@@ -1,14 +1,15 @@
 /**
  * Idempotency keys in the database (reliability checklist B1; DESIGN.md §6): claimed with
  * INSERT ... ON CONFLICT DO NOTHING before any work, completed in the same transaction as the effect.
- * A claim left by a crashed request is taken over once it is older than `staleAfterMs`.
+ * A claim left by a crashed request is taken over once it is older than `staleAfterMs`; a key older than
+ * `ttlMs` is forgotten and counts as new (business uniqueness never depends on keys).
  */
 import { createHash } from "node:crypto";
 import { type Database, idempotencyKeys, type Transaction } from "@tollgate/db";
-import { and, eq } from "drizzle-orm";
+import { and, eq, lt } from "drizzle-orm";
 
 export type Claim =
-  | { kind: "claimed" }
+  | { kind: "claimed"; lockedAt: Date }
   | { kind: "replay"; status: number; body: Record<string, unknown> }
   | { kind: "in_use" }
   | { kind: "mismatch" };
@@ -32,7 +33,7 @@ export function requestHash(body: unknown): string {
 
 export async function claimIdempotencyKey(
   db: Database,
-  input: { scope: string; key: string; requestHash: string; now: Date; staleAfterMs: number },
+  input: { scope: string; key: string; requestHash: string; now: Date; staleAfterMs: number; ttlMs: number },
 ): Promise<Claim> {
   const inserted = await db
     .insert(idempotencyKeys)
@@ -46,13 +47,25 @@ export async function claimIdempotencyKey(
     })
     .onConflictDoNothing()
     .returning({ key: idempotencyKeys.key });
-  if (inserted.length > 0) return { kind: "claimed" };
+  if (inserted.length > 0) return { kind: "claimed", lockedAt: input.now };
 
   const [row] = await db
     .select()
     .from(idempotencyKeys)
     .where(and(eq(idempotencyKeys.scope, input.scope), eq(idempotencyKeys.key, input.key)));
   if (!row) return claimIdempotencyKey(db, input); // released between our insert and select
+  if (input.now.getTime() - row.createdAt.getTime() > input.ttlMs) {
+    await db
+      .delete(idempotencyKeys)
+      .where(
+        and(
+          eq(idempotencyKeys.scope, input.scope),
+          eq(idempotencyKeys.key, input.key),
+          eq(idempotencyKeys.createdAt, row.createdAt),
+        ),
+      );
+    return claimIdempotencyKey(db, input);
+  }
   if (row.requestHash !== input.requestHash) return { kind: "mismatch" };
   if (row.state === "done")
     return { kind: "replay", status: row.responseStatus ?? 200, body: row.responseBody ?? {} };
@@ -70,7 +83,7 @@ export async function claimIdempotencyKey(
       ),
     )
     .returning({ key: idempotencyKeys.key });
-  return taken.length > 0 ? { kind: "claimed" } : { kind: "in_use" };
+  return taken.length > 0 ? { kind: "claimed", lockedAt: input.now } : { kind: "in_use" };
 }
 
 export async function completeIdempotencyKey(
@@ -83,10 +96,13 @@ export async function completeIdempotencyKey(
     .where(and(eq(idempotencyKeys.scope, input.scope), eq(idempotencyKeys.key, input.key)));
 }
 
-/** Frees a claim whose request produced no final effect (pending, refused, failed), so the key can retry. */
+/**
+ * Frees a claim whose request produced no final effect (pending, refused, failed), so the key can retry.
+ * Only the claim's owner releases it: a request whose stale claim was taken over leaves the new one alone.
+ */
 export async function releaseIdempotencyKey(
   db: Database,
-  input: { scope: string; key: string },
+  input: { scope: string; key: string; lockedAt: Date },
 ): Promise<void> {
   await db
     .delete(idempotencyKeys)
@@ -95,6 +111,16 @@ export async function releaseIdempotencyKey(
         eq(idempotencyKeys.scope, input.scope),
         eq(idempotencyKeys.key, input.key),
         eq(idempotencyKeys.state, "in_flight"),
+        eq(idempotencyKeys.lockedAt, input.lockedAt),
       ),
     );
+}
+
+/** Deletes keys past their lifetime; run periodically so the table does not grow without bound. */
+export async function pruneIdempotencyKeys(db: Database, olderThan: Date): Promise<number> {
+  const deleted = await db
+    .delete(idempotencyKeys)
+    .where(lt(idempotencyKeys.createdAt, olderThan))
+    .returning({ key: idempotencyKeys.key });
+  return deleted.length;
 }

@@ -3,7 +3,7 @@
  * Invariants: a quote yields at most one receipt, whatever the keys; one Payment log buys at most one
  * receipt; a retried key never pays or issues twice; nothing is issued before the confirmation policy.
  */
-import { type Database, type quotes, quotes as quotesTable, receipts } from "@tollgate/db";
+import { type Database, type quotes, quotes as quotesTable, receipts, type Transaction } from "@tollgate/db";
 import { enqueueWebhookEvents } from "@tollgate/indexer/webhooks";
 import {
   AppError,
@@ -36,6 +36,7 @@ export interface PayServiceDeps {
   clock: Clock;
   chains: ChainRegistry;
   keys: ReceiptKeyStore;
+  log?: { warn(fields: Record<string, unknown>, message: string): void };
   env: {
     baseUrl: string;
     receipts: { ttlSeconds: number };
@@ -43,9 +44,13 @@ export interface PayServiceDeps {
       idempotencyStaleMs: number;
       maxAuthorizationLifetimeSeconds: number;
       pendingRetryAfterSeconds: number;
+      latePaymentGraceSeconds: number;
     };
   };
 }
+
+/** After this an idempotency key is forgotten and the same key counts as new (checklist B1; Stripe: 24 h). */
+export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000;
 
 export type PayOutcome =
   | { status: 200; body: PayResponse; replayed: boolean }
@@ -73,13 +78,8 @@ function responseFor(quote: QuoteRow, receipt: ReceiptRow): PayResponse {
   };
 }
 
-async function checkAuthorization(
-  quote: QuoteRow,
-  request: PayRequest,
-  idempotencyKey: string,
-  now: Date,
-  maxLifetimeSeconds: number,
-) {
+/** A fresh execution needs a live authorization; a replay of a stored answer does not (checklist B1). */
+function checkAuthorizationLive(request: PayRequest, now: Date, maxLifetimeSeconds: number): void {
   const expiresAt = Date.parse(request.payment_authorization.expires_at);
   if (expiresAt <= now.getTime()) {
     throw new AppError(
@@ -93,6 +93,10 @@ async function checkAuthorization(
       `payment_authorization may be valid for at most ${maxLifetimeSeconds} s`,
     );
   }
+}
+
+/** The payer, and only the payer, signed this exact request (DESIGN.md §6). */
+async function checkAuthorizationSigner(quote: QuoteRow, request: PayRequest, idempotencyKey: string) {
   const message = paymentAuthorizationMessage({
     quoteId: request.quote_id,
     txRef: request.tx_ref,
@@ -127,7 +131,7 @@ export async function pay(
   const now = deps.clock.now();
   const [quote] = await db.select().from(quotesTable).where(eq(quotesTable.id, request.quote_id));
   if (!quote) throw new AppError("quote_not_found", `no quote ${request.quote_id}`);
-  await checkAuthorization(quote, request, idempotencyKey, now, deps.env.pay.maxAuthorizationLifetimeSeconds);
+  await checkAuthorizationSigner(quote, request, idempotencyKey);
 
   // Keys are scoped to the payer and this endpoint: another payer's identical key never sees this response.
   const scope = `pay:${quote.payer.toLowerCase()}`;
@@ -137,6 +141,7 @@ export async function pay(
     requestHash: requestHash(request),
     now,
     staleAfterMs: deps.env.pay.idempotencyStaleMs,
+    ttlMs: IDEMPOTENCY_KEY_TTL_MS,
   });
   if (claim.kind === "mismatch") {
     throw new AppError(
@@ -155,57 +160,73 @@ export async function pay(
   }
   if (claim.kind === "replay") return { status: 200, body: claim.body as PayResponse, replayed: true };
 
+  const release = () => releaseIdempotencyKey(db, { scope, key: idempotencyKey, lockedAt: claim.lockedAt });
   try {
-    const outcome = await settle(deps, quote, request, now);
-    if (outcome.status === 200) {
+    checkAuthorizationLive(request, now, deps.env.pay.maxAuthorizationLifetimeSeconds);
+    const outcome = await settle(deps, quote, request, now, (tx, body) =>
+      completeIdempotencyKey(tx, { scope, key: idempotencyKey, status: 200, body }),
+    );
+    if (outcome.status === 200 && !outcome.completed) {
       await completeIdempotencyKey(db, { scope, key: idempotencyKey, status: 200, body: outcome.body });
-    } else {
-      await releaseIdempotencyKey(db, { scope, key: idempotencyKey });
+    } else if (outcome.status !== 200) {
+      await release();
     }
-    return outcome;
+    return outcome.status === 200 ? { status: 200, body: outcome.body, replayed: outcome.replayed } : outcome;
   } catch (error) {
     // Refusals and outages issue nothing; the key is freed so the same request can be retried.
-    await releaseIdempotencyKey(db, { scope, key: idempotencyKey });
+    await release();
     throw error;
   }
 }
 
+/** The receipt of this quote, or of this exact Payment log (one transaction may pay several quotes). */
 async function existingReceipt(
   db: Database,
   quote: QuoteRow,
-  txHash: string,
+  log?: { txHash: string; logIndex: number },
 ): Promise<ReceiptRow | undefined> {
   const [row] = await db
     .select()
     .from(receipts)
     .where(
-      or(
-        eq(receipts.quoteId, quote.id),
-        and(eq(receipts.chainId, quote.chainId), eq(receipts.txHash, txHash)),
-      ),
+      log
+        ? or(
+            eq(receipts.quoteId, quote.id),
+            and(
+              eq(receipts.chainId, quote.chainId),
+              eq(receipts.txHash, log.txHash),
+              eq(receipts.logIndex, log.logIndex),
+            ),
+          )
+        : eq(receipts.quoteId, quote.id),
     );
   return row;
 }
 
-function sameReceipt(quote: QuoteRow, receipt: ReceiptRow, txHash: string): PayOutcome {
+function sameReceipt(quote: QuoteRow, receipt: ReceiptRow, txHash: string): SettleOutcome {
   if (receipt.quoteId === quote.id && receipt.txHash === txHash) {
-    return { status: 200, body: responseFor(quote, receipt), replayed: true };
+    return { status: 200, body: responseFor(quote, receipt), replayed: true, completed: false };
   }
   if (receipt.quoteId === quote.id) {
     throw new AppError("quote_already_paid", `quote ${quote.id} was already paid by ${receipt.txHash}`);
   }
-  throw new AppError("payment_log_missing", `transaction ${txHash} paid another quote`);
+  throw new AppError("payment_log_missing", `that Payment log of ${txHash} already bought another quote`);
 }
+
+type SettleOutcome =
+  | { status: 200; body: PayResponse; replayed: boolean; completed: boolean }
+  | Extract<PayOutcome, { status: 202 }>;
 
 async function settle(
   deps: PayServiceDeps,
   quote: QuoteRow,
   request: PayRequest,
   now: Date,
-): Promise<PayOutcome> {
+  complete: (tx: Transaction, body: PayResponse) => Promise<void>,
+): Promise<SettleOutcome> {
   const db = deps.db.db;
   const txHash = request.tx_ref.toLowerCase() as Hash;
-  const known = await existingReceipt(db, quote, txHash);
+  const known = await existingReceipt(db, quote);
   if (known) return sameReceipt(quote, known, txHash);
 
   const chain = deps.chains.byChainId(quote.chainId);
@@ -241,8 +262,15 @@ async function settle(
       },
     };
   }
-  // Honoured whenever it was mined in time, however late /v1/pay comes (DESIGN.md §6).
-  if (result.blockTimestamp.getTime() > quote.expiresAt.getTime()) {
+  // Honoured whenever it was mined in time, however late /v1/pay comes (DESIGN.md §6). v1.2 has no on-chain
+  // expiry: an exact payment mined a little late (a slow mempool) is honoured within the grace, since the money
+  // already reached the merchant; beyond it the quote's rate is too old to stand behind (docs/decisions.md).
+  const lateByMs = result.blockTimestamp.getTime() - quote.expiresAt.getTime();
+  if (lateByMs > deps.env.pay.latePaymentGraceSeconds * 1000) {
+    deps.log?.warn(
+      { quote_id: quote.id, tx_ref: txHash, late_by_s: Math.round(lateByMs / 1000) },
+      "payment mined after the quote expired: refused; refund by hand",
+    );
     throw new AppError(
       "payment_after_quote_expiry",
       `mined at ${result.blockTimestamp.toISOString()}, after the quote expired at ${quote.expiresAt.toISOString()}`,
@@ -297,6 +325,7 @@ async function settle(
       .onConflictDoNothing()
       .returning();
     if (row) {
+      await complete(tx, responseFor(quote, row));
       await enqueueWebhookEvents(
         tx,
         [
@@ -326,9 +355,9 @@ async function settle(
     }
     return row;
   });
-  if (inserted) return { status: 200, body: responseFor(quote, inserted), replayed: false };
+  if (inserted) return { status: 200, body: responseFor(quote, inserted), replayed: false, completed: true };
   // Lost a race with another request for the same quote or log: answer with the receipt that won.
-  const winner = await existingReceipt(db, quote, txHash);
+  const winner = await existingReceipt(db, quote, { txHash, logIndex: result.logIndex });
   if (!winner) throw new AppError("conflict", "receipt insert conflicted but no receipt was found");
   return sameReceipt(quote, winner, txHash);
 }

@@ -384,9 +384,9 @@ describe.each(testDatabaseKinds())("quote -> pay -> receipt on local chains (%s)
       await expectRefused(await payFor(q, hash), 422, "tx_reverted");
     });
 
-    it("a v1.2 payment mined after the quote expired", async () => {
-      // A service whose clock runs two hours behind the chain issues a quote that is already over on-chain.
-      const behind = () => new Date(Date.now() - 2 * 3_600_000);
+    /** Quotes on a service whose clock runs `behindMs` behind the chain, settles, and pays there. */
+    async function payWithClockBehind(behindMs: number) {
+      const behind = () => new Date(Date.now() - behindMs);
       const past = await startTestApi(
         kind,
         { DATA_DIR: dataDir, CONFIRMATIONS_AMOY: "1" },
@@ -406,14 +406,20 @@ describe.each(testDatabaseKinds())("quote -> pay -> receipt on local chains (%s)
         const tx = await sendSettlement(agent, q.settlement_call);
         const key = newKey();
         const body = await payBody(agent, q, tx, key, new Date(behind().getTime() + 300_000));
-        await expectRefused(
-          await past.call("POST", "/v1/pay", { headers: { "idempotency-key": key }, body }),
-          422,
-          "payment_after_quote_expiry",
-        );
+        return await past.call("POST", "/v1/pay", { headers: { "idempotency-key": key }, body });
       } finally {
         await past.close();
       }
+    }
+
+    it("a v1.2 payment mined a little after expiry (slow mempool) is honoured within the grace", async () => {
+      // The quote (10 min) expired 5 minutes before the block that paid it.
+      const paid = await payWithClockBehind(15 * 60_000);
+      expect(paid.status, paid.text).toBe(200);
+    });
+
+    it("a v1.2 payment mined after the quote expired, beyond the grace", async () => {
+      await expectRefused(await payWithClockBehind(2 * 3_600_000), 422, "payment_after_quote_expiry");
     });
 
     it("a quote already paid by another transaction", async () => {
@@ -459,6 +465,68 @@ describe.each(testDatabaseKinds())("quote -> pay -> receipt on local chains (%s)
       });
       await expectRefused(malformed, 400, "validation_failed");
       expect(AIFP_PROTOCOL).toBe("AIFP-1");
+    });
+
+    it("a payment sent from another wallet than the quote's payer", async () => {
+      const q = await quote({ merchant_id: merchants.v12, asset: "POL" });
+      const hash = await stranger.wallet.sendTransaction({
+        account: stranger.account,
+        chain: null,
+        to: q.settlement_call.to as Address,
+        data: q.settlement_call.data as `0x${string}`,
+        value: BigInt(q.settlement_call.value),
+      });
+      await stranger.client.waitForTransactionReceipt({ hash });
+      await expectRefused(await payFor(q, hash), 422, "payment_payer_mismatch");
+    });
+
+    it("a refused request does not burn its key; a key over 255 characters is refused", async () => {
+      const q = await quote({ merchant_id: merchants.v12, asset: "USDC" });
+      const tx = await sendSettlement(agent, q.settlement_call);
+      const key = newKey();
+      const forged = await api.call("POST", "/v1/pay", {
+        headers: { "idempotency-key": key },
+        body: await payBody(stranger, q, tx, key),
+      });
+      await expectRefused(forged, 403, "payment_authorization_invalid");
+      const good = await api.call("POST", "/v1/pay", {
+        headers: { "idempotency-key": key },
+        body: await payBody(agent, q, tx, key),
+      });
+      expect(good.status, good.text).toBe(200);
+      const long = "k".repeat(256);
+      await expectRefused(
+        await api.call("POST", "/v1/pay", {
+          headers: { "idempotency-key": long },
+          body: await payBody(agent, q, tx, long),
+        }),
+        400,
+        "idempotency_key_required",
+      );
+    });
+
+    it("the stored answer is replayed for the same key and body even after the authorization expired", async () => {
+      const q = await quote({ merchant_id: merchants.v12, asset: "USDC" });
+      const tx = await sendSettlement(agent, q.settlement_call);
+      const key = newKey();
+      const body = await payBody(agent, q, tx, key, new Date(Date.now() + 60_000));
+      const first = await api.call("POST", "/v1/pay", { headers: { "idempotency-key": key }, body });
+      expect(first.status).toBe(200);
+      const later = await startTestApi(
+        kind,
+        { DATA_DIR: dataDir, CONFIRMATIONS_AMOY: "1" },
+        {
+          clock: { now: () => new Date(Date.now() + 600_000) },
+          db: api.deps.db,
+        },
+      );
+      try {
+        const replay = await later.call("POST", "/v1/pay", { headers: { "idempotency-key": key }, body });
+        expect(replay.status, replay.text).toBe(200);
+        expect(replay.json.receipt_id).toBe(first.json.receipt_id);
+      } finally {
+        await later.close();
+      }
     });
 
     it("an expired payment authorization", async () => {

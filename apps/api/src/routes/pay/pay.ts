@@ -2,6 +2,7 @@ import { AppError, IDEMPOTENCY_KEY_HEADER, PAY_PATH } from "@tollgate/shared";
 import { z } from "zod";
 import { sendProblem, toAppError } from "../../infra/errors";
 import type { PlainRoute } from "../../infra/plain-route";
+import { clientKey } from "../../infra/rate-limit";
 import { pay } from "../../services/pay-service";
 import { ZIdempotencyKey, ZPayAccepted, ZPayBody, ZPayOk } from "./pay.types";
 
@@ -48,6 +49,7 @@ export const payRoute: PlainRoute = {
       "409": problem(409),
       "415": problem(415),
       "422": problem(422),
+      "429": problem(429),
       "500": problem(500),
       "503": problem(503),
     },
@@ -56,6 +58,7 @@ export const payRoute: PlainRoute = {
     app.post(PAY_PATH, async (req, res) => {
       const log = deps.log.child({ request_id: req.requestId });
       try {
+        await deps.limiters.pays.consume(clientKey(req.ip ?? req.socket.remoteAddress ?? "unknown"));
         const key = req.header(IDEMPOTENCY_KEY_HEADER);
         if (key === undefined || !ZIdempotencyKey.safeParse(key).success) {
           throw new AppError(
@@ -66,7 +69,7 @@ export const payRoute: PlainRoute = {
         if (!req.is("application/json"))
           throw new AppError("unsupported_media_type", "send the body as application/json");
         const body = ZPayBody.parse(req.body);
-        const outcome = await pay(deps, key, body);
+        const outcome = await pay({ ...deps, log }, key, body);
         res.setHeader("Cache-Control", "no-store");
         if (outcome.status === 202) {
           res.setHeader("Retry-After", String(outcome.retryAfterSeconds));

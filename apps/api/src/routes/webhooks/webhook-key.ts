@@ -3,11 +3,11 @@ import type { Deps } from "../../deps";
 
 /**
  * The AES-256-GCM key for webhook secrets, shared with the indexer (DESIGN §8). Production reads
- * WEBHOOK_SECRET_KEY (once `Env` carries it as `webhookSecretKey`); development uses the generated
+ * WEBHOOK_SECRET_KEY; development uses the generated
  * `$DATA_DIR/webhook-secret.key`, the same file the indexer uses.
  */
 export function webhookKey(deps: Deps): Buffer {
-  const env = deps.env as Deps["env"] & { webhookSecretKey?: string };
+  const env = deps.env;
   return loadWebhookSecretKey({
     value: env.webhookSecretKey,
     dataDir: env.dataDir,

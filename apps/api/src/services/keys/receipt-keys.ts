@@ -43,8 +43,13 @@ export interface ReceiptKeyStore {
   publicJwks(now: Date): JWK[];
 }
 
-/** Default publication lead of a rotated key: longer than jose's 30 s refetch cooldown for unknown kids. */
-export const DEFAULT_ACTIVATION_LEAD_SECONDS = 60;
+/**
+ * Publication lead of a rotated key: one JWKS cache lifetime (a shared cache may serve the old set that long),
+ * plus jose's 30 s refetch cooldown for unknown kids, plus the 5 s key-file reload of running API processes.
+ */
+export function activationLeadSeconds(jwksCacheSeconds: number): number {
+  return jwksCacheSeconds + 30 + 5;
+}
 
 async function newStoredKey(now: Date, activatesAt: Date): Promise<StoredKey> {
   const { privateKey, publicKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
@@ -86,7 +91,7 @@ export async function ensureReceiptKeyFile(path: string, now: Date): Promise<voi
 export async function rotateReceiptKey(
   path: string,
   now: Date,
-  leadSeconds = DEFAULT_ACTIVATION_LEAD_SECONDS,
+  leadSeconds: number,
 ): Promise<{ kid: string; activatesAt: Date; retired: string[] }> {
   const file = existsSync(path) ? readKeyFile(path) : { keys: [] };
   const activatesAt = new Date(now.getTime() + leadSeconds * 1000);
@@ -109,7 +114,7 @@ export async function rotateReceiptKey(
  */
 export function fileReceiptKeyStore(
   path: string,
-  options: { graceMs: number; reloadMs?: number },
+  options: { graceMs: number; reloadMs?: number; onError?: (error: unknown) => void },
 ): ReceiptKeyStore {
   let loadedMtime = -1;
   let checkedAt = 0;
@@ -122,7 +127,14 @@ export function fileReceiptKeyStore(
     checkedAt = now;
     const mtime = statSync(path).mtimeMs;
     if (mtime === loadedMtime) return;
-    keys = readKeyFile(path).keys;
+    try {
+      keys = readKeyFile(path).keys;
+    } catch (error) {
+      // A half-edited or corrupt file must not take signing down: keep the last good set until it parses.
+      if (keys.length === 0) throw error;
+      options.onError?.(error);
+      return;
+    }
     loadedMtime = mtime;
   };
   refresh();

@@ -1,0 +1,71 @@
+/**
+ * Legacy `x-tx-hash` + `x-order-id` proofs (SPEC §1 legacy bridge flow, §5, §6; DESIGN §4, §10).
+ * Invariants: the transaction is checked by THE shared verifier (services/payment-verifier.ts) against the legs
+ * the challenge stated (emitting splitter, exactly one log for the order, merchant, native token, every leg,
+ * confirmations); a payment mined before the order expired is honoured even when its confirmations arrive
+ * later (prior-art §9 item 8); `x-solana-tx` proofs are refused (SPEC §1: Solana settlement disabled).
+ */
+import { AppError, ZERO_ADDRESS } from "@tollgate/shared";
+import type { Hash } from "viem";
+import type { ChainContext } from "../services/chains";
+import { type VerifiedPayment, verifyPayment } from "../services/payment-verifier";
+import type { BridgeOrder } from "./orders";
+
+const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+
+export function parseTxHash(value: string): Hash {
+  const trimmed = value.trim();
+  if (!TX_HASH.test(trimmed)) throw new AppError("validation_failed", "x-tx-hash must be 0x + 64 hex digits");
+  return trimmed.toLowerCase() as Hash;
+}
+
+export function solanaRefusal(): AppError {
+  return new AppError(
+    "solana_settlement_disabled",
+    "Solana settlement is disabled: x-solana-tx proofs cannot be accepted and Solana payments must not be made; pay with pay_matic or x402 instead",
+  );
+}
+
+/** Verifies the proof for the order; throws AppError codes (`payment_pending` while confirmations accrue). */
+export async function verifyLegacyProof(
+  chain: ChainContext,
+  order: BridgeOrder,
+  txHash: Hash,
+): Promise<VerifiedPayment> {
+  const terms = order.payMatic;
+  if (!terms) throw new AppError("validation_failed", "this order offers no pay_matic terms");
+  if (terms.chainId !== chain.chainId)
+    throw new AppError("order_not_found", "order belongs to another chain");
+  const result = await verifyPayment(
+    chain.client,
+    txHash,
+    {
+      splitter: terms.splitter,
+      orderId: order.id,
+      merchant: terms.merchant,
+      token: ZERO_ADDRESS,
+      total: BigInt(terms.total),
+      merchantAmount: BigInt(terms.merchantAmount),
+      treasuryAmount: BigInt(terms.treasuryAmount),
+      ipCreatorAmount: BigInt(terms.ipCreatorAmount),
+    },
+    chain.confirmations,
+  );
+  if (result.status === "pending") {
+    throw new AppError(
+      "payment_pending",
+      result.reason === "not_found"
+        ? "transaction not mined yet; retry with the same headers"
+        : `payment has ${result.confirmations} of ${result.required} confirmations; retry with the same headers`,
+      { headers: { "Retry-After": "2" } },
+    );
+  }
+  // Mined in time is what counts, not when the proof arrives (the order is kept past its TTL for this).
+  if (result.blockTimestamp.getTime() > order.expiresAt) {
+    throw new AppError(
+      "payment_after_order_expiry",
+      `payment mined at ${result.blockTimestamp.toISOString()}, after the order expired at ${new Date(order.expiresAt).toISOString()}`,
+    );
+  }
+  return result;
+}

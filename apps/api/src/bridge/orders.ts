@@ -1,0 +1,260 @@
+/**
+ * Bridge order and claim state (SPEC §3.2, DESIGN §10, prior-art §8 items 4-6, §9 items 8-9; docs/bridge.md).
+ *
+ * Invariants:
+ * - An order is created by a 402 challenge and bound to a hash of method, path and body; it is kept for its
+ *   TTL plus a grace period so that a payment mined before the TTL but confirmed later is still honoured.
+ * - One payment buys one upstream call: before calling upstream the bridge claims every key of the payment
+ *   (order id, transaction hash or EIP-3009 authorization) in ONE atomic step (a Lua script on Redis, a
+ *   synchronous section in memory). A claim is a lease; it is released when the upstream fails (the payment
+ *   stays replayable) and turned into a permanent "used" mark when the call is delivered.
+ * - A lease expires by itself, so a process that dies mid-call leaves the payment replayable, never lost.
+ * - With Redis configured, every failure to reach it is a 503 (`bridge_store_unavailable`): the bridge never
+ *   falls back to memory, which would let another process accept the same payment (prior-art §9 item 9).
+ */
+import { randomBytes } from "node:crypto";
+import { AppError, type EvmNetworkName, type OrderId } from "@tollgate/shared";
+import { Redis } from "ioredis";
+
+export interface PayMaticTerms {
+  chainId: number;
+  splitter: `0x${string}`;
+  merchant: `0x${string}`;
+  ipCreator: `0x${string}`;
+  /** Decimal strings (atomic units, wei). */
+  total: string;
+  merchantAmount: string;
+  treasuryAmount: string;
+  ipCreatorAmount: string;
+}
+
+export interface BridgeOrder {
+  id: OrderId;
+  provider: string;
+  network: EvmNetworkName;
+  /** sha256 hex of method, path (with query) and body: a proof for one request cannot buy another. */
+  requestHash: string;
+  /** Unix ms. */
+  createdAt: number;
+  expiresAt: number;
+  /** Absent when the provider has no native price (then only x402 is offered). */
+  payMatic: PayMaticTerms | undefined;
+}
+
+export type ClaimResult =
+  | { ok: true; lease: string }
+  | { ok: false; key: string; state: "used" | "in_flight" };
+
+export interface OrderStore {
+  readonly kind: "memory" | "redis";
+  /** Stores an order for `retentionMs` (TTL + late-confirmation grace). */
+  putOrder(order: BridgeOrder, retentionMs: number): Promise<void>;
+  getOrder(id: string): Promise<BridgeOrder | undefined>;
+  /** Atomically leases every key, or none when one of them is used or leased. */
+  claim(keys: readonly string[], leaseMs: number): Promise<ClaimResult>;
+  /** Gives the keys back (upstream failed): the payment can be replayed. Only the lease holder can. */
+  release(keys: readonly string[], lease: string): Promise<void>;
+  /** Marks the keys used for `usedMs` (delivered). */
+  consume(keys: readonly string[], lease: string, usedMs: number): Promise<void>;
+  /** Current state of one key (tests and diagnostics). */
+  state(key: string): Promise<"free" | "used" | "in_flight">;
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Permanent-enough "used" marks: far beyond any order retention or authorization validity. */
+export const USED_RETENTION_MS = 90 * 24 * 3600 * 1000;
+
+export const claimKeys = {
+  order: (id: string) => `order:${id}`,
+  tx: (chainId: number, hash: string) => `tx:${chainId}:${hash.toLowerCase()}`,
+  authorization: (chainId: number, token: string, from: string, nonce: string) =>
+    `auth:${chainId}:${token.toLowerCase()}:${from.toLowerCase()}:${nonce.toLowerCase()}`,
+};
+
+const newLease = () => `lease:${randomBytes(12).toString("hex")}`;
+
+export function createMemoryOrderStore(now: () => number = Date.now): OrderStore {
+  const orders = new Map<string, { order: BridgeOrder; until: number }>();
+  const claims = new Map<string, { value: string; until: number }>();
+  const live = (key: string) => {
+    const entry = claims.get(key);
+    if (entry && entry.until <= now()) {
+      claims.delete(key);
+      return undefined;
+    }
+    return entry;
+  };
+  let sweeps = 0;
+  const sweep = () => {
+    // Bounded memory: drop expired entries every 1,000 writes.
+    if (++sweeps % 1000 !== 0) return;
+    const t = now();
+    for (const [key, entry] of orders) if (entry.until <= t) orders.delete(key);
+    for (const [key, entry] of claims) if (entry.until <= t) claims.delete(key);
+  };
+  return {
+    kind: "memory",
+    async putOrder(order, retentionMs) {
+      orders.set(order.id, { order, until: now() + retentionMs });
+      sweep();
+    },
+    async getOrder(id) {
+      const entry = orders.get(id);
+      if (!entry) return undefined;
+      if (entry.until <= now()) {
+        orders.delete(id);
+        return undefined;
+      }
+      return entry.order;
+    },
+    async claim(keys, leaseMs) {
+      // No await between the checks and the writes: atomic within this process.
+      for (const key of keys) {
+        const entry = live(key);
+        if (entry) return { ok: false, key, state: entry.value === "used" ? "used" : "in_flight" };
+      }
+      const lease = newLease();
+      for (const key of keys) claims.set(key, { value: lease, until: now() + leaseMs });
+      sweep();
+      return { ok: true, lease };
+    },
+    async release(keys, lease) {
+      for (const key of keys) if (live(key)?.value === lease) claims.delete(key);
+    },
+    async consume(keys, lease, usedMs) {
+      for (const key of keys) {
+        const entry = live(key);
+        if (!entry || entry.value === lease) claims.set(key, { value: "used", until: now() + usedMs });
+      }
+    },
+    async state(key) {
+      const entry = live(key);
+      return !entry ? "free" : entry.value === "used" ? "used" : "in_flight";
+    },
+    async ready() {},
+    async close() {},
+  };
+}
+
+const CLAIM_SCRIPT = `
+for i, k in ipairs(KEYS) do
+  local v = redis.call('GET', k)
+  if v then
+    if v == 'used' then return {i, 'used'} end
+    return {i, 'in_flight'}
+  end
+end
+for i, k in ipairs(KEYS) do redis.call('SET', k, ARGV[1], 'PX', ARGV[2]) end
+return {0, 'ok'}
+`;
+const RELEASE_SCRIPT = `
+for i, k in ipairs(KEYS) do
+  if redis.call('GET', k) == ARGV[1] then redis.call('DEL', k) end
+end
+return 1
+`;
+const CONSUME_SCRIPT = `
+for i, k in ipairs(KEYS) do
+  local v = redis.call('GET', k)
+  if (not v) or v == ARGV[1] then redis.call('SET', k, 'used', 'PX', ARGV[2]) end
+end
+return 1
+`;
+
+export interface RedisOrderStoreOptions {
+  url: string;
+  /** Key prefix; tests isolate themselves with a unique one. */
+  prefix?: string;
+  /** How long an operation waits for a (re)connection before answering 503. */
+  connectWaitMs?: number;
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Orders and claims in Redis, shared by every bridge process. Single Redis node (or one hash slot): the claim
+ * script touches several keys. Commands fail fast while Redis is down (no offline queue) and surface as 503.
+ */
+export function createRedisOrderStore(options: RedisOrderStoreOptions): OrderStore {
+  const prefix = options.prefix ?? "tollgate:bridge:";
+  const redis = new Redis(options.url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    lazyConnect: false,
+  });
+  redis.on("error", (error) => options.onError?.(error));
+  const waitMs = options.connectWaitMs ?? 1_000;
+
+  async function connected(): Promise<void> {
+    if (redis.status === "ready") return;
+    const ok = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        redis.off("ready", onReady);
+        resolve(false);
+      }, waitMs);
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      redis.once("ready", onReady);
+    });
+    if (!ok) throw new Error(`redis not ready (status ${redis.status})`);
+  }
+  async function run<T>(what: string, op: () => Promise<T>): Promise<T> {
+    try {
+      await connected();
+      return await op();
+    } catch (error) {
+      // Fail closed: never fall back to memory (another process could accept the same payment).
+      throw new AppError("bridge_store_unavailable", `order store unavailable during ${what}`, {
+        cause: error,
+        headers: { "Retry-After": "5" },
+      });
+    }
+  }
+  const full = (keys: readonly string[]) => keys.map((key) => `${prefix}claim:${key}`);
+
+  return {
+    kind: "redis",
+    putOrder: (order, retentionMs) =>
+      run("putOrder", async () => {
+        await redis.set(`${prefix}order:${order.id}`, JSON.stringify(order), "PX", Math.max(1, retentionMs));
+      }),
+    getOrder: (id) =>
+      run("getOrder", async () => {
+        const raw = await redis.get(`${prefix}order:${id}`);
+        return raw ? (JSON.parse(raw) as BridgeOrder) : undefined;
+      }),
+    claim: (keys, leaseMs) =>
+      run("claim", async () => {
+        const lease = newLease();
+        const [index, state] = (await redis.eval(
+          CLAIM_SCRIPT,
+          keys.length,
+          ...full(keys),
+          lease,
+          String(Math.max(1, leaseMs)),
+        )) as [number, string];
+        if (index === 0) return { ok: true, lease };
+        return { ok: false, key: keys[index - 1] ?? "", state: state === "used" ? "used" : "in_flight" };
+      }),
+    release: (keys, lease) =>
+      run("release", async () => {
+        await redis.eval(RELEASE_SCRIPT, keys.length, ...full(keys), lease);
+      }),
+    consume: (keys, lease, usedMs) =>
+      run("consume", async () => {
+        await redis.eval(CONSUME_SCRIPT, keys.length, ...full(keys), lease, String(usedMs));
+      }),
+    state: (key) =>
+      run("state", async () => {
+        const value = await redis.get(full([key])[0]!);
+        return !value ? "free" : value === "used" ? "used" : "in_flight";
+      }),
+    ready: () => run("ready", async () => {}),
+    async close() {
+      redis.disconnect();
+    },
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * Test and benchmark fixtures for the bridge: a scriptable upstream and a bridge router on its own express app,
+ * over real local chains (apps/api/src/test/chains.ts). Not used by production code.
+ */
+import type { IncomingHttpHeaders, Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { newId, splitterV12Abi } from "@tollgate/shared";
+import express from "express";
+import type { Address, Hash } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { createPaymentHeader } from "x402/client";
+import { createSigner } from "x402-fetch";
+import type { Clock } from "../infra/clock";
+import { createLogger } from "../infra/logger";
+import { createChainRegistry, wellKnownDevKeys } from "../services/chains";
+import type { Agent, LocalChains } from "../test/chains";
+import { type BridgeRouter, type BridgeRouterOptions, createBridgeRouter } from "./bridge-router";
+import { routerConfig } from "./config";
+
+export type UpstreamMode = "ok" | "500" | "503" | "401" | "402" | "404" | "hang";
+
+export interface SeenRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface TestUpstream {
+  url: string;
+  mode: UpstreamMode;
+  seen: SeenRequest[];
+  /** Runs before the upstream answers (tests use it to change the chain mid-call). */
+  onRequest: (() => Promise<void>) | undefined;
+  close(): Promise<void>;
+}
+
+export async function startTestUpstream(): Promise<TestUpstream> {
+  const state: TestUpstream = { url: "", mode: "ok", seen: [], onRequest: undefined, close: async () => {} };
+  const app = express();
+  app.use(express.text({ type: () => true }));
+  app.get("/.well-known/x402.json", (_req, res) => {
+    res.json({ name: "upstream bridge" });
+  });
+  app.all("/{*rest}", async (req, res) => {
+    await state.onRequest?.();
+    state.seen.push({
+      method: req.method,
+      url: req.originalUrl,
+      headers: req.headers,
+      body: typeof req.body === "string" ? req.body : "",
+    });
+    const mode = state.mode;
+    if (mode === "hang") return;
+    if (mode !== "ok") {
+      res.status(Number(mode)).json({ upstream: mode });
+      return;
+    }
+    res.setHeader("x-upstream", "yes");
+    res.json({ answer: 42, path: req.originalUrl, method: req.method });
+  });
+  const server: Server = app.listen(0, "127.0.0.1");
+  await new Promise<void>((resolve) => server.once("listening", resolve));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  state.close = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return state;
+}
+
+export interface TestBridge {
+  url: string;
+  router: BridgeRouter;
+  close(): Promise<void>;
+}
+
+/** A bridge router mounted at `/bridge` on its own loopback server. */
+export async function startTestBridge(
+  chains: LocalChains,
+  providers: unknown[],
+  env: Record<string, string> = {},
+  options: BridgeRouterOptions & { clock?: Clock; mount?: string } = {},
+): Promise<TestBridge> {
+  const registry = createChainRegistry(chains.manifest, {
+    rpcUrls: {},
+    confirmations: {},
+    localConfirmations: 1,
+    rpcTimeoutMs: 5_000,
+  });
+  const config = routerConfig(providers, {
+    NODE_ENV: "test",
+    BRIDGE_CHALLENGES_PER_MINUTE: "100000",
+    ...env,
+  });
+  const router = createBridgeRouter(
+    { chains: registry, log: createLogger("silent"), clock: options.clock ?? { now: () => new Date() } },
+    config,
+    options,
+  );
+  await router.bridge.ready();
+  const app = express();
+  app.disable("x-powered-by");
+  app.use((req, _res, next) => {
+    req.requestId = newId("request");
+    next();
+  });
+  const mount = options.mount ?? "/bridge";
+  app.use(mount, router);
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise<void>((resolve) => server.once("listening", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${mount}`,
+    router,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await router.bridge.close();
+    },
+  };
+}
+
+/** A fresh random EVM address (clean balances for assertions). */
+export function randomAddress(): Address {
+  return privateKeyToAccount(generatePrivateKey()).address;
+}
+
+/** Pays a challenge's `pay_matic` block with viem exactly as stated; returns the mined transaction hash. */
+export async function payMaticWith(agent: Agent, payMatic: Record<string, unknown>): Promise<Hash> {
+  const hash = await agent.wallet.writeContract({
+    account: agent.account,
+    chain: null,
+    address: payMatic.splitter as Address,
+    abi: splitterV12Abi,
+    functionName: "payMatic",
+    args: [payMatic.merchant_wallet as Address, payMatic.ip_creator as Address, String(payMatic.order_id)],
+    value: BigInt(String(payMatic.total_wei)),
+  });
+  await agent.client.waitForTransactionReceipt({ hash });
+  return hash;
+}
+
+/** An `X-PAYMENT` header made by the real x402 1.2 client library for a v1 `accepts` entry. */
+export async function x402V1Header(agent: Agent, accept: unknown): Promise<string> {
+  const key = wellKnownDevKeys().get(agent.address.toLowerCase());
+  if (!key) throw new Error(`no well-known key for ${agent.address}`);
+  const signer = await createSigner("polygon-amoy", key);
+  // x402's Signer type is a viem client union that its own createSigner satisfies at runtime.
+  return createPaymentHeader(signer as never, 1, accept as never);
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: test assertions walk decoded JSON freely.
+export type Json = Record<string, any>;
+
+/** `response.json()` typed for assertions. */
+export async function readJson(response: Response): Promise<Json> {
+  return (await response.json()) as Json;
+}

@@ -1,0 +1,32 @@
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { createLogger, redactUrls } from "./logger";
+
+describe("logger", () => {
+  it("keeps only scheme and host of URLs, so RPC keys never reach the logs", () => {
+    expect(
+      redactUrls(
+        "HTTP request failed. URL: https://polygon-mainnet.g.alchemy.com/v2/SECRETKEY123 Status: 429",
+      ),
+    ).toBe("HTTP request failed. URL: https://polygon-mainnet.g.alchemy.com/… Status: 429");
+    expect(redactUrls("wss://mainnet.infura.io/ws/v3/abc?x=1 and http://127.0.0.1:8545")).toBe(
+      "wss://mainnet.infura.io/… and http://127.0.0.1:8545/…",
+    );
+  });
+
+  it("redacts URLs inside logged errors and their causes", () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const log = createLogger("info", sink);
+    const error = Object.assign(new Error("fetch https://rpc.example/key/SECRET failed"), {
+      url: "https://rpc.example/key/SECRET",
+    });
+    log.error({ err: new Error("outer", { cause: error }) }, "boom");
+    expect(lines.join("")).not.toContain("SECRET");
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * Per-network follower configuration (DESIGN §3, checklist A5): the deployment manifest says where the
+ * splitters are; the registry in @tollgate/shared gives default confirmation and reorg depths; the
+ * environment may override both. Splitters are keyed by (chain id, version), never by address alone.
+ */
+import type { DeploymentManifest } from "@tollgate/shared/deployment";
+import { EVM_NETWORKS, type EvmNetworkName, NETWORKS } from "@tollgate/shared/networks";
+import type { Address } from "viem";
+import type { IndexerEnv } from "./env";
+
+export interface SplitterRef {
+  version: "v1.2" | "v1.4";
+  /** Lower-case. */
+  address: Address;
+}
+
+export interface NetworkConfig {
+  network: EvmNetworkName;
+  chainId: number;
+  rpcUrl: string;
+  splitters: SplitterRef[];
+  /** First block to index (the earliest splitter deployment block unless overridden). */
+  startBlock: number;
+  /** Depth (blocks including the payment's own) at which `seen` becomes `confirmed`. */
+  confirmations: number;
+  /** Deepest reorg repaired automatically; also the depth at which a settlement becomes `final`. */
+  maxReorgDepth: number;
+  pollIntervalMs: number;
+  getLogsInitialRange: number;
+  getLogsMaxRange: number;
+  rpcTimeoutMs: number;
+  stallAlertMs: number;
+}
+
+export function networkConfigs(
+  manifest: DeploymentManifest,
+  env: Pick<
+    IndexerEnv,
+    | "networks"
+    | "overrides"
+    | "pollIntervalMs"
+    | "getLogsInitialRange"
+    | "getLogsMaxRange"
+    | "rpcTimeoutMs"
+    | "stallAlertMs"
+  >,
+): NetworkConfig[] {
+  const out: NetworkConfig[] = [];
+  for (const network of env.networks ?? EVM_NETWORKS) {
+    const deployment = manifest.chains[network];
+    if (!deployment) continue;
+    const o = env.overrides[network] ?? {};
+    const splitters: SplitterRef[] = [];
+    const v12 = deployment.splitters["v1.2"];
+    const v14 = deployment.splitters["v1.4"];
+    if (v12) splitters.push({ version: "v1.2", address: v12.address.toLowerCase() as Address });
+    if (v14) splitters.push({ version: "v1.4", address: v14.address.toLowerCase() as Address });
+    if (splitters.length === 0) continue;
+    const deploymentBlock = Math.min(
+      ...[v12?.deploymentBlock, v14?.deploymentBlock].filter((b): b is number => b !== undefined),
+    );
+    out.push({
+      network,
+      chainId: deployment.chainId,
+      rpcUrl: o.rpcUrl ?? deployment.rpcUrl,
+      splitters,
+      startBlock: o.startBlock ?? deploymentBlock,
+      confirmations: o.confirmations ?? (deployment.local ? 1 : NETWORKS[network].defaultConfirmations),
+      maxReorgDepth: o.maxReorgDepth ?? NETWORKS[network].defaultMaxReorgDepth,
+      pollIntervalMs: o.pollIntervalMs ?? env.pollIntervalMs,
+      getLogsInitialRange: env.getLogsInitialRange,
+      getLogsMaxRange: env.getLogsMaxRange,
+      rpcTimeoutMs: env.rpcTimeoutMs,
+      stallAlertMs: env.stallAlertMs,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { networkConfigs } from "./config";
+import { IndexerEnvError, loadIndexerEnv } from "./env";
+
+describe("loadIndexerEnv", () => {
+  it("has development defaults and per-network overrides", () => {
+    const env = loadIndexerEnv({
+      CONFIRMATIONS_AMOY: "7",
+      MAX_REORG_DEPTH_AMOY: "20",
+      POLL_INTERVAL_MS_BASE: "500",
+      DATABASE_URL: "",
+    });
+    expect(env.databaseUrl).toBeUndefined();
+    expect(env.manifestPath).toMatch(/\.tollgate\/deployments\.json$/);
+    expect(env.overrides.amoy).toMatchObject({ confirmations: 7, maxReorgDepth: 20 });
+    expect(env.overrides.base).toMatchObject({ pollIntervalMs: 500 });
+    expect(env.webhooks.allowLoopback).toBe(true);
+  });
+
+  it("requires DATABASE_URL and WEBHOOK_SECRET_KEY in production and refuses unknown networks", () => {
+    expect(() => loadIndexerEnv({ NODE_ENV: "production" })).toThrow(IndexerEnvError);
+    expect(() => loadIndexerEnv({ NODE_ENV: "production", DATABASE_URL: "postgres://x/y" })).toThrow(
+      /WEBHOOK_SECRET_KEY/,
+    );
+    const prod = loadIndexerEnv({
+      NODE_ENV: "production",
+      DATABASE_URL: "postgres://x/y",
+      WEBHOOK_SECRET_KEY: "k",
+    });
+    expect(prod.webhooks.allowLoopback).toBe(false);
+    expect(() => loadIndexerEnv({ INDEXER_NETWORKS: "polygon,mars" })).toThrow(/mars/);
+  });
+
+  it("uses the registry's defaults per network (amoy explicit) when not overridden", () => {
+    const env = loadIndexerEnv({});
+    const chain = (network: "polygon" | "base" | "amoy", chainId: number) => ({
+      network,
+      chainId,
+      rpcUrl: "https://rpc.example",
+      local: false,
+      nativeSymbol: "POL",
+      deploymentBlock: 10,
+      splitters: { "v1.2": { address: "0x5FbDB2315678afecb367f032d93F642f64180aa3", deploymentBlock: 12 } },
+    });
+    const manifest = {
+      chains: { polygon: chain("polygon", 137), base: chain("base", 8453), amoy: chain("amoy", 80002) },
+    } as unknown as Parameters<typeof networkConfigs>[0];
+    const configs = networkConfigs(manifest, env);
+    expect(configs.map((c) => [c.network, c.confirmations, c.maxReorgDepth, c.startBlock])).toEqual([
+      ["polygon", 32, 128, 12],
+      ["base", 10, 64, 12],
+      ["amoy", 5, 64, 12],
+    ]);
+    expect(configs[0]!.splitters).toEqual([
+      { version: "v1.2", address: "0x5fbdb2315678afecb367f032d93f642f64180aa3" },
+    ]);
+  });
+});

@@ -1,0 +1,193 @@
+/**
+ * A chain follower for one network (issue 5). Invariants:
+ * - at most one active follower per network (lock.ts); others wait in standby and take over;
+ * - errors back off and retry on this network only; one network's outage never stalls another, since
+ *   each follower is its own loop;
+ * - a reorg deeper than maxReorgDepth halts this follower with an alert and writes nothing;
+ * - the lag watchdog alerts when the head has not moved for `stallAlertMs` (ponder #2264).
+ */
+import type { DatabaseHandle } from "@tollgate/db";
+import type { Logger } from "pino";
+import type { NetworkConfig } from "./config";
+import { type NetworkLock, tryLockNetwork } from "./lock";
+import { ReorgTooDeepError } from "./reorg/reorg";
+import { createRpc, type RpcRequest } from "./rpc/rpc";
+import { newSyncState, type StepResult, syncStep } from "./sync/sync-step";
+
+export type FollowerState = "starting" | "standby" | "running" | "halted" | "stopped";
+
+export interface FollowerStatus {
+  network: string;
+  chainId: number;
+  state: FollowerState;
+  head: bigint | undefined;
+  indexed: bigint | undefined;
+  stalled: boolean;
+  consecutiveErrors: number;
+  lastError: string | undefined;
+  haltReason: string | undefined;
+}
+
+export interface Alert {
+  kind: "reorg_too_deep" | "stalled";
+  network: string;
+  chainId: number;
+  message: string;
+}
+
+export interface FollowerOptions {
+  handle: DatabaseHandle;
+  cfg: NetworkConfig;
+  request: RpcRequest;
+  log: Logger;
+  now?: () => Date;
+  onAlert?: (alert: Alert) => void;
+  onStep?: (result: StepResult) => void;
+  /** Standby followers retry the lock this often. Default 5 s. */
+  lockRetryMs?: number;
+  /** Test hook passed to every batch commit. */
+  beforeCommit?: () => Promise<void> | void;
+}
+
+export interface Follower {
+  status(): FollowerStatus;
+  /** Resolves when the loop has exited and the lock is released. */
+  stop(): Promise<void>;
+  /** Wakes a sleeping follower (e.g. after mining in tests). */
+  poke(): void;
+}
+
+const MAX_BACKOFF_MS = 30_000;
+
+export function startFollower(options: FollowerOptions): Follower {
+  const { handle, cfg, log } = options;
+  const now = options.now ?? (() => new Date());
+  const rpc = createRpc(options.request);
+  const state = newSyncState(cfg);
+  const status: FollowerStatus = {
+    network: cfg.network,
+    chainId: cfg.chainId,
+    state: "starting",
+    head: undefined,
+    indexed: undefined,
+    stalled: false,
+    consecutiveErrors: 0,
+    lastError: undefined,
+    haltReason: undefined,
+  };
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  let lock: NetworkLock | undefined;
+  let lastHeadChange = Date.now();
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      }
+      wake = done;
+    });
+
+  const alert = (a: Alert) => {
+    log.error({ alert: a.kind, network: a.network, chainId: a.chainId }, a.message);
+    options.onAlert?.(a);
+  };
+
+  const watchdog = setInterval(
+    () => {
+      if (status.state !== "running") return;
+      const idleMs = Date.now() - lastHeadChange;
+      if (idleMs > cfg.stallAlertMs && !status.stalled) {
+        status.stalled = true;
+        alert({
+          kind: "stalled",
+          network: cfg.network,
+          chainId: cfg.chainId,
+          message: `no new head on ${cfg.network} for ${Math.round(idleMs / 1000)} s`,
+        });
+      }
+    },
+    Math.min(cfg.stallAlertMs, 5_000),
+  );
+  watchdog.unref();
+
+  const loop = (async () => {
+    while (!stopped) {
+      if (!lock) {
+        try {
+          lock = await tryLockNetwork(handle, cfg.chainId);
+        } catch (err) {
+          log.warn({ err, network: cfg.network }, "advisory lock attempt failed");
+        }
+        if (!lock) {
+          status.state = "standby";
+          await sleep(options.lockRetryMs ?? 5_000);
+          continue;
+        }
+        status.state = "running";
+        lastHeadChange = Date.now();
+        log.info({ network: cfg.network, chainId: cfg.chainId }, "follower active");
+      }
+      try {
+        const result = await syncStep(handle.db, rpc, cfg, state, {
+          now,
+          ...(options.beforeCommit ? { beforeCommit: options.beforeCommit } : {}),
+        });
+        status.consecutiveErrors = 0;
+        status.lastError = undefined;
+        if (status.head === undefined || result.head > status.head) {
+          lastHeadChange = Date.now();
+          status.stalled = false;
+        }
+        status.head = result.head;
+        options.onStep?.(result);
+        if (result.kind === "indexed") {
+          status.indexed = result.to;
+          if (result.to < result.head) continue; // backfill: keep going without waiting
+        } else if (result.kind === "reorg") {
+          status.indexed = result.ancestor;
+          log.warn({ network: cfg.network, ...stringifyBigints(result) }, "reorg repaired");
+          continue;
+        } else {
+          status.indexed = result.cursor;
+        }
+        await sleep(cfg.pollIntervalMs);
+      } catch (err) {
+        if (err instanceof ReorgTooDeepError) {
+          status.state = "halted";
+          status.haltReason = err.message;
+          alert({ kind: "reorg_too_deep", network: cfg.network, chainId: cfg.chainId, message: err.message });
+          break;
+        }
+        status.consecutiveErrors++;
+        status.lastError = err instanceof Error ? err.message : String(err);
+        const backoff = Math.min(MAX_BACKOFF_MS, 200 * 2 ** Math.min(status.consecutiveErrors, 8));
+        log.warn({ err, network: cfg.network, retryInMs: backoff }, "follower step failed; retrying");
+        await sleep(backoff);
+      }
+    }
+    await lock?.release();
+    lock = undefined;
+  })();
+
+  return {
+    status: () => ({ ...status }),
+    poke: () => wake?.(),
+    async stop() {
+      stopped = true;
+      clearInterval(watchdog);
+      wake?.();
+      await loop;
+      if (status.state !== "halted") status.state = "stopped";
+    },
+  };
+}
+
+function stringifyBigints(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, typeof v === "bigint" ? v.toString() : v]),
+  );
+}

@@ -1,0 +1,104 @@
+/**
+ * Composition: one follower per configured network plus one webhook dispatcher, sharing a database.
+ * `startIndexer` is what `src/main.ts` runs and what the API's start command runs in-process with PGlite.
+ */
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type DatabaseHandle, openDatabase } from "@tollgate/db";
+import { createOutboundClient } from "@tollgate/outbound";
+import { type DeploymentManifest, parseDeploymentManifest } from "@tollgate/shared/deployment";
+import pino, { type Logger } from "pino";
+import { type NetworkConfig, networkConfigs } from "./config";
+import type { IndexerEnv } from "./env";
+import { type Alert, type Follower, type FollowerStatus, startFollower } from "./follower";
+import { httpRequest, type RpcRequest } from "./rpc/rpc";
+import { createDispatcher, type Dispatcher } from "./webhooks/dispatcher";
+import { loadWebhookSecretKey } from "./webhooks/secrets";
+
+export interface StartIndexerOptions {
+  env: IndexerEnv;
+  /** Shared handle (in-process with the API). Default: opened from the env and closed on stop. */
+  db?: DatabaseHandle;
+  /** Default: read from env.manifestPath. */
+  manifest?: DeploymentManifest;
+  log?: Logger;
+  /** Per-network transport override (tests use the in-process EIP-1193 provider). */
+  requestFor?: (cfg: NetworkConfig) => RpcRequest;
+  now?: () => Date;
+  onAlert?: (alert: Alert) => void;
+  /** Run the webhook dispatcher in this process. Default true. */
+  webhooks?: boolean;
+}
+
+export interface RunningIndexer {
+  networks: NetworkConfig[];
+  followers: Follower[];
+  dispatcher: Dispatcher | undefined;
+  status(): FollowerStatus[];
+  stop(): Promise<void>;
+}
+
+export async function startIndexer(options: StartIndexerOptions): Promise<RunningIndexer> {
+  const { env } = options;
+  const log = options.log ?? pino({ level: env.logLevel, base: { service: "tollgate-indexer" } });
+  const manifest =
+    options.manifest ??
+    parseDeploymentManifest(JSON.parse(readFileSync(env.manifestPath, "utf8")) as unknown);
+  let ownDb = false;
+  let handle = options.db;
+  if (!handle) {
+    handle = env.databaseUrl
+      ? await openDatabase({ kind: "postgres", url: env.databaseUrl })
+      : await openDatabase({ kind: "pglite", dataDir: join(env.dataDir, "pglite") });
+    await handle.migrate();
+    ownDb = true;
+  }
+  const db = handle;
+  const networks = networkConfigs(manifest, env);
+  const followers = networks.map((cfg) =>
+    startFollower({
+      handle: db,
+      cfg,
+      request: options.requestFor?.(cfg) ?? httpRequest(cfg.rpcUrl, cfg.rpcTimeoutMs),
+      log: log.child({ network: cfg.network }),
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.onAlert ? { onAlert: options.onAlert } : {}),
+    }),
+  );
+  let dispatcher: Dispatcher | undefined;
+  let outbound: ReturnType<typeof createOutboundClient> | undefined;
+  if (options.webhooks ?? true) {
+    const key = loadWebhookSecretKey({
+      value: env.webhooks.secretKey,
+      dataDir: env.dataDir,
+      development: env.developmentMode,
+    });
+    outbound = createOutboundClient({
+      allowLoopback: env.webhooks.allowLoopback,
+      timeoutMs: env.webhooks.timeoutMs,
+    });
+    dispatcher = createDispatcher({
+      db: db.db,
+      key,
+      client: outbound,
+      log: log.child({ component: "webhooks" }),
+      concurrencyPerEndpoint: env.webhooks.concurrencyPerEndpoint,
+      timeoutMs: env.webhooks.timeoutMs,
+      ...(options.now ? { now: options.now } : {}),
+    });
+    dispatcher.start(env.webhooks.pollIntervalMs);
+  }
+  return {
+    networks,
+    followers,
+    dispatcher,
+    status: () => followers.map((f) => f.status()),
+    async stop() {
+      await Promise.all(followers.map((f) => f.stop()));
+      await dispatcher?.stop();
+      await outbound?.close();
+      if (ownDb) await db.close();
+    },
+  };
+}

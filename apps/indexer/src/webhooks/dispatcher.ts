@@ -1,0 +1,299 @@
+/**
+ * Webhook dispatcher (DESIGN §8, checklist B2). Invariants:
+ * - claims use `FOR UPDATE SKIP LOCKED` plus a lease (`locked_until`), so concurrent dispatchers never
+ *   send the same delivery at once, and a crashed dispatcher's claim expires: the event is re-sent,
+ *   never lost. A row is closed (`delivered`) only after a 2xx;
+ * - `webhook-id` is the event id on every attempt; timestamp and signatures are fresh per attempt;
+ * - 3xx is a failure (redirects are never followed), 410 disables the endpoint, Retry-After is honoured,
+ *   exhausted deliveries become `dead` and stay replayable by hand with the same webhook-id;
+ * - at most `concurrencyPerEndpoint` deliveries in flight per merchant endpoint;
+ * - all traffic goes through the SSRF-safe client (DESIGN §9); response bodies are never stored.
+ */
+import { type Database, merchants, webhookDeliveries, webhookEndpoints, webhookEvents } from "@tollgate/db";
+import type { OutboundClient } from "@tollgate/outbound";
+import { and, asc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import type { Logger } from "pino";
+import { MAX_ATTEMPTS, nextDelayMs, parseRetryAfter } from "./schedule";
+import { decryptWebhookSecret } from "./secrets";
+import { webhookHeaders } from "./sign";
+
+export interface DispatcherOptions {
+  db: Database;
+  key: Buffer;
+  client: OutboundClient;
+  log: Logger;
+  now?: () => Date;
+  random?: () => number;
+  concurrencyPerEndpoint?: number;
+  batchSize?: number;
+  /** Per-attempt timeout; the lease is this plus a margin. Default 15 s. */
+  timeoutMs?: number;
+  /** Test hook after the HTTP attempt and before its outcome is recorded (a throw simulates a crash). */
+  afterSend?: (eventId: string) => Promise<void> | void;
+}
+
+export interface DispatchReport {
+  attempted: number;
+  delivered: number;
+  retrying: number;
+  failed: number;
+  dead: number;
+}
+
+export interface Dispatcher {
+  runOnce(): Promise<DispatchReport>;
+  start(pollIntervalMs: number): void;
+  stop(): Promise<void>;
+}
+
+type Outcome =
+  | { kind: "delivered"; status: number }
+  | { kind: "gone"; status: number }
+  | { kind: "retry"; status: number | null; error: string; retryAfterMs: number | undefined }
+  | { kind: "undeliverable"; error: string };
+
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const { db, log } = options;
+  const now = options.now ?? (() => new Date());
+  const cap = options.concurrencyPerEndpoint ?? 4;
+  const batchSize = options.batchSize ?? 50;
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const leaseMs = timeoutMs + 30_000;
+
+  async function claim(at: Date) {
+    return db.transaction(async (tx) => {
+      const due = await tx
+        .select({ id: webhookDeliveries.id, merchantId: webhookDeliveries.merchantId })
+        .from(webhookDeliveries)
+        .where(
+          and(
+            eq(webhookDeliveries.status, "pending"),
+            lte(webhookDeliveries.nextAttemptAt, at),
+            or(isNull(webhookDeliveries.lockedUntil), lte(webhookDeliveries.lockedUntil, at)),
+            sql`(select count(*) from webhook_deliveries x where x.merchant_id = ${webhookDeliveries.merchantId}
+                 and x.status = 'pending' and x.locked_until > ${at.toISOString()}::timestamptz) < ${cap}`,
+          ),
+        )
+        .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.id))
+        .limit(batchSize)
+        .for("update", { skipLocked: true });
+      // Per-endpoint cap inside this batch as well (the subquery only sees other dispatchers' leases).
+      const perMerchant = new Map<string, number>();
+      const chosen = due.filter((row) => {
+        const n = perMerchant.get(row.merchantId) ?? 0;
+        perMerchant.set(row.merchantId, n + 1);
+        return n < cap;
+      });
+      if (chosen.length === 0) return [];
+      return tx
+        .update(webhookDeliveries)
+        .set({
+          lockedUntil: new Date(at.getTime() + leaseMs),
+          attempts: sql`${webhookDeliveries.attempts} + 1`,
+          lastAttemptAt: at,
+        })
+        .where(
+          inArray(
+            webhookDeliveries.id,
+            chosen.map((r) => r.id),
+          ),
+        )
+        .returning();
+    });
+  }
+
+  async function attempt(eventId: string, merchantId: string, at: Date): Promise<Outcome> {
+    const [row] = await db
+      .select({
+        type: webhookEvents.type,
+        payload: webhookEvents.payload,
+        createdAt: webhookEvents.createdAt,
+        url: merchants.webhookUrl,
+        status: webhookEndpoints.status,
+        secret: webhookEndpoints.secretCiphertext,
+        previous: webhookEndpoints.previousSecretCiphertext,
+        previousValidUntil: webhookEndpoints.previousValidUntil,
+      })
+      .from(webhookEvents)
+      .leftJoin(merchants, eq(merchants.id, webhookEvents.merchantId))
+      .leftJoin(webhookEndpoints, eq(webhookEndpoints.merchantId, webhookEvents.merchantId))
+      .where(eq(webhookEvents.id, eventId));
+    if (!row) return { kind: "undeliverable", error: "event missing" };
+    if (!row.url) return { kind: "undeliverable", error: "merchant has no webhook URL" };
+    if (!row.secret || row.status !== "active")
+      return { kind: "undeliverable", error: "webhook endpoint disabled or missing" };
+    const secrets = [decryptWebhookSecret(options.key, merchantId, row.secret)];
+    if (row.previous && row.previousValidUntil && row.previousValidUntil > at) {
+      secrets.push(decryptWebhookSecret(options.key, merchantId, row.previous));
+    }
+    const body = JSON.stringify({
+      id: eventId,
+      type: row.type,
+      created_at: row.createdAt.toISOString(),
+      data: row.payload,
+    });
+    const timestamp = Math.floor(at.getTime() / 1000);
+    try {
+      const res = await options.client.fetch(row.url, {
+        method: "POST",
+        headers: webhookHeaders(secrets, eventId, timestamp, body),
+        body,
+        timeoutMs,
+      });
+      if (res.status >= 200 && res.status < 300) return { kind: "delivered", status: res.status };
+      if (res.status === 410) return { kind: "gone", status: res.status };
+      return {
+        kind: "retry",
+        status: res.status,
+        error:
+          res.status >= 300 && res.status < 400
+            ? `redirect ${res.status} not followed`
+            : `HTTP ${res.status}`,
+        retryAfterMs: parseRetryAfter(res.headers["retry-after"], at),
+      };
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      return {
+        kind: "retry",
+        status: null,
+        error: `${code ?? "error"}: ${(err as Error).message}`,
+        retryAfterMs: undefined,
+      };
+    }
+  }
+
+  async function record(
+    delivery: { id: bigint; merchantId: string; attempts: number },
+    outcome: Outcome,
+    at: Date,
+    report: DispatchReport,
+  ) {
+    if (outcome.kind === "delivered") {
+      report.delivered++;
+      await db
+        .update(webhookDeliveries)
+        .set({
+          status: "delivered",
+          deliveredAt: at,
+          lastStatus: outcome.status,
+          lastError: null,
+          lockedUntil: null,
+        })
+        .where(eq(webhookDeliveries.id, delivery.id));
+      return;
+    }
+    if (outcome.kind === "gone") {
+      report.failed++;
+      await db.transaction(async (tx) => {
+        await tx
+          .update(webhookEndpoints)
+          .set({ status: "disabled", disabledReason: "receiver answered 410 Gone" })
+          .where(eq(webhookEndpoints.merchantId, delivery.merchantId));
+        await tx
+          .update(webhookDeliveries)
+          .set({
+            status: "failed",
+            lastStatus: outcome.status,
+            lastError: "410 Gone: endpoint disabled",
+            lockedUntil: null,
+          })
+          .where(eq(webhookDeliveries.id, delivery.id));
+      });
+      log.warn({ merchantId: delivery.merchantId }, "webhook endpoint answered 410: disabled");
+      return;
+    }
+    if (outcome.kind === "undeliverable") {
+      report.failed++;
+      await db
+        .update(webhookDeliveries)
+        .set({ status: "failed", lastStatus: null, lastError: outcome.error, lockedUntil: null })
+        .where(eq(webhookDeliveries.id, delivery.id));
+      return;
+    }
+    const delay =
+      delivery.attempts >= MAX_ATTEMPTS
+        ? undefined
+        : nextDelayMs(delivery.attempts, outcome.retryAfterMs, options.random);
+    if (delay === undefined) {
+      report.dead++;
+      await db
+        .update(webhookDeliveries)
+        .set({ status: "dead", lastStatus: outcome.status, lastError: outcome.error, lockedUntil: null })
+        .where(eq(webhookDeliveries.id, delivery.id));
+      log.warn(
+        { deliveryId: delivery.id.toString(), merchantId: delivery.merchantId },
+        "webhook delivery dead after retries",
+      );
+      return;
+    }
+    report.retrying++;
+    await db
+      .update(webhookDeliveries)
+      .set({
+        lastStatus: outcome.status,
+        lastError: outcome.error,
+        lockedUntil: null,
+        nextAttemptAt: new Date(at.getTime() + delay),
+      })
+      .where(eq(webhookDeliveries.id, delivery.id));
+  }
+
+  async function runOnce(): Promise<DispatchReport> {
+    const at = now();
+    const claimed = await claim(at);
+    const report: DispatchReport = {
+      attempted: claimed.length,
+      delivered: 0,
+      retrying: 0,
+      failed: 0,
+      dead: 0,
+    };
+    await Promise.all(
+      claimed.map(async (delivery) => {
+        const outcome = await attempt(delivery.eventId, delivery.merchantId, at);
+        await options.afterSend?.(delivery.eventId);
+        await record(delivery, outcome, now(), report);
+      }),
+    );
+    return report;
+  }
+
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | undefined;
+  let stopped = false;
+  return {
+    runOnce,
+    start(pollIntervalMs) {
+      const tick = async () => {
+        if (stopped) return;
+        try {
+          running = runOnce();
+          const report = (await running) as DispatchReport;
+          if (report.attempted > 0) log.debug({ ...report }, "webhook dispatch");
+        } catch (err) {
+          log.warn({ err }, "webhook dispatch failed");
+        }
+        if (!stopped) timer = setTimeout(tick, pollIntervalMs);
+      };
+      timer = setTimeout(tick, 0);
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running?.catch(() => {});
+    },
+  };
+}
+
+/**
+ * Manual replay (operators): a `dead` or `failed` delivery goes back to `pending` with its attempt count
+ * reset; the event id, hence the `webhook-id`, is unchanged, so receivers deduplicate it.
+ */
+export async function replayDelivery(db: Database, eventId: string, now: Date): Promise<boolean> {
+  const rows = await db
+    .update(webhookDeliveries)
+    .set({ status: "pending", attempts: 0, nextAttemptAt: now, lockedUntil: null })
+    .where(and(eq(webhookDeliveries.eventId, eventId), inArray(webhookDeliveries.status, ["dead", "failed"])))
+    .returning({ id: webhookDeliveries.id });
+  return rows.length > 0;
+}

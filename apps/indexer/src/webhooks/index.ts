@@ -1,0 +1,6 @@
+export * from "./dispatcher";
+export * from "./endpoints";
+export * from "./outbox";
+export * from "./schedule";
+export * from "./secrets";
+export * from "./sign";

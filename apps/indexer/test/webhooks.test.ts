@@ -1,0 +1,302 @@
+/**
+ * Webhook delivery (DESIGN §8, checklist B2) against a real HTTP receiver on loopback, through the
+ * SSRF-safe client: signing, 500/timeout/410/302/429 handling, dead letters and replay, crash re-send,
+ * per-endpoint concurrency and SKIP LOCKED between two dispatchers.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { type DatabaseHandle, webhookDeliveries, webhookEndpoints } from "@tollgate/db";
+import { createTestDatabase, testDatabaseKinds } from "@tollgate/db/testing";
+import { createOutboundClient, type OutboundClient } from "@tollgate/outbound";
+import { eq } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+// The merchant-side twin, imported by path so this suite does not load the rest of @tollgate/gate.
+import { verifyWebhook } from "../../../packages/gate/src/webhook-verify";
+import { createDispatcher, replayDelivery } from "../src/webhooks/dispatcher";
+import { createOrRotateWebhookSecret } from "../src/webhooks/endpoints";
+import { enqueueWebhookEvents } from "../src/webhooks/outbox";
+import { MAX_ATTEMPTS, nextDelayMs, parseRetryAfter, RETRY_DELAYS_MS } from "../src/webhooks/schedule";
+import {
+  decryptWebhookSecret,
+  encryptWebhookSecret,
+  generateWebhookSecret,
+  parseWebhookKey,
+} from "../src/webhooks/secrets";
+import { signWebhook, webhookHeaders } from "../src/webhooks/sign";
+import { account, insertMerchant, quietLog } from "./helpers";
+
+describe("signing and secrets", () => {
+  it("reproduces the Standard Webhooks vector, with and without the whsec_ prefix", () => {
+    const args = ["msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, '{"test": 2432232314}'] as const;
+    const expected = "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=";
+    expect(signWebhook("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", ...args)).toBe(expected);
+    expect(signWebhook("MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", ...args)).toBe(expected);
+  });
+
+  it("encrypts secrets with AES-256-GCM bound to the merchant id", () => {
+    const key = parseWebhookKey(Buffer.alloc(32, 9).toString("base64"));
+    const secret = generateWebhookSecret();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const ct = encryptWebhookSecret(key, "mrch_a", secret);
+    expect(ct).not.toContain(secret.slice(6));
+    expect(decryptWebhookSecret(key, "mrch_a", ct)).toBe(secret);
+    expect(() => decryptWebhookSecret(key, "mrch_b", ct)).toThrow();
+    expect(() => parseWebhookKey("c2hvcnQ=")).toThrow();
+  });
+
+  it("follows the retry schedule with jitter and honours Retry-After", () => {
+    expect(MAX_ATTEMPTS).toBe(8);
+    for (const [k, base] of RETRY_DELAYS_MS.entries()) {
+      expect(nextDelayMs(k + 1, undefined, () => 0)).toBe(Math.round(base * 0.8));
+      expect(nextDelayMs(k + 1, undefined, () => 1)).toBe(Math.round(base * 1.2));
+    }
+    expect(nextDelayMs(8, undefined)).toBeUndefined();
+    expect(nextDelayMs(1, 60_000, () => 0.5)).toBe(60_000);
+    const t = new Date("2026-01-01T00:00:00Z");
+    expect(parseRetryAfter("120", t)).toBe(120_000);
+    expect(parseRetryAfter("Thu, 01 Jan 2026 00:01:00 GMT", t)).toBe(60_000);
+    expect(parseRetryAfter("soon", t)).toBeUndefined();
+  });
+});
+
+interface Received {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  path: string;
+}
+type Responder = (req: Received) => { status: number; headers?: Record<string, string>; delayMs?: number };
+
+let server: http.Server;
+let port: number;
+let received: Received[] = [];
+let respond: Responder = () => ({ status: 204 });
+let inFlight = 0;
+let maxInFlight = 0;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => {
+      body += c.toString("utf8");
+    });
+    req.on("end", () => {
+      const r: Received = { headers: req.headers, body, path: req.url ?? "" };
+      received.push(r);
+      const answer = respond(r);
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      setTimeout(() => {
+        inFlight--;
+        if (!res.destroyed)
+          res.writeHead(answer.status, answer.headers ?? {}).end("receiver body never stored");
+      }, answer.delayMs ?? 0);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+const KEY = Buffer.alloc(32, 3);
+
+describe.each(testDatabaseKinds())("dispatcher on %s", (kind) => {
+  let handle: DatabaseHandle;
+  let client: OutboundClient;
+  let clock: Date;
+  let merchantId: string;
+  let secret: string;
+
+  beforeEach(async () => {
+    handle = await createTestDatabase(kind);
+    client = createOutboundClient({ allowLoopback: true, timeoutMs: 2_000 });
+    clock = new Date("2026-03-01T12:00:00Z");
+    received = [];
+    maxInFlight = 0;
+    respond = () => ({ status: 204 });
+    merchantId = await insertMerchant(handle.db, account(18).address, {
+      webhookUrl: `http://127.0.0.1:${port}/hook`,
+    });
+    ({ secret } = await createOrRotateWebhookSecret(handle.db, KEY, merchantId, clock));
+  });
+  afterEach(async () => {
+    await client.close();
+    await handle.close();
+  });
+
+  const dispatcher = (extra: Partial<Parameters<typeof createDispatcher>[0]> = {}) =>
+    createDispatcher({
+      db: handle.db,
+      key: KEY,
+      client,
+      log: quietLog,
+      now: () => clock,
+      random: () => 0.5,
+      timeoutMs: 500,
+      ...extra,
+    });
+  const enqueue = async (n = 1) =>
+    (
+      await enqueueWebhookEvents(
+        handle.db,
+        Array.from({ length: n }, (_, k) => ({
+          merchantId,
+          type: "settlement.confirmed" as const,
+          data: { k },
+        })),
+        clock,
+      )
+    ).map((e) => e.eventId);
+  const delivery = async (eventId: string) =>
+    (await handle.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId)))[0]!;
+  const advance = (ms: number) => {
+    clock = new Date(clock.getTime() + ms);
+  };
+
+  it("delivers a signed envelope: webhook-id is the event id; the merchant helper verifies the raw bytes", async () => {
+    const [eventId] = await enqueue();
+    const report = await dispatcher().runOnce();
+    expect(report).toMatchObject({ attempted: 1, delivered: 1 });
+    const r = received[0]!;
+    expect(r.headers["webhook-id"]).toBe(eventId);
+    expect(r.headers["webhook-timestamp"]).toBe(String(Math.floor(clock.getTime() / 1000)));
+    const envelope = verifyWebhook(secret, r.headers as Record<string, string>, r.body, { now: clock });
+    expect(envelope).toMatchObject({ id: eventId, type: "settlement.confirmed", data: { k: 0 } });
+    expect(Object.keys(envelope).sort()).toEqual(["created_at", "data", "id", "type"]);
+    expect((await delivery(eventId!)).status).toBe("delivered");
+    expect(await dispatcher().runOnce()).toMatchObject({ attempted: 0 });
+  });
+
+  it("500s retry on schedule until dead; a manual replay re-sends with the same webhook-id", async () => {
+    respond = () => ({ status: 500 });
+    const [eventId] = await enqueue();
+    const d = dispatcher();
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const report = await d.runOnce();
+      expect(report.attempted).toBe(1);
+      const row = await delivery(eventId!);
+      if (attempt < MAX_ATTEMPTS) {
+        expect(row.status).toBe("pending");
+        expect(row.nextAttemptAt.getTime() - clock.getTime()).toBe(RETRY_DELAYS_MS[attempt - 1]);
+        expect(await d.runOnce()).toMatchObject({ attempted: 0 }); // not due yet
+        advance(RETRY_DELAYS_MS[attempt - 1]!);
+      } else {
+        expect(row).toMatchObject({ status: "dead", lastStatus: 500, attempts: MAX_ATTEMPTS });
+      }
+    }
+    expect(new Set(received.map((r) => r.headers["webhook-id"]))).toEqual(new Set([eventId]));
+    const timestamps = received.map((r) => r.headers["webhook-timestamp"]);
+    expect(new Set(timestamps).size).toBe(MAX_ATTEMPTS); // fresh timestamp (and signature) per attempt
+    respond = () => ({ status: 200 });
+    expect(await replayDelivery(handle.db, eventId!, clock)).toBe(true);
+    await d.runOnce();
+    expect(received.at(-1)!.headers["webhook-id"]).toBe(eventId);
+    expect((await delivery(eventId!)).status).toBe("delivered");
+  });
+
+  it("a receiver timeout is retried", async () => {
+    respond = () => ({ status: 200, delayMs: 1_500 });
+    const [eventId] = await enqueue();
+    await dispatcher({ timeoutMs: 200 }).runOnce();
+    const row = await delivery(eventId!);
+    expect(row.status).toBe("pending");
+    expect(row.lastError).toMatch(/timeout/);
+    expect(row.attempts).toBe(1);
+  });
+
+  it("410 disables the endpoint; later events for it are not sent", async () => {
+    respond = () => ({ status: 410 });
+    const [first] = await enqueue();
+    await dispatcher().runOnce();
+    expect((await delivery(first!)).status).toBe("failed");
+    const [endpoint] = await handle.db
+      .select()
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.merchantId, merchantId));
+    expect(endpoint!.status).toBe("disabled");
+    expect(await enqueue()).toEqual([]); // no outbox rows for a disabled endpoint
+    // rotating the secret re-enables it
+    await createOrRotateWebhookSecret(handle.db, KEY, merchantId, clock);
+    const [again] = await enqueue();
+    respond = () => ({ status: 204 });
+    await dispatcher().runOnce();
+    expect((await delivery(again!)).status).toBe("delivered");
+  });
+
+  it("a 302 to a metadata IP is not followed and counts as a failure", async () => {
+    respond = () => ({ status: 302, headers: { location: "http://169.254.169.254/latest/meta-data/" } });
+    const [eventId] = await enqueue();
+    await dispatcher().runOnce();
+    expect(received).toHaveLength(1);
+    expect(received[0]!.path).toBe("/hook");
+    expect(await delivery(eventId!)).toMatchObject({ status: "pending", lastStatus: 302 });
+    expect((await delivery(eventId!)).lastError).toMatch(/redirect/);
+  });
+
+  it("Retry-After is honoured", async () => {
+    respond = () => ({ status: 429, headers: { "retry-after": "600" } });
+    const [eventId] = await enqueue();
+    await dispatcher().runOnce();
+    const row = await delivery(eventId!);
+    expect(row.nextAttemptAt.getTime() - clock.getTime()).toBe(600_000);
+  });
+
+  it("a dispatcher crash after sending re-sends after the lease, never loses the event", async () => {
+    const [eventId] = await enqueue();
+    const crashing = dispatcher({
+      afterSend: () => {
+        throw new Error("crash");
+      },
+    });
+    await expect(crashing.runOnce()).rejects.toThrow("crash");
+    expect((await delivery(eventId!)).status).toBe("pending");
+    const healthy = dispatcher();
+    expect(await healthy.runOnce()).toMatchObject({ attempted: 0 }); // lease still held
+    advance(60_000);
+    expect(await healthy.runOnce()).toMatchObject({ attempted: 1, delivered: 1 });
+    expect(received.map((r) => r.headers["webhook-id"])).toEqual([eventId, eventId]);
+  });
+
+  it("caps concurrent deliveries per endpoint", async () => {
+    respond = () => ({ status: 200, delayMs: 100 });
+    const ids = await enqueue(6);
+    const d = dispatcher({ concurrencyPerEndpoint: 2 });
+    for (let k = 0; k < 3; k++) await d.runOnce();
+    expect(maxInFlight).toBeLessThanOrEqual(2);
+    for (const id of ids) expect((await delivery(id)).status).toBe("delivered");
+  });
+
+  it("two dispatchers at once never double-send (FOR UPDATE SKIP LOCKED + lease)", async () => {
+    respond = () => ({ status: 200, delayMs: 20 });
+    const ids = await enqueue(20);
+    const a = dispatcher({ concurrencyPerEndpoint: 50 });
+    const b = dispatcher({ concurrencyPerEndpoint: 50 });
+    for (let k = 0; k < 4; k++) await Promise.all([a.runOnce(), b.runOnce()]);
+    const sent = received.map((r) => r.headers["webhook-id"]);
+    expect(sent.length).toBe(20);
+    expect(new Set(sent)).toEqual(new Set(ids));
+  });
+
+  it("during a rotation both signatures are sent, afterwards only the new one", async () => {
+    const old = secret;
+    const { secret: fresh } = await createOrRotateWebhookSecret(handle.db, KEY, merchantId, clock, 3_600_000);
+    await enqueue();
+    await dispatcher().runOnce();
+    const sigs = String(received[0]!.headers["webhook-signature"]).split(" ");
+    expect(sigs).toHaveLength(2);
+    for (const s of [old, fresh]) {
+      expect(() =>
+        verifyWebhook(s, received[0]!.headers as Record<string, string>, received[0]!.body, { now: clock }),
+      ).not.toThrow();
+    }
+    advance(3_600_001);
+    await enqueue();
+    await dispatcher().runOnce();
+    expect(String(received[1]!.headers["webhook-signature"]).split(" ")).toHaveLength(1);
+    expect(webhookHeaders([fresh], "evt_x", 1, "{}")["webhook-signature"]).toBe(
+      signWebhook(fresh, "evt_x", 1, "{}"),
+    );
+  });
+});

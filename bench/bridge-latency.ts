@@ -1,0 +1,130 @@
+/**
+ * Bridge benchmark (issue 6): latency the bridge adds over calling the upstream directly (p50/p99), per rail, with
+ * verification served by a warm HTTP RPC on the local amoy chain; and challenge (402) issuance rate on one core.
+ * The on-chain payment of each legacy call (and the agent's signing) happens between timed phases and is not
+ * measured; the x402 rail includes its settlement transaction (verify -> serve -> settle), mined on the local chain.
+ * No assertions: figures only. Run: pnpm exec tsx bench/bridge-latency.ts
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  payMaticWith,
+  randomAddress,
+  startTestBridge,
+  startTestUpstream,
+  x402V1Header,
+} from "../apps/api/src/bridge/testing";
+import { agentOn, startTestChains } from "../apps/api/src/test/chains";
+import { load, percentile, table } from "./lib";
+
+const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 60);
+const CHALLENGE_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const dataDir = mkdtempSync(join(tmpdir(), "tollgate-bench-bridge-"));
+const chains = await startTestChains(dataDir, ["amoy"]);
+const chain = chains.chains[0]!;
+const upstream = await startTestUpstream();
+const merchant = randomAddress();
+const bridge = await startTestBridge(chains, [
+  {
+    id: "acme",
+    upstream_url: `${upstream.url}/api`,
+    api_key: "k",
+    price_wei: "1000000000000000",
+    price_usdc_units: "150000",
+    merchant_wallet: merchant,
+  },
+]);
+const agent = agentOn(chain, 16);
+const rows: Record<string, string | number>[] = [];
+
+function summarize(name: string, samples: number[], baseline?: number[]): void {
+  samples.sort((a, b) => a - b);
+  const p50 = percentile(samples, 50);
+  const p99 = percentile(samples, 99);
+  const row: Record<string, string | number> = { path: name, "p50 ms": p50, "p99 ms": p99 };
+  if (baseline) {
+    const sorted = [...baseline].sort((a, b) => a - b);
+    row["added p50 ms"] = p50 - percentile(sorted, 50);
+    row["added p99 ms"] = p99 - percentile(sorted, 99);
+  } else {
+    row["added p50 ms"] = "-";
+    row["added p99 ms"] = "-";
+  }
+  row.samples = samples.length;
+  rows.push(row);
+}
+
+async function timed(fn: () => Promise<Response>): Promise<number> {
+  const t = performance.now();
+  const response = await fn();
+  await response.arrayBuffer();
+  const ms = performance.now() - t;
+  if (response.status !== 200 && response.status !== 402) throw new Error(`unexpected ${response.status}`);
+  return ms;
+}
+
+try {
+  const direct: number[] = [];
+  const legacy: number[] = [];
+  const x402: number[] = [];
+  const challenge: number[] = [];
+  for (let i = 0; i < ITERATIONS + 5; i++) {
+    const warmup = i < 5;
+    const path = `/search?q=${i}`;
+    const d = await timed(() => fetch(`${upstream.url}/api${path}`));
+    const c = await timed(() => fetch(`${bridge.url}/acme${path}`));
+    // Untimed: a fresh order paid on-chain.
+    const offer = (await (await fetch(`${bridge.url}/acme${path}`)).json()) as {
+      pay_matic: Record<string, string>;
+      accepts: unknown[];
+    };
+    const hash = await payMaticWith(agent, offer.pay_matic);
+    const l = await timed(() =>
+      fetch(`${bridge.url}/acme${path}`, {
+        headers: { "x-tx-hash": hash, "x-order-id": offer.pay_matic.order_id! },
+      }),
+    );
+    const header = await x402V1Header(agent, offer.accepts[0]);
+    const x = await timed(() => fetch(`${bridge.url}/acme${path}`, { headers: { "X-PAYMENT": header } }));
+    if (warmup) continue;
+    direct.push(d);
+    challenge.push(c);
+    legacy.push(l);
+    x402.push(x);
+  }
+  summarize("upstream direct (baseline)", [...direct]);
+  summarize("bridge 402 challenge", [...challenge], direct);
+  summarize("bridge legacy x-tx-hash (verify + claim + forward)", [...legacy], direct);
+  summarize("bridge x402 v1 (verify + forward + settle tx)", [...x402], direct);
+
+  const issuance = await load(
+    async () => (await fetch(`${bridge.url}/acme/search?q=load`)).status === 402,
+    16,
+    CHALLENGE_SECONDS,
+  );
+  console.log(
+    `\nBridge added latency over the upstream (sequential, ${ITERATIONS} calls per path; local amoy via HTTP RPC, in-process Hardhat)\n`,
+  );
+  console.log(table(rows));
+  console.log(
+    `\nChallenge issuance (one bridge process = one core; ${cpus().length} cores on this host, in-memory store)\n`,
+  );
+  console.log(
+    table([
+      {
+        "402/s per core": issuance.rps,
+        "p50 ms": issuance.p50Ms,
+        "p99 ms": issuance.p99Ms,
+        requests: issuance.requests,
+        errors: issuance.errors,
+        concurrency: 16,
+      },
+    ]),
+  );
+} finally {
+  await bridge.close();
+  await upstream.close();
+  await chains.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
