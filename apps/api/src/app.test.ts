@@ -41,6 +41,8 @@ describe("app", () => {
     expect(Object.keys(paths).sort()).toEqual(
       [
         "/.well-known/jwks.json",
+        "/api/b2b/pay-with-split",
+        "/api/b2b/quote-split",
         "/v1/merchants",
         "/v1/merchants/me",
         "/v1/merchants/{id}",

@@ -10,6 +10,7 @@ import express, { type NextFunction, type Request, type Response } from "express
 import YAML from "yaml";
 import { createB2bRouter } from "./bridge/b2b";
 import { createBridgeRouter } from "./bridge/bridge-router";
+import { bridgeOpenApiPaths } from "./bridge/openapi";
 import type { Deps } from "./deps";
 import { createGatewayRouter } from "./gateway/gateway-router";
 import { sendProblem, toAppError } from "./infra/errors";
@@ -107,7 +108,12 @@ export function createApp(deps: Deps): express.Express {
 
   for (const route of plainRoutes) route.register(app, deps);
 
-  const document = buildOpenApiDocument(appRouter, deps.env.baseUrl, plainRoutes);
+  const document = buildOpenApiDocument(
+    appRouter,
+    deps.env.baseUrl,
+    plainRoutes,
+    bridgeOpenApiPaths(deps.env.bridge ? "/bridge" : undefined),
+  );
   const yaml = YAML.stringify(document);
   app.get("/openapi.json", (_req, res) => {
     res.json(document);

@@ -34,7 +34,7 @@ const address = z.string().transform((value, ctx): Address => {
   return z.NEVER;
 });
 
-const QuoteSplitSchema = z
+export const QuoteSplitSchema = z
   .object({
     network: z.enum(EVM_NETWORKS).optional(),
     merchant: address,

@@ -1,13 +1,17 @@
 /**
  * `pnpm start` (DESIGN.md §11): everything on embedded defaults in one process — local chains with the
  * contracts deployed, the API (PGlite in DATA_DIR, gateway at /g, console at /console/), the indexer and
- * webhook dispatcher, a demo merchant and the example merchant app selling two routes. Prints every URL once ready; Ctrl-C stops it all cleanly.
+ * webhook dispatcher, the bridge router with a demo provider, a demo merchant and the example merchant app
+ * selling two routes. Prints every URL once ready; Ctrl-C stops it all cleanly.
  */
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type LocalChains, PortInUseError, startLocalChains } from "@tollgate/contracts/local-chains";
 import { startExampleMerchant } from "@tollgate/gate/example";
 import { loadIndexerEnv, startIndexer } from "@tollgate/indexer";
+import express from "express";
+import { routerConfig } from "../bridge/config";
 import { type Env, EnvError, loadEnv } from "../env";
 import { createLogger } from "../infra/logger";
 import { PortBusyError, type RunningApi, startApi } from "../server";
@@ -43,6 +47,24 @@ async function ensureDemoMerchant(
   return { merchantId: merchant.id, secret };
 }
 
+/** The upstream behind the demo bridge provider: answers whatever it is asked, free, on a loopback port. */
+async function startDemoUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+  const app = express();
+  app.all("/{*rest}", (req, res) => {
+    res.json({ upstream: "demo", method: req.method, path: req.path, at: new Date().toISOString() });
+  });
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise<void>((resolve) => server.once("listening", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
 async function main(): Promise<void> {
   let env: Env;
   try {
@@ -67,6 +89,27 @@ async function main(): Promise<void> {
       process.stdout.write("▶ starting local chains (polygon 137, base 8453, amoy 80002)\n");
       chains = await startLocalChains({ dataDir: env.dataDir, basePort: env.startAll.chainsBasePort });
       stops.push(() => chains!.stop());
+    }
+    // A demo bridge provider (DESIGN.md §11: the bridge router runs in `pnpm start`) in front of a tiny upstream.
+    const upstream = await startDemoUpstream();
+    stops.push(() => upstream.close());
+    if (!env.bridge) {
+      env = {
+        ...env,
+        bridge: routerConfig(
+          [
+            {
+              id: "demo",
+              description: "Demo upstream behind the legacy bridge",
+              upstream_url: upstream.url,
+              price_wei: "4000000000000000", // 0.004 POL
+              price_usdc_units: "100000", // 0.1 USDC
+              merchant_wallet: DEMO_PAYOUT,
+            },
+          ],
+          process.env,
+        ),
+      };
     }
     process.stdout.write("▶ starting the API\n");
     const api = await startApi(env, log);
@@ -101,6 +144,7 @@ async function main(): Promise<void> {
       `  API reference    ${env.baseUrl}/docs   (OpenAPI ${env.baseUrl}/openapi.json)`,
       `  JWKS             ${env.baseUrl}/.well-known/jwks.json`,
       `  Gateway          ${env.gateway.url}/<slug>/...`,
+      `  Bridge           ${env.baseUrl}/bridge/<provider>/...  (try ${env.baseUrl}/bridge/demo/v1/echo; ${env.baseUrl}/bridge/.well-known/x402.json)`,
       `  Example merchant ${example.url}/v1/search?q=hello  (merchant ${demo.merchantId}; secret in ${join(env.dataDir, "demo.json")})`,
       ...(chains
         ? chains.chains.map(

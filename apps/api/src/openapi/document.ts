@@ -22,8 +22,11 @@ const STATUS_TEXT: Record<number, string> = {
   415: "Body is not application/json",
   422: "Idempotency key reused with a different request",
   429: "Rate limit exceeded; see Retry-After",
+  425: "Payment seen but not confirmed yet; retry after Retry-After",
   500: "Internal error (no details are exposed)",
+  502: "The upstream failed; the payment was not used",
   503: "A dependency is unavailable; retry later",
+  504: "The upstream did not answer in time; the payment was not used",
 };
 
 type SchemaObject = NonNullable<NonNullable<OpenAPIObject["components"]>["schemas"]>[string];
@@ -61,6 +64,7 @@ export function buildOpenApiDocument(
   router: AnyTRPCRouter,
   baseUrl: string,
   plainRoutes: readonly PlainRoute[] = [],
+  extraPaths: Record<string, Record<string, unknown>> = {},
 ): OpenAPIObject {
   const document = generateOpenApiDocument(router, {
     title: "Tollgate API",
@@ -116,5 +120,7 @@ export function buildOpenApiDocument(
   for (const route of plainRoutes) {
     document.paths[route.path] = { ...document.paths[route.path], [route.method]: route.openapi };
   }
+  for (const [path, item] of Object.entries(extraPaths))
+    document.paths[path] = { ...document.paths[path], ...item };
   return document;
 }
