@@ -30,8 +30,9 @@ describe("loadEnv", () => {
     expect(env.baseUrl).toBe("https://pay.example.com");
   });
 
-  it("production turns development mode off", () => {
-    expect(loadEnv({ NODE_ENV: "production" }).developmentMode).toBe(false);
+  it("production turns development mode off and requires the webhook secret key", () => {
+    expect(loadEnv({ NODE_ENV: "production", WEBHOOK_SECRET_KEY: "a".repeat(64) }).developmentMode).toBe(false);
+    expect(() => loadEnv({ NODE_ENV: "production" })).toThrow(/WEBHOOK_SECRET_KEY/);
   });
 
   it("names every invalid variable in one readable error", () => {
