@@ -31,7 +31,9 @@ describe("loadEnv", () => {
   });
 
   it("production turns development mode off and requires the webhook secret key", () => {
-    expect(loadEnv({ NODE_ENV: "production", WEBHOOK_SECRET_KEY: "a".repeat(64) }).developmentMode).toBe(false);
+    expect(loadEnv({ NODE_ENV: "production", WEBHOOK_SECRET_KEY: "a".repeat(64) }).developmentMode).toBe(
+      false,
+    );
     expect(() => loadEnv({ NODE_ENV: "production" })).toThrow(/WEBHOOK_SECRET_KEY/);
   });
 

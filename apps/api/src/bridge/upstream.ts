@@ -13,20 +13,9 @@ import {
 } from "@tollgate/outbound";
 import { AppError } from "@tollgate/shared";
 import type { Request } from "express";
+import { HOP_BY_HOP_HEADERS as HOP_BY_HOP } from "../infra/proxy-headers";
 import type { ProviderConfig } from "./config";
 
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-authenticate",
-  "proxy-authorization",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-  "host",
-  "content-length",
-]);
 /** Payment proofs and client credentials never reach the provider; the bridge attaches the provider's own key. */
 const NOT_FORWARDED = new Set([
   "x-tx-hash",

@@ -16,22 +16,10 @@ import { AppError, formatUsd, JWKS_PATH, RECEIPT_HEADER } from "@tollgate/shared
 import express, { type Request, type RequestHandler, type Response, Router } from "express";
 import type { Deps } from "../deps";
 import { sendProblem } from "../infra/errors";
+import { HOP_BY_HOP_HEADERS as HOP_BY_HOP } from "../infra/proxy-headers";
 import { findGatewayRouteBySlug, type GatewayRoute } from "../services/gateway-service";
 import { findMerchant } from "../services/merchant-service";
 
-/** Headers that describe one hop, plus ours: never forwarded in either direction. */
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-authenticate",
-  "proxy-authorization",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-  "host",
-  "content-length",
-]);
 /** Upstream response headers that would act on our origin or our protocol. */
 const DROPPED_RESPONSE_HEADERS = new Set([
   "set-cookie",
