@@ -72,6 +72,8 @@ let received: Received[] = [];
 let respond: Responder = () => ({ status: 204 });
 let inFlight = 0;
 let maxInFlight = 0;
+// Slow answers from an earlier test may still be pending; only this test's requests count as in flight.
+let generation = 0;
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
@@ -83,10 +85,11 @@ beforeAll(async () => {
       const r: Received = { headers: req.headers, body, path: req.url ?? "" };
       received.push(r);
       const answer = respond(r);
+      const own = generation;
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
       setTimeout(() => {
-        inFlight--;
+        if (own === generation) inFlight--;
         if (!res.destroyed)
           res.writeHead(answer.status, answer.headers ?? {}).end("receiver body never stored");
       }, answer.delayMs ?? 0);
@@ -114,6 +117,8 @@ describe.each(testDatabaseKinds())("dispatcher on %s", (kind) => {
     client = createOutboundClient({ allowLoopback: true, timeoutMs: 2_000 });
     clock = new Date("2026-03-01T12:00:00Z");
     received = [];
+    generation++;
+    inFlight = 0;
     maxInFlight = 0;
     respond = () => ({ status: 204 });
     merchantId = await insertMerchant(handle.db, account(18).address, {
