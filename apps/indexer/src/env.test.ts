@@ -56,3 +56,33 @@ describe("loadIndexerEnv", () => {
     ]);
   });
 });
+
+describe("loadIndexerEnv errors", () => {
+  it("names every invalid variable, per-network ones included, in one IndexerEnvError", () => {
+    let thrown: unknown;
+    try {
+      loadIndexerEnv({ POLL_INTERVAL_MS: "10", CONFIRMATIONS_BASE: "0", WEBHOOK_ALLOW_LOOPBACK: "maybe" });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(IndexerEnvError);
+    const names = (thrown as Error).message
+      .split("\n")
+      .slice(1)
+      .map((line) => line.trim().split(":")[0]);
+    expect(names.sort()).toEqual(["CONFIRMATIONS_BASE", "POLL_INTERVAL_MS", "WEBHOOK_ALLOW_LOOPBACK"]);
+  });
+
+  it("WEBHOOK_ALLOW_LOOPBACK overrides the mode default; empty counts as unset", () => {
+    expect(loadIndexerEnv({ WEBHOOK_ALLOW_LOOPBACK: "false" }).webhooks.allowLoopback).toBe(false);
+    expect(loadIndexerEnv({ WEBHOOK_ALLOW_LOOPBACK: "" }).webhooks.allowLoopback).toBe(true);
+    expect(
+      loadIndexerEnv({
+        NODE_ENV: "production",
+        DATABASE_URL: "postgres://x/y",
+        WEBHOOK_SECRET_KEY: "k",
+        WEBHOOK_ALLOW_LOOPBACK: "true",
+      }).webhooks.allowLoopback,
+    ).toBe(true);
+  });
+});

@@ -4,57 +4,54 @@
  * development falls back to PGlite under DATA_DIR and a generated key file there.
  */
 import { isAbsolute, join, resolve } from "node:path";
+import {
+  type EnvSource,
+  envBoolean,
+  envDefault,
+  envInteger,
+  envLogLevel,
+  envNodeEnv,
+  envOptional,
+  parseEnv,
+} from "@tollgate/shared/env";
 import { EVM_NETWORKS, type EvmNetworkName } from "@tollgate/shared/networks";
 import { z } from "zod";
-
-const emptyAsUndefined = (value: unknown) => (value === "" ? undefined : value);
-const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
-const optionalInt = (min: number) =>
-  z.preprocess(emptyAsUndefined, z.coerce.number().int().min(min).optional());
-const int = (fallback: number, min: number) =>
-  z.preprocess(emptyAsUndefined, z.coerce.number().int().min(min).default(fallback));
 
 const perNetwork = Object.fromEntries(
   EVM_NETWORKS.flatMap((network) => {
     const suffix = network.toUpperCase();
     return [
-      [`RPC_URL_${suffix}`, optionalString],
-      [`CONFIRMATIONS_${suffix}`, optionalInt(1)],
-      [`MAX_REORG_DEPTH_${suffix}`, optionalInt(1)],
-      [`START_BLOCK_${suffix}`, optionalInt(0)],
-      [`POLL_INTERVAL_MS_${suffix}`, optionalInt(50)],
+      [`RPC_URL_${suffix}`, envOptional(z.string())],
+      [`CONFIRMATIONS_${suffix}`, envOptional(envInteger({ min: 1 }))],
+      [`MAX_REORG_DEPTH_${suffix}`, envOptional(envInteger({ min: 1 }))],
+      [`START_BLOCK_${suffix}`, envOptional(envInteger({ min: 0 }))],
+      [`POLL_INTERVAL_MS_${suffix}`, envOptional(envInteger({ min: 50 }))],
     ];
   }),
 ) as Record<string, z.ZodType<string | number | undefined>>;
 
 const ZRawEnv = z.object({
-  NODE_ENV: z.preprocess(
-    emptyAsUndefined,
-    z.enum(["development", "production", "test"]).default("development"),
-  ),
-  LOG_LEVEL: z.preprocess(
-    emptyAsUndefined,
-    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  ),
-  DATA_DIR: optionalString,
-  DATABASE_URL: optionalString,
-  DEPLOYMENT_MANIFEST: optionalString,
+  NODE_ENV: envNodeEnv(),
+  LOG_LEVEL: envLogLevel(),
+  DATA_DIR: envOptional(z.string()),
+  DATABASE_URL: envOptional(z.string()),
+  DEPLOYMENT_MANIFEST: envOptional(z.string()),
   /** Comma-separated subset of networks to follow; default every network in the manifest. */
-  INDEXER_NETWORKS: optionalString,
-  POLL_INTERVAL_MS: int(2_000, 50),
+  INDEXER_NETWORKS: envOptional(z.string()),
+  POLL_INTERVAL_MS: envDefault(envInteger({ min: 50 }), 2_000),
   /** First eth_getLogs range; it adapts between 1 and GETLOGS_MAX_RANGE. */
-  GETLOGS_INITIAL_RANGE: int(2_000, 1),
-  GETLOGS_MAX_RANGE: int(10_000, 1),
-  RPC_TIMEOUT_MS: int(10_000, 100),
+  GETLOGS_INITIAL_RANGE: envDefault(envInteger({ min: 1 }), 2_000),
+  GETLOGS_MAX_RANGE: envDefault(envInteger({ min: 1 }), 10_000),
+  RPC_TIMEOUT_MS: envDefault(envInteger({ min: 100 }), 10_000),
   /** No new head for this long raises the lag alert (checklist A6, ponder #2264). */
-  STALL_ALERT_MS: int(120_000, 1_000),
+  STALL_ALERT_MS: envDefault(envInteger({ min: 1_000 }), 120_000),
   /** 32 bytes, base64 or hex: AES-256-GCM key for webhook secrets (DESIGN §8). */
-  WEBHOOK_SECRET_KEY: optionalString,
-  WEBHOOK_TIMEOUT_MS: int(15_000, 100),
-  WEBHOOK_CONCURRENCY_PER_ENDPOINT: int(4, 1),
-  WEBHOOK_POLL_INTERVAL_MS: int(1_000, 20),
+  WEBHOOK_SECRET_KEY: envOptional(z.string()),
+  WEBHOOK_TIMEOUT_MS: envDefault(envInteger({ min: 100 }), 15_000),
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: envDefault(envInteger({ min: 1 }), 4),
+  WEBHOOK_POLL_INTERVAL_MS: envDefault(envInteger({ min: 20 }), 1_000),
   /** Loopback webhook URLs (development and tests only). Default: true outside production. */
-  WEBHOOK_ALLOW_LOOPBACK: z.preprocess(emptyAsUndefined, z.enum(["true", "false"]).optional()),
+  WEBHOOK_ALLOW_LOOPBACK: envOptional(envBoolean()),
   ...perNetwork,
 });
 
@@ -96,13 +93,10 @@ export class IndexerEnvError extends Error {
 
 const REPO_ROOT = resolve(import.meta.dirname, "..", "..", "..");
 
-export function loadIndexerEnv(source: Record<string, string | undefined> = process.env): IndexerEnv {
-  const parsed = ZRawEnv.safeParse(source);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
-    throw new IndexerEnvError(`Invalid environment:\n${lines.join("\n")}`);
-  }
-  const raw = parsed.data as z.infer<typeof ZRawEnv> & Record<string, string | number | undefined>;
+export function loadIndexerEnv(source: EnvSource = process.env): IndexerEnv {
+  const raw = parseEnv(ZRawEnv, source, (message) => new IndexerEnvError(message));
+  // The per-network variables are built from EVM_NETWORKS, so they are looked up by name.
+  const byName = raw as unknown as Record<string, string | number | undefined>;
   const production = raw.NODE_ENV === "production";
   if (production && !raw.DATABASE_URL) throw new IndexerEnvError("DATABASE_URL is required in production");
   if (production && !raw.WEBHOOK_SECRET_KEY)
@@ -119,11 +113,11 @@ export function loadIndexerEnv(source: Record<string, string | undefined> = proc
   for (const network of EVM_NETWORKS) {
     const s = network.toUpperCase();
     const o: NetworkOverrides = {};
-    const rpcUrl = raw[`RPC_URL_${s}`];
-    const confirmations = raw[`CONFIRMATIONS_${s}`];
-    const maxReorgDepth = raw[`MAX_REORG_DEPTH_${s}`];
-    const startBlock = raw[`START_BLOCK_${s}`];
-    const pollIntervalMs = raw[`POLL_INTERVAL_MS_${s}`];
+    const rpcUrl = byName[`RPC_URL_${s}`];
+    const confirmations = byName[`CONFIRMATIONS_${s}`];
+    const maxReorgDepth = byName[`MAX_REORG_DEPTH_${s}`];
+    const startBlock = byName[`START_BLOCK_${s}`];
+    const pollIntervalMs = byName[`POLL_INTERVAL_MS_${s}`];
     if (typeof rpcUrl === "string") o.rpcUrl = rpcUrl;
     if (typeof confirmations === "number") o.confirmations = confirmations;
     if (typeof maxReorgDepth === "number") o.maxReorgDepth = maxReorgDepth;
@@ -150,7 +144,7 @@ export function loadIndexerEnv(source: Record<string, string | undefined> = proc
       timeoutMs: raw.WEBHOOK_TIMEOUT_MS,
       concurrencyPerEndpoint: raw.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
       pollIntervalMs: raw.WEBHOOK_POLL_INTERVAL_MS,
-      allowLoopback: raw.WEBHOOK_ALLOW_LOOPBACK ? raw.WEBHOOK_ALLOW_LOOPBACK === "true" : !production,
+      allowLoopback: raw.WEBHOOK_ALLOW_LOOPBACK ?? !production,
     },
   };
 }

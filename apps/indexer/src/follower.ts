@@ -26,6 +26,8 @@ export interface FollowerStatus {
   consecutiveErrors: number;
   lastError: string | undefined;
   haltReason: string | undefined;
+  /** Lock attempts that found another follower active: a standby's sign of life. */
+  standbyRetries: number;
 }
 
 export interface Alert {
@@ -74,6 +76,7 @@ export function startFollower(options: FollowerOptions): Follower {
     consecutiveErrors: 0,
     lastError: undefined,
     haltReason: undefined,
+    standbyRetries: 0,
   };
   let stopped = false;
   let wake: (() => void) | undefined;
@@ -124,6 +127,7 @@ export function startFollower(options: FollowerOptions): Follower {
         }
         if (!lock) {
           status.state = "standby";
+          status.standbyRetries++;
           await sleep(options.lockRetryMs ?? 5_000);
           continue;
         }

@@ -1,13 +1,11 @@
-export * from "./config";
-export * from "./env";
-export * from "./follower";
-export * from "./indexer";
-export * from "./lock";
-export * from "./reorg/reorg";
-export * from "./rpc/rpc";
-export * from "./settlements/decode";
-export * from "./settlements/repo";
-export * from "./sync/get-logs";
-export * from "./sync/sync-step";
-export * from "./sync/validate-rpc";
-export * from "./webhooks/index";
+/**
+ * `@tollgate/indexer`: the public entry (docs/indexer.md). Start and stop the indexer (followers and the
+ * webhook dispatcher) in-process or through `src/main.ts`, load its environment, and the types a caller
+ * needs. Webhook building blocks live in `@tollgate/webhooks`; benchmarks use `@tollgate/indexer/testing`.
+ */
+export type { NetworkConfig, SplitterRef } from "./config";
+export { type IndexerEnv, IndexerEnvError, loadIndexerEnv } from "./env";
+export type { Alert, Follower, FollowerState, FollowerStatus } from "./follower";
+export { type RunningIndexer, type StartIndexerOptions, startIndexer } from "./indexer";
+export type { RpcRequest } from "./rpc/rpc";
+export type { Dispatcher, DispatchReport } from "./webhooks/dispatcher";

@@ -1,6 +1,7 @@
 /**
  * Composition: one follower per configured network plus one webhook dispatcher, sharing a database.
- * `startIndexer` is what `src/main.ts` runs and what the API's start command runs in-process with PGlite.
+ * `startIndexer` is what `src/main.ts` runs, and what `pnpm start` (@tollgate/devstack) runs in-process
+ * with PGlite.
  */
 
 import { readFileSync } from "node:fs";
@@ -8,13 +9,13 @@ import { join } from "node:path";
 import { type DatabaseHandle, openDatabase } from "@tollgate/db";
 import { createOutboundClient } from "@tollgate/outbound";
 import { type DeploymentManifest, parseDeploymentManifest } from "@tollgate/shared/deployment";
+import { loadWebhookSecretKey } from "@tollgate/webhooks";
 import pino, { type Logger } from "pino";
 import { type NetworkConfig, networkConfigs } from "./config";
 import type { IndexerEnv } from "./env";
 import { type Alert, type Follower, type FollowerStatus, startFollower } from "./follower";
 import { httpRequest, type RpcRequest } from "./rpc/rpc";
 import { createDispatcher, type Dispatcher } from "./webhooks/dispatcher";
-import { loadWebhookSecretKey } from "./webhooks/secrets";
 
 export interface StartIndexerOptions {
   env: IndexerEnv;

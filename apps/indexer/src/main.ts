@@ -1,4 +1,5 @@
 /** `pnpm --filter @tollgate/indexer start`: follows every network in the manifest until SIGINT/SIGTERM. */
+import { handleShutdown } from "@tollgate/shared/shutdown";
 import { loadIndexerEnv } from "./env";
 import { startIndexer } from "./indexer";
 
@@ -15,9 +16,4 @@ if (indexer.networks.length === 0) console.log(`indexer: no networks in ${env.ma
 console.log(
   `indexer: database ${env.databaseUrl ? "postgres" : `pglite in ${env.dataDir}`}; webhooks dispatcher on`,
 );
-const shutdown = async () => {
-  await indexer.stop();
-  process.exit(0);
-};
-process.once("SIGINT", shutdown);
-process.once("SIGTERM", shutdown);
+handleShutdown().add("indexer", () => indexer.stop());

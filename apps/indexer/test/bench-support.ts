@@ -1,10 +1,11 @@
 /**
- * What bench/indexer-*.ts need from this package (benchmarks import by path, so their bare imports
- * resolve here, where the dependencies are installed).
+ * What bench/indexer-*.ts need beyond the test helpers (through `@tollgate/indexer/testing`): batch payers,
+ * raw postgres-js access, and the tables and query helpers the benchmarks read.
  */
 import { readArtifact } from "@tollgate/contracts/deploy";
 import type { LocalChain } from "@tollgate/contracts/local-chains";
 import type { Database } from "@tollgate/db";
+import { viemChain } from "@tollgate/shared";
 import type { Sql } from "postgres";
 import {
   type Abi,
@@ -20,8 +21,8 @@ import {
 import { account } from "./helpers";
 
 export { settlements, webhookEvents } from "@tollgate/db";
-export { createTestDatabase } from "@tollgate/db/testing";
 export { count, eq } from "drizzle-orm";
+export { createTestDatabase } from "./test-databases";
 
 /** The postgres-js client under a drizzle database (postgres kind only). */
 export function rawPostgres(db: Database): Sql {
@@ -30,16 +31,16 @@ export function rawPostgres(db: Database): Sql {
 
 function clients(chain: LocalChain, index: number) {
   const acct = account(index);
-  const viemChain = {
-    id: chain.chainId,
+  const viem = viemChain({
+    chainId: chain.chainId,
     name: chain.network,
-    nativeCurrency: { name: "POL", symbol: "POL", decimals: 18 },
-    rpcUrls: { default: { http: [chain.rpcUrl] } },
-  };
+    nativeSymbol: "POL",
+    rpcUrl: chain.rpcUrl,
+  });
   return {
     acct,
-    wallet: createWalletClient({ account: acct, chain: viemChain, transport: custom(chain.provider) }),
-    client: createPublicClient({ chain: viemChain, transport: custom(chain.provider) }),
+    wallet: createWalletClient({ account: acct, chain: viem, transport: custom(chain.provider) }),
+    client: createPublicClient({ chain: viem, transport: custom(chain.provider) }),
   };
 }
 

@@ -4,7 +4,6 @@
  */
 import type { LocalChains } from "@tollgate/contracts/local-chains";
 import { type DatabaseHandle, indexerCursors, settlements } from "@tollgate/db";
-import { createTestDatabase, testDatabaseKinds } from "@tollgate/db/testing";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Alert, startFollower } from "../src/follower";
@@ -22,6 +21,7 @@ import {
   startChains,
   waitFor,
 } from "./helpers";
+import { createTestDatabase, testDatabaseKinds } from "./test-databases";
 
 let chains: LocalChains;
 const MERCHANT = account(17).address;
@@ -133,7 +133,11 @@ describe.each(testDatabaseKinds())("followers on %s", (kind) => {
       await waitFor(() => second.status().state === "standby");
       await pay(amoy, 12, MERCHANT, "qt_twoaaaaaaaaa");
       await waitFor(async () => (await countFor(handle, cfg.chainId)) === 1);
-      await new Promise((r) => setTimeout(r, 200));
+      // No sleep: wait until the standby has been refused the lock three more times after the payment
+      // was indexed, so it had every chance to write; it must not have.
+      const retries = second.status().standbyRetries;
+      await waitFor(() => second.status().standbyRetries >= retries + 3);
+      expect(second.status().state).toBe("standby");
       expect(writes[0]).toBeGreaterThan(0);
       expect(writes[1]).toBe(0);
       await first.stop();

@@ -4,7 +4,7 @@
  */
 import { type LocalChain, type LocalChains, startLocalChains } from "@tollgate/contracts/local-chains";
 import { type Database, merchants } from "@tollgate/db";
-import { splitterV12Abi } from "@tollgate/shared";
+import { splitterV12Abi, viemChain } from "@tollgate/shared";
 import type { EvmNetworkName } from "@tollgate/shared/networks";
 import pino from "pino";
 import {
@@ -91,13 +91,13 @@ export async function signPayment(
   value = 1_000_000n,
 ): Promise<Hex> {
   const acct = account(payerIndex);
-  const viemChain = {
-    id: chain.chainId,
+  const viem = viemChain({
+    chainId: chain.chainId,
     name: chain.network,
-    nativeCurrency: { name: "POL", symbol: "POL", decimals: 18 },
-    rpcUrls: { default: { http: [chain.rpcUrl] } },
-  };
-  const wallet = createWalletClient({ account: acct, chain: viemChain, transport: custom(chain.provider) });
+    nativeSymbol: "POL",
+    rpcUrl: chain.rpcUrl,
+  });
+  const wallet = createWalletClient({ account: acct, chain: viem, transport: custom(chain.provider) });
   const splitter = chain.deployment.splitterV12.address;
   const request = await wallet.prepareTransactionRequest({
     account: acct,

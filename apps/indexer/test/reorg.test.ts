@@ -3,14 +3,13 @@
  */
 import type { LocalChain, LocalChains } from "@tollgate/contracts/local-chains";
 import { type DatabaseHandle, indexerCursors, settlements, webhookEvents } from "@tollgate/db";
-import { createTestDatabase, testDatabaseKinds } from "@tollgate/db/testing";
+import { createOrRotateWebhookSecret } from "@tollgate/webhooks";
 import { asc } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { NetworkConfig } from "../src/config";
 import { ReorgTooDeepError } from "../src/reorg/reorg";
 import { createRpc } from "../src/rpc/rpc";
 import { newSyncState, syncStep } from "../src/sync/sync-step";
-import { createOrRotateWebhookSecret } from "../src/webhooks/endpoints";
 import {
   account,
   chainOf,
@@ -26,6 +25,7 @@ import {
   snapshot,
   startChains,
 } from "./helpers";
+import { createTestDatabase, testDatabaseKinds } from "./test-databases";
 
 let chains: LocalChains;
 let chain: LocalChain;

@@ -2,48 +2,31 @@
  * Webhook delivery (DESIGN §8, checklist B2) against a real HTTP receiver on loopback, through the
  * SSRF-safe client: signing, 500/timeout/410/302/429 handling, dead letters and replay, crash re-send,
  * per-endpoint concurrency and SKIP LOCKED between two dispatchers.
+ *
+ * Every request the receiver gets is checked after each test with the published `standardwebhooks`
+ * package, an implementation independent of ours: its signature list must be exactly one signature per
+ * secret the test expects to be valid at that moment, and each of those secrets must verify it.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { type DatabaseHandle, webhookDeliveries, webhookEndpoints } from "@tollgate/db";
-import { createTestDatabase, testDatabaseKinds } from "@tollgate/db/testing";
+import { verifyWebhook } from "@tollgate/gate";
 import { createOutboundClient, type OutboundClient } from "@tollgate/outbound";
-import { eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-// The merchant-side twin, imported by path so this suite does not load the rest of @tollgate/gate.
-import { verifyWebhook } from "../../../packages/gate/src/webhook-verify";
-import { createDispatcher, replayDelivery } from "../src/webhooks/dispatcher";
-import { createOrRotateWebhookSecret } from "../src/webhooks/endpoints";
-import { enqueueWebhookEvents } from "../src/webhooks/outbox";
-import { MAX_ATTEMPTS, nextDelayMs, parseRetryAfter, RETRY_DELAYS_MS } from "../src/webhooks/schedule";
 import {
-  decryptWebhookSecret,
-  encryptWebhookSecret,
-  generateWebhookSecret,
-  parseWebhookKey,
-} from "../src/webhooks/secrets";
-import { signWebhook, webhookHeaders } from "../src/webhooks/sign";
+  createOrRotateWebhookSecret,
+  enqueueWebhookEvents,
+  replayDelivery,
+  type SettlementEventData,
+} from "@tollgate/webhooks";
+import { eq } from "drizzle-orm";
+import { Webhook } from "standardwebhooks";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { createDispatcher } from "../src/webhooks/dispatcher";
+import { MAX_ATTEMPTS, nextDelayMs, parseRetryAfter, RETRY_DELAYS_MS } from "../src/webhooks/schedule";
 import { account, insertMerchant, quietLog } from "./helpers";
+import { createTestDatabase, testDatabaseKinds } from "./test-databases";
 
-describe("signing and secrets", () => {
-  it("reproduces the Standard Webhooks vector, with and without the whsec_ prefix", () => {
-    const args = ["msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, '{"test": 2432232314}'] as const;
-    const expected = "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=";
-    expect(signWebhook("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", ...args)).toBe(expected);
-    expect(signWebhook("MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", ...args)).toBe(expected);
-  });
-
-  it("encrypts secrets with AES-256-GCM bound to the merchant id", () => {
-    const key = parseWebhookKey(Buffer.alloc(32, 9).toString("base64"));
-    const secret = generateWebhookSecret();
-    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    const ct = encryptWebhookSecret(key, "mrch_a", secret);
-    expect(ct).not.toContain(secret.slice(6));
-    expect(decryptWebhookSecret(key, "mrch_a", ct)).toBe(secret);
-    expect(() => decryptWebhookSecret(key, "mrch_b", ct)).toThrow();
-    expect(() => parseWebhookKey("c2hvcnQ=")).toThrow();
-  });
-
+describe("retry schedule", () => {
   it("follows the retry schedule with jitter and honours Retry-After", () => {
     expect(MAX_ATTEMPTS).toBe(8);
     for (const [k, base] of RETRY_DELAYS_MS.entries()) {
@@ -63,13 +46,36 @@ interface Received {
   headers: http.IncomingHttpHeaders;
   body: string;
   path: string;
+  /** The dispatcher's clock and the secrets the test expects to sign, when the request arrived. */
+  at: Date;
+  signers: readonly string[];
 }
+
+/** The oracle checks `webhook-timestamp` against the wall clock: pin Date (only) to the dispatcher's clock. */
+function oracleVerify(secret: string, r: Received): unknown {
+  vi.setSystemTime(r.at);
+  try {
+    return new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
+  } finally {
+    vi.useRealTimers();
+  }
+}
+/** The signature the oracle computes for `secret` over this request. */
+const oracleSign = (secret: string, r: Received) =>
+  new Webhook(secret).sign(
+    String(r.headers["webhook-id"]),
+    new Date(Number(r.headers["webhook-timestamp"]) * 1000),
+    r.body,
+  );
+const signaturesOf = (r: Received) => String(r.headers["webhook-signature"]).split(" ");
 type Responder = (req: Received) => { status: number; headers?: Record<string, string>; delayMs?: number };
 
 let server: http.Server;
 let port: number;
 let received: Received[] = [];
 let respond: Responder = () => ({ status: 204 });
+let clock: Date;
+let signers: string[] = [];
 let inFlight = 0;
 let maxInFlight = 0;
 // Slow answers from an earlier test may still be pending; only this test's requests count as in flight.
@@ -82,7 +88,7 @@ beforeAll(async () => {
       body += c.toString("utf8");
     });
     req.on("end", () => {
-      const r: Received = { headers: req.headers, body, path: req.url ?? "" };
+      const r: Received = { headers: req.headers, body, path: req.url ?? "", at: clock, signers };
       received.push(r);
       const answer = respond(r);
       const own = generation;
@@ -108,7 +114,6 @@ const KEY = Buffer.alloc(32, 3);
 describe.each(testDatabaseKinds())("dispatcher on %s", (kind) => {
   let handle: DatabaseHandle;
   let client: OutboundClient;
-  let clock: Date;
   let merchantId: string;
   let secret: string;
 
@@ -125,10 +130,17 @@ describe.each(testDatabaseKinds())("dispatcher on %s", (kind) => {
       webhookUrl: `http://127.0.0.1:${port}/hook`,
     });
     ({ secret } = await createOrRotateWebhookSecret(handle.db, KEY, merchantId, clock));
+    signers = [secret];
   });
   afterEach(async () => {
     await client.close();
     await handle.close();
+  });
+  afterEach(() => {
+    for (const r of received) {
+      expect(new Set(signaturesOf(r))).toEqual(new Set(r.signers.map((s) => oracleSign(s, r))));
+      for (const s of r.signers) expect(oracleVerify(s, r)).toMatchObject({ id: r.headers["webhook-id"] });
+    }
   });
 
   const dispatcher = (extra: Partial<Parameters<typeof createDispatcher>[0]> = {}) =>
@@ -142,6 +154,24 @@ describe.each(testDatabaseKinds())("dispatcher on %s", (kind) => {
       timeoutMs: 500,
       ...extra,
     });
+  const settlement = (k: number): SettlementEventData => ({
+    chain_id: 80002,
+    network: "amoy",
+    tx_hash: `0x${"ab".repeat(32)}`,
+    log_index: k,
+    block_number: "100",
+    block_hash: `0x${"cd".repeat(32)}`,
+    payer: account(10).address.toLowerCase(),
+    merchant: account(18).address.toLowerCase(),
+    token: "0x0000000000000000000000000000000000000000",
+    total_amount: "1000",
+    merchant_amount: "990",
+    treasury_amount: "10",
+    ip_creator_amount: "0",
+    order_id: `qt_webhooktest${k}`,
+    quote_id: `qt_webhooktest${k}`,
+    state: "confirmed",
+  });
   const enqueue = async (n = 1) =>
     (
       await enqueueWebhookEvents(
@@ -149,7 +179,7 @@ describe.each(testDatabaseKinds())("dispatcher on %s", (kind) => {
         Array.from({ length: n }, (_, k) => ({
           merchantId,
           type: "settlement.confirmed" as const,
-          data: { k },
+          data: settlement(k),
         })),
         clock,
       )
@@ -168,7 +198,8 @@ describe.each(testDatabaseKinds())("dispatcher on %s", (kind) => {
     expect(r.headers["webhook-id"]).toBe(eventId);
     expect(r.headers["webhook-timestamp"]).toBe(String(Math.floor(clock.getTime() / 1000)));
     const envelope = verifyWebhook(secret, r.headers as Record<string, string>, r.body, { now: clock });
-    expect(envelope).toMatchObject({ id: eventId, type: "settlement.confirmed", data: { k: 0 } });
+    expect(envelope).toMatchObject({ id: eventId, type: "settlement.confirmed", data: settlement(0) });
+    expect(oracleVerify(secret, r)).toEqual(envelope);
     expect(Object.keys(envelope).sort()).toEqual(["created_at", "data", "id", "type"]);
     expect((await delivery(eventId!)).status).toBe("delivered");
     expect(await dispatcher().runOnce()).toMatchObject({ attempted: 0 });
@@ -222,8 +253,9 @@ describe.each(testDatabaseKinds())("dispatcher on %s", (kind) => {
       .where(eq(webhookEndpoints.merchantId, merchantId));
     expect(endpoint!.status).toBe("disabled");
     expect(await enqueue()).toEqual([]); // no outbox rows for a disabled endpoint
-    // rotating the secret re-enables it
-    await createOrRotateWebhookSecret(handle.db, KEY, merchantId, clock);
+    // rotating the secret re-enables it; the old secret keeps signing during the overlap
+    const { secret: fresh } = await createOrRotateWebhookSecret(handle.db, KEY, merchantId, clock);
+    signers = [fresh, secret];
     const [again] = await enqueue();
     respond = () => ({ status: 204 });
     await dispatcher().runOnce();
@@ -284,24 +316,29 @@ describe.each(testDatabaseKinds())("dispatcher on %s", (kind) => {
     expect(new Set(sent)).toEqual(new Set(ids));
   });
 
-  it("during a rotation both signatures are sent, afterwards only the new one", async () => {
+  it("during a rotation the new and the old secret each verify one signature; afterwards only the new one signs", async () => {
     const old = secret;
     const { secret: fresh } = await createOrRotateWebhookSecret(handle.db, KEY, merchantId, clock, 3_600_000);
+    expect(fresh).not.toBe(old);
+    signers = [fresh, old];
     await enqueue();
     await dispatcher().runOnce();
-    const sigs = String(received[0]!.headers["webhook-signature"]).split(" ");
+    const during = received[0]!;
+    const sigs = signaturesOf(during);
     expect(sigs).toHaveLength(2);
-    for (const s of [old, fresh]) {
-      expect(() =>
-        verifyWebhook(s, received[0]!.headers as Record<string, string>, received[0]!.body, { now: clock }),
-      ).not.toThrow();
-    }
+    expect(sigs).toContain(oracleSign(fresh, during));
+    expect(sigs).toContain(oracleSign(old, during));
+    expect(oracleSign(fresh, during)).not.toBe(oracleSign(old, during));
+    expect(oracleVerify(fresh, during)).toMatchObject({ type: "settlement.confirmed" });
+    expect(oracleVerify(old, during)).toMatchObject({ type: "settlement.confirmed" });
+
     advance(3_600_001);
+    signers = [fresh];
     await enqueue();
     await dispatcher().runOnce();
-    expect(String(received[1]!.headers["webhook-signature"]).split(" ")).toHaveLength(1);
-    expect(webhookHeaders([fresh], "evt_x", 1, "{}")["webhook-signature"]).toBe(
-      signWebhook(fresh, "evt_x", 1, "{}"),
-    );
+    const after = received[1]!;
+    expect(signaturesOf(after)).toEqual([oracleSign(fresh, after)]);
+    expect(oracleVerify(fresh, after)).toMatchObject({ type: "settlement.confirmed" });
+    expect(() => oracleVerify(old, after)).toThrow();
   });
 });

@@ -16,19 +16,18 @@
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 import { ZMerchantIdRef } from "@tollgate/shared/aifp";
+import { envDefault, envInteger, envOptional, envRequired, envUrl } from "@tollgate/shared/env";
 import express from "express";
 import { z } from "zod";
 import { gate, type QuotaStore, RedisQuotaStore } from "../src/index";
 
+/** The example merchant's environment, parsed once in `main` (an empty value counts as unset). */
 export const ZExampleMerchantEnv = z.object({
-  TOLLGATE_API_URL: z.url({ protocol: /^https?$/ }),
-  TOLLGATE_MERCHANT_ID: ZMerchantIdRef,
-  MERCHANT_PORT: z.coerce.number().int().min(0).max(65_535).default(4021),
-  MERCHANT_HOST: z.string().min(1).default("127.0.0.1"),
-  REDIS_URL: z.preprocess(
-    (value) => (value === "" ? undefined : value),
-    z.url({ protocol: /^rediss?$/ }).optional(),
-  ),
+  TOLLGATE_API_URL: envRequired(envUrl({ protocol: /^https?$/ })),
+  TOLLGATE_MERCHANT_ID: envRequired(ZMerchantIdRef),
+  MERCHANT_PORT: envDefault(envInteger({ max: 65_535 }), 4021),
+  MERCHANT_HOST: envDefault(z.string(), "127.0.0.1"),
+  REDIS_URL: envOptional(envUrl({ protocol: /^rediss?$/ })),
 });
 export type ExampleMerchantEnv = z.infer<typeof ZExampleMerchantEnv>;
 

@@ -27,8 +27,9 @@ import {
   type ReceiptClaims,
   wwwAuthenticateHeader,
 } from "@tollgate/shared/aifp";
-import { AppError, PROBLEM_CONTENT_TYPE } from "@tollgate/shared/errors";
+import { AppError } from "@tollgate/shared/errors";
 import { formatUsd, MIN_PAYMENT_MICRO_USD } from "@tollgate/shared/money";
+import { writeProblem } from "@tollgate/shared/problem";
 import type { Request, RequestHandler, Response } from "express";
 import { fixedPrice, merchantPriceSource, type PriceSource } from "./price";
 import { MemoryQuotaStore, type QuotaStore } from "./quota";
@@ -144,13 +145,11 @@ export function sendChallenge(res: Response, challenge: GateChallenge): void {
     .send(JSON.stringify(challenge));
 }
 
-/** Writes an AppError as problem+json (DESIGN.md §7); 5xx details are never leaked. */
-export function sendProblem(res: Response, error: AppError): void {
-  res.status(error.status).set({ "Content-Type": PROBLEM_CONTENT_TYPE, "Cache-Control": "no-store" });
-  if (error.status === 503) res.set("Retry-After", "5");
-  if (error.headers) res.set(error.headers);
-  res.send(JSON.stringify(error.toProblem()));
-}
+/**
+ * Writes an AppError as problem+json (DESIGN.md §7): the one writer of `@tollgate/shared`, the same the Tollgate
+ * API answers with (no-store, `Retry-After` on 503, 5xx details never leaked).
+ */
+export const sendProblem: (res: Response, error: AppError) => void = writeProblem;
 
 /** The default resource: the path of the URL as received, without the query string. */
 export function defaultResource(req: Request): string {

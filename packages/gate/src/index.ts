@@ -2,6 +2,17 @@
  * `@tollgate/gate`: the merchant side of AIFP-1 (DESIGN.md §6; SPEC §1, §2.5, §5). Verify receipts against
  * the Tollgate JWKS, meter their quota, and gate Express routes with 402 challenges.
  */
+
+// Verifying Tollgate webhooks (DESIGN §8): the one implementation, node:crypto only (docs/webhooks.md).
+export {
+  type HeaderBag,
+  signWebhookPayload,
+  verifyWebhook,
+  WEBHOOK_TOLERANCE_SEC,
+  type WebhookEnvelope,
+  type WebhookEvent,
+  WebhookVerificationError,
+} from "@tollgate/webhooks/signature";
 export {
   buildChallenge,
   defaultResource,
@@ -42,11 +53,3 @@ export {
   type ReceiptVerifierStats,
   receiptClaimsProblem,
 } from "./verifier";
-export {
-  type HeaderBag,
-  signWebhookPayload,
-  verifyWebhook,
-  WEBHOOK_TOLERANCE_SEC,
-  type WebhookEnvelope,
-  WebhookVerificationError,
-} from "./webhook-verify";

@@ -6,8 +6,8 @@
 import { join } from "node:path";
 import { openDatabase } from "@tollgate/db";
 import { isId } from "@tollgate/shared/ids";
+import { replayDelivery } from "@tollgate/webhooks";
 import { loadIndexerEnv } from "../env";
-import { replayDelivery } from "../webhooks/dispatcher";
 
 const ids = process.argv.slice(2);
 if (ids.length === 0 || ids.some((id) => !isId("event", id))) {

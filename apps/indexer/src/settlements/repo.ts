@@ -13,9 +13,9 @@ import {
   type Transaction,
   webhookEndpoints,
 } from "@tollgate/db";
+import { enqueueWebhookEvents, type SettlementEventData } from "@tollgate/webhooks";
 import { and, eq, gt, inArray, isNotNull, lt, lte, ne, sql } from "drizzle-orm";
 import type { RpcBlock } from "../rpc/rpc";
-import { enqueueWebhookEvents } from "../webhooks/outbox";
 import type { DecodedPayment } from "./decode";
 
 export interface Cursor {
@@ -51,7 +51,7 @@ export async function recentBlocks(db: Database, chainId: number, limit: number)
 }
 
 /** The settlement as merchants see it in webhook payloads (no internal ids, amounts as decimal strings). */
-export function settlementData(row: SettlementRow): Record<string, unknown> {
+export function settlementData(row: SettlementRow): SettlementEventData {
   return {
     chain_id: row.chainId,
     network: row.network,

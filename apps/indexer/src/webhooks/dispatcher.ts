@@ -1,5 +1,5 @@
 /**
- * Webhook dispatcher (DESIGN §8, checklist B2). Invariants:
+ * Webhook dispatcher (DESIGN §8, checklist B2): drains the outbox of `@tollgate/webhooks`. Invariants:
  * - claims use `FOR UPDATE SKIP LOCKED` plus a lease (`locked_until`), so concurrent dispatchers never
  *   send the same delivery at once, and a crashed dispatcher's claim expires: the event is re-sent,
  *   never lost. A row is closed (`delivered`) only after a 2xx;
@@ -11,11 +11,10 @@
  */
 import { type Database, merchants, webhookDeliveries, webhookEndpoints, webhookEvents } from "@tollgate/db";
 import type { OutboundClient } from "@tollgate/outbound";
+import { decryptWebhookSecret, serializeWebhookEnvelope, webhookHeaders } from "@tollgate/webhooks";
 import { and, asc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import type { Logger } from "pino";
 import { MAX_ATTEMPTS, nextDelayMs, parseRetryAfter } from "./schedule";
-import { decryptWebhookSecret } from "./secrets";
-import { webhookHeaders } from "./sign";
 
 export interface DispatcherOptions {
   db: Database;
@@ -126,10 +125,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (row.previous && row.previousValidUntil && row.previousValidUntil > at) {
       secrets.push(decryptWebhookSecret(options.key, merchantId, row.previous));
     }
-    const body = JSON.stringify({
+    const body = serializeWebhookEnvelope({
       id: eventId,
       type: row.type,
-      created_at: row.createdAt.toISOString(),
+      createdAt: row.createdAt,
       data: row.payload,
     });
     const timestamp = Math.floor(at.getTime() / 1000);
@@ -283,17 +282,4 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       await running?.catch(() => {});
     },
   };
-}
-
-/**
- * Manual replay (operators): a `dead` or `failed` delivery goes back to `pending` with its attempt count
- * reset; the event id, hence the `webhook-id`, is unchanged, so receivers deduplicate it.
- */
-export async function replayDelivery(db: Database, eventId: string, now: Date): Promise<boolean> {
-  const rows = await db
-    .update(webhookDeliveries)
-    .set({ status: "pending", attempts: 0, nextAttemptAt: now, lockedUntil: null })
-    .where(and(eq(webhookDeliveries.eventId, eventId), inArray(webhookDeliveries.status, ["dead", "failed"])))
-    .returning({ id: webhookDeliveries.id });
-  return rows.length > 0;
 }

@@ -1,21 +1,29 @@
 /**
- * Verifying Tollgate webhooks on the merchant side (DESIGN §8; Standard Webhooks v1; checklist B2,
- * verifier list). Sign-side twin: apps/indexer/src/webhooks/sign.ts.
+ * Standard Webhooks v1 (DESIGN §8): the one implementation of signing (the dispatcher) and verifying
+ * (merchants, re-exported by `@tollgate/gate`). `node:crypto` only, so `@tollgate/webhooks/signature` loads
+ * no database code; a test holds it to that.
  *
- * Invariants: verification runs over the RAW body bytes exactly as received (a re-serialised JSON body
- * fails); the timestamp must be within `toleranceSec` (default 300 s) of now in either direction; at
- * least one `v1,` signature in the space-separated list must match; comparisons are constant-time.
+ * Signature: `v1,` + base64 HMAC-SHA256 over `{id}.{timestamp}.{raw body}`, keyed with the base64-decoded
+ * secret (the `whsec_` prefix is optional). Several secrets (during a rotation) give a space-separated list.
+ *
+ * Verifier invariants: the RAW body bytes exactly as received (a re-serialised JSON body fails); the timestamp
+ * within `toleranceSec` (default 300 s) of now in either direction; at least one `v1,` signature in the list
+ * matches; comparisons are constant-time.
  *
  * ```ts
  * app.post("/webhooks/tollgate", express.raw({ type: "application/json" }), (req, res) => {
- *   const event = verifyWebhook(process.env.TOLLGATE_WEBHOOK_SECRET!, req.headers, req.body);
+ *   const event = verifyWebhook(secret, req.headers, req.body); // secret from your configuration
  *   // dedupe on event.id (= webhook-id): retries re-send the same id
  *   res.sendStatus(204);
  * });
  * ```
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
+import type { WebhookEnvelope } from "./events";
 
+export type { WebhookEnvelope, WebhookEvent } from "./events";
+
+export const WEBHOOK_SECRET_PREFIX = "whsec_";
 export const WEBHOOK_TOLERANCE_SEC = 300;
 
 export class WebhookVerificationError extends Error {
@@ -29,16 +37,10 @@ export class WebhookVerificationError extends Error {
       | "bad_secret"
       | "bad_payload",
     message: string,
+    options: { cause?: unknown } = {},
   ) {
-    super(message);
+    super(message, options);
   }
-}
-
-export interface WebhookEnvelope<T = Record<string, unknown>> {
-  id: string;
-  type: string;
-  created_at: string;
-  data: T;
 }
 
 export type HeaderBag = Headers | Record<string, string | string[] | undefined>;
@@ -52,14 +54,14 @@ function header(headers: HeaderBag, name: string): string | undefined {
 }
 
 function secretKey(secret: string): Buffer {
-  const body = secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret;
+  const body = secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret;
   const key = Buffer.from(body, "base64");
   if (key.length === 0)
     throw new WebhookVerificationError("bad_secret", "webhook secret is empty or not base64");
   return key;
 }
 
-/** `v1,<base64>` for `{id}.{timestamp}.{body}` (exported for tests and for building fixtures). */
+/** `v1,<base64>` for `{id}.{timestamp}.{body}`. */
 export function signWebhookPayload(
   secret: string,
   id: string,
@@ -71,6 +73,22 @@ export function signWebhookPayload(
     .update(typeof body === "string" ? Buffer.from(body, "utf8") : body)
     .digest();
   return `v1,${mac.toString("base64")}`;
+}
+
+/** Headers for one delivery attempt: `webhook-id` is the event id, timestamp and signatures are fresh. */
+export function webhookHeaders(
+  secrets: readonly string[],
+  id: string,
+  timestamp: number,
+  body: string,
+): Record<string, string> {
+  return {
+    "content-type": "application/json",
+    "user-agent": "Tollgate-Webhooks/1",
+    "webhook-id": id,
+    "webhook-timestamp": String(timestamp),
+    "webhook-signature": secrets.map((s) => signWebhookPayload(s, id, timestamp, body)).join(" "),
+  };
 }
 
 /**
@@ -114,7 +132,7 @@ export function verifyWebhook<T = Record<string, unknown>>(
   const text = typeof body === "string" ? body : Buffer.from(body).toString("utf8");
   try {
     return JSON.parse(text) as WebhookEnvelope<T>;
-  } catch {
-    throw new WebhookVerificationError("bad_payload", "webhook body is not JSON");
+  } catch (error) {
+    throw new WebhookVerificationError("bad_payload", "webhook body is not JSON", { cause: error });
   }
 }

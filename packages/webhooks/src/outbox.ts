@@ -1,7 +1,8 @@
 /**
- * The webhook outbox (DESIGN §8, checklist B2): events are inserted inside the caller's transaction, next
- * to the change they report, so an event exists if and only if its change committed. Only merchants with
- * an active webhook endpoint get events; each event gets exactly one delivery row (unique event_id).
+ * The webhook outbox (DESIGN §8): events are inserted inside the caller's transaction, next to the change
+ * they report, so an event exists if and only if its change committed. Only merchants with an active
+ * webhook endpoint get events (unless told otherwise); each event gets exactly one delivery row (unique
+ * event_id). The dispatcher (apps/indexer) drains it.
  */
 import {
   type Database,
@@ -12,23 +13,7 @@ import {
 } from "@tollgate/db";
 import { newId } from "@tollgate/shared/ids";
 import { and, eq, inArray } from "drizzle-orm";
-
-export const WEBHOOK_EVENT_TYPES = [
-  "settlement.confirmed",
-  "settlement.reverted",
-  "receipt.issued",
-  "listing.approved",
-  "listing.rejected",
-  "test.ping",
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-
-export interface NewWebhookEvent {
-  merchantId: string;
-  type: WebhookEventType;
-  /** The envelope's `data`; keep it small (< 20 kB) and free of secrets. */
-  data: Record<string, unknown>;
-}
+import type { NewWebhookEvent } from "./events";
 
 /** Inserts events + pending deliveries for merchants with an active endpoint. Returns the event ids. */
 export async function enqueueWebhookEvents(
@@ -70,4 +55,17 @@ export async function enqueueWebhookEvents(
     );
   }
   return rows.map((r) => ({ eventId: r.id, merchantId: r.merchantId }));
+}
+
+/**
+ * Manual replay (operators): a `dead` or `failed` delivery goes back to `pending` with its attempt count
+ * reset; the event id, hence the `webhook-id`, is unchanged, so receivers deduplicate it.
+ */
+export async function replayDelivery(db: Database, eventId: string, now: Date): Promise<boolean> {
+  const rows = await db
+    .update(webhookDeliveries)
+    .set({ status: "pending", attempts: 0, nextAttemptAt: now, lockedUntil: null })
+    .where(and(eq(webhookDeliveries.eventId, eventId), inArray(webhookDeliveries.status, ["dead", "failed"])))
+    .returning({ id: webhookDeliveries.id });
+  return rows.length > 0;
 }

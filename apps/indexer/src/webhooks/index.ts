@@ -1,6 +1,0 @@
-export * from "./dispatcher";
-export * from "./endpoints";
-export * from "./outbox";
-export * from "./schedule";
-export * from "./secrets";
-export * from "./sign";

@@ -1,0 +1,117 @@
+/**
+ * Webhook event types and their `data` payloads (DESIGN §8; docs/webhooks.md "Events"). Types only plus the
+ * envelope serialiser: no database or driver dependency, so merchants can import it
+ * (`@tollgate/webhooks/events`). Payloads carry no secrets and stay well under 20 kB; amounts are decimal
+ * strings (DESIGN §5).
+ */
+
+/** `settlement.confirmed` / `settlement.reverted`: one splitter `Payment` log (docs/indexer.md). */
+export type SettlementEventData = {
+  chain_id: number;
+  network: string;
+  tx_hash: string;
+  log_index: number;
+  /** Decimal string (uint64 does not fit a JSON number). */
+  block_number: string;
+  block_hash: string;
+  payer: string;
+  /** The payout address the splitter paid. */
+  merchant: string;
+  /** Zero address for the native asset. */
+  token: string;
+  total_amount: string;
+  merchant_amount: string;
+  treasury_amount: string;
+  ip_creator_amount: string;
+  order_id: string;
+  quote_id: string | null;
+  state: "seen" | "confirmed" | "final" | "orphaned";
+};
+
+/** `receipt.issued`: `/v1/pay` issued a receipt for one of the merchant's quotes (DESIGN §6). */
+export type ReceiptIssuedEventData = {
+  receipt_id: string;
+  quote_id: string;
+  payer: string;
+  resource: string;
+  tier: string;
+  quota: number;
+  /** USD decimal string. */
+  amount: string;
+  asset: string;
+  network: string;
+  chain_id: number;
+  tx_ref: string;
+  log_index: number;
+  issued_at: string;
+  expires_at: string;
+};
+
+/** `test.ping`: the merchant asked for a test event. */
+export type TestPingEventData = {
+  message: string;
+  merchant_id: string;
+};
+
+/**
+ * Event type → `data`. Later issues add their types here with their payloads: `listing.approved` and
+ * `listing.rejected` (marketplace, reserved by DESIGN §8), `receipt.suspended`, `receipt.reinstated` and
+ * `receipt.revoked` (operators). An event cannot be enqueued before its payload is typed here.
+ */
+export interface WebhookEventDataMap {
+  "settlement.confirmed": SettlementEventData;
+  "settlement.reverted": SettlementEventData;
+  "receipt.issued": ReceiptIssuedEventData;
+  "test.ping": TestPingEventData;
+}
+
+export type WebhookEventType = keyof WebhookEventDataMap;
+
+export const WEBHOOK_EVENT_TYPES = [
+  "settlement.confirmed",
+  "settlement.reverted",
+  "receipt.issued",
+  "test.ping",
+] as const satisfies readonly WebhookEventType[];
+
+/** Names taken by later issues (DESIGN §8; docs/webhooks.md): never reuse them for anything else. */
+export const RESERVED_WEBHOOK_EVENT_TYPES = [
+  "listing.approved",
+  "listing.rejected",
+  "receipt.suspended",
+  "receipt.reinstated",
+  "receipt.revoked",
+] as const;
+
+/** What the envelope on the wire looks like (DESIGN §8): `{id, type, created_at, data}`. */
+export interface WebhookEnvelope<T = Record<string, unknown>> {
+  id: string;
+  type: string;
+  created_at: string;
+  data: T;
+}
+
+/** A verified envelope narrowed by its `type` (`switch (event.type)` gives the typed `data`). */
+export type WebhookEvent = {
+  [K in WebhookEventType]: WebhookEnvelope<WebhookEventDataMap[K]> & { type: K };
+}[WebhookEventType];
+
+/** An event for the outbox: one merchant, one typed payload. */
+export type NewWebhookEvent = {
+  [K in WebhookEventType]: { merchantId: string; type: K; data: WebhookEventDataMap[K] };
+}[WebhookEventType];
+
+/** The exact body every attempt sends (the signature covers these bytes; key order is part of it). */
+export function serializeWebhookEnvelope(event: {
+  id: string;
+  type: string;
+  createdAt: Date;
+  data: unknown;
+}): string {
+  return JSON.stringify({
+    id: event.id,
+    type: event.type,
+    created_at: event.createdAt.toISOString(),
+    data: event.data,
+  });
+}
