@@ -1,0 +1,60 @@
+/** The demo parts of `pnpm start`: a demo merchant kept across runs, and a free upstream for the bridge. */
+import { existsSync, readFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { type Env, findMerchant, type RunningApi, registerMerchant } from "@tollgate/api";
+import express from "express";
+
+/** Hardhat account #19 receives the demo merchant's payouts (a well-known development address). */
+export const DEMO_PAYOUT = "0x8626f6940E2eb28930eFb4CeF49B2d1F2C9C1199";
+
+/** `$DATA_DIR/demo.json` (mode 0600): what `pnpm demo` reads to find the merchant and the example app. */
+export interface DemoFile {
+  merchant_id: string;
+  secret: string;
+  api_base_url: string;
+  example_merchant_url: string;
+}
+
+export function demoFilePath(env: Env): string {
+  return join(env.dataDir, "demo.json");
+}
+
+/** The merchant saved by an earlier run if it still exists, else a new one (amoy, splitter v1.2). */
+export async function ensureDemoMerchant(
+  env: Env,
+  api: RunningApi,
+): Promise<{ merchantId: string; secret: string }> {
+  const path = demoFilePath(env);
+  if (existsSync(path)) {
+    const saved = JSON.parse(readFileSync(path, "utf8")) as DemoFile;
+    if (await findMerchant(api.deps, saved.merchant_id))
+      return { merchantId: saved.merchant_id, secret: saved.secret };
+  }
+  const { merchant, secret } = await registerMerchant(api.deps, {
+    name: "Example Search (demo)",
+    pay_to: { evm: DEMO_PAYOUT },
+    network_mode: "test",
+    settlement_version: "1.2",
+    settlement_chain: "amoy",
+  });
+  return { merchantId: merchant.id, secret };
+}
+
+/** The upstream behind the demo bridge provider: answers whatever it is asked, free, on a loopback port. */
+export async function startDemoUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+  const app = express();
+  app.all("/{*rest}", (req, res) => {
+    res.json({ upstream: "demo", method: req.method, path: req.path, at: new Date().toISOString() });
+  });
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise<void>((resolve) => server.once("listening", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

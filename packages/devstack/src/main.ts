@@ -1,0 +1,138 @@
+/**
+ * `pnpm start` (DESIGN.md §11): everything on embedded defaults in one process — local chains with the
+ * contracts deployed, the API (PGlite in DATA_DIR, gateway at /g, console at /console/), the indexer and
+ * webhook dispatcher, the bridge router with a demo provider, a demo merchant and the example merchant app
+ * selling two routes. Prints every URL once ready; Ctrl-C stops it all cleanly (twice: at once).
+ * Composes the apps through their public entries only (`@tollgate/api`, `@tollgate/indexer`).
+ */
+import { chmodSync, writeFileSync } from "node:fs";
+import {
+  createLogger,
+  type Env,
+  EnvError,
+  loadEnv,
+  PortBusyError,
+  routerConfig,
+  startApi,
+} from "@tollgate/api";
+import { type LocalChains, PortInUseError, startLocalChains } from "@tollgate/contracts/local-chains";
+import { startExampleMerchant } from "@tollgate/gate/example";
+import { IndexerEnvError, loadIndexerEnv, startIndexer } from "@tollgate/indexer";
+import { handleShutdown, type ShutdownLog } from "@tollgate/shared/shutdown";
+import { DEMO_PAYOUT, type DemoFile, demoFilePath, ensureDemoMerchant, startDemoUpstream } from "./demo";
+
+/** The one place this process reads its environment; every part gets the same source. */
+const source = process.env;
+
+const say: ShutdownLog = {
+  info: (message) => process.stdout.write(`▶ ${message}\n`),
+  error: ({ err }, message) => console.error(`✖ ${message}:`, err),
+};
+
+async function main(): Promise<void> {
+  let env: Env;
+  try {
+    env = loadEnv(source);
+  } catch (error) {
+    if (error instanceof EnvError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const log = createLogger(env.logLevel);
+  const shutdown = handleShutdown({ log: say });
+
+  try {
+    let chains: LocalChains | undefined;
+    if (env.startAll.localChains) {
+      say.info("starting local chains (polygon 137, base 8453, amoy 80002)");
+      const started = await startLocalChains({ dataDir: env.dataDir, basePort: env.startAll.chainsBasePort });
+      chains = started;
+      shutdown.add("local chains", () => started.stop());
+    }
+    // A demo bridge provider (DESIGN.md §11: the bridge router runs in `pnpm start`) in front of a tiny upstream.
+    const upstream = await startDemoUpstream();
+    shutdown.add("demo upstream", () => upstream.close());
+    if (!env.bridge) {
+      env = {
+        ...env,
+        bridge: routerConfig(
+          [
+            {
+              id: "demo",
+              description: "Demo upstream behind the legacy bridge",
+              upstream_url: upstream.url,
+              price_wei: "4000000000000000", // 0.004 POL
+              price_usdc_units: "100000", // 0.1 USDC
+              merchant_wallet: DEMO_PAYOUT,
+            },
+          ],
+          source,
+        ),
+      };
+    }
+    say.info("starting the API");
+    const api = await startApi(env, log);
+    shutdown.add("API", () => api.close());
+
+    // PGlite is single-process: the indexer follows the chains inside this process (issue 5).
+    const indexer = await startIndexer({ env: loadIndexerEnv(source), db: api.deps.db });
+    shutdown.add("indexer", () => indexer.stop());
+
+    const demo = await ensureDemoMerchant(env, api);
+    const example = await startExampleMerchant({
+      apiBaseUrl: env.baseUrl,
+      merchantId: demo.merchantId,
+      port: env.startAll.exampleMerchantPort,
+      ...(env.redisUrl ? { redisUrl: env.redisUrl } : {}),
+    });
+    shutdown.add("example merchant", () => example.close());
+    const demoFile: DemoFile = {
+      merchant_id: demo.merchantId,
+      secret: demo.secret,
+      api_base_url: env.baseUrl,
+      example_merchant_url: example.url,
+    };
+    writeFileSync(demoFilePath(env), `${JSON.stringify(demoFile, null, 2)}\n`, { mode: 0o600 });
+    chmodSync(demoFilePath(env), 0o600);
+
+    const lines = [
+      "",
+      "  Tollgate is running",
+      `  API              ${env.baseUrl}`,
+      `  Console          ${env.baseUrl}/console/`,
+      `  API reference    ${env.baseUrl}/docs   (OpenAPI ${env.baseUrl}/openapi.json)`,
+      `  JWKS             ${env.baseUrl}/.well-known/jwks.json`,
+      `  Gateway          ${env.gateway.url}/<slug>/...`,
+      `  Bridge           ${env.baseUrl}/bridge/<provider>/...  (try ${env.baseUrl}/bridge/demo/v1/echo; ${env.baseUrl}/bridge/.well-known/x402.json)`,
+      `  Example merchant ${example.url}/v1/search?q=hello  (merchant ${demo.merchantId}; secret in ${demoFilePath(env)})`,
+      ...(chains
+        ? chains.chains.map(
+            (chain) => `  Chain ${chain.network.padEnd(10)} ${chain.rpcUrl}  (chain id ${chain.chainId})`,
+          )
+        : []),
+      `  Indexer          following ${indexer.networks.map((network) => network.network).join(", ")}; metrics ${env.baseUrl}/api/metrics`,
+      `  Database         ${api.deps.db.kind === "pglite" ? `PGlite in ${env.dataDir}/pglite` : "PostgreSQL"}`,
+      "",
+      "  Try it: pnpm demo   (an agent pays for the example merchant's search, step by step)",
+      "  Operators: stop this, run `pnpm admin:create --email you@example.com`, start again, then sign in",
+      '             (or set ADMIN_BOOTSTRAP_EMAIL + ADMIN_BOOTSTRAP_PASSWORD_FILE; README "Operators")',
+      "",
+    ];
+    process.stdout.write(`${lines.join("\n")}\n`);
+  } catch (error) {
+    await shutdown.stopAll();
+    if (error instanceof PortInUseError || error instanceof PortBusyError) {
+      console.error(`✖ ${error.message}`);
+      process.exit(1);
+    }
+    if (error instanceof IndexerEnvError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+void main();

@@ -1,0 +1,5 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: { name: "devstack", include: ["src/**/*.test.ts"], testTimeout: 180_000 },
+});
