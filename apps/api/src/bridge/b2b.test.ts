@@ -3,7 +3,8 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { splitFromPrice, ZERO_ADDRESS } from "@tollgate/shared";
+import { Writable } from "node:stream";
+import { AppError, splitFromPrice, ZERO_ADDRESS } from "@tollgate/shared";
 import express from "express";
 import type { Address, Hash, Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -128,4 +129,50 @@ describe("/api/b2b quote-split and pay-with-split (v1.2 fee-on-top)", () => {
       expect(verified.status).toBe("confirmed");
     },
   );
+});
+
+describe("/api/b2b errors go through the one problem writer", () => {
+  it("keeps the error's Retry-After and logs a 5xx with its cause, without leaking it", async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    let failure: Error = new AppError("chain_unavailable", "rpc down", { headers: { "Retry-After": "9" } });
+    const chains = {
+      get: () => {
+        throw failure;
+      },
+      byChainId: () => undefined,
+      all: () => [],
+    };
+    const app = express().use(
+      createB2bRouter({ chains, log: createLogger("info", sink), clock: { now: () => new Date() } }),
+    );
+    const server = app.listen(0, "127.0.0.1");
+    await new Promise<void>((resolve) => server.once("listening", resolve));
+    const merchant = privateKeyToAccount(generatePrivateKey()).address;
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/b2b/quote-split?merchant=${merchant}&price=1`;
+    try {
+      const unavailable = await fetch(url);
+      expect(unavailable.status).toBe(503);
+      expect(unavailable.headers.get("retry-after")).toBe("9");
+      expect(unavailable.headers.get("content-type")).toContain("application/problem+json");
+      expect((await readJson(unavailable)).code).toBe("chain_unavailable");
+      failure = new Error("secret internal detail");
+      const broken = await fetch(url);
+      expect(broken.status).toBe(500);
+      expect(await broken.text()).not.toContain("secret internal detail");
+      const logged = lines.map((line) => JSON.parse(line) as { level: number; err?: { message: string } });
+      expect(logged.filter((line) => line.level >= 50).map((line) => line.err?.message)).toEqual([
+        "rpc down",
+        "secret internal detail",
+      ]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
 });

@@ -23,9 +23,9 @@ import {
 import express, { type Request, type Response, Router } from "express";
 import { type Address, encodeFunctionData, getAddress } from "viem";
 import { z } from "zod";
-import { toAppError } from "../infra/errors";
-import type { BridgeDeps } from "./bridge-router";
+import { sendProblem } from "../infra/errors";
 import { LEGACY_PROFILE } from "./challenge";
+import type { BridgeDeps } from "./wiring";
 
 const address = z.string().transform((value, ctx): Address => {
   const result = checkEvmAddress(value);
@@ -85,13 +85,9 @@ export function createB2bRouter(deps: BridgeDeps, options: { defaultNetwork?: Ev
     };
   }
 
-  const send = (res: Response, req: Request, error: unknown) => {
-    const appError = toAppError(error);
-    res
-      .status(appError.status)
-      .type("application/problem+json")
-      .send(JSON.stringify(appError.toProblem(req.requestId)));
-  };
+  // The one problem writer: keeps the error's headers (Retry-After) and logs 5xx with their cause.
+  const send = (res: Response, req: Request, error: unknown) =>
+    sendProblem(res, error, req.requestId, { log: deps.log });
 
   router.get("/api/b2b/quote-split", (req, res) => {
     try {

@@ -9,6 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import {
+  AppError,
   ECONOMICS_PROFILES,
   type EvmNetworkName,
   NETWORKS,
@@ -26,7 +27,6 @@ export const BRIDGE_PROTOCOL = "AIFP-bridge-v1.2";
 export const LEGACY_PROFILE = ECONOMICS_PROFILES["legacy-v12-fee-on-top-100-1-v1"].id;
 export const PAY_MATIC_SIGNATURE = "payMatic(address,address,string)";
 export const PROOF_HEADERS = { txHash: "x-tx-hash", orderId: "x-order-id", solanaTx: "x-solana-tx" } as const;
-export const RECEIPT_HEADER = "x-payment-receipt";
 
 /** sha256(method "\n" path-with-query "\n" sha256(body)): what an order is bound to (prior-art §8 item 6). */
 export function requestHash(method: string, pathWithQuery: string, body: Uint8Array): string {
@@ -45,7 +45,15 @@ export function payMaticTerms(
   const split = splitFromPrice(LEGACY_PROFILE, provider.prices.wei, {
     hasIpCreator: ipCreator !== ZERO_ADDRESS,
   });
-  if (!split.valid) throw new Error(`price ${provider.prices.wei} of ${provider.id} has no valid v1.2 split`);
+  if (!split.valid) {
+    throw new AppError(
+      "internal_error",
+      `price ${provider.prices.wei} of ${provider.id} has no valid v1.2 split`,
+      {
+        cause: split.reason,
+      },
+    );
+  }
   return {
     chainId,
     splitter,

@@ -7,6 +7,17 @@
  */
 import { readFileSync } from "node:fs";
 import { checkEvmAddress, EVM_NETWORKS, type EvmNetworkName } from "@tollgate/shared";
+import {
+  type EnvSource,
+  envDefault,
+  envInteger,
+  envIssueLines,
+  envNodeEnv,
+  envOptional,
+  envPrivateKey,
+  envUrl,
+  parseEnv,
+} from "@tollgate/shared/env";
 import type { Address } from "viem";
 import { z } from "zod";
 
@@ -58,8 +69,6 @@ export class BridgeConfigError extends Error {
   override readonly name = "BridgeConfigError";
 }
 
-const emptyAsUndefined = (value: unknown) => (value === "" ? undefined : value);
-const optional = <T extends z.ZodType>(schema: T) => z.preprocess(emptyAsUndefined, schema.optional());
 const atomic = z
   .string()
   .regex(/^[0-9]{1,40}$/, "must be a positive integer of atomic units (decimal digits)")
@@ -71,13 +80,11 @@ const evmAddress = z.string().transform((value, ctx): Address => {
   ctx.addIssue({ code: "custom", message: result.message });
   return z.NEVER;
 });
-const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+const httpUrl = envUrl({ protocol: /^https?$/, error: "must be an http(s) URL" });
 const routePath = z
   .string()
   .regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@/-]*$/, "must start with / and contain only URL path characters");
 const headerName = z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "must be an HTTP header name");
-const int = (fallback: number, min: number) =>
-  z.preprocess(emptyAsUndefined, z.coerce.number().int().min(min).default(fallback));
 
 const ProviderSchema = z
   .object({
@@ -161,50 +168,46 @@ const ProvidersFileSchema = z
 
 /** Settings shared by both modes (environment variables with BRIDGE_ prefixes, all optional). */
 const CommonEnvSchema = z.object({
-  BRIDGE_NETWORK: z.preprocess(emptyAsUndefined, z.enum(EVM_NETWORKS).default("amoy")),
-  BRIDGE_PUBLIC_URL: optional(httpUrl),
-  REDIS_URL: optional(z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" })),
-  BRIDGE_ORDER_TTL_SECONDS: int(600, 30),
-  BRIDGE_LATE_CONFIRMATION_GRACE_SECONDS: int(86_400, 0),
-  BRIDGE_CHALLENGES_PER_MINUTE: int(120, 1),
-  BRIDGE_UPSTREAM_TIMEOUT_MS: int(30_000, 100),
-  BRIDGE_MAX_BODY_BYTES: int(5 * 1024 * 1024, 1024),
-  BRIDGE_SETTLEMENT_GAS_LIMIT: int(200_000, 50_000),
-  BRIDGE_RELAYER_PRIVATE_KEY: optional(z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x + 64 hex")),
-  NODE_ENV: z.preprocess(
-    emptyAsUndefined,
-    z.enum(["development", "production", "test"]).default("development"),
-  ),
+  BRIDGE_NETWORK: envDefault(z.enum(EVM_NETWORKS), "amoy"),
+  BRIDGE_PUBLIC_URL: envOptional(httpUrl),
+  REDIS_URL: envOptional(envUrl({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" })),
+  BRIDGE_ORDER_TTL_SECONDS: envDefault(envInteger({ min: 30 }), 600),
+  BRIDGE_LATE_CONFIRMATION_GRACE_SECONDS: envDefault(envInteger({ min: 0 }), 86_400),
+  BRIDGE_CHALLENGES_PER_MINUTE: envDefault(envInteger({ min: 1 }), 120),
+  BRIDGE_UPSTREAM_TIMEOUT_MS: envDefault(envInteger({ min: 100 }), 30_000),
+  BRIDGE_MAX_BODY_BYTES: envDefault(envInteger({ min: 1024 }), 5 * 1024 * 1024),
+  BRIDGE_SETTLEMENT_GAS_LIMIT: envDefault(envInteger({ min: 50_000 }), 200_000),
+  BRIDGE_RELAYER_PRIVATE_KEY: envOptional(envPrivateKey()),
+  NODE_ENV: envNodeEnv(),
 });
 
 const SingleEnvSchema = z.object({
   UPSTREAM_URL: httpUrl,
-  UPSTREAM_AUTH_STYLE: z.preprocess(emptyAsUndefined, z.enum(AUTH_STYLES).default("bearer")),
-  UPSTREAM_AUTH_HEADER: optional(headerName),
-  UPSTREAM_API_KEY: optional(z.string()),
-  PRICE_WEI: optional(atomic),
-  PRICE_USDC_UNITS: optional(atomic),
-  PRICE_USDT_UNITS: optional(atomic),
-  ROUTE_PATH: z.preprocess(emptyAsUndefined, routePath.default("/")),
-  REQUIRE_BODY_FIELD: optional(z.string().max(100)),
+  UPSTREAM_AUTH_STYLE: envDefault(z.enum(AUTH_STYLES), "bearer"),
+  UPSTREAM_AUTH_HEADER: envOptional(headerName),
+  UPSTREAM_API_KEY: envOptional(z.string()),
+  PRICE_WEI: envOptional(atomic),
+  PRICE_USDC_UNITS: envOptional(atomic),
+  PRICE_USDT_UNITS: envOptional(atomic),
+  ROUTE_PATH: envDefault(routePath, "/"),
+  REQUIRE_BODY_FIELD: envOptional(z.string().max(100)),
   BRIDGE_MERCHANT_WALLET: evmAddress,
-  BRIDGE_IP_CREATOR: optional(evmAddress),
-  BRIDGE_PROVIDER_ID: z.preprocess(emptyAsUndefined, z.string().default("default")),
-  BRIDGE_DESCRIPTION: optional(z.string().max(200)),
+  BRIDGE_IP_CREATOR: envOptional(evmAddress),
+  BRIDGE_PROVIDER_ID: envDefault(z.string(), "default"),
+  BRIDGE_DESCRIPTION: envOptional(z.string().max(200)),
 });
 
-function formatIssues(prefix: string, error: z.ZodError, pathPrefix = ""): BridgeConfigError {
-  const lines = error.issues.map((issue) => {
-    const path = [pathPrefix, ...issue.path.map(String)].filter(Boolean).join(".");
-    return `  ${path || "(root)"}: ${issue.message}`;
-  });
-  return new BridgeConfigError(`${prefix}:\n${lines.join("\n")}`);
+function formatIssues(prefix: string, error: z.ZodError): BridgeConfigError {
+  return new BridgeConfigError(`${prefix}:\n${envIssueLines(error).join("\n")}`);
 }
 
-function common(source: Record<string, string | undefined>) {
-  const parsed = CommonEnvSchema.safeParse(source);
-  if (!parsed.success) throw formatIssues("Invalid bridge environment", parsed.error);
-  const raw = parsed.data;
+function common(source: EnvSource) {
+  const raw = parseEnv(
+    CommonEnvSchema,
+    source,
+    (message) => new BridgeConfigError(message),
+    "Invalid bridge environment",
+  );
   return {
     network: raw.BRIDGE_NETWORK,
     publicUrl: raw.BRIDGE_PUBLIC_URL?.replace(/\/$/, ""),
@@ -215,13 +218,13 @@ function common(source: Record<string, string | undefined>) {
     upstreamTimeoutMs: raw.BRIDGE_UPSTREAM_TIMEOUT_MS,
     maxBodyBytes: raw.BRIDGE_MAX_BODY_BYTES,
     settlementGasLimit: BigInt(raw.BRIDGE_SETTLEMENT_GAS_LIMIT),
-    relayerPrivateKey: raw.BRIDGE_RELAYER_PRIVATE_KEY as `0x${string}` | undefined,
+    relayerPrivateKey: raw.BRIDGE_RELAYER_PRIVATE_KEY,
     allowLoopbackUpstreams: raw.NODE_ENV !== "production",
   };
 }
 
 /** Single-provider mode: SPEC §4.5 variables (+ the optional BRIDGE_* settings). */
-export function singleProviderConfigFromEnv(source: Record<string, string | undefined>): BridgeConfig {
+export function singleProviderConfigFromEnv(source: EnvSource): BridgeConfig {
   const shared = common(source);
   const parsed = SingleEnvSchema.safeParse(source);
   if (!parsed.success)
@@ -248,7 +251,7 @@ export function singleProviderConfigFromEnv(source: Record<string, string | unde
 }
 
 /** Router mode: providers from a JSON file (`{"providers": [...]}`), settings from the environment. */
-export function routerConfigFromFile(path: string, source: Record<string, string | undefined>): BridgeConfig {
+export function routerConfigFromFile(path: string, source: EnvSource): BridgeConfig {
   const shared = common(source);
   let json: unknown;
   try {
@@ -267,9 +270,6 @@ export function parseProviders(json: unknown, where = "providers"): ProviderConf
 }
 
 /** Router mode without a file: for tests and embedding. */
-export function routerConfig(
-  providers: unknown,
-  source: Record<string, string | undefined> = {},
-): BridgeConfig {
+export function routerConfig(providers: unknown, source: EnvSource = {}): BridgeConfig {
   return { ...common(source), mode: "router", providers: parseProviders({ providers }) };
 }

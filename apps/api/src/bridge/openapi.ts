@@ -20,7 +20,7 @@ const paidCall = (method: string) => ({
   tags: ["bridge"],
   summary: `Call a provider through the bridge (${method.toUpperCase()})`,
   description:
-    "Without proof: 402 challenge with a one-time order bound to method, path and body. Retry with `x-tx-hash` + `x-order-id` (legacy pay_matic), `X-PAYMENT` (x402 v1) or `PAYMENT-SIGNATURE` (x402 v2). Upstream 5xx or network error: 502 and the payment stays usable; upstream 401/402/403: 503, payment usable.",
+    "Without proof: 402 challenge with a one-time order bound to method, path and body. Retry with `x-tx-hash` + `x-order-id` (legacy pay_matic), `X-PAYMENT` (x402 v1) or `PAYMENT-SIGNATURE` (x402 v2). Upstream 5xx or network error: 502, no answer in time: 504, upstream 401/402/403: 503; in each case the payment stays usable.",
   parameters: [
     { in: "path", name: "provider", required: true, schema: { type: "string" } },
     {
@@ -48,12 +48,14 @@ const paidCall = (method: string) => ({
     "402": challenge,
     "404": problem(404),
     "409": problem(409),
+    "413": problem(413),
     "422": problem(422),
     "425": problem(425),
     "429": problem(429),
     "500": problem(500),
     "502": problem(502),
     "503": problem(503),
+    "504": problem(504),
   },
 });
 
@@ -74,6 +76,18 @@ const facilitator = (name: string, method: "get" | "post") => ({
   },
 });
 
+/** Both b2b operations answer the same way (legs and call, or a problem). */
+const b2bResponses = {
+  "200": {
+    description: "legs and call",
+    content: { "application/json": { schema: { type: "object" } } },
+  },
+  "400": problem(400),
+  "409": problem(409),
+  "500": problem(500),
+  "503": problem(503),
+};
+
 /** Path items to merge into the OpenAPI document; bridge paths only when the bridge is mounted at `prefix`. */
 export function bridgeOpenApiPaths(prefix: string | undefined): Record<string, Record<string, unknown>> {
   const b2b = {
@@ -90,16 +104,7 @@ export function bridgeOpenApiPaths(prefix: string | undefined): Record<string, R
           schema,
           required: name === "merchant" || name === "price",
         })),
-        responses: {
-          "200": {
-            description: "legs and call",
-            content: { "application/json": { schema: { type: "object" } } },
-          },
-          "400": problem(400),
-          "409": problem(409),
-          "500": problem(500),
-          "503": problem(503),
-        },
+        responses: b2bResponses,
       },
     },
     "/api/b2b/pay-with-split": {
@@ -111,16 +116,7 @@ export function bridgeOpenApiPaths(prefix: string | undefined): Record<string, R
           required: true,
           content: { "application/json": { schema: z.toJSONSchema(QuoteSplitSchema, { io: "input" }) } },
         },
-        responses: {
-          "200": {
-            description: "legs and call",
-            content: { "application/json": { schema: { type: "object" } } },
-          },
-          "400": problem(400),
-          "409": problem(409),
-          "500": problem(500),
-          "503": problem(503),
-        },
+        responses: b2bResponses,
       },
     },
   };

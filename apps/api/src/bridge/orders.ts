@@ -199,7 +199,11 @@ export function createRedisOrderStore(options: RedisOrderStoreOptions): OrderSto
       };
       redis.once("ready", onReady);
     });
-    if (!ok) throw new Error(`redis not ready (status ${redis.status})`);
+    if (!ok) {
+      throw new AppError("bridge_store_unavailable", `redis not ready (status ${redis.status})`, {
+        headers: { "Retry-After": "5" },
+      });
+    }
   }
   async function run<T>(what: string, op: () => Promise<T>): Promise<T> {
     try {

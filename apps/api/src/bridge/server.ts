@@ -12,13 +12,13 @@ import { loadEnv } from "../env";
 import { systemClock } from "../infra/clock";
 import { createLogger } from "../infra/logger";
 import { createChainRegistry, readManifest } from "../services/chains";
-import { type BridgeRouter, createBridgeRouter } from "./bridge-router";
 import {
   type BridgeConfig,
   BridgeConfigError,
   routerConfigFromFile,
   singleProviderConfigFromEnv,
 } from "./config";
+import { type BridgeRouter, createBridgeRouter } from "./router";
 
 export interface RunningBridge {
   url: string;

@@ -4,7 +4,7 @@
  */
 import type { IncomingHttpHeaders, Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { newId, splitterV12Abi } from "@tollgate/shared";
+import { type DeploymentManifest, newId, splitterV12Abi } from "@tollgate/shared";
 import express from "express";
 import type { Address, Hash } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -12,10 +12,10 @@ import { createPaymentHeader } from "x402/client";
 import { createSigner } from "x402-fetch";
 import type { Clock } from "../infra/clock";
 import { createLogger } from "../infra/logger";
-import { createChainRegistry, wellKnownDevKeys } from "../services/chains";
+import { type ChainRegistry, createChainRegistry, wellKnownDevKeys } from "../services/chains";
 import type { Agent, LocalChains } from "../test/chains";
-import { type BridgeRouter, type BridgeRouterOptions, createBridgeRouter } from "./bridge-router";
 import { routerConfig } from "./config";
+import { type BridgeRouter, type BridgeRouterOptions, createBridgeRouter } from "./router";
 
 export type UpstreamMode = "ok" | "500" | "503" | "401" | "402" | "404" | "hang";
 
@@ -75,7 +75,7 @@ export interface TestBridge {
   close(): Promise<void>;
 }
 
-/** A bridge router mounted at `/bridge` on its own loopback server. */
+/** A bridge router mounted at `/bridge` on its own loopback server, over real local chains. */
 export async function startTestBridge(
   chains: LocalChains,
   providers: unknown[],
@@ -88,6 +88,77 @@ export async function startTestBridge(
     localConfirmations: 1,
     rpcTimeoutMs: 5_000,
   });
+  return startBridgeOn(registry, providers, env, options);
+}
+
+/**
+ * A chain registry for bridge tests that must not reach a chain: amoy's deployment with a v1.2 splitter and no
+ * ERC-3009 token (so no x402 offer and no RPC read, relayer or not) behind an RPC URL nothing listens on; or no
+ * deployment at all (`deployed: false`). `local` marks it as a local development chain (relayer tests).
+ */
+export function offlineChainRegistry(
+  options: { deployed?: boolean; local?: boolean; rpcUrl?: string } = {},
+): ChainRegistry {
+  const address = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
+  const manifest: DeploymentManifest = {
+    schemaVersion: 1,
+    generatedAt: "2026-01-01T00:00:00.000Z",
+    chains:
+      options.deployed === false
+        ? {}
+        : {
+            amoy: {
+              network: "amoy",
+              chainId: 80002,
+              rpcUrl: options.rpcUrl ?? "http://127.0.0.1:9",
+              local: options.local ?? false,
+              nativeSymbol: "POL",
+              deploymentBlock: 0,
+              splitters: {
+                "v1.2": {
+                  address: address(0x12),
+                  deploymentBlock: 0,
+                  owner: address(1),
+                  pausers: [],
+                  treasury: address(2),
+                  allowedTokens: [],
+                },
+              },
+              tokens: {},
+              priceFeeds: {},
+              roles: {
+                deployer: address(1),
+                admin: address(1),
+                pauser: address(1),
+                treasury: address(2),
+                quoteSigner: address(3),
+              },
+            },
+          },
+  };
+  return createChainRegistry(manifest, {
+    rpcUrls: {},
+    confirmations: {},
+    localConfirmations: 1,
+    rpcTimeoutMs: 500,
+  });
+}
+
+/** A bridge on loopback over {@link offlineChainRegistry}: refusals, routing and challenges, no chain calls. */
+export function startOfflineBridge(
+  providers: unknown[],
+  env: Record<string, string> = {},
+  options: BridgeRouterOptions & { clock?: Clock; mount?: string; deployed?: boolean } = {},
+): Promise<TestBridge> {
+  return startBridgeOn(offlineChainRegistry({ deployed: options.deployed ?? true }), providers, env, options);
+}
+
+async function startBridgeOn(
+  registry: ChainRegistry,
+  providers: unknown[],
+  env: Record<string, string>,
+  options: BridgeRouterOptions & { clock?: Clock; mount?: string },
+): Promise<TestBridge> {
   const config = routerConfig(providers, {
     NODE_ENV: "test",
     BRIDGE_CHALLENGES_PER_MINUTE: "100000",

@@ -1,4 +1,4 @@
-import { setGatewayRoute } from "../../services/gateway-service";
+import { setGatewayRoute } from "../../services/gateway-config-service";
 import { assertSameMerchant } from "../../services/merchant-service";
 import { merchantProcedure } from "../../trpc/trpc";
 import { ZGatewayRouteView, ZSetGatewayRouteRequest } from "./gateway-route.types";

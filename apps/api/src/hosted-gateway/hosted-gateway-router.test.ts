@@ -6,12 +6,14 @@ import { join } from "node:path";
 import { type GateChallenge, QUOTA_REMAINING_HEADER, RECEIPT_HEADER } from "@tollgate/shared";
 import express from "express";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { GatewayRoute } from "../services/gateway-config-service";
 import { type Agent, agentOn, type LocalChains, payChallenge, startTestChains } from "../test/chains";
 import { bearer, registrationBody, startTestApi, type TestApi } from "../test/harness";
+import { gatewayTarget } from "./hosted-gateway-router";
 
 type Seen = { method: string; url: string; headers: IncomingHttpHeaders; body: string };
 
-describe("hosted gateway", () => {
+describe("hosted gateway (/g)", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-gateway-"));
   let chains: LocalChains;
   let api: TestApi;
@@ -22,14 +24,16 @@ describe("hosted gateway", () => {
   const seen: Seen[] = [];
   let merchant: { id: string; secret: string };
   let originSecret: string;
+  // The API's clock: moved forward instead of sleeping past the route cache.
+  let clockOffsetMs = 0;
 
   beforeAll(async () => {
     chains = await startTestChains(dataDir, ["amoy"]);
-    api = await startTestApi("pglite", {
-      DATA_DIR: dataDir,
-      CONFIRMATIONS_AMOY: "1",
-      GATEWAY_TIMEOUT_MS: "500",
-    });
+    api = await startTestApi(
+      "pglite",
+      { DATA_DIR: dataDir, CONFIRMATIONS_AMOY: "1", GATEWAY_TIMEOUT_MS: "500" },
+      { clock: { now: () => new Date(Date.now() + clockOffsetMs) } },
+    );
     agent = agentOn(chains.chains[0]!, 12);
     const origin = express();
     origin.use(express.text({ type: () => true }));
@@ -174,7 +178,7 @@ describe("hosted gateway", () => {
       body: { slug: "dead-origin", upstream_url: upstreamUrl },
     });
     expect(rerouted.status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 5_100)); // route cache
+    clockOffsetMs += 5_100; // past the route cache
     const served = await fetch(`${api.baseUrl}/g/dead-origin/x`, { headers: { [RECEIPT_HEADER]: token } });
     expect(served.status).toBe(200);
     expect(served.headers.get(QUOTA_REMAINING_HEADER)).toBe("4");
@@ -261,5 +265,47 @@ describe("hosted gateway", () => {
     });
     expect(rotated.json.origin_secret).toMatch(/^tgo_/);
     expect(rotated.json.origin_secret).not.toBe(originSecret);
+  });
+
+  it("a route whose tier the merchant removed answers 503 service_unavailable, not a 500", async () => {
+    const created = await api.call("POST", "/v1/merchants", {
+      body: registrationBody({ network_mode: "test", tiers: { standard: "0.02", premium: "0.05" } }),
+    });
+    const id = String(created.json.merchant_id);
+    const secret = String(created.json.secret);
+    const route = await api.call("PUT", `/v1/merchants/${id}/gateway`, {
+      headers: bearer(secret),
+      body: { slug: "tier-gone", upstream_url: upstreamUrl, tier: "premium" },
+    });
+    expect(route.status).toBe(200);
+    expect((await fetch(`${api.baseUrl}/g/tier-gone/x`)).status).toBe(402);
+    const patched = await api.call("PATCH", `/v1/merchants/${id}`, {
+      headers: bearer(secret),
+      body: { tiers: { premium: null } },
+    });
+    expect(patched.status).toBe(200);
+    const response = await fetch(`${api.baseUrl}/g/tier-gone/x`);
+    expect(response.status).toBe(503);
+    expect(response.headers.get("content-type")).toContain("application/problem+json");
+    expect(response.headers.get("retry-after")).toBe("5");
+    expect(((await response.json()) as { code: string }).code).toBe("service_unavailable");
+    expect(seen).toHaveLength(0);
+  });
+});
+
+describe("gatewayTarget", () => {
+  const route = { upstreamUrl: "https://api.acme.example/v1/" } as GatewayRoute;
+  it("appends the encoded sub-path and the query under the upstream URL", () => {
+    expect(gatewayTarget(route, ["search", "a b"], "?q=1")?.href).toBe(
+      "https://api.acme.example/v1/search/a%20b?q=1",
+    );
+    expect(gatewayTarget(route, undefined, "")?.href).toBe("https://api.acme.example/v1");
+  });
+  it("never leaves the upstream's base path or origin", () => {
+    expect(gatewayTarget(route, ["..", "admin"], "")).toBeUndefined();
+    expect(
+      gatewayTarget({ upstreamUrl: "https://api.acme.example/v1" } as GatewayRoute, ["..", "v10"], ""),
+    ).toBeUndefined();
+    expect(gatewayTarget(route, ["%2e%2e", "x"], "")?.pathname).toBe("/v1/%252e%252e/x");
   });
 });

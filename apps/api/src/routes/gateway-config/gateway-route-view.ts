@@ -1,5 +1,4 @@
-import { ORIGIN_SECRET_HEADER } from "../../gateway/gateway-router";
-import type { GatewayRoute } from "../../services/gateway-service";
+import { type GatewayRoute, ORIGIN_SECRET_HEADER } from "../../services/gateway-config-service";
 import type { TGatewayRouteView } from "./gateway-route.types";
 
 export function gatewayRouteView(

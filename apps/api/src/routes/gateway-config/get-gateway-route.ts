@@ -1,4 +1,4 @@
-import { getGatewayRoute } from "../../services/gateway-service";
+import { getGatewayRoute } from "../../services/gateway-config-service";
 import { assertSameMerchant } from "../../services/merchant-service";
 import { merchantProcedure } from "../../trpc/trpc";
 import { ZGatewayRouteIdRequest, ZGatewayRouteView } from "./gateway-route.types";

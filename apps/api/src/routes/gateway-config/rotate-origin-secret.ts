@@ -1,4 +1,4 @@
-import { rotateOriginSecret } from "../../services/gateway-service";
+import { rotateOriginSecret } from "../../services/gateway-config-service";
 import { assertSameMerchant } from "../../services/merchant-service";
 import { merchantProcedure } from "../../trpc/trpc";
 import { ZGatewayRouteIdRequest, ZGatewayRouteView } from "./gateway-route.types";

@@ -1,5 +1,7 @@
 /**
- * Hosted-gateway configuration (SPEC §4.5): one route per merchant, `{gateway_url}/<slug>/...` -> upstream.
+ * Hosted-gateway configuration (SPEC §4.5; docs/gateway.md): one route per merchant, `{gateway_url}/<slug>/...` ->
+ * upstream, and its origin secret. Used by the configuration routes (routes/gateway-config/) and read by the `/g`
+ * proxy (hosted-gateway/).
  */
 import { randomBytes } from "node:crypto";
 import { type Database, gatewayRoutes } from "@tollgate/db";
@@ -9,6 +11,9 @@ import type { Clock } from "../infra/clock";
 import type { MerchantRecord } from "./merchant-service";
 
 export type GatewayRoute = typeof gatewayRoutes.$inferSelect;
+
+/** Sent on every forwarded request, so the merchant's origin can refuse calls that did not come through `/g`. */
+export const ORIGIN_SECRET_HEADER = "X-Tollgate-Origin-Secret";
 
 export interface GatewayServiceDeps {
   db: { db: Database };

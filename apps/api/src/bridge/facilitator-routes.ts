@@ -1,0 +1,83 @@
+/**
+ * The embedded facilitator's HTTP API (x402-wire e.5; docs/bridge.md "Other endpoints"):
+ * `GET /facilitator/supported`, `POST /facilitator/verify`, `POST /facilitator/settle`.
+ * Invariants: bodies are zod-checked (x402/facilitator-request.ts); verify and settle share the per-IP challenge
+ * limiter; settle takes the same claim as the x402 rail, so one authorization settles once whichever door it uses.
+ */
+import express, { type Router } from "express";
+import { clientKey } from "../infra/rate-limit";
+import { bridgeHandler } from "./handler";
+import { claimKeys, USED_RETENTION_MS } from "./orders";
+import type { BridgeContext } from "./wiring";
+import { facilitatorRequest } from "./x402/facilitator-request";
+import type { SettleResponse } from "./x402/wire";
+
+export const FACILITATOR_BODY_LIMIT = "64kb";
+
+export function mountFacilitatorRoutes(router: Router, ctx: BridgeContext): void {
+  const json = express.json({ limit: FACILITATOR_BODY_LIMIT });
+  const limited = (ip: string | undefined) => ctx.limiter.consume(clientKey(ip ?? "unknown"));
+
+  router.get(
+    "/facilitator/supported",
+    bridgeHandler(ctx, async (_req, res) => {
+      const relayer = ctx.facilitator.relayer;
+      res.json({
+        kinds: [
+          { x402Version: 1, scheme: "exact", network: ctx.wireNetwork(1) },
+          { x402Version: 2, scheme: "exact", network: ctx.wireNetwork(2) },
+        ],
+        extensions: [],
+        signers: relayer ? { "eip155:*": [relayer] } : {},
+      });
+    }),
+  );
+
+  router.post(
+    "/facilitator/verify",
+    json,
+    bridgeHandler(ctx, async (req, res) => {
+      await limited(req.ip);
+      const { version, payload, requirement } = await facilitatorRequest(ctx, req.body);
+      res.json(await ctx.facilitator.verify(version, payload, requirement));
+    }),
+  );
+
+  router.post(
+    "/facilitator/settle",
+    json,
+    bridgeHandler(ctx, async (req, res) => {
+      await limited(req.ip);
+      const { version, payload, requirement } = await facilitatorRequest(ctx, req.body);
+      const refused = (payer: string | undefined, errorReason: string | undefined, errorMessage?: string) =>
+        res.json({
+          success: false,
+          transaction: "",
+          network: ctx.wireNetwork(version),
+          payer,
+          errorReason,
+          ...(errorMessage !== undefined ? { errorMessage } : {}),
+        } satisfies SettleResponse);
+      const verdict = await ctx.facilitator.verify(version, payload, requirement);
+      if (!verdict.isValid) {
+        refused(verdict.payer, verdict.invalidReason, verdict.invalidMessage);
+        return;
+      }
+      const auth = payload.authorization;
+      const keys = [
+        claimKeys.authorization(requirement.chainId, requirement.token.address, auth.from, auth.nonce),
+      ];
+      const claim = await ctx.store.claim(keys, ctx.claimLeaseMs);
+      if (!claim.ok) {
+        refused(auth.from, "duplicate_settlement");
+        return;
+      }
+      const settled = await ctx.facilitator.settle(version, payload, requirement);
+      // A pending broadcast keeps the claim: the nonce may be spent on-chain already.
+      if (settled.success || settled.errorReason === "settlement_pending")
+        await ctx.store.consume(keys, claim.lease, USED_RETENTION_MS);
+      else await ctx.store.release(keys, claim.lease);
+      res.json(settled);
+    }),
+  );
+}

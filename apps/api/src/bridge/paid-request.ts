@@ -1,0 +1,50 @@
+/**
+ * A paid bridge request on its way to the provider: what both rails (legacy `pay_matic` and x402) share.
+ * They differ only in how a payment is verified, claimed and made permanent; forwarding, the upstream error policy
+ * and the answer are the one paid-forward step (../paid-forward/paid-forward.ts).
+ */
+import type { Request, Response } from "express";
+import { forwardPaid, type HeldPayment } from "../paid-forward/paid-forward";
+import type { ProviderConfig } from "./config";
+import { requestIdOf, upstreamTarget } from "./request-url";
+import { upstreamHeaders } from "./upstream";
+import type { BridgeContext } from "./wiring";
+
+export interface PaidRequest {
+  provider: ProviderConfig;
+  /** Path under the provider (router mode) or the route path (single mode). */
+  subPath: string;
+  /** The raw body, as the order binds it. */
+  body: Uint8Array;
+  /** What an order for this request is bound to (challenge.ts `requestHash`). */
+  requestHash: string;
+}
+
+/** Claim -> forward -> release or consume, with the bridge's upstream policy and header rules. */
+export function forwardToProvider(
+  ctx: BridgeContext,
+  req: Request,
+  res: Response,
+  paid: PaidRequest,
+  claim: () => Promise<HeldPayment | undefined>,
+  logFields: Record<string, unknown> = {},
+): Promise<void> {
+  const requestId = requestIdOf(req);
+  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  return forwardPaid(res, {
+    claim,
+    upstream: {
+      outbound: ctx.outbound,
+      target: upstreamTarget(ctx.config, paid.provider, paid.subPath, req),
+      method: req.method,
+      headers: upstreamHeaders(req, paid.provider, requestId),
+      body: hasBody ? paid.body : undefined,
+    },
+    policy: ctx.upstreamPolicy,
+    requestId,
+    log: ctx.log,
+    logFields: { provider: paid.provider.id, ...logFields },
+    // 5xx details are generic (DESIGN §7), so the promise that the proof still works is a member of its own.
+    failureExtensions: { replayable: true },
+  });
+}

@@ -1,0 +1,178 @@
+/**
+ * The bridge's wiring and lifecycle (docs/bridge.md): one context per bridge router holding the order store, the
+ * outbound client, the relayer and facilitator, the challenge limiter and the provider pinger, built from the
+ * configuration once. The rails and routes take this context; none of them builds a dependency itself.
+ * Invariants: a store or outbound client passed in is the caller's to close; `ready()` fails loudly when the store
+ * is unreachable or the token domains cannot be read, so a misconfigured bridge never starts serving.
+ */
+import { createOutboundClient, type OutboundClient } from "@tollgate/outbound";
+import { AppError, type EvmNetworkName, NETWORKS } from "@tollgate/shared";
+import type { Redis } from "ioredis";
+import type { Address, LocalAccount } from "viem";
+import type { Clock } from "../infra/clock";
+import type { Logger } from "../infra/logger";
+import { createRateLimiter, type RateLimiter } from "../infra/rate-limit";
+import type { UpstreamPolicy } from "../paid-forward/upstream-call";
+import type { ChainContext, ChainRegistry } from "../services/chains";
+import { exactRequirements } from "./challenge";
+import type { BridgeConfig, ProviderConfig } from "./config";
+import { createMemoryOrderStore, createRedisOrderStore, type OrderStore } from "./orders";
+import { createProviderPinger, type ProviderPinger } from "./pinger";
+import { resolveRelayer } from "./relayer";
+import { bridgeUpstreamPolicy } from "./upstream";
+import { createFacilitator, type ExactRequirement, type Facilitator } from "./x402/facilitator";
+
+/** What the bridge needs from the API's Deps (a subset, so single-provider mode runs without a database). */
+export interface BridgeDeps {
+  chains: ChainRegistry;
+  log: Logger;
+  clock: Clock;
+}
+
+export interface BridgeRouterOptions {
+  /** Order/claim store; default Redis when `config.redisUrl` is set, else memory. */
+  store?: OrderStore;
+  /** Relayer for x402 settlement; default from config (or Hardhat #4 on local chains in development). */
+  relayer?: LocalAccount;
+  /** Shared Redis for the challenge limiter (rate-limiter-flexible); default: per-process memory. */
+  limiterRedis?: Redis;
+  outbound?: OutboundClient;
+  /** Starts the provider pinger for providers with a `ping_url` (registry views); off when absent. */
+  pingIntervalMs?: number;
+}
+
+/** The running bridge as its owner (the API, the bridge CLI, tests) sees it. */
+export interface BridgeHandle {
+  config: BridgeConfig;
+  store: OrderStore;
+  facilitator: Facilitator;
+  /** Live/down of providers with a `ping_url`, kept for the registry views. */
+  pinger: ProviderPinger;
+  /** Resolves once the store is reachable and token domains are read (fails loudly otherwise). */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Everything a rail or route of the bridge uses. */
+export interface BridgeContext {
+  config: BridgeConfig;
+  clock: Clock;
+  log: Logger;
+  network: EvmNetworkName;
+  /** The v1.2 splitter `pay_matic` pays; absent without a deployment (then only x402 could be offered). */
+  splitter: Address | undefined;
+  /** The chain when the manifest has one (the discovery document shows it, or null). */
+  deployedChain: ChainContext | undefined;
+  store: OrderStore;
+  outbound: OutboundClient;
+  facilitator: Facilitator;
+  limiter: RateLimiter;
+  upstreamPolicy: UpstreamPolicy;
+  providers: ReadonlyMap<string, ProviderConfig>;
+  orderTtlMs: number;
+  /** How long an order is kept: its TTL plus the late-confirmation grace. */
+  orderRetentionMs: number;
+  /** A claim outlives the upstream call and the settlement; if the process dies, it lapses and the proof replays. */
+  claimLeaseMs: number;
+  /** The bridge's chain; 503 `chain_unavailable` when the manifest has none. */
+  chain(): ChainContext;
+  /** The x402 network name of a protocol version (v1 `polygon-amoy`, v2 `eip155:80002`). */
+  wireNetwork(version: 1 | 2): string;
+  /** The x402 requirements offered for a provider; none without a relayer (never advertise a rail that cannot settle). */
+  requirementsFor(provider: ProviderConfig): Promise<ExactRequirement[]>;
+}
+
+export function createBridgeContext(
+  deps: BridgeDeps,
+  config: BridgeConfig,
+  options: BridgeRouterOptions = {},
+): { context: BridgeContext; handle: BridgeHandle } {
+  const log = deps.log.child({ component: "bridge" });
+  const network = config.network;
+  const deployedChain = deps.chains.get(network);
+  const store =
+    options.store ??
+    (config.redisUrl
+      ? createRedisOrderStore({ url: config.redisUrl, onError: (error) => log.warn({ err: error }, "redis") })
+      : createMemoryOrderStore());
+  const outbound =
+    options.outbound ??
+    createOutboundClient({
+      allowLoopback: config.allowLoopbackUpstreams,
+      timeoutMs: config.upstreamTimeoutMs,
+      maxBodyBytes: config.maxBodyBytes,
+    });
+  const relayer = options.relayer ?? resolveRelayer(config, deps.chains);
+  if (!relayer) log.warn("no x402 relayer key (BRIDGE_RELAYER_PRIVATE_KEY): x402 is not offered");
+  const facilitator = createFacilitator({
+    chains: deps.chains,
+    network,
+    relayer,
+    settlementGasLimit: config.settlementGasLimit,
+    now: () => deps.clock.now(),
+    log,
+  });
+  const pinger = createProviderPinger({
+    outbound,
+    targets: () =>
+      config.providers.flatMap((p) => (p.pingUrl ? [{ provider: p.id, bridgeUrl: p.pingUrl }] : [])),
+    now: () => deps.clock.now(),
+    timeoutMs: 5_000,
+  });
+  if (options.pingIntervalMs) pinger.start(options.pingIntervalMs);
+
+  const chain = (): ChainContext => {
+    if (deployedChain) return deployedChain;
+    throw new AppError("chain_unavailable", `no deployment for ${network}; the bridge cannot take payments`);
+  };
+  const orderTtlMs = config.orderTtlSeconds * 1000;
+  const context: BridgeContext = {
+    config,
+    clock: deps.clock,
+    log,
+    network,
+    splitter: deployedChain?.deployment.splitters["v1.2"]?.address as Address | undefined,
+    deployedChain,
+    store,
+    outbound,
+    facilitator,
+    limiter: createRateLimiter(
+      { name: "bridge-challenge", points: config.challengesPerMinute, durationSeconds: 60 },
+      options.limiterRedis,
+    ),
+    upstreamPolicy: bridgeUpstreamPolicy(config.maxBodyBytes),
+    providers: new Map(config.providers.map((p) => [p.id, p])),
+    orderTtlMs,
+    orderRetentionMs: orderTtlMs + config.lateConfirmationGraceSeconds * 1000,
+    claimLeaseMs: config.upstreamTimeoutMs + 90_000,
+    chain,
+    wireNetwork: (version) => (version === 1 ? NETWORKS[network].x402V1Name : NETWORKS[network].caip2),
+    async requirementsFor(provider) {
+      // Never advertise a rail that cannot settle (prior-art §8 item 8: an unhandled rail means a second 402).
+      if (!relayer) return [];
+      const offers = await facilitator.offers().catch((error: unknown) => {
+        throw new AppError("chain_unavailable", "token domains could not be read", {
+          cause: error,
+          headers: { "Retry-After": "5" },
+        });
+      });
+      return exactRequirements(provider, network, chain().chainId, offers, config.orderTtlSeconds);
+    },
+  };
+  const handle: BridgeHandle = {
+    config,
+    store,
+    facilitator,
+    pinger,
+    async ready() {
+      await store.ready();
+      if (deployedChain) await facilitator.offers();
+    },
+    async close() {
+      pinger.stop();
+      if (!options.store) await store.close();
+      if (!options.outbound) await outbound.close();
+    },
+  };
+  return { context, handle };
+}

@@ -1,0 +1,178 @@
+/**
+ * The x402 rail (x402-wire e.2-e.8; docs/bridge.md "Proofs and what happens", "Decisions"): an EIP-3009 `exact`
+ * authorization in `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1), settled by the embedded facilitator.
+ * Invariants: verify -> serve -> settle: the authorization is verified and claimed before the upstream call, settled
+ * only for a delivered answer, and that answer is returned only when settlement succeeded (else a fresh 402 says
+ * why). A refused payment gets a fresh challenge and is never forwarded. One authorization settles at most once,
+ * whichever door (this rail or `/facilitator/settle`) it comes through.
+ */
+import { AppError, isId } from "@tollgate/shared";
+import type { Request, Response } from "express";
+import { type Address, getAddress, isAddressEqual } from "viem";
+import type { HeldPayment } from "../../paid-forward/paid-forward";
+import { issueChallenge } from "../challenge-response";
+import type { ProviderConfig } from "../config";
+import { claimKeys, USED_RETENTION_MS } from "../orders";
+import { forwardToProvider, type PaidRequest } from "../paid-request";
+import { encodePaymentReceipt, RECEIPT_HEADER } from "../payment-receipt";
+import type { BridgeContext } from "../wiring";
+import { type ExactRequirement, X402_PROFILE } from "./facilitator";
+import { encodeHeader, HEADER_V1_RESPONSE, HEADER_V2_RESPONSE, type ParsedPayment } from "./wire";
+
+/** Finds the requirements a payment may answer (v2: `accepted`; v1: every offered token, tried in turn). */
+export async function matchRequirements(
+  ctx: Pick<BridgeContext, "requirementsFor" | "wireNetwork">,
+  payment: ParsedPayment,
+  provider: ProviderConfig,
+): Promise<{ candidates: ExactRequirement[]; reason?: string }> {
+  const requirements = await ctx.requirementsFor(provider);
+  if (payment.version === 2) {
+    const accepted = payment.payload.accepted;
+    if (accepted.scheme !== "exact") return { candidates: [], reason: "unsupported_scheme" };
+    if (accepted.network !== ctx.wireNetwork(2)) return { candidates: [], reason: "invalid_network" };
+    const match = requirements.filter(
+      (r) =>
+        isAddressEqual(r.token.address, accepted.asset as Address) &&
+        isAddressEqual(r.payTo, accepted.payTo as Address) &&
+        r.amount === BigInt(accepted.amount),
+    );
+    return match.length > 0
+      ? { candidates: match }
+      : { candidates: [], reason: "invalid_payment_requirements" };
+  }
+  if (payment.payload.scheme !== "exact") return { candidates: [], reason: "unsupported_scheme" };
+  if (payment.payload.network !== ctx.wireNetwork(1)) return { candidates: [], reason: "invalid_network" };
+  return requirements.length > 0
+    ? { candidates: requirements }
+    : { candidates: [], reason: "invalid_payment_requirements" };
+}
+
+export async function payWithX402(
+  ctx: BridgeContext,
+  req: Request,
+  res: Response,
+  paid: PaidRequest,
+  payment: ParsedPayment,
+): Promise<void> {
+  const version = payment.version;
+  const exact = payment.payload.payload;
+  const auth = exact.authorization;
+  /** A fresh 402 naming the x402 reason, with `success: false` in the settlement header. */
+  const refuse = (reason: string, message: string, transaction = "", settleFailed = false) =>
+    issueChallenge(ctx, req, res, paid.provider, paid.requestHash, {
+      error: reason,
+      version,
+      code: settleFailed ? "x402_settlement_failed" : "x402_payment_invalid",
+      settle: {
+        success: false,
+        transaction,
+        network: ctx.wireNetwork(version),
+        payer: auth.from,
+        errorReason: reason,
+        errorMessage: message,
+      },
+    });
+
+  // v2 may name our order: then it must be this request's (a cheap call's order cannot buy another).
+  if (version === 2) {
+    const orderId = payment.payload.accepted.extra?.order_id;
+    if (typeof orderId === "string" && isId("order", orderId)) {
+      const order = await ctx.store.getOrder(orderId);
+      if (order && (order.provider !== paid.provider.id || order.requestHash !== paid.requestHash)) {
+        throw new AppError(
+          "order_request_mismatch",
+          "this payment names an order issued for another request",
+        );
+      }
+    }
+  }
+  const { candidates, reason } = await matchRequirements(ctx, payment, paid.provider);
+  if (candidates.length === 0)
+    return refuse(reason ?? "invalid_payment_requirements", "no matching requirement");
+  const chain = ctx.chain();
+  const keyOf = (r: ExactRequirement) =>
+    claimKeys.authorization(chain.chainId, r.token.address, auth.from, auth.nonce);
+  // Cheap refusal of a replayed header before any RPC call.
+  for (const candidate of candidates) {
+    if ((await ctx.store.state(keyOf(candidate))) === "used")
+      return refuse("duplicate_settlement", "this authorization was already used");
+  }
+  let requirement: ExactRequirement | undefined;
+  let lastInvalid = { reason: "invalid_payload", message: "not verified" };
+  for (const candidate of candidates) {
+    const verdict = await ctx.facilitator.verify(version, exact, candidate);
+    if (verdict.isValid) {
+      requirement = candidate;
+      break;
+    }
+    lastInvalid = {
+      reason: verdict.invalidReason ?? "invalid_payload",
+      message: verdict.invalidMessage ?? "",
+    };
+  }
+  if (!requirement) return refuse(lastInvalid.reason, lastInvalid.message);
+  const verified = requirement;
+  const keys = [keyOf(verified)];
+
+  const claim = async (): Promise<HeldPayment | undefined> => {
+    const claimed = await ctx.store.claim(keys, ctx.claimLeaseMs);
+    if (!claimed.ok) {
+      if (claimed.state === "in_flight") {
+        throw new AppError(
+          "payment_in_flight",
+          "this authorization is being used by another request; retry shortly",
+          {
+            headers: { "Retry-After": "2" },
+          },
+        );
+      }
+      await refuse("duplicate_settlement", "this authorization was already used");
+      return undefined;
+    }
+    return {
+      // Nothing was settled: the authorization stays usable.
+      release: () => ctx.store.release(keys, claimed.lease),
+      async consume() {
+        const settled = await ctx.facilitator.settle(version, exact, verified);
+        if (!settled.success) {
+          // Not paid: the upstream answer is withheld. A pending broadcast keeps the claim (the nonce may be spent).
+          if (settled.errorReason === "settlement_pending")
+            await ctx.store.consume(keys, claimed.lease, USED_RETENTION_MS);
+          else await ctx.store.release(keys, claimed.lease);
+          ctx.log.warn(
+            { settle: settled, provider: paid.provider.id },
+            "x402 settlement failed; upstream answer withheld",
+          );
+          await refuse(
+            settled.errorReason ?? "unexpected_settle_error",
+            settled.errorMessage ?? "",
+            settled.transaction,
+            true,
+          );
+          return "answered";
+        }
+        await ctx.store.consume(keys, claimed.lease, USED_RETENTION_MS);
+        return {
+          headers: {
+            [version === 2 ? HEADER_V2_RESPONSE : HEADER_V1_RESPONSE]: encodeHeader(settled),
+            [RECEIPT_HEADER]: encodePaymentReceipt({
+              rail: `x402-v${version}`,
+              network: ctx.network,
+              chain_id: chain.chainId,
+              tx_hash: settled.transaction,
+              payer: getAddress(auth.from),
+              asset: verified.token.symbol,
+              amount: auth.value,
+              pay_to: verified.payTo,
+              economics_profile: X402_PROFILE,
+            }),
+            "Access-Control-Expose-Headers": [HEADER_V1_RESPONSE, HEADER_V2_RESPONSE, RECEIPT_HEADER].join(
+              ", ",
+            ),
+          },
+        };
+      },
+    };
+  };
+  await forwardToProvider(ctx, req, res, paid, claim);
+}
