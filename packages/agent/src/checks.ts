@@ -16,7 +16,9 @@ import {
 } from "@tollgate/shared";
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
 import { decodeFunctionData, erc20Abi, type Hex } from "viem";
-import { QuoteRejectedError } from "./errors";
+import { type Clock, systemClock } from "./clock";
+import { AgentError, QuoteRejectedError } from "./errors";
+import type { FetchLike } from "./http-json";
 
 /** The Tollgate API a challenge points at: its origin-derived base URL (the receipt and JWS issuer). */
 export interface ApiEndpoints {
@@ -78,29 +80,38 @@ export function endpointsOf(challenge: GateChallenge, allowedOrigins: ReadonlySe
   };
 }
 
-type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
-
 /** JWKS cache per URL; refetched when a `kid` is unknown (key rotation) and at most every `minRefetchMs`. */
 export class JwksCache {
   private readonly entries = new Map<string, { jwks: JSONWebKeySet; fetchedAt: number }>();
   constructor(
     private readonly fetchImpl: FetchLike,
+    private readonly clock: Clock = systemClock,
     private readonly maxAgeMs = 300_000,
     private readonly minRefetchMs = 1_000,
   ) {}
 
+  /** The key set at `url`; throws AgentError `jwks_unavailable` when it cannot be had. */
   async get(url: string, force = false): Promise<JSONWebKeySet> {
     const cached = this.entries.get(url);
-    const age = cached ? Date.now() - cached.fetchedAt : Number.POSITIVE_INFINITY;
+    const age = cached ? this.clock.now() - cached.fetchedAt : Number.POSITIVE_INFINITY;
     if (cached && age < this.maxAgeMs && (!force || age < this.minRefetchMs)) return cached.jwks;
-    const response = await this.fetchImpl(url, {
-      headers: { accept: "application/json" },
-      redirect: "error",
-    });
-    if (!response.ok) throw new Error(`JWKS ${url} answered ${response.status}`);
-    const jwks = (await response.json()) as JSONWebKeySet;
-    if (!Array.isArray(jwks.keys)) throw new Error(`JWKS ${url} has no keys`);
-    this.entries.set(url, { jwks, fetchedAt: Date.now() });
+    const unavailable = (detail: string, cause: unknown) =>
+      new AgentError("jwks_unavailable", `JWKS ${url} ${detail}`, { cause });
+    let response: Response;
+    try {
+      response = await this.fetchImpl(url, { headers: { accept: "application/json" }, redirect: "error" });
+    } catch (error) {
+      throw unavailable("could not be fetched", error);
+    }
+    if (!response.ok) throw unavailable(`answered ${response.status}`, { status: response.status });
+    let jwks: JSONWebKeySet;
+    try {
+      jwks = (await response.json()) as JSONWebKeySet;
+    } catch (error) {
+      throw unavailable("is not JSON", error);
+    }
+    if (!Array.isArray(jwks?.keys)) throw unavailable("has no keys", { body: jwks });
+    this.entries.set(url, { jwks, fetchedAt: this.clock.now() });
     return jwks;
   }
 }

@@ -10,9 +10,11 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { EVM_NETWORKS, NETWORKS, QUOTA_REMAINING_HEADER, QUOTE_ASSETS } from "@tollgate/shared";
+import { envDefault, envOptional } from "@tollgate/shared/env";
 import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
 import { type AgentStep, createAgent } from "./agent";
+import { isoNow, systemClock } from "./clock";
 import { AgentError, PaymentFailedError, QuoteRejectedError, SpendLimitError } from "./errors";
 import { FileAgentStore } from "./store";
 
@@ -21,7 +23,6 @@ const ZPrivateKey = z
   .trim()
   .regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key");
 const ZUsd = z.string().regex(/^(0|[1-9]\d*)(\.\d{1,6})?$/, "must be a USD decimal string like 0.5");
-const emptyAsUndefined = (value: unknown) => (value === "" ? undefined : value);
 
 /** Public RPC endpoints used when none is configured for a network. */
 export const DEFAULT_RPC_URLS: Readonly<Record<number, string>> = {
@@ -32,20 +33,17 @@ export const DEFAULT_RPC_URLS: Readonly<Record<number, string>> = {
 
 /** The CLI's environment, parsed once. */
 export const ZCliEnv = z.object({
-  TOLLGATE_AGENT_PRIVATE_KEY: z.preprocess(emptyAsUndefined, ZPrivateKey.optional()),
-  TOLLGATE_AGENT_KEY_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
+  TOLLGATE_AGENT_PRIVATE_KEY: envOptional(ZPrivateKey),
+  TOLLGATE_AGENT_KEY_FILE: envOptional(z.string()),
   /** Comma-separated Tollgate API origins the agent trusts. */
-  TOLLGATE_API_ORIGINS: z.preprocess(emptyAsUndefined, z.string().optional()),
+  TOLLGATE_API_ORIGINS: envOptional(z.string()),
   /** Comma-separated `chainId=url` pairs, e.g. `137=https://...,80002=http://127.0.0.1:8547`. */
-  TOLLGATE_RPC_URLS: z.preprocess(emptyAsUndefined, z.string().optional()),
+  TOLLGATE_RPC_URLS: envOptional(z.string()),
   /** State file (idempotency keys, receipts, spend ledger). */
-  TOLLGATE_AGENT_STORE: z.preprocess(emptyAsUndefined, z.string().optional()),
-  TOLLGATE_AGENT_MAX_USD: z.preprocess(emptyAsUndefined, ZUsd.default("1")),
-  TOLLGATE_AGENT_BUDGET_USD: z.preprocess(emptyAsUndefined, ZUsd.default("10")),
-  TOLLGATE_AGENT_BUDGET_PERIOD_HOURS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().positive().default(24),
-  ),
+  TOLLGATE_AGENT_STORE: envOptional(z.string()),
+  TOLLGATE_AGENT_MAX_USD: envDefault(ZUsd, "1"),
+  TOLLGATE_AGENT_BUDGET_USD: envDefault(ZUsd, "10"),
+  TOLLGATE_AGENT_BUDGET_PERIOD_HOURS: envDefault(z.coerce.number().positive(), 24),
 });
 export type CliEnv = z.infer<typeof ZCliEnv>;
 
@@ -171,7 +169,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const agent = createAgent({
     ...agentOptions,
     onStep(step) {
-      steps.push({ ...step, at: new Date().toISOString() });
+      steps.push({ ...step, at: isoNow(systemClock) });
       if (!json) io.stdout(`${describeStep(step)}\n`);
     },
   });

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseDeploymentManifest } from "@tollgate/shared";
+import { envDefault } from "@tollgate/shared/env";
 import { z } from "zod";
 import { runCli } from "./cli";
 
@@ -17,7 +18,7 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "
 
 const env = z
   .object({
-    DATA_DIR: z.preprocess((value) => (value === "" ? undefined : value), z.string().default(".tollgate")),
+    DATA_DIR: envDefault(z.string(), ".tollgate"),
   })
   .parse(process.env);
 const dataDir = isAbsolute(env.DATA_DIR) ? env.DATA_DIR : resolve(REPO_ROOT, env.DATA_DIR);

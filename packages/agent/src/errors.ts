@@ -4,11 +4,23 @@
  * signed is a {@link PaymentFailedError} carrying the transaction hash, so paid funds are never silently
  * stranded (prior-art lessons §8 item 13, §9 item 8).
  */
+import type { PurchaseRecord } from "./store";
+
+/**
+ * Codes of plain {@link AgentError}s (the subclasses below carry `spend_limit`, `quote_rejected` and
+ * `payment_failed`).
+ */
+export type AgentErrorCode =
+  | "receipt_refused"
+  | "too_many_attempts"
+  | "jwks_unavailable"
+  | "store_unreadable"
+  | "store_version_unsupported";
 
 /** Base class; `code` is stable and machine-readable. */
 export class AgentError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: AgentErrorCode | "spend_limit" | "quote_rejected" | "payment_failed",
     message: string,
     options?: { cause?: unknown },
   ) {
@@ -100,4 +112,27 @@ export class PaymentFailedError extends AgentError {
   get txHash(): string | undefined {
     return this.details.txHash;
   }
+}
+
+/** A {@link PaymentFailedError} naming the purchase's quote, key and transactions. */
+export function paymentFailure(
+  record: PurchaseRecord,
+  reason: PaymentFailedError["reason"],
+  message: string,
+  extra: { resumable: boolean; status?: number; problemCode?: string; cause?: unknown },
+): PaymentFailedError {
+  return new PaymentFailedError(
+    reason,
+    `${message} (quote ${record.quote.quote_id}${record.settlement ? `, tx ${record.settlement.hash}` : ""})`,
+    {
+      quoteId: record.quote.quote_id,
+      idempotencyKey: record.idempotencyKey,
+      txHash: record.settlement?.hash,
+      approvalTxHash: record.approval?.hash,
+      resumable: extra.resumable,
+      status: extra.status,
+      problemCode: extra.problemCode,
+    },
+    extra.cause === undefined ? undefined : { cause: extra.cause },
+  );
 }

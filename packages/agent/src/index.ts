@@ -2,23 +2,18 @@
  * `@tollgate/agent`: the agent side of AIFP-1 (DESIGN.md §6; SPEC §1). A `fetch` wrapper that answers 402
  * gates by quoting, checking, paying on chain and claiming a receipt from Tollgate, within spend limits.
  */
-export {
-  type Agent,
-  type AgentLimits,
-  type AgentOptions,
-  type AgentStep,
-  type AgentTiming,
-  type ChainConfig,
-  createAgent,
-} from "./agent";
+export { createAgent } from "./agent";
 export { type ApiEndpoints, endpointsOf, normalizeOrigin } from "./checks";
+export { type Clock, type Sleep, systemClock, systemSleep } from "./clock";
 export {
   AgentError,
+  type AgentErrorCode,
   PaymentFailedError,
   QuoteRejectedError,
   type QuoteRejectionReason,
   SpendLimitError,
 } from "./errors";
+export type { Agent, AgentLimits, AgentOptions, AgentStep, AgentTiming, ChainConfig } from "./options";
 export {
   type AgentState,
   type AgentStore,

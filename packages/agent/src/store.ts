@@ -9,6 +9,7 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { QuoteResponse } from "@tollgate/shared";
+import { AgentError } from "./errors";
 
 /** A signed transaction, saved before it is broadcast. */
 export interface SignedTx {
@@ -113,9 +114,22 @@ export class FileAgentStore implements AgentStore {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return emptyState();
       throw error;
     }
-    const state = JSON.parse(text) as AgentState;
-    if (state.version !== 1)
-      throw new Error(`${this.path}: unsupported agent store version ${String(state.version)}`);
+    let state: AgentState;
+    try {
+      state = JSON.parse(text) as AgentState;
+    } catch (error) {
+      // Never start over from an unreadable file: its purchases may have moved money.
+      throw new AgentError("store_unreadable", `${this.path}: agent store is not valid JSON`, {
+        cause: error,
+      });
+    }
+    if (state?.version !== 1) {
+      throw new AgentError(
+        "store_version_unsupported",
+        `${this.path}: unsupported agent store version ${String(state?.version)}`,
+        { cause: { version: state?.version } },
+      );
+    }
     return { ...emptyState(), ...state };
   }
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { GateChallenge } from "@tollgate/shared";
 import { afterAll, describe, expect, it } from "vitest";
 import { endpointsOf } from "./checks";
-import { QuoteRejectedError } from "./errors";
+import { AgentError, QuoteRejectedError } from "./errors";
 import { emptyState, FileAgentStore } from "./store";
 
 const API = "https://api.tollgate.example";
@@ -76,6 +76,20 @@ describe("FileAgentStore", () => {
   it("refuses a file of another version instead of starting over (which could pay twice)", async () => {
     const path = join(dir, "future.json");
     writeFileSync(path, JSON.stringify({ version: 2 }));
-    await expect(new FileAgentStore(path).load()).rejects.toThrow(/unsupported agent store version/);
+    const error = await new FileAgentStore(path).load().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AgentError);
+    expect(error).toMatchObject({
+      code: "store_version_unsupported",
+      message: expect.stringMatching(/unsupported agent store version 2/),
+      cause: { version: 2 },
+    });
+  });
+
+  it("refuses a file that is not JSON with a typed error carrying the parse error", async () => {
+    const path = join(dir, "torn.json");
+    writeFileSync(path, '{"version": 1, "purchases": {');
+    const error = await new FileAgentStore(path).load().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "store_unreadable" });
+    expect((error as AgentError).cause).toBeInstanceOf(SyntaxError);
   });
 });

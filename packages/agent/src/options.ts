@@ -1,0 +1,126 @@
+/** The public option and event types of `createAgent` (DESIGN.md §6), and their defaults. */
+import type { EvmNetworkName, QuoteAsset } from "@tollgate/shared";
+import type { Address, LocalAccount, Transport } from "viem";
+import type { Clock, Sleep } from "./clock";
+import type { AgentStore, FailedPayment, ReceiptRecord } from "./store";
+
+/** How the agent reaches one chain: an RPC URL, or any viem transport. */
+export type ChainConfig =
+  | { rpcUrl: string; transport?: undefined }
+  | { transport: Transport; rpcUrl?: undefined };
+
+/** Spending policy, checked before anything is signed. USD amounts are decimal strings (DESIGN.md §5). */
+export interface AgentLimits {
+  /** Largest single payment, e.g. "0.5". */
+  maxPerPaymentUsd: string;
+  /** Rolling budget: payments in the last `periodMs` may add up to `usd`. */
+  budgetPerPeriod: { usd: string; periodMs: number };
+  /** Merchant ids (`mrch_...`) the agent may pay; default any. */
+  allowedMerchants?: readonly string[];
+  /** Networks the agent may pay on; default any network it has a chain configured for. */
+  allowedNetworks?: readonly EvmNetworkName[];
+  /**
+   * Origins of the Tollgate APIs the agent trusts (the origin of a challenge's `quote_url`), e.g.
+   * `["https://api.tollgate.example"]`. Default none: every challenge is refused until configured
+   * (prior-art §8 item 9: never pay whatever host answers 402).
+   */
+  allowedOrigins?: readonly string[];
+}
+
+/** Progress events, in order. `onStep` is awaited; if it throws, the current operation stops there (state kept). */
+export type AgentStep =
+  | {
+      type: "challenge";
+      url: string;
+      code: string;
+      merchantId: string;
+      resource: string;
+      tier: string;
+      unitPrice: string;
+    }
+  | { type: "receipt_reused"; receiptId: string; remaining: number | null }
+  | { type: "purchase_joined"; merchantId: string; resource: string; tier: string }
+  | { type: "resume"; quoteId: string; idempotencyKey: string; txHash?: string | undefined }
+  | {
+      type: "quote";
+      quoteId: string;
+      amount: string;
+      asset: QuoteAsset;
+      amountAtomic: string;
+      network: EvmNetworkName;
+      units: number;
+      expiresAt: string;
+      settlementVersion: string;
+    }
+  | { type: "approval_sent"; txHash: string }
+  | { type: "approval_mined"; txHash: string; blockNumber: string }
+  | { type: "settlement_sent"; txHash: string; quoteId: string; idempotencyKey: string }
+  | { type: "settlement_mined"; txHash: string; blockNumber: string }
+  | { type: "pay_pending"; confirmations: number; requiredConfirmations: number; retryAfterMs: number }
+  | { type: "pay_retry"; reason: string; delayMs: number }
+  | { type: "receipt"; receiptId: string; quota: number; expiresAt: string; confirmations: number }
+  | { type: "response"; status: number; quotaRemaining: number | null };
+
+/** Reports one step; awaited, so a throwing listener stops the operation where it is. */
+export type StepSink = (step: AgentStep) => Promise<void>;
+
+/** Timing knobs; defaults suit real networks. */
+export interface AgentTiming {
+  /** Timeout of each HTTP request to Tollgate. Default 15 s. */
+  requestTimeoutMs?: number;
+  /** How long to keep retrying /v1/pay (202s, timeouts, 5xx) before giving up resumably. Default 10 min. */
+  payDeadlineMs?: number;
+  /** A quote must have at least this long left before a transaction is signed. Default 60 s. */
+  quoteSafetyMarginMs?: number;
+  /** How long to wait for a transaction to be mined. Default 5 min. */
+  txTimeoutMs?: number;
+  /** Chain polling interval. Default 1 s. */
+  pollingIntervalMs?: number;
+  /** Backoff cap for /v1/pay retries. Default 30 s. */
+  maxBackoffMs?: number;
+}
+
+export type ResolvedTiming = Required<AgentTiming>;
+
+export function resolveTiming(timing: AgentTiming = {}): ResolvedTiming {
+  return {
+    requestTimeoutMs: timing.requestTimeoutMs ?? 15_000,
+    payDeadlineMs: timing.payDeadlineMs ?? 10 * 60_000,
+    quoteSafetyMarginMs: timing.quoteSafetyMarginMs ?? 60_000,
+    txTimeoutMs: timing.txTimeoutMs ?? 5 * 60_000,
+    pollingIntervalMs: timing.pollingIntervalMs ?? 1_000,
+    maxBackoffMs: timing.maxBackoffMs ?? 30_000,
+  };
+}
+
+export interface AgentOptions {
+  /** The paying wallet; a local account, so transactions can be signed and persisted before broadcast. */
+  account: LocalAccount;
+  /** Chains by chain id. */
+  chains: Record<number, ChainConfig>;
+  limits: AgentLimits;
+  /** Default in memory; use {@link FileAgentStore} so a restarted agent resumes its purchases. */
+  store?: AgentStore;
+  /** Fetch used for the merchant and Tollgate. Default global fetch. */
+  fetchImpl?: typeof fetch;
+  /** Sent with every quote request. */
+  preferences?: { network?: EvmNetworkName; asset?: QuoteAsset };
+  onStep?: (step: AgentStep) => void | Promise<void>;
+  timing?: AgentTiming;
+  /** Source of time for expiries, budget periods and retry deadlines. Default the system clock. */
+  clock?: Clock;
+  /** How the agent waits between /v1/pay attempts. Default a timer. */
+  sleep?: Sleep;
+}
+
+export interface Agent {
+  readonly address: Address;
+  /** `fetch` that pays 402 gates within the limits. Throws the typed errors of ./errors. */
+  fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
+  /** Finishes every purchase left in the store by an earlier run; returns the receipts obtained. */
+  resumePending(): Promise<ReceiptRecord[]>;
+  /** USD spent (committed) in the current budget period. */
+  spentInPeriod(): Promise<string>;
+  /** Payments that moved or may have moved money without a receipt. */
+  failedPayments(): Promise<FailedPayment[]>;
+}
