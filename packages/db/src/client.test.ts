@@ -2,12 +2,15 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "./client";
 import { merchants, merchantTiers } from "./schema";
-import { createTestDatabase, testDatabaseKinds } from "./testing";
+import { createTestDatabase, testDatabaseKinds, testDatabaseServersFrom } from "./testing";
 
-describe.each(testDatabaseKinds())("database on %s", (kind) => {
+// Test setup: the one place here that reads which servers this run has.
+const servers = testDatabaseServersFrom(process.env);
+
+describe.each(testDatabaseKinds(servers))("database on %s", (kind) => {
   let handle: DatabaseHandle;
   beforeAll(async () => {
-    handle = await createTestDatabase(kind);
+    handle = await createTestDatabase(kind, servers);
   });
   afterAll(async () => {
     await handle?.close();

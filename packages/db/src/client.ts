@@ -8,6 +8,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { lockDataDir } from "./pglite-lock";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -49,7 +50,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     };
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const client = options.dataDir ? await PGlite.create(options.dataDir) : await PGlite.create();
+  const unlock = options.dataDir ? lockDataDir(options.dataDir) : () => {};
+  let client: PGlite;
+  try {
+    client = options.dataDir ? await PGlite.create(options.dataDir) : await PGlite.create();
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   const pglite = drizzlePglite({ client, schema });
   return {
     db: pglite as unknown as Database,
@@ -58,6 +66,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     ping: async () => {
       await client.query("select 1");
     },
-    close: () => client.close(),
+    close: async () => {
+      await client.close();
+      unlock();
+    },
   };
 }

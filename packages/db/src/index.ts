@@ -1,2 +1,3 @@
 export * from "./client";
+export * from "./pglite-lock";
 export * from "./schema";

@@ -1,0 +1,79 @@
+import { bigint, index, integer, pgTable, primaryKey, text, timestamp, unique } from "drizzle-orm/pg-core";
+import { atomic } from "./columns";
+
+export const SETTLEMENT_STATES = ["seen", "confirmed", "final", "orphaned"] as const;
+export type SettlementState = (typeof SETTLEMENT_STATES)[number];
+
+/**
+ * One row per splitter `Payment` log (SPEC §6). Invariants: unique on (chain_id, tx_hash, log_index), so
+ * re-indexing a block is a no-op; addresses are stored lower-case; amounts are uint256 as numeric(78,0).
+ * `merchant_id` is resolved from the payout address; `quote_id`/`bridge_order_id` from `order_id` by its
+ * prefix, so joins on `order_id` work whichever of quote, receipt or settlement is written first.
+ * A re-mined transaction revives its orphaned row (same key) instead of adding a second one.
+ */
+export const settlements = pgTable(
+  "settlements",
+  {
+    id: bigint("id", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
+    chainId: integer("chain_id").notNull(),
+    network: text("network").notNull(),
+    splitter: text("splitter").notNull(),
+    splitterVersion: text("splitter_version", { enum: ["v1.2", "v1.4"] }).notNull(),
+    txHash: text("tx_hash").notNull(),
+    logIndex: integer("log_index").notNull(),
+    blockNumber: bigint("block_number", { mode: "bigint" }).notNull(),
+    blockHash: text("block_hash").notNull(),
+    payer: text("payer").notNull(),
+    merchantAddress: text("merchant_address").notNull(),
+    token: text("token").notNull(),
+    totalAmount: atomic("total_amount").notNull(),
+    merchantAmount: atomic("merchant_amount").notNull(),
+    treasuryAmount: atomic("treasury_amount").notNull(),
+    ipCreatorAmount: atomic("ip_creator_amount").notNull(),
+    orderId: text("order_id").notNull(),
+    merchantId: text("merchant_id"),
+    quoteId: text("quote_id"),
+    bridgeOrderId: text("bridge_order_id"),
+    state: text("state", { enum: SETTLEMENT_STATES }).notNull(),
+    /** Set once `settlement.confirmed` went to the outbox; an orphaned notified row owes `settlement.reverted`. */
+    notifiedAt: timestamp("notified_at", { withTimezone: true, mode: "date" }),
+    seenAt: timestamp("seen_at", { withTimezone: true, mode: "date" }).notNull(),
+    confirmedAt: timestamp("confirmed_at", { withTimezone: true, mode: "date" }),
+    finalAt: timestamp("final_at", { withTimezone: true, mode: "date" }),
+    orphanedAt: timestamp("orphaned_at", { withTimezone: true, mode: "date" }),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (table) => [
+    unique("settlements_log_unique").on(table.chainId, table.txHash, table.logIndex),
+    index("settlements_chain_block_idx").on(table.chainId, table.blockNumber),
+    index("settlements_payer_idx").on(table.payer, table.blockNumber, table.id),
+    index("settlements_order_idx").on(table.orderId),
+    index("settlements_merchant_idx").on(table.merchantId, table.blockNumber),
+    index("settlements_state_idx").on(table.chainId, table.state),
+  ],
+);
+
+/** Per-network follower cursor (A5): the last block whose logs are committed, with its hash. */
+export const indexerCursors = pgTable("indexer_cursors", {
+  chainId: integer("chain_id").primaryKey(),
+  network: text("network").notNull(),
+  blockNumber: bigint("block_number", { mode: "bigint" }).notNull(),
+  blockHash: text("block_hash").notNull(),
+  /** Last head the RPC reported (metrics: lag = head - block_number). */
+  headNumber: bigint("head_number", { mode: "bigint" }),
+  /** Set when the follower halted (e.g. reorg deeper than maxReorgDepth); cleared by an operator. */
+  haltedReason: text("halted_reason"),
+  updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull(),
+});
+
+/** Recent indexed blocks (number, hash, parent) per chain, for parent-hash reorg detection. */
+export const indexerBlocks = pgTable(
+  "indexer_blocks",
+  {
+    chainId: integer("chain_id").notNull(),
+    number: bigint("number", { mode: "bigint" }).notNull(),
+    hash: text("hash").notNull(),
+    parentHash: text("parent_hash").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.chainId, table.number] })],
+);

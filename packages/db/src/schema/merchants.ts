@@ -1,0 +1,45 @@
+/** Merchants and their tiers (SPEC §2.1, §2.2). */
+import { sql } from "drizzle-orm";
+import { bigint, check, index, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+
+/** Payout destinations as validated by `@tollgate/shared` (normalised, one EVM address). */
+export type PayToColumn = { evm?: `0x${string}`; solana?: string; near?: string; aptos?: string };
+
+/** SPEC §2.1. The secret is stored only as its SHA-256 (hex); `secret_hash` is unique so a secret finds its merchant. */
+export const merchants = pgTable(
+  "merchants",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    secretHash: text("secret_hash").notNull().unique(),
+    payTo: jsonb("pay_to").$type<PayToColumn>().notNull(),
+    settlementVersion: text("settlement_version", { enum: ["1.2", "1.4"] }).notNull(),
+    // Chosen at registration, never changed (SPEC §2.1).
+    networkMode: text("network_mode", { enum: ["live", "test"] }).notNull(),
+    settlementChain: text("settlement_chain", { enum: ["polygon", "base", "amoy"] }).notNull(),
+    webhookUrl: text("webhook_url"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull(),
+    secretRotatedAt: timestamp("secret_rotated_at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (table) => [
+    check("merchants_id_prefix", sql`${table.id} like 'mrch\\_%'`),
+    index("merchants_pay_to_evm_idx").on(sql`lower(${table.payTo} ->> 'evm')`),
+  ],
+);
+
+/** Unit price per tier, in micro-USD (integers only, DESIGN.md §5). */
+export const merchantTiers = pgTable(
+  "merchant_tiers",
+  {
+    merchantId: text("merchant_id")
+      .notNull()
+      .references(() => merchants.id, { onDelete: "cascade" }),
+    tier: text("tier").notNull(),
+    unitPriceMicroUsd: bigint("unit_price_micro_usd", { mode: "bigint" }).notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.merchantId, table.tier] }),
+    check("merchant_tiers_price_positive", sql`${table.unitPriceMicroUsd} > 0`),
+  ],
+);

@@ -1,0 +1,80 @@
+/** Operators: admin accounts, sessions and the audit trail (issue 10; SPEC §4.3, §5; DESIGN §9). */
+import { sql } from "drizzle-orm";
+import { bigint, check, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+
+export const ADMIN_ROLES = ["owner", "operator", "viewer"] as const;
+export type AdminRole = (typeof ADMIN_ROLES)[number];
+
+/** An operator. `email` is stored lower-case (unique); `password_hash` is an argon2id PHC string. */
+export const adminAccounts = pgTable(
+  "admin_accounts",
+  {
+    id: text("id").primaryKey(),
+    email: text("email").notNull().unique(),
+    passwordHash: text("password_hash").notNull(),
+    role: text("role", { enum: ADMIN_ROLES }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull(),
+    lastLoginAt: timestamp("last_login_at", { withTimezone: true, mode: "date" }),
+    disabledAt: timestamp("disabled_at", { withTimezone: true, mode: "date" }),
+  },
+  (table) => [check("admin_accounts_id_prefix", sql`${table.id} like 'adm\\_%'`)],
+);
+
+/**
+ * A signed-in operator. The token (a bearer secret sent in an HttpOnly cookie) is stored only as its SHA-256;
+ * a session ends at `idle_expires_at` (pushed forward on use), at `absolute_expires_at`, or when revoked.
+ */
+export const adminSessions = pgTable(
+  "admin_sessions",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    adminId: text("admin_id")
+      .notNull()
+      .references(() => adminAccounts.id, { onDelete: "cascade" }),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+    lastSeenAt: timestamp("last_seen_at", { withTimezone: true, mode: "date" }).notNull(),
+    idleExpiresAt: timestamp("idle_expires_at", { withTimezone: true, mode: "date" }).notNull(),
+    absoluteExpiresAt: timestamp("absolute_expires_at", { withTimezone: true, mode: "date" }).notNull(),
+    revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
+    ip: text("ip").notNull(),
+    userAgent: text("user_agent"),
+  },
+  (table) => [index("admin_sessions_admin_idx").on(table.adminId, table.createdAt)],
+);
+
+export const AUDIT_ACTOR_TYPES = ["admin", "merchant", "user", "system", "anonymous"] as const;
+export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number];
+
+/**
+ * Append-only audit trail (issue 10). Each row's `hash` is SHA-256 over the previous row's hash and this row's
+ * canonical content, so an edited or deleted row breaks the chain at that point. Rows are written in the same
+ * transaction as the change they record; a trigger (migration 0005) refuses UPDATE and DELETE.
+ */
+export const auditEvents = pgTable(
+  "audit_events",
+  {
+    seq: bigint("seq", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: text("id").notNull().unique(),
+    at: timestamp("at", { withTimezone: true, mode: "date" }).notNull(),
+    actorType: text("actor_type", { enum: AUDIT_ACTOR_TYPES }).notNull(),
+    actorId: text("actor_id"),
+    action: text("action").notNull(),
+    targetType: text("target_type"),
+    targetId: text("target_id"),
+    ip: text("ip"),
+    requestId: text("request_id"),
+    before: jsonb("before").$type<Record<string, unknown>>(),
+    after: jsonb("after").$type<Record<string, unknown>>(),
+    details: jsonb("details").$type<Record<string, unknown>>(),
+    prevHash: text("prev_hash").notNull(),
+    hash: text("hash").notNull(),
+  },
+  (table) => [
+    check("audit_events_id_prefix", sql`${table.id} like 'aud\\_%'`),
+    index("audit_events_at_idx").on(table.at),
+    index("audit_events_actor_idx").on(table.actorType, table.actorId, table.at),
+    index("audit_events_action_idx").on(table.action, table.at),
+    index("audit_events_target_idx").on(table.targetType, table.targetId, table.at),
+  ],
+);
