@@ -28,6 +28,8 @@ if (basePort !== undefined && !Number.isInteger(basePort)) {
   process.exit(2);
 }
 const signer = values.signer ?? process.env.QUOTE_SIGNER_ADDRESS;
+// An empty DATA_DIR counts as unset, like every variable (README "Configuration").
+const dataDir = values["data-dir"] || process.env.DATA_DIR || undefined;
 if (signer !== undefined && !isAddress(signer)) {
   console.error(`invalid quote signer address: ${signer}`);
   process.exit(2);
@@ -37,7 +39,7 @@ try {
   const chains = await startLocalChains({
     compile: "always",
     ...(basePort !== undefined ? { basePort } : {}),
-    ...(values["data-dir"] ? { dataDir: values["data-dir"] } : {}),
+    ...(dataDir ? { dataDir } : {}),
     ...(signer ? { quoteSigner: signer } : {}),
   });
   console.log(formatSummary(chains));

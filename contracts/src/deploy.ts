@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { splitterV12Abi, splitterV14Abi, testUsdcAbi, testUsdtAbi } from "@tollgate/shared/abi/index";
+import { viemChain } from "@tollgate/shared/chain";
 import { SPLITTER_V14_ROUTES } from "@tollgate/shared/contracts";
 import {
   type Abi,
@@ -14,7 +15,6 @@ import {
   createPublicClient,
   createWalletClient,
   custom,
-  defineChain,
   type EIP1193Provider,
   getAddress,
   type Hex,
@@ -139,12 +139,7 @@ export interface Deployment {
 }
 
 export function localChain(chainId: number, rpcUrl = "http://127.0.0.1:8545"): Chain {
-  return defineChain({
-    id: chainId,
-    name: `tollgate-local-${chainId}`,
-    nativeCurrency: { name: "Native", symbol: "NATIVE", decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-  });
+  return viemChain({ chainId, name: `tollgate-local-${chainId}`, nativeSymbol: "NATIVE", rpcUrl });
 }
 
 export interface Clients {

@@ -1,37 +1,11 @@
-/**
- * Local chains (DESIGN §3, §11; docs/local-chains.md): one in-process Hardhat network per Tollgate
- * network, each with that network's chain id, served over HTTP + WebSocket on a loopback port, with
- * the contracts deployed and Hardhat's well-known accounts funded. Writes the deployment manifest
- * to `$DATA_DIR/deployments.json`. Usable as a library (`startLocalChains`) and as a CLI
- * (scripts/chains.ts).
- */
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import {
-  SPLITTER_V14_EIP712_NAME,
-  SPLITTER_V14_EIP712_VERSION,
-  SPLITTER_V14_ROUTES,
-} from "@tollgate/shared/contracts";
-import {
-  type ChainDeployment,
-  DEPLOYMENT_MANIFEST_FILE,
-  DEPLOYMENT_MANIFEST_SCHEMA_VERSION,
-  type DeploymentManifest,
-  parseDeploymentManifest,
-} from "@tollgate/shared/deployment";
+import type { DeploymentManifest } from "@tollgate/shared/deployment";
 import { EVM_NETWORKS, type EvmNetworkName, NETWORKS } from "@tollgate/shared/networks";
 import type { Address, EIP1193Provider } from "viem";
-import {
-  type Deployment,
-  deployTollgate,
-  HARDHAT_ACCOUNTS,
-  HARDHAT_MNEMONIC,
-  LOCAL_ROLES,
-  type TokenSpec,
-} from "./deploy";
+import { type Deployment, deployTollgate, HARDHAT_ACCOUNTS, LOCAL_ROLES, type TokenSpec } from "./deploy";
 import {
   CONTRACTS_ROOT,
   compileContracts,
@@ -40,6 +14,7 @@ import {
   loadHardhat,
   loadWsServer,
 } from "./hardhat";
+import { buildManifest, formatSummary, writeManifestFile } from "./manifest";
 
 export const DEFAULT_CHAINS_BASE_PORT = 8545;
 /** Port offset of each network from the base port. */
@@ -77,7 +52,7 @@ const NETWORK_SETUP: Readonly<
 };
 
 export interface LocalChainsOptions {
-  /** Where deployments.json is written. Default: $DATA_DIR, else `.tollgate/` at the repo root. */
+  /** Where deployments.json is written. Default: `.tollgate/` at the repo root (`pnpm chains` passes DATA_DIR). */
   dataDir?: string;
   /** polygon = basePort, base = basePort + 1, amoy = basePort + 2. 0 = pick free ports. Default 8545. */
   basePort?: number;
@@ -132,9 +107,9 @@ export class PortInUseError extends Error {
   }
 }
 
+/** `.tollgate/` at the repo root; entry points that honour DATA_DIR pass it as `dataDir`. */
 export function defaultDataDir(): string {
-  const env = process.env.DATA_DIR;
-  return env && env.length > 0 ? path.resolve(env) : path.resolve(CONTRACTS_ROOT, "..", ".tollgate");
+  return path.resolve(CONTRACTS_ROOT, "..", ".tollgate");
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
@@ -280,140 +255,4 @@ export async function startLocalChains(opts: LocalChainsOptions = {}): Promise<L
   }
 }
 
-/** Writes atomically (temp file + rename) so readers never see half a manifest; re-runs overwrite it. */
-export function writeManifestFile(dataDir: string, manifest: DeploymentManifest): string {
-  mkdirSync(dataDir, { recursive: true });
-  const file = path.join(dataDir, DEPLOYMENT_MANIFEST_FILE);
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
-  renameSync(tmp, file);
-  return file;
-}
-
-export function buildManifest(chains: readonly LocalChain[]): DeploymentManifest {
-  const out: DeploymentManifest["chains"] = {};
-  for (const chain of chains) {
-    const d = chain.deployment;
-    const symbols = d.tokens.map((t) => t.spec.symbol);
-    const entry: ChainDeployment = {
-      network: chain.network,
-      chainId: chain.chainId,
-      rpcUrl: chain.rpcUrl,
-      local: true,
-      nativeSymbol: NETWORKS[chain.network].nativeSymbol,
-      deploymentBlock: d.firstBlock,
-      splitters: {
-        "v1.2": {
-          address: d.splitterV12.address,
-          deploymentBlock: d.splitterV12.deploymentBlock,
-          owner: d.deployer,
-          pausers: [d.pauser],
-          treasury: d.treasury,
-          allowedTokens: symbols,
-        },
-        "v1.4": {
-          address: d.splitterV14.address,
-          deploymentBlock: d.splitterV14.deploymentBlock,
-          eip712: { name: SPLITTER_V14_EIP712_NAME, version: SPLITTER_V14_EIP712_VERSION },
-          admin: d.deployer,
-          signers: [d.quoteSigner],
-          pausers: [d.pauser],
-          treasury: d.treasury,
-          allowedTokens: symbols,
-          routes: {
-            aifp1: { routeId: SPLITTER_V14_ROUTES.aifp1, treasuryBps: 100, ipCreatorBps: 0, enabled: true },
-            aifp2: {
-              routeId: SPLITTER_V14_ROUTES.aifp2,
-              treasuryBps: 0,
-              ipCreatorBps: 0,
-              enabled: d.aifp2Enabled,
-            },
-          },
-        },
-      },
-      tokens: Object.fromEntries(
-        d.tokens.map((t) => [
-          t.spec.symbol,
-          {
-            address: t.address,
-            symbol: t.spec.symbol,
-            name: t.spec.name,
-            decimals: 6,
-            ...(t.spec.eip712 ? { eip712: t.spec.eip712 } : {}),
-            eip3009: t.spec.symbol === "USDC",
-            permit: t.spec.symbol === "USDC",
-            deploymentBlock: t.deploymentBlock,
-          },
-        ]),
-      ),
-      priceFeeds: d.priceFeed
-        ? {
-            "POL/USD": {
-              address: d.priceFeed.address,
-              pair: "POL/USD",
-              decimals: d.priceFeed.decimals,
-              deploymentBlock: d.priceFeed.deploymentBlock,
-            },
-          }
-        : {},
-      roles: {
-        deployer: d.deployer,
-        admin: d.deployer,
-        pauser: d.pauser,
-        treasury: d.treasury,
-        quoteSigner: d.quoteSigner,
-      },
-    };
-    out[chain.network] = entry;
-  }
-  const roleOf = new Map<string, string>([
-    [LOCAL_ROLES.deployer, "deployer/admin/owner"],
-    [LOCAL_ROLES.pauser, "pauser"],
-    [LOCAL_ROLES.treasury, "treasury"],
-    [LOCAL_ROLES.quoteSigner, "quote signer"],
-  ]);
-  return parseDeploymentManifest({
-    schemaVersion: DEPLOYMENT_MANIFEST_SCHEMA_VERSION,
-    generatedAt: new Date().toISOString(),
-    dev: {
-      mnemonic: HARDHAT_MNEMONIC,
-      accounts: HARDHAT_ACCOUNTS.map((address, index) => ({
-        index,
-        address,
-        ...(roleOf.has(address) ? { role: roleOf.get(address) } : {}),
-      })),
-    },
-    chains: out,
-  });
-}
-
-/** Human-readable summary (chain, RPC URL, addresses). */
-export function formatSummary(chains: LocalChains): string {
-  const lines: string[] = [];
-  for (const c of chains.chains) {
-    const d = c.deployment;
-    lines.push(`${c.network} (chain id ${c.chainId})  ${c.rpcUrl}  ${c.wsUrl}`);
-    lines.push(`  splitter v1.2   ${d.splitterV12.address}`);
-    lines.push(
-      `  splitter v1.4   ${d.splitterV14.address}${d.aifp2Enabled ? "  (aifp2 route enabled)" : ""}`,
-    );
-    for (const t of d.tokens) {
-      const domain = t.spec.eip712 ? `  EIP-712 "${t.spec.eip712.name}"/"${t.spec.eip712.version}"` : "";
-      lines.push(`  ${t.spec.symbol.padEnd(15)} ${t.address}${domain}`);
-    }
-    if (d.priceFeed) lines.push(`  POL/USD feed    ${d.priceFeed.address}`);
-    lines.push(`  deployment block ${d.firstBlock}`);
-  }
-  const d0 = chains.chains[0]?.deployment;
-  if (d0) {
-    lines.push(
-      `roles: deployer/admin ${d0.deployer}, pauser ${d0.pauser}, treasury ${d0.treasury}, quote signer ${d0.quoteSigner}`,
-    );
-  }
-  lines.push(
-    `funded: Hardhat accounts #0-#19 (mnemonic "${HARDHAT_MNEMONIC}") with native coin and 1,000,000 USDC/USDT`,
-  );
-  if (chains.manifestPath) lines.push(`manifest: ${chains.manifestPath}`);
-  lines.push(`ready in ${chains.startupMs} ms`);
-  return lines.join("\n");
-}
+export { buildManifest, formatSummary, writeManifestFile };

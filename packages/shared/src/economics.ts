@@ -6,6 +6,7 @@
  * Property tests (contracts/test/economics-property.test.ts) check every leg against the deployed
  * contracts for >= 10,000 amounts per profile.
  */
+import { AppError } from "./errors";
 
 export const BPS_DENOMINATOR = 10_000n;
 
@@ -179,7 +180,7 @@ function feeOnTopSplit(
     if (s.valid && s.merchant >= price) return s;
   }
   // Unreachable: at t = max(hi, accepted) every leg is >= 1 and merchant(t) >= t * merchantBps / 10_000 >= price.
-  throw new Error(`fee-on-top search did not converge for price ${price}`);
+  throw new AppError("internal_error", `fee-on-top search did not converge for price ${price}`);
 }
 
 /** Smallest total for which every non-zero-bps fee leg is >= 1 (SplitMath accepts it). */

@@ -11,6 +11,10 @@ export const ID_PREFIXES = {
   event: "evt_",
   webhookSecret: "whsec_",
   request: "req_",
+  admin: "adm_",
+  /** An admin session token (a bearer secret; stored only as its SHA-256). */
+  adminSession: "ases_",
+  audit: "aud_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
@@ -25,6 +29,8 @@ export type ReceiptId = Id<"rcpt_">;
 export type OrderId = Id<"ord_">;
 export type ListingId = Id<"lst_">;
 export type EventId = Id<"evt_">;
+export type AdminId = Id<"adm_">;
+export type AuditEventId = Id<"aud_">;
 
 /** Entropy per kind in bytes; secrets get more than public ids. */
 const ID_BYTES: Record<IdKind, number> = {
@@ -37,6 +43,9 @@ const ID_BYTES: Record<IdKind, number> = {
   event: 16,
   webhookSecret: 32,
   request: 12,
+  admin: 16,
+  adminSession: 32,
+  audit: 16,
 };
 
 function randomBytes(length: number): Uint8Array {

@@ -1,5 +1,7 @@
 export * from "./abi";
+export * from "./admin";
 export * from "./aifp";
+export * from "./chain";
 export * from "./contracts";
 export * from "./deployment";
 export * from "./economics";
@@ -9,4 +11,8 @@ export * from "./merchant";
 export * from "./money";
 export * from "./net";
 export * from "./networks";
+export * from "./outbound-url";
+export * from "./problem";
+export * from "./query";
+export * from "./text";
 export * from "./validation";

@@ -10,7 +10,6 @@ import {
   formatTiers,
   hasPayoutFamily,
   isChainInMode,
-  isLoopbackHttpUrl,
   MAX_TIERS,
   mergePayTo,
   type PayTo,
@@ -21,8 +20,8 @@ import {
   ZTiers,
   ZTiersPatch,
   ZUpdateMerchantInput,
-  ZWebhookUrl,
 } from "./merchant";
+import { isLoopbackHttpUrl, ZWebhookUrl } from "./outbound-url";
 import { fieldErrorsFromZod } from "./validation";
 
 // EIP-55 test vectors: checksummed forms that mix cases.

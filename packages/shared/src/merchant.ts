@@ -8,8 +8,8 @@ import { getAddress } from "viem";
 import { z } from "zod";
 import type { FieldErrorCode } from "./errors";
 import { formatUsd, parseUsd } from "./money";
-import { isLoopbackHost, isPrivateHost } from "./net";
 import { EVM_NETWORKS, type EvmNetworkName, NETWORK_MODES, type NetworkMode } from "./networks";
+import { ZWebhookUrl } from "./outbound-url";
 
 /** Adds an issue that carries our field code; see `fieldErrorsFromZod`. */
 function fail(ctx: z.RefinementCtx, fieldCode: FieldErrorCode, message: string, path?: PropertyKey[]) {
@@ -77,15 +77,19 @@ const ZEvmAddressField = z.string().transform((value, ctx) => {
   return z.NEVER;
 });
 
-/** Base58 of exactly 32 bytes, canonically encoded. */
-const ZSolanaAddress = z.string().transform((value, ctx) => {
-  let decoded: Uint8Array | undefined;
+/** A Solana address: base58 of exactly 32 bytes, canonically encoded. */
+export function isSolanaAddress(value: string): boolean {
+  let decoded: Uint8Array;
   try {
     decoded = bs58.decode(value);
   } catch {
-    decoded = undefined;
+    return false;
   }
-  if (decoded?.length === 32 && bs58.encode(decoded) === value) return value;
+  return decoded.length === 32 && bs58.encode(decoded) === value;
+}
+
+const ZSolanaAddress = z.string().transform((value, ctx) => {
+  if (isSolanaAddress(value)) return value;
   fail(ctx, "invalid_solana_address", "must be the base58 encoding of a 32-byte public key");
   return z.NEVER;
 });
@@ -279,66 +283,6 @@ export const ZTiersPatch = withTierNamesChecked(z.record(z.string(), ZUsdAmount.
 
 export function formatTiers(tiers: Readonly<Record<string, bigint>>): Record<string, string> {
   return Object.fromEntries(Object.entries(tiers).map(([name, micro]) => [name, formatUsd(micro)]));
-}
-
-// ---------------------------------------------------------------------------------------------- webhook URL
-
-/**
- * An outbound URL we will call (webhook receiver, gateway upstream): https to a public host; http only to a
- * loopback host, which the server further limits to development mode (DESIGN.md §9). Private hosts are
- * refused here and again at connect time by the SSRF-safe client. `codes` name the field's rules.
- */
-function outboundUrlSchema(codes: {
-  invalid: FieldErrorCode;
-  notHttps: FieldErrorCode;
-  privateHost: FieldErrorCode;
-}) {
-  return z.string().transform((value, ctx) => {
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      fail(ctx, codes.invalid, "must be an absolute URL");
-      return z.NEVER;
-    }
-    // The stored form is the normalised href, which percent-encoding can make longer than the input.
-    if (value.length > 2048 || url.href.length > 2048) {
-      fail(ctx, codes.invalid, "must be at most 2048 characters");
-    } else if (url.username !== "" || url.password !== "")
-      fail(ctx, codes.invalid, "must not embed credentials");
-    // `hash` is "" for an empty fragment (".../#") while the href keeps the "#"; only a fragment puts one there.
-    else if (url.hash !== "" || url.href.includes("#")) fail(ctx, codes.invalid, "must not have a fragment");
-    else if (url.protocol === "http:" && isLoopbackHost(url.hostname)) return url.toString();
-    else if (url.protocol !== "https:") fail(ctx, codes.notHttps, "must use https");
-    else if (isPrivateHost(url.hostname)) fail(ctx, codes.privateHost, "must point to a public host");
-    else return url.toString();
-    return z.NEVER;
-  });
-}
-
-/** Settlement webhook URL (SPEC §2.1). */
-export const ZWebhookUrl = outboundUrlSchema({
-  invalid: "invalid_webhook_url",
-  notHttps: "webhook_url_not_https",
-  privateHost: "webhook_url_private_host",
-});
-
-/** Hosted-gateway upstream: where paid requests are forwarded (SPEC §4.5). */
-export const ZUpstreamUrl = outboundUrlSchema({
-  invalid: "invalid_url",
-  notHttps: "url_not_https",
-  privateHost: "url_private_host",
-});
-
-/** Hosted-gateway slug: `{gateway_url}/<slug>/...`; 3-40 lowercase letters, digits and inner hyphens. */
-export const GATEWAY_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$/;
-export const ZGatewaySlug = z
-  .string()
-  .regex(GATEWAY_SLUG_PATTERN, "3-40 lowercase letters, digits and inner hyphens");
-
-export function isLoopbackHttpUrl(value: string): boolean {
-  const url = new URL(value);
-  return url.protocol === "http:" && isLoopbackHost(url.hostname);
 }
 
 // ---------------------------------------------------------------------------------------------- requests

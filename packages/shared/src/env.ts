@@ -1,0 +1,97 @@
+/**
+ * zod building blocks for every process's environment parser (DESIGN.md §11: each process parses its
+ * environment once at start-up). Variables arrive as strings; an empty value counts as unset everywhere,
+ * so `FOO=` behaves like no `FOO` at all. The parsers (apps/api, apps/indexer, the bridge, the example
+ * merchant, the agent CLI) compose these and keep their own names, defaults and error classes.
+ */
+import { z } from "zod";
+
+/** What an environment parser reads: `process.env` in an entry point, a plain record in tests. */
+export type EnvSource = Readonly<Record<string, string | undefined>>;
+
+export const NODE_ENVS = ["development", "production", "test"] as const;
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+/** The one rule: an empty string is the same as an unset variable. */
+export const emptyAsUnset = (value: unknown): unknown => (value === "" ? undefined : value);
+
+/** Optional variable: unset or empty gives `undefined`. */
+export function envOptional<T extends z.ZodType>(schema: T) {
+  return z.preprocess(emptyAsUnset, schema.optional());
+}
+
+/** Variable with a default: unset or empty gives `fallback` (the parsed type, not a string). */
+export function envDefault<T extends z.ZodType>(schema: T, fallback: z.util.NoUndefined<z.output<T>>) {
+  return z.preprocess(emptyAsUnset, schema.default(fallback));
+}
+
+/** Required variable: unset or empty is an error naming the variable. */
+export function envRequired<T extends z.ZodType>(schema: T) {
+  return z.preprocess(emptyAsUnset, schema);
+}
+
+/** A decimal integer within bounds (`min` defaults to 0). */
+export function envInteger(bounds: { min?: number; max?: number } = {}) {
+  const base = z.coerce
+    .number()
+    .int()
+    .min(bounds.min ?? 0);
+  return bounds.max === undefined ? base : base.max(bounds.max);
+}
+
+/** `true`/`1` or `false`/`0`. */
+export function envBoolean() {
+  return z.enum(["true", "false", "1", "0"]).transform((value) => value === "true" || value === "1");
+}
+
+/**
+ * A URL whose scheme matches `protocol` (e.g. `/^https?$/`, `/^postgres(ql)?$/`); any scheme when omitted.
+ * `error` replaces zod's message where a parser promises a specific one.
+ */
+export function envUrl(options: { protocol?: RegExp; error?: string } = {}) {
+  return z.url({
+    ...(options.protocol ? { protocol: options.protocol } : {}),
+    ...(options.error ? { error: options.error } : {}),
+  });
+}
+
+/** A secp256k1 private key as 0x + 64 hex digits. */
+export function envPrivateKey(message = "must be 0x + 64 hex") {
+  return z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, message)
+    .transform((value) => value as `0x${string}`);
+}
+
+/** NODE_ENV: development unless told otherwise. */
+export function envNodeEnv() {
+  return envDefault(z.enum(NODE_ENVS), "development");
+}
+
+/** LOG_LEVEL: pino's levels, `info` by default. */
+export function envLogLevel() {
+  return envDefault(z.enum(LOG_LEVELS), "info");
+}
+
+/** One line per failing variable, `  NAME: message`, for the parser's own error. */
+export function envIssueLines(error: z.ZodError, pathPrefix = ""): string[] {
+  return error.issues.map((issue) => {
+    const path = [pathPrefix, ...issue.path.map(String)].filter(Boolean).join(".");
+    return `  ${path || "(root)"}: ${issue.message}`;
+  });
+}
+
+/**
+ * Parses `source` with `schema`, or throws `makeError("<heading>:\n  NAME: message...")` naming every
+ * failing variable at once.
+ */
+export function parseEnv<T extends z.ZodType>(
+  schema: T,
+  source: EnvSource,
+  makeError: (message: string) => Error,
+  heading = "Invalid environment",
+): z.output<T> {
+  const parsed = schema.safeParse(source);
+  if (!parsed.success) throw makeError(`${heading}:\n${envIssueLines(parsed.error).join("\n")}`);
+  return parsed.data;
+}
