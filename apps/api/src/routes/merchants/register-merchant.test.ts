@@ -241,8 +241,12 @@ describe.each(testDatabaseKinds())("POST /v1/merchants on %s", (kind) => {
   describe("security", () => {
     it("never echoes the secret after creation", async () => {
       const created = await api.call("POST", "/v1/merchants", { body: registrationBody() });
+      expect(created.status).toBe(201);
       const secret = String(created.json.secret);
       const read = await api.call("GET", `/v1/merchants/${String(created.json.merchant_id)}`);
+      // The merchant is there (a 404 would pass the absences below too).
+      expect(read.status).toBe(200);
+      expect(read.json.merchant_id).toBe(created.json.merchant_id);
       expect(read.text).not.toContain(secret);
       expect(read.text).not.toContain("secret");
     });

@@ -2,8 +2,27 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { quotes } from "@tollgate/db";
-import { mockPriceFeedAbi, SPLITTER_V14_ROUTES, splitterV14Abi } from "@tollgate/shared";
-import { type Address, createWalletClient, custom } from "viem";
+import {
+  JWKS_PATH,
+  mockPriceFeedAbi,
+  type QuoteResponse,
+  SETTLEMENT_CALL_JWS_TYPE,
+  SPLITTER_V14_ROUTES,
+  type SplitterV14Quote,
+  splitterV14Abi,
+  splitterV14QuoteTypedData,
+} from "@tollgate/shared";
+import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  custom,
+  decodeFunctionData,
+  getAddress,
+  type Hex,
+  recoverTypedDataAddress,
+} from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_MNEMONIC } from "../../services/chains";
@@ -11,6 +30,7 @@ import { type LocalChains, startTestChains } from "../../test/chains";
 import { registrationBody, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 
 const PAYER = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720";
+const OTHER_PAYER = "0x8ba1f109551bD432803012645Ac136ddd64DBA72";
 
 describe.each(testDatabaseKinds())("POST /v1/quote on %s", (kind) => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-quote-"));
@@ -195,11 +215,107 @@ describe.each(testDatabaseKinds())("POST /v1/quote on %s", (kind) => {
   });
 
   describe("security", () => {
-    it("the quote signs its settlement call for this payer; a v1.4 quote binds the payer on-chain", async () => {
+    it("the quote signs its settlement call for this payer (JWS verified against the JWKS)", async () => {
+      const jwks = createLocalJWKSet((await api.call("GET", JWKS_PATH)).json as unknown as JSONWebKeySet);
+      for (const merchantId of [test, test14]) {
+        const response = await quote({ merchant_id: merchantId });
+        expect(response.status, response.text).toBe(200);
+        const q = response.json as unknown as QuoteResponse;
+        const call = q.settlement_call;
+        const { payload } = await jwtVerify(call.signature, jwks, {
+          issuer: api.deps.env.baseUrl,
+          audience: PAYER.toLowerCase(),
+          algorithms: ["EdDSA"],
+          typ: SETTLEMENT_CALL_JWS_TYPE,
+        });
+        // The signed claims are the call the agent will send and what it buys, nothing else.
+        expect(payload).toMatchObject({
+          quote_id: q.quote_id,
+          merchant_id: merchantId,
+          payer: PAYER,
+          chain_id: q.chain_id,
+          to: call.to,
+          data: call.data,
+          value: call.value,
+          approval: { to: call.approval!.to, data: call.approval!.data, value: call.approval!.value },
+          amount_atomic: q.amount_atomic,
+          asset: q.asset,
+          expires_at: q.expires_at,
+          resource: "/v1/search",
+          tier: "standard",
+          units: q.units,
+          unit_price: q.unit_price,
+          amount: q.amount,
+        });
+        // Bound to this payer, and no byte of it can change.
+        await expect(
+          jwtVerify(call.signature, jwks, { audience: OTHER_PAYER.toLowerCase(), algorithms: ["EdDSA"] }),
+        ).rejects.toThrow();
+        const [header, body, signature] = call.signature.split(".");
+        const claims = JSON.parse(Buffer.from(body!, "base64url").toString()) as Record<string, unknown>;
+        const tampered = Buffer.from(JSON.stringify({ ...claims, to: OTHER_PAYER })).toString("base64url");
+        await expect(
+          jwtVerify(`${header}.${tampered}.${signature}`, jwks, { algorithms: ["EdDSA"] }),
+        ).rejects.toThrow();
+      }
+    });
+
+    it("a v1.4 quote carries an EIP-712 signature by the on-chain quote signer that binds the payer", async () => {
       const response = await quote({ merchant_id: test14 });
-      const call = response.json.settlement_call as { function: string; args: [{ payer: string }] };
+      expect(response.status, response.text).toBe(200);
+      const q = response.json as unknown as QuoteResponse;
+      const call = q.settlement_call;
       expect(call.function.startsWith("settleStable")).toBe(true);
-      expect(call.args[0].payer).toBe(PAYER);
+      // What is sent is what the JSON args say.
+      const decoded = decodeFunctionData({ abi: splitterV14Abi, data: call.data as Hex });
+      expect(decoded.functionName).toBe("settleStable");
+      const [signed, orderId, signature] = decoded.args as readonly [SplitterV14Quote, string, Hex];
+      expect(orderId).toBe(q.quote_id);
+      expect(signed.payer).toBe(PAYER);
+      expect(signed.grossAmount).toBe(BigInt(q.amount_atomic));
+      expect(call.args).toEqual([
+        { ...signed, grossAmount: signed.grossAmount.toString(), validUntil: signed.validUntil.toString() },
+        q.quote_id,
+        signature,
+      ]);
+      const splitter = call.to as Address;
+      const signer = getAddress(chains.manifest.chains.amoy!.roles.quoteSigner);
+      // viem recovers the signer from the typed data...
+      const recovered = await recoverTypedDataAddress({
+        ...splitterV14QuoteTypedData(q.chain_id, splitter, signed),
+        signature,
+      });
+      expect(recovered).toBe(signer);
+      // ...and so does the contract itself, which also holds that address in its signer role.
+      const amoy = createPublicClient({
+        transport: custom(chains.chains.find((c) => c.network === "amoy")!.provider),
+      });
+      const onChain = await amoy.readContract({
+        address: splitter,
+        abi: splitterV14Abi,
+        functionName: "recoverQuoteSigner",
+        args: [signed, signature],
+      });
+      expect(onChain).toBe(signer);
+      const signerRole = await amoy.readContract({
+        address: splitter,
+        abi: splitterV14Abi,
+        functionName: "SIGNER_ROLE",
+      });
+      expect(
+        await amoy.readContract({
+          address: splitter,
+          abi: splitterV14Abi,
+          functionName: "hasRole",
+          args: [signerRole, signer],
+        }),
+      ).toBe(true);
+      // Another payer's copy of the same terms recovers to someone else: the payer is part of what was signed.
+      const forOther = await recoverTypedDataAddress({
+        ...splitterV14QuoteTypedData(q.chain_id, splitter, { ...signed, payer: OTHER_PAYER }),
+        signature,
+      });
+      expect(forOther).not.toBe(signer);
     });
 
     it("is rate-limited per client address", async () => {

@@ -1,4 +1,4 @@
-import { createOrRotateWebhookSecret, DEFAULT_ROTATION_OVERLAP_MS } from "@tollgate/indexer/webhooks";
+import { createOrRotateWebhookSecret, DEFAULT_ROTATION_OVERLAP_MS } from "@tollgate/webhooks";
 import { assertSameMerchant } from "../../services/merchant-service";
 import { merchantProcedure } from "../../trpc/trpc";
 import { ZRotateWebhookSecretRequest, ZRotateWebhookSecretResponse } from "./rotate-webhook-secret.types";

@@ -1,5 +1,5 @@
-import { enqueueWebhookEvents } from "@tollgate/indexer/webhooks";
 import { AppError } from "@tollgate/shared";
+import { enqueueWebhookEvents } from "@tollgate/webhooks";
 import { assertSameMerchant } from "../../services/merchant-service";
 import { merchantProcedure } from "../../trpc/trpc";
 import { ZSendTestWebhookRequest, ZSendTestWebhookResponse } from "./send-test-webhook.types";

@@ -1,4 +1,4 @@
-import { loadWebhookSecretKey } from "@tollgate/indexer/webhooks";
+import { loadWebhookSecretKey } from "@tollgate/webhooks";
 import type { Deps } from "../../deps";
 
 /**
@@ -6,7 +6,7 @@ import type { Deps } from "../../deps";
  * WEBHOOK_SECRET_KEY; development uses the generated
  * `$DATA_DIR/webhook-secret.key`, the same file the indexer uses.
  */
-export function webhookKey(deps: Deps): Buffer {
+export function webhookKey(deps: Pick<Deps, "env">): Buffer {
   const env = deps.env;
   return loadWebhookSecretKey({
     value: env.webhookSecretKey,

@@ -1,0 +1,102 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
+import { AppError } from "@tollgate/shared";
+import { TRPCError } from "@trpc/server";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { bodyParserError, sendProblem, toAppError } from "./errors";
+import { createLogger } from "./logger";
+
+describe("toAppError", () => {
+  it("keeps AppErrors, maps zod and tRPC errors to codes, and everything else to internal_error", () => {
+    const own = new AppError("quote_not_found");
+    expect(toAppError(own)).toBe(own);
+    const zod = toAppError(z.object({ slug: z.string() }).safeParse({}).error);
+    expect(zod.code).toBe("validation_failed");
+    expect(zod.errors).toContainEqual(expect.objectContaining({ path: "slug", code: "required" }));
+    expect(toAppError(new TRPCError({ code: "FORBIDDEN" })).code).toBe("forbidden");
+    expect(toAppError(new TRPCError({ code: "BAD_REQUEST", cause: own })).code).toBe("quote_not_found");
+    const unknown = new Error("boom");
+    expect(toAppError(unknown)).toMatchObject({ code: "internal_error", cause: unknown });
+  });
+});
+
+describe("bodyParserError", () => {
+  it("maps body-parser failures to 4xx codes and leaves other errors alone", () => {
+    expect(bodyParserError({ type: "entity.parse.failed" })?.code).toBe("malformed_json");
+    expect(bodyParserError({ type: "entity.too.large", limit: 65_536 })?.message).toBe(
+      "the body is larger than 64 KiB",
+    );
+    expect(bodyParserError({ type: "entity.too.large", limit: 5 * 1024 * 1024 })?.message).toMatch(/5 MiB/);
+    expect(bodyParserError({ type: "entity.too.large", limit: 1000 })?.message).toMatch(/1000 bytes/);
+    expect(bodyParserError({ type: "charset.unsupported" })?.code).toBe("unsupported_media_type");
+    expect(bodyParserError(new Error("other"))).toBeUndefined();
+    expect(bodyParserError(undefined)).toBeUndefined();
+  });
+});
+
+describe("sendProblem (the API's adapter to the shared writer)", () => {
+  const lines: string[] = [];
+  const log = createLogger(
+    "info",
+    new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    }),
+  );
+  let server: Server;
+  let base: string;
+  beforeAll(async () => {
+    const app = express();
+    app.get("/refused", (_req, res) =>
+      sendProblem(res, new AppError("order_not_found", "gone"), "req_a", { log }),
+    );
+    app.get("/broken", (_req, res) =>
+      sendProblem(res, new Error("db password is hunter2"), "req_b", { log }),
+    );
+    app.get("/replayable", (_req, res) =>
+      sendProblem(res, new AppError("upstream_failed"), "req_c", { extensions: { replayable: true } }),
+    );
+    server = app.listen(0, "127.0.0.1");
+    await new Promise<void>((resolve) => server.once("listening", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  it("answers 4xx with their detail and logs nothing", async () => {
+    const response = await fetch(`${base}/refused`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({
+      code: "order_not_found",
+      detail: "gone",
+      request_id: "req_a",
+    });
+    expect(lines).toHaveLength(0);
+  });
+
+  it("answers anything else as a generic 500 and logs the cause with the request id", async () => {
+    const response = await fetch(`${base}/broken`);
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(text).not.toContain("hunter2");
+    expect(JSON.parse(text)).toMatchObject({ code: "internal_error", detail: "Internal error" });
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      request_id: "req_b",
+      err: { message: "db password is hunter2" },
+    });
+  });
+
+  it("passes extension members through", async () => {
+    const response = await fetch(`${base}/replayable`);
+    expect(response.status).toBe(502);
+    expect(await response.json()).toMatchObject({ code: "upstream_failed", replayable: true });
+  });
+});

@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApi, type TestApi, testDatabaseKinds } from "../test/harness";
+import { plainRoutes } from "./plain-routes";
+
+/** The registry of plain Express routes (not a route itself): each one is served and documented. */
+describe.each(testDatabaseKinds())("plain routes on %s", (kind) => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startTestApi(kind);
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it("lists each method and path once", () => {
+    const keys = plainRoutes.map((route) => `${route.method} ${route.path}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys).toContain("get /.well-known/jwks.json");
+  });
+
+  it("every plain route is in the OpenAPI document with its own operation", async () => {
+    const doc = await api.call("GET", "/openapi.json");
+    expect(doc.status).toBe(200);
+    const paths = doc.json.paths as Record<string, Record<string, { operationId?: string }>>;
+    for (const route of plainRoutes) {
+      expect(paths[route.path]?.[route.method], `${route.method} ${route.path}`).toEqual(route.openapi);
+    }
+  });
+
+  it("every plain route is registered: it answers, and never with the catch-all 404", async () => {
+    for (const route of plainRoutes) {
+      const res = await api.call(
+        route.method.toUpperCase(),
+        route.path,
+        route.method === "post" ? { body: {} } : {},
+      );
+      expect(res.status, `${route.method} ${route.path}`).not.toBe(404);
+      // GETs succeed; POST /v1/pay refuses an empty body as a client error, not a server one.
+      if (route.method === "get") expect(res.status).toBe(200);
+      else expect(res.status).toBe(400);
+    }
+  });
+});
