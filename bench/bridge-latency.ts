@@ -14,8 +14,8 @@ import {
   startTestBridge,
   startTestUpstream,
   x402V1Header,
-} from "../apps/api/src/bridge/testing";
-import { agentOn, startTestChains } from "../apps/api/src/test/chains";
+} from "@tollgate/api/testing/bridge";
+import { agentOn, startTestChains } from "@tollgate/api/testing/chains";
 import { load, percentile, table } from "./lib";
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 60);

@@ -17,8 +17,8 @@
 import { createPublicKey, verify as cryptoVerify, type JsonWebKey } from "node:crypto";
 import { Agent, request } from "node:http";
 import { cpus } from "node:os";
-import { createReceiptVerifier, gate, MemoryQuotaStore } from "../packages/gate/src/index";
-import { express, jose, listen, startFakeTollgateApi } from "../packages/gate/src/testing";
+import { createReceiptVerifier, gate, MemoryQuotaStore } from "@tollgate/gate";
+import { express, jose, listen, startFakeTollgateApi } from "@tollgate/gate/testing";
 
 const MERCHANT = "mrch_BenchMerchant11111";
 const RESOURCE = "/bench";

@@ -23,12 +23,22 @@ const PG_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL |
 // The test-database helper reads TEST_DATABASE_URL when it is first imported, so everything that
 // reaches it is imported after this line.
 if (PG_URL) process.env.TEST_DATABASE_URL = PG_URL;
-const { batchPay, count, createTestDatabase, deployBatchPayer, rawPostgres, settlements } = await import(
-  "../apps/indexer/test/bench-support"
-);
-const { account, chainOf, configFor, requestOf, startChains } = await import("../apps/indexer/test/helpers");
-const { createRpc } = await import("../apps/indexer/src/rpc/rpc");
-const { newSyncState, syncStep } = await import("../apps/indexer/src/sync/sync-step");
+const {
+  account,
+  batchPay,
+  chainOf,
+  configFor,
+  count,
+  createRpc,
+  createTestDatabase,
+  deployBatchPayer,
+  newSyncState,
+  rawPostgres,
+  requestOf,
+  settlements,
+  startChains,
+  syncStep,
+} = await import("@tollgate/indexer/testing");
 
 const chains = await startChains(["amoy"]);
 const chain = chainOf(chains, "amoy");

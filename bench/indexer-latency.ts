@@ -12,22 +12,24 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { startFollower } from "../apps/indexer/src/follower";
-import { createDispatcher } from "../apps/indexer/src/webhooks/dispatcher";
-import { createOrRotateWebhookSecret } from "../apps/indexer/src/webhooks/endpoints";
-import { createTestDatabase, eq, settlements } from "../apps/indexer/test/bench-support";
 import {
   account,
   chainOf,
   configFor,
+  createDispatcher,
+  createTestDatabase,
+  eq,
   insertMerchant,
   mine,
   pay,
   quietLog,
   requestOf,
+  settlements,
   startChains,
-} from "../apps/indexer/test/helpers";
-import { createOutboundClient } from "../packages/outbound/src/index";
+  startFollower,
+} from "@tollgate/indexer/testing";
+import { createOutboundClient } from "@tollgate/outbound";
+import { createOrRotateWebhookSecret } from "@tollgate/webhooks";
 import { percentile, table } from "./lib";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);

@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { agentOn, payBody, sendSettlement, startTestChains } from "../apps/api/src/test/chains";
-import { registrationBody, startTestApi, testDatabaseKinds } from "../apps/api/src/test/harness";
-import { gate } from "../packages/gate/src/index";
-import { express } from "../packages/gate/src/testing";
-import type { QuoteResponse } from "../packages/shared/src/aifp";
+import { registrationBody, startTestApi, testDatabaseKinds } from "@tollgate/api/testing";
+import { agentOn, payBody, sendSettlement, startTestChains } from "@tollgate/api/testing/chains";
+import { gate } from "@tollgate/gate";
+import { express } from "@tollgate/gate/testing";
+import type { QuoteResponse } from "@tollgate/shared/aifp";
 import { percentile, table } from "./lib";
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 40);

@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startTestChains } from "../apps/api/src/test/chains";
-import { registrationBody, startTestApi, testDatabaseKinds } from "../apps/api/src/test/harness";
+import { registrationBody, startTestApi, testDatabaseKinds } from "@tollgate/api/testing";
+import { startTestChains } from "@tollgate/api/testing/chains";
 import { load, table } from "./lib";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
