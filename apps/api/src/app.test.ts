@@ -57,8 +57,15 @@ describe("app", () => {
         "/v1/agents/{address}/transactions",
         "/v1/merchants/{id}/webhook-secret",
         "/v1/merchants/{id}/webhooks/test",
+        // issue 10 (operators)
+        "/api/admin/login",
+        "/api/admin/logout",
+        "/api/admin/me",
       ].sort(),
     );
+    expect(paths["/api/admin/me"]?.get).toMatchObject({
+      security: [{ adminSession: [] }, { adminSessionToken: [] }],
+    });
     expect(Object.keys(paths["/v1/pay"]?.post?.responses ?? {})).toEqual(
       expect.arrayContaining(["200", "202", "409", "422"]),
     );

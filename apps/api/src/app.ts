@@ -9,11 +9,11 @@ import { createExpressMiddleware } from "@trpc/server/adapters/express";
 import express, { type NextFunction, type Request, type Response } from "express";
 import YAML from "yaml";
 import { createB2bRouter } from "./bridge/b2b";
-import { createBridgeRouter } from "./bridge/bridge-router";
 import { bridgeOpenApiPaths } from "./bridge/openapi";
+import { createBridgeRouter } from "./bridge/router";
 import type { Deps } from "./deps";
-import { createGatewayRouter } from "./gateway/gateway-router";
-import { sendProblem, toAppError } from "./infra/errors";
+import { createHostedGatewayRouter } from "./hosted-gateway/hosted-gateway-router";
+import { bodyParserError, sendProblem } from "./infra/errors";
 import { buildOpenApiDocument } from "./openapi/document";
 import { renderErrorsPage, renderReferencePage } from "./openapi/reference-page";
 import { plainRoutes } from "./routes/plain-routes";
@@ -62,7 +62,7 @@ export function createApp(deps: Deps): express.Express {
   // The gateway forwards raw bodies; it is mounted before the JSON parser.
   app.use(
     "/g",
-    createGatewayRouter(deps, {
+    createHostedGatewayRouter(deps, {
       timeoutMs: deps.env.gateway.timeoutMs,
       maxBodyBytes: deps.env.gateway.maxBodyBytes,
     }),
@@ -85,8 +85,12 @@ export function createApp(deps: Deps): express.Express {
     log: deps.log.child({ request_id: req.requestId }),
     ip: req.ip ?? req.socket.remoteAddress ?? "unknown",
     authorization: req.header("authorization"),
+    header: (name) => req.header(name),
     setHeader: (name, value) => {
-      if (!res.headersSent) res.setHeader(name, value);
+      if (res.headersSent) return;
+      // Several Set-Cookie headers may be set by one procedure; others replace.
+      if (name.toLowerCase() === "set-cookie") res.append(name, value);
+      else res.setHeader(name, value);
     },
   });
 
@@ -161,17 +165,7 @@ export function createApp(deps: Deps): express.Express {
   });
 
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const type = (error as { type?: string } | undefined)?.type;
-    const appError =
-      type === "entity.parse.failed"
-        ? new AppError("malformed_json", "the body is not valid JSON", { cause: error })
-        : type === "entity.too.large"
-          ? new AppError("payload_too_large", "the body is larger than 64 KiB", { cause: error })
-          : type === "encoding.unsupported" || type === "charset.unsupported"
-            ? new AppError("unsupported_media_type", "unsupported body encoding", { cause: error })
-            : toAppError(error);
-    if (appError.status >= 500) deps.log.error({ err: error, request_id: req.requestId }, "unhandled error");
-    sendProblem(res, appError, req.requestId);
+    sendProblem(res, bodyParserError(error) ?? error, req.requestId, { log: deps.log });
   });
 
   return app;

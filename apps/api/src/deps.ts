@@ -11,6 +11,8 @@ import type { Env } from "./env";
 import { type Clock, systemClock } from "./infra/clock";
 import type { Logger } from "./infra/logger";
 import { createRateLimiter, type RateLimiter } from "./infra/rate-limit";
+import type { AdminSessionPolicy } from "./services/admin/admin-sessions";
+import { createLoginLimiter, type LoginLimiter } from "./services/admin/login-limiter";
 import {
   assertNoDevKeyOnRemoteRpc,
   type ChainRegistry,
@@ -30,9 +32,22 @@ export interface Deps {
   log: Logger;
   clock: Clock;
   redis: Redis | undefined;
-  limiters: { registration: RateLimiter; quotes: RateLimiter; pays: RateLimiter };
+  limiters: {
+    registration: RateLimiter;
+    quotes: RateLimiter;
+    pays: RateLimiter;
+    /** SPEC §8 "public surface": unauthenticated reads (feeds, capabilities, registry, discovery), per client. */
+    publicSurface: RateLimiter;
+  };
   chains: ChainRegistry;
   keys: ReceiptKeyStore;
+  /** Operator sign-in (issue 10): session policy, the strict login limiter, origins allowed to act. */
+  admin: {
+    sessionPolicy: AdminSessionPolicy;
+    loginLimiter: LoginLimiter;
+    allowedOrigins: readonly string[];
+    metricsToken: string | undefined;
+  };
   /** Signs v1.4 EIP-712 quotes; absent when none is configured (v1.4 quotes are then refused). */
   quoteSigner: LocalAccount | undefined;
   /** Releases connections; called once on shutdown. */
@@ -96,7 +111,22 @@ export async function buildDeps(
     keys,
     quoteSigner: quoteSignerKey ? privateKeyToAccount(quoteSignerKey) : undefined,
     redis,
+    admin: {
+      sessionPolicy: {
+        idleMs: env.admin.sessionIdleMs,
+        absoluteMs: env.admin.sessionMaxMs,
+        // Plain http only in development on loopback; anywhere else the cookie is Secure and __Host- prefixed.
+        secureCookie: !env.developmentMode || env.baseUrl.startsWith("https:"),
+      },
+      loginLimiter: createLoginLimiter(env.admin.login, redis),
+      allowedOrigins: env.admin.allowedOrigins,
+      metricsToken: env.admin.metricsToken,
+    },
     limiters: {
+      publicSurface: createRateLimiter(
+        { name: "public", points: env.rateLimits.publicPerMinute, durationSeconds: 60 },
+        redis,
+      ),
       registration: createRateLimiter(
         { name: "registration", points: env.rateLimits.registrationsPerHour, durationSeconds: 3600 },
         redis,

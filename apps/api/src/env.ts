@@ -4,78 +4,76 @@
  */
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import {
+  type EnvSource,
+  envBoolean,
+  envDefault,
+  envInteger,
+  envLogLevel,
+  envNodeEnv,
+  envOptional,
+  envPrivateKey,
+  envUrl,
+  parseEnv,
+} from "@tollgate/shared/env";
 import { z } from "zod";
 import { type BridgeConfig, BridgeConfigError, routerConfigFromFile } from "./bridge/config";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
-const emptyAsUndefined = (value: unknown) => (value === "" ? undefined : value);
-const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
-const boolean = (fallback: boolean) =>
-  z.preprocess(
-    emptyAsUndefined,
-    z
-      .enum(["true", "false", "1", "0"])
-      .optional()
-      .transform((value) => (value === undefined ? fallback : value === "true" || value === "1")),
-  );
-const integer = (fallback: number, min = 0) =>
-  z.preprocess(emptyAsUndefined, z.coerce.number().int().min(min).default(fallback));
-
 const ZRawEnv = z.object({
-  NODE_ENV: z.preprocess(
-    emptyAsUndefined,
-    z.enum(["development", "production", "test"]).default("development"),
-  ),
-  HOST: z.preprocess(emptyAsUndefined, z.string().default("127.0.0.1")),
-  PORT: integer(3000).pipe(z.number().max(65535)),
-  BASE_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
-  DATA_DIR: optionalString,
-  DATABASE_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^postgres(ql)?$/ }).optional()),
-  REDIS_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^rediss?$/ }).optional()),
-  LOG_LEVEL: z.preprocess(
-    emptyAsUndefined,
-    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  ),
-  TRUST_PROXY: integer(0),
-  RATE_LIMIT_REGISTRATIONS_PER_HOUR: integer(20, 1),
-  SERVE_CONSOLE: boolean(true),
-  CONSOLE_DIST: optionalString,
-  SHUTDOWN_GRACE_MS: integer(10_000),
-  RATE_LIMIT_QUOTES_PER_MINUTE: integer(120, 1),
-  DEPLOYMENT_MANIFEST: optionalString,
-  RPC_URL_POLYGON: z.preprocess(emptyAsUndefined, z.url().optional()),
-  RPC_URL_BASE: z.preprocess(emptyAsUndefined, z.url().optional()),
-  RPC_URL_AMOY: z.preprocess(emptyAsUndefined, z.url().optional()),
-  CONFIRMATIONS_POLYGON: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).optional()),
-  CONFIRMATIONS_BASE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).optional()),
-  CONFIRMATIONS_AMOY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).optional()),
-  LOCAL_CHAIN_CONFIRMATIONS: integer(1, 1),
-  RPC_TIMEOUT_MS: integer(5_000, 100),
-  QUOTE_SIGNER_PRIVATE_KEY: z.preprocess(
-    emptyAsUndefined,
-    z
-      .string()
-      .regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x + 64 hex")
-      .optional(),
-  ),
-  RECEIPT_KEYS_FILE: optionalString,
-  QUOTE_TTL_SECONDS: integer(600, 30),
-  RECEIPT_TTL_SECONDS: integer(86_400, 60),
-  PRICE_FEED_MAX_AGE_SECONDS: integer(3_600, 1),
-  JWKS_CACHE_SECONDS: integer(300, 0),
-  PAY_IDEMPOTENCY_STALE_SECONDS: integer(60, 1),
-  PAY_PENDING_RETRY_AFTER_SECONDS: integer(2, 1),
-  LATE_PAYMENT_GRACE_SECONDS: integer(3600, 0),
-  RATE_LIMIT_PAYS_PER_MINUTE: integer(300, 1),
-  WEBHOOK_SECRET_KEY: optionalString,
-  BRIDGE_PROVIDERS_FILE: optionalString,
-  START_LOCAL_CHAINS: boolean(true),
-  CHAINS_BASE_PORT: integer(8545).pipe(z.number().max(65_533)),
-  EXAMPLE_MERCHANT_PORT: integer(4021).pipe(z.number().max(65_535)),
-  GATEWAY_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
-  GATEWAY_TIMEOUT_MS: integer(30_000, 100),
-  GATEWAY_MAX_BODY_BYTES: integer(5 * 1024 * 1024, 1024),
+  NODE_ENV: envNodeEnv(),
+  HOST: envDefault(z.string(), "127.0.0.1"),
+  PORT: envDefault(envInteger({ max: 65535 }), 3000),
+  BASE_URL: envOptional(envUrl({ protocol: /^https?$/ })),
+  DATA_DIR: envOptional(z.string()),
+  DATABASE_URL: envOptional(envUrl({ protocol: /^postgres(ql)?$/ })),
+  REDIS_URL: envOptional(envUrl({ protocol: /^rediss?$/ })),
+  LOG_LEVEL: envLogLevel(),
+  TRUST_PROXY: envDefault(envInteger(), 0),
+  RATE_LIMIT_REGISTRATIONS_PER_HOUR: envDefault(envInteger({ min: 1 }), 20),
+  SERVE_CONSOLE: envDefault(envBoolean(), true),
+  CONSOLE_DIST: envOptional(z.string()),
+  SHUTDOWN_GRACE_MS: envDefault(envInteger(), 10_000),
+  RATE_LIMIT_QUOTES_PER_MINUTE: envDefault(envInteger({ min: 1 }), 120),
+  DEPLOYMENT_MANIFEST: envOptional(z.string()),
+  RPC_URL_POLYGON: envOptional(envUrl()),
+  RPC_URL_BASE: envOptional(envUrl()),
+  RPC_URL_AMOY: envOptional(envUrl()),
+  CONFIRMATIONS_POLYGON: envOptional(envInteger({ min: 1 })),
+  CONFIRMATIONS_BASE: envOptional(envInteger({ min: 1 })),
+  CONFIRMATIONS_AMOY: envOptional(envInteger({ min: 1 })),
+  LOCAL_CHAIN_CONFIRMATIONS: envDefault(envInteger({ min: 1 }), 1),
+  RPC_TIMEOUT_MS: envDefault(envInteger({ min: 100 }), 5_000),
+  QUOTE_SIGNER_PRIVATE_KEY: envOptional(envPrivateKey()),
+  RECEIPT_KEYS_FILE: envOptional(z.string()),
+  QUOTE_TTL_SECONDS: envDefault(envInteger({ min: 30 }), 600),
+  RECEIPT_TTL_SECONDS: envDefault(envInteger({ min: 60 }), 86_400),
+  PRICE_FEED_MAX_AGE_SECONDS: envDefault(envInteger({ min: 1 }), 3_600),
+  JWKS_CACHE_SECONDS: envDefault(envInteger(), 300),
+  PAY_IDEMPOTENCY_STALE_SECONDS: envDefault(envInteger({ min: 1 }), 60),
+  PAY_PENDING_RETRY_AFTER_SECONDS: envDefault(envInteger({ min: 1 }), 2),
+  LATE_PAYMENT_GRACE_SECONDS: envDefault(envInteger(), 3600),
+  RATE_LIMIT_PAYS_PER_MINUTE: envDefault(envInteger({ min: 1 }), 300),
+  RATE_LIMIT_PUBLIC_PER_MINUTE: envDefault(envInteger({ min: 1 }), 300),
+  WEBHOOK_SECRET_KEY: envOptional(z.string()),
+  BRIDGE_PROVIDERS_FILE: envOptional(z.string()),
+  START_LOCAL_CHAINS: envDefault(envBoolean(), true),
+  CHAINS_BASE_PORT: envDefault(envInteger({ max: 65_533 }), 8545),
+  EXAMPLE_MERCHANT_PORT: envDefault(envInteger({ max: 65_535 }), 4021),
+  GATEWAY_URL: envOptional(envUrl({ protocol: /^https?$/ })),
+  GATEWAY_TIMEOUT_MS: envDefault(envInteger({ min: 100 }), 30_000),
+  GATEWAY_MAX_BODY_BYTES: envDefault(envInteger({ min: 1024 }), 5 * 1024 * 1024),
+  // Operators (issue 10).
+  ADMIN_BOOTSTRAP_EMAIL: envOptional(z.string()),
+  ADMIN_BOOTSTRAP_PASSWORD_FILE: envOptional(z.string()),
+  ADMIN_SESSION_IDLE_MINUTES: envDefault(envInteger({ min: 1 }), 30),
+  ADMIN_SESSION_MAX_HOURS: envDefault(envInteger({ min: 1 }), 12),
+  ADMIN_ALLOWED_ORIGINS: envOptional(z.string()),
+  LOGIN_FAILURES_PER_IP_PER_DAY: envDefault(envInteger({ min: 1 }), 100),
+  LOGIN_CONSECUTIVE_FAILURES: envDefault(envInteger({ min: 1 }), 10),
+  LOGIN_LOCKOUT_SECONDS: envDefault(envInteger({ min: 1 }), 900),
+  METRICS_TOKEN: envOptional(z.string().min(24, "at least 24 characters")),
 });
 
 export type Env = {
@@ -91,7 +89,8 @@ export type Env = {
   logLevel: z.infer<typeof ZRawEnv>["LOG_LEVEL"];
   /** Number of trusted reverse-proxy hops in front of the API (0: use the socket address). */
   trustProxy: number;
-  rateLimits: { registrationsPerHour: number };
+  /** Registrations per hour; public read surfaces (SPEC §8: looser than authenticated) per minute. */
+  rateLimits: { registrationsPerHour: number; publicPerMinute: number };
   console: { serve: boolean; distDir: string };
   shutdownGraceMs: number;
   chains: {
@@ -119,6 +118,17 @@ export type Env = {
   webhookSecretKey: string | undefined;
   /** The bridge router at `/bridge`, when BRIDGE_PROVIDERS_FILE names providers (docs/bridge.md). */
   bridge: BridgeConfig | undefined;
+  /** Operator accounts and sessions (issue 10; DESIGN §9). */
+  admin: {
+    bootstrap: { email: string; passwordFile: string } | undefined;
+    sessionIdleMs: number;
+    sessionMaxMs: number;
+    /** Origins whose browser requests may change state with the admin cookie: the API's own, plus these. */
+    allowedOrigins: string[];
+    login: { failuresPerIpPerDay: number; consecutiveFailures: number; lockoutSeconds: number };
+    /** Bearer token Prometheus sends to `/api/metrics` (cookies are for people). */
+    metricsToken: string | undefined;
+  };
   /** `pnpm start` only: local chains and the example merchant next to the API. */
   startAll: { localChains: boolean; chainsBasePort: number; exampleMerchantPort: number };
 };
@@ -128,19 +138,19 @@ export class EnvError extends Error {
 }
 
 /** Parses an environment (defaults to `process.env`) into the typed `Env`, or throws a readable EnvError. */
-export function loadEnv(source: Record<string, string | undefined> = process.env): Env {
-  const parsed = ZRawEnv.safeParse(source);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
-    throw new EnvError(`Invalid environment:\n${lines.join("\n")}`);
-  }
-  const raw = parsed.data;
+export function loadEnv(source: EnvSource = process.env): Env {
+  const raw = parseEnv(ZRawEnv, source, (message) => new EnvError(message));
   if (raw.NODE_ENV === "production" && !raw.WEBHOOK_SECRET_KEY) {
     throw new EnvError(
       "Invalid environment:\n  WEBHOOK_SECRET_KEY: required in production (shared with the indexer)",
     );
   }
   const fromRoot = (path: string) => (isAbsolute(path) ? path : resolve(REPO_ROOT, path));
+  if (Boolean(raw.ADMIN_BOOTSTRAP_EMAIL) !== Boolean(raw.ADMIN_BOOTSTRAP_PASSWORD_FILE)) {
+    throw new EnvError(
+      "Invalid environment:\n  ADMIN_BOOTSTRAP_EMAIL and ADMIN_BOOTSTRAP_PASSWORD_FILE: set both or neither",
+    );
+  }
   const baseUrl = (
     raw.BASE_URL ?? `http://${raw.HOST.includes(":") ? `[${raw.HOST}]` : raw.HOST}:${raw.PORT}`
   ).replace(/\/$/, "");
@@ -155,7 +165,10 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     redisUrl: raw.REDIS_URL,
     logLevel: raw.LOG_LEVEL,
     trustProxy: raw.TRUST_PROXY,
-    rateLimits: { registrationsPerHour: raw.RATE_LIMIT_REGISTRATIONS_PER_HOUR },
+    rateLimits: {
+      registrationsPerHour: raw.RATE_LIMIT_REGISTRATIONS_PER_HOUR,
+      publicPerMinute: raw.RATE_LIMIT_PUBLIC_PER_MINUTE,
+    },
     console: { serve: raw.SERVE_CONSOLE, distDir: fromRoot(raw.CONSOLE_DIST ?? "apps/console/dist") },
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
     chains: {
@@ -171,7 +184,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       localConfirmations: raw.LOCAL_CHAIN_CONFIRMATIONS,
       rpcTimeoutMs: raw.RPC_TIMEOUT_MS,
     },
-    quoteSignerPrivateKey: raw.QUOTE_SIGNER_PRIVATE_KEY as `0x${string}` | undefined,
+    quoteSignerPrivateKey: raw.QUOTE_SIGNER_PRIVATE_KEY,
     receiptKeysFile: fromRoot(
       raw.RECEIPT_KEYS_FILE ?? join(raw.DATA_DIR ?? ".tollgate", "keys", "receipt-keys.json"),
     ),
@@ -194,6 +207,27 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       maxBodyBytes: raw.GATEWAY_MAX_BODY_BYTES,
     },
     webhookSecretKey: raw.WEBHOOK_SECRET_KEY,
+    admin: {
+      bootstrap:
+        raw.ADMIN_BOOTSTRAP_EMAIL && raw.ADMIN_BOOTSTRAP_PASSWORD_FILE
+          ? { email: raw.ADMIN_BOOTSTRAP_EMAIL, passwordFile: fromRoot(raw.ADMIN_BOOTSTRAP_PASSWORD_FILE) }
+          : undefined,
+      sessionIdleMs: raw.ADMIN_SESSION_IDLE_MINUTES * 60_000,
+      sessionMaxMs: raw.ADMIN_SESSION_MAX_HOURS * 3_600_000,
+      allowedOrigins: [
+        new URL(baseUrl).origin,
+        ...(raw.ADMIN_ALLOWED_ORIGINS ?? "")
+          .split(",")
+          .map((origin) => origin.trim())
+          .filter(Boolean),
+      ],
+      login: {
+        failuresPerIpPerDay: raw.LOGIN_FAILURES_PER_IP_PER_DAY,
+        consecutiveFailures: raw.LOGIN_CONSECUTIVE_FAILURES,
+        lockoutSeconds: raw.LOGIN_LOCKOUT_SECONDS,
+      },
+      metricsToken: raw.METRICS_TOKEN,
+    },
     bridge: bridgeConfig(raw.BRIDGE_PROVIDERS_FILE ? fromRoot(raw.BRIDGE_PROVIDERS_FILE) : undefined, source),
     startAll: {
       localChains: raw.START_LOCAL_CHAINS,
@@ -211,10 +245,7 @@ function definedOnly<T extends Record<string, unknown>>(
   };
 }
 
-function bridgeConfig(
-  path: string | undefined,
-  source: Record<string, string | undefined>,
-): BridgeConfig | undefined {
+function bridgeConfig(path: string | undefined, source: EnvSource): BridgeConfig | undefined {
   if (!path) return undefined;
   try {
     return routerConfigFromFile(path, source);

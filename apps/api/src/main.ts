@@ -1,7 +1,8 @@
 /**
  * The API process alone: prints the URLs it serves once ready, shuts down gracefully on SIGINT/SIGTERM.
- * `pnpm start` runs everything (chains, API, gateway, example merchant) through cli/start-all.ts instead.
+ * `pnpm start` runs everything (chains, API, gateway, example merchant) through `@tollgate/devstack` instead.
  */
+import { handleShutdown } from "@tollgate/shared/shutdown";
 import { EnvError, loadEnv } from "./env";
 import { createLogger } from "./infra/logger";
 import { PortBusyError, startApi } from "./server";
@@ -14,18 +15,7 @@ try {
   process.stdout.write(
     `\n  Tollgate API      ${env.baseUrl}\n  Console          ${env.baseUrl}/console/\n  API reference    ${env.baseUrl}/docs\n  OpenAPI          ${env.baseUrl}/openapi.json\n  Database         ${api.deps.db.kind}\n\n`,
   );
-  let stopping = false;
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    process.on(signal, () => {
-      if (stopping) return;
-      stopping = true;
-      log.info({ signal }, "shutting down");
-      void api.close().then(() => {
-        log.info("stopped");
-        process.exit(0);
-      });
-    });
-  }
+  handleShutdown({ log }).add("api", () => api.close());
 } catch (error) {
   if (error instanceof EnvError || error instanceof PortBusyError) {
     console.error(error.message);

@@ -1,14 +1,15 @@
 /**
  * Starts the API on its port: deps (migrations included) -> app -> listen. Used by `main.ts` (API only)
- * and by `cli/start-all.ts` (everything in one process on embedded defaults).
+ * and by `@tollgate/devstack` (`pnpm start`: everything in one process on embedded defaults).
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createApp } from "./app";
-import type { BridgeHandle } from "./bridge/bridge-router";
+import type { BridgeHandle } from "./bridge/router";
 import { buildDeps, type Deps } from "./deps";
 import type { Env } from "./env";
 import type { Logger } from "./infra/logger";
+import { bootstrapFirstAdmin } from "./services/admin/bootstrap";
 import { pruneIdempotencyKeys } from "./services/idempotency";
 import { IDEMPOTENCY_KEY_TTL_MS } from "./services/pay-service";
 
@@ -26,6 +27,7 @@ export class PortBusyError extends Error {
 
 export async function startApi(env: Env, log: Logger): Promise<RunningApi> {
   const deps = await buildDeps(env, log);
+  await bootstrapFirstAdmin(deps.db.db, env.admin.bootstrap, { now: deps.clock.now(), log });
   const app = createApp(deps);
   const bridge = app.locals.bridge as BridgeHandle | undefined;
   await bridge?.ready();

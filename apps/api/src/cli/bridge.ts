@@ -3,6 +3,7 @@
  * PRICE_*, ROUTE_PATH, BRIDGE_MERCHANT_WALLET, ...; router mode when BRIDGE_PROVIDERS_FILE names a JSON file.
  * Prints its URLs once ready; exits 2 on a configuration error with a message naming the variable.
  */
+import { handleShutdown } from "@tollgate/shared/shutdown";
 import { BridgeConfigError } from "../bridge/config";
 import { startBridgeServer } from "../bridge/server";
 import { EnvError } from "../env";
@@ -18,14 +19,7 @@ try {
       paths.map((p) => `  Paid route       ${p}\n`).join("") +
       `  Discovery        ${bridge.url}/.well-known/x402.json\n  Facilitator      ${bridge.url}/facilitator/supported\n\n`,
   );
-  let stopping = false;
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    process.on(signal, () => {
-      if (stopping) return;
-      stopping = true;
-      void bridge.close().then(() => process.exit(0));
-    });
-  }
+  handleShutdown().add("bridge", () => bridge.close());
 } catch (error) {
   if (error instanceof BridgeConfigError || error instanceof EnvError) {
     console.error(error.message);

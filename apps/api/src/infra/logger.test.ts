@@ -27,6 +27,12 @@ describe("logger", () => {
       url: "https://rpc.example/key/SECRET",
     });
     log.error({ err: new Error("outer", { cause: error }) }, "boom");
+    // The line was written, with the error and its cause, only the URLs' paths are gone.
+    expect(lines).toHaveLength(1);
+    const entry = JSON.parse(lines[0]!) as { msg: string; err: { message: string; stack: string } };
+    expect(entry.msg).toBe("boom");
+    expect(entry.err.message).toBe("outer: fetch https://rpc.example/… failed");
+    expect(entry.err.stack).toContain("caused by: Error: fetch https://rpc.example/… failed");
     expect(lines.join("")).not.toContain("SECRET");
   });
 });

@@ -78,6 +78,18 @@ export function buildOpenApiDocument(
         scheme: "bearer",
         description: "Authorization: Bearer msec_... (the merchant secret)",
       },
+      adminSession: {
+        type: "apiKey",
+        in: "cookie",
+        name: "tollgate_admin",
+        description:
+          "The operator session cookie set by POST /api/admin/login (`__Host-tollgate_admin` over https). State-changing requests also send `x-tollgate-csrf: 1`.",
+      },
+      adminSessionToken: {
+        type: "http",
+        scheme: "bearer",
+        description: "Authorization: Bearer ases_... (an operator session started with `session: bearer`)",
+      },
     },
   });
   document.components = {
@@ -113,7 +125,9 @@ export function buildOpenApiDocument(
         ]),
       ),
     };
-    if (route.meta.openapi?.protect) operation.security = [{ merchantSecret: [] }];
+    const scheme = route.meta.rest?.security ?? (route.meta.openapi?.protect ? "merchantSecret" : undefined);
+    if (scheme === "adminSession") operation.security = [{ adminSession: [] }, { adminSessionToken: [] }];
+    else if (scheme) operation.security = [{ [scheme]: [] }];
     else delete operation.security;
   }
   document.paths ??= {};

@@ -11,8 +11,9 @@ import {
   isLoopbackHost,
   NETWORKS,
   parseDeploymentManifest,
+  viemChain,
 } from "@tollgate/shared";
-import { createPublicClient, defineChain, http, type PublicClient } from "viem";
+import { createPublicClient, http, type PublicClient } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 
 export interface ChainContext {
@@ -52,11 +53,11 @@ export function createChainRegistry(
     const deployment = manifest?.chains[network];
     if (!deployment) continue;
     const rpcUrl = settings.rpcUrls[network] ?? deployment.rpcUrl;
-    const chain = defineChain({
-      id: deployment.chainId,
+    const chain = viemChain({
+      chainId: deployment.chainId,
       name: network,
-      nativeCurrency: { name: deployment.nativeSymbol, symbol: deployment.nativeSymbol, decimals: 18 },
-      rpcUrls: { default: { http: [rpcUrl] } },
+      nativeSymbol: deployment.nativeSymbol,
+      rpcUrl,
     });
     contexts.set(network, {
       network,

@@ -4,7 +4,6 @@
  * receipt; a retried key never pays or issues twice; nothing is issued before the confirmation policy.
  */
 import { type Database, type quotes, quotes as quotesTable, receipts, type Transaction } from "@tollgate/db";
-import { enqueueWebhookEvents } from "@tollgate/indexer/webhooks";
 import {
   AppError,
   type EvmNetworkName,
@@ -17,6 +16,7 @@ import {
   type QuoteAsset,
   ZERO_ADDRESS,
 } from "@tollgate/shared";
+import { enqueueWebhookEvents } from "@tollgate/webhooks";
 import { and, eq, or } from "drizzle-orm";
 import { type Address, type Hash, type Hex, recoverMessageAddress } from "viem";
 import type { Clock } from "../infra/clock";
@@ -280,16 +280,10 @@ async function settle(
   const receiptId = newId("receipt");
   const issuedAt = now;
   const expiresAt = new Date(issuedAt.getTime() + deps.env.receipts.ttlSeconds * 1000);
-  const { token, kid } = await signReceipt(deps.keys, {
-    iss: deps.env.baseUrl,
-    aud: quote.merchantId,
-    sub: quote.payer.toLowerCase(),
-    jti: receiptId,
-    iat: Math.floor(issuedAt.getTime() / 1000),
-    exp: Math.floor(expiresAt.getTime() / 1000),
+  // What the money bought, stated once for the receipt and for its `receipt.issued` event.
+  const bought = {
     quote_id: quote.id,
     resource: quote.resource,
-    scope: quote.resource,
     tier: quote.tier,
     quota: quote.units,
     amount: formatUsd(quote.amountMicroUsd),
@@ -298,6 +292,16 @@ async function settle(
     chain_id: quote.chainId,
     tx_ref: txHash,
     log_index: result.logIndex,
+  };
+  const { token, kid } = await signReceipt(deps.keys, {
+    ...bought,
+    iss: deps.env.baseUrl,
+    aud: quote.merchantId,
+    sub: quote.payer.toLowerCase(),
+    jti: receiptId,
+    iat: Math.floor(issuedAt.getTime() / 1000),
+    exp: Math.floor(expiresAt.getTime() / 1000),
+    scope: quote.resource,
     confirmations: result.confirmations,
     economics_profile: quote.economicsProfile,
   });
@@ -333,18 +337,9 @@ async function settle(
             merchantId: quote.merchantId,
             type: "receipt.issued",
             data: {
+              ...bought,
               receipt_id: row.id,
-              quote_id: quote.id,
               payer: quote.payer.toLowerCase(),
-              resource: quote.resource,
-              tier: quote.tier,
-              quota: quote.units,
-              amount: formatUsd(quote.amountMicroUsd),
-              asset: quote.asset,
-              network: quote.network,
-              chain_id: quote.chainId,
-              tx_ref: txHash,
-              log_index: result.logIndex,
               issued_at: issuedAt.toISOString(),
               expires_at: expiresAt.toISOString(),
             },

@@ -4,6 +4,7 @@
  * split, DESIGN.md §4). v1.4: settleNative/settleStable with an EIP-712 Quote signed by the quote signer.
  */
 import {
+  AppError,
   orderIdHash,
   SPLITTER_V14_ROUTES,
   type SplitterV14Quote,
@@ -90,7 +91,13 @@ export async function buildSettlementCall(
       approval: approvalFor(terms, terms.token),
     };
   }
-  if (!quoteSigner) throw new Error("v1.4 settlement needs a quote signer");
+  // quote-service checks v1.4 readiness first; this guards any other caller the same way.
+  if (!quoteSigner) {
+    throw new AppError(
+      "settlement_version_unavailable",
+      "this service holds no quote signer for splitter v1.4",
+    );
+  }
   const quote: SplitterV14Quote = {
     payer: terms.payer,
     merchant: terms.merchant,

@@ -10,6 +10,7 @@ import {
   paymentAuthorizationMessage,
   type QuoteResponse,
   type SettlementCall,
+  viemChain,
 } from "@tollgate/shared";
 import {
   type Address,
@@ -44,17 +45,17 @@ export interface Agent {
 export function agentOn(chain: LocalChain, index: number): Agent {
   const account = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index });
   const transport = custom(chain.provider);
-  const viemChain = {
-    id: chain.chainId,
+  const viem = viemChain({
+    chainId: chain.chainId,
     name: chain.network,
-    nativeCurrency: { name: "POL", symbol: "POL", decimals: 18 },
-    rpcUrls: { default: { http: [chain.rpcUrl] } },
-  };
+    nativeSymbol: "POL",
+    rpcUrl: chain.rpcUrl,
+  });
   return {
     account,
     address: account.address,
-    wallet: createWalletClient({ account, chain: viemChain, transport }),
-    client: createPublicClient({ chain: viemChain, transport }) as PublicClient,
+    wallet: createWalletClient({ account, chain: viem, transport }),
+    client: createPublicClient({ chain: viem, transport }) as PublicClient,
   };
 }
 

@@ -8,17 +8,26 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DatabaseHandle, DatabaseKind } from "@tollgate/db";
-import { createTestDatabase } from "@tollgate/db/testing";
+import {
+  createTestDatabase as createOn,
+  testDatabaseKinds as kindsFor,
+  testDatabaseServersFrom,
+} from "@tollgate/db/testing";
 import { createApp } from "../app";
 import { buildDeps, type Deps } from "../deps";
 import { loadEnv } from "../env";
 import type { Clock } from "../infra/clock";
 import { createLogger } from "../infra/logger";
 
-export { testDatabaseKinds } from "@tollgate/db/testing";
-
-// Tests are allowed to know which real servers exist; the apps themselves read only their Env.
+// Test setup is allowed to know which real servers exist (TEST_DATABASE_URL, TEST_REDIS_URL); the apps
+// themselves read only their Env.
+const testDatabaseServers = testDatabaseServersFrom(process.env);
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || undefined;
+
+/** PGlite always, PostgreSQL too when TEST_DATABASE_URL is set. */
+export const testDatabaseKinds = () => kindsFor(testDatabaseServers);
+/** A fresh, migrated database of `kind` for tests that need one without an API; the caller closes it. */
+export const createTestDatabase = (kind: DatabaseKind) => createOn(kind, testDatabaseServers);
 
 export interface TestApi {
   baseUrl: string;

@@ -1,7 +1,10 @@
+import { adminLoginProcedure } from "../routes/admin/admin-login";
+import { adminLogoutProcedure } from "../routes/admin/admin-logout";
+import { adminMeProcedure } from "../routes/admin/admin-me";
 import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-transactions";
-import { getGatewayRouteProcedure } from "../routes/gateway/get-gateway-route";
-import { rotateOriginSecretProcedure } from "../routes/gateway/rotate-origin-secret";
-import { setGatewayRouteProcedure } from "../routes/gateway/set-gateway-route";
+import { getGatewayRouteProcedure } from "../routes/gateway-config/get-gateway-route";
+import { rotateOriginSecretProcedure } from "../routes/gateway-config/rotate-origin-secret";
+import { setGatewayRouteProcedure } from "../routes/gateway-config/set-gateway-route";
 import { getCurrentMerchantProcedure } from "../routes/merchants/get-current-merchant";
 import { getMerchantProcedure } from "../routes/merchants/get-merchant";
 import { registerMerchantProcedure } from "../routes/merchants/register-merchant";
@@ -14,6 +17,7 @@ import { sendTestWebhookProcedure } from "../routes/webhooks/send-test-webhook";
 import { router } from "./trpc";
 
 export const appRouter = router({
+  admin: router({ login: adminLoginProcedure, logout: adminLogoutProcedure, me: adminMeProcedure }),
   merchant: router({
     register: registerMerchantProcedure,
     get: getMerchantProcedure,

@@ -2,7 +2,7 @@
  * tRPC setup: context, meta and the procedure builders every route file uses.
  * Each procedure is also a REST route when its meta names one (see rest-adapter.ts).
  */
-import { AppError } from "@tollgate/shared";
+import { AppError, problemResponse } from "@tollgate/shared";
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { Deps } from "../deps";
@@ -17,25 +17,38 @@ export interface Context {
   /** Client address as trusted by the proxy settings. */
   ip: string;
   authorization: string | undefined;
+  /** Any request header (lower-case name); cookies, Origin, CSRF proof and user agent are read through it. */
+  header(name: string): string | undefined;
   setHeader(name: string, value: string): void;
 }
 
-/** REST details beyond trpc-to-openapi's: success status and whether the response may be cached. */
-export type Meta = OpenApiMeta<{ rest?: { status?: number; noStore?: boolean } }>;
+/** Security schemes of the OpenAPI document (SPEC §5). */
+export type SecurityScheme = "merchantSecret" | "adminSession";
+
+/**
+ * REST details beyond trpc-to-openapi's: success status, whether the response may be cached, and the security
+ * scheme the document names (`openapi.protect` alone means the merchant secret).
+ */
+export type Meta = OpenApiMeta<{
+  rest?: { status?: number; noStore?: boolean; security?: SecurityScheme };
+}>;
 
 const t = initTRPC
   .context<Context>()
   .meta<Meta>()
   .create({
     isDev: false,
+    // tRPC frames its own error envelope; its `data` is the problem the one writer would send (DESIGN.md §7).
     errorFormatter({ shape, error, ctx }) {
       const appError = toAppError(error);
       if (appError.status >= 500) ctx?.log.error({ err: error }, "procedure failed");
-      for (const [name, value] of Object.entries(appError.headers ?? {})) ctx?.setHeader(name, value);
+      const problem = problemResponse(appError, { requestId: ctx?.requestId });
+      for (const [name, value] of Object.entries(problem.headers))
+        if (name.toLowerCase() !== "content-type") ctx?.setHeader(name, value);
       return {
         ...shape,
         message: appError.status >= 500 ? "Internal error" : appError.message,
-        data: { ...appError.toProblem(ctx?.requestId), httpStatus: appError.status },
+        data: { ...problem.body, httpStatus: problem.status },
       };
     },
   });

@@ -1,4 +1,4 @@
-import { indexerCursors, settlements, webhookDeliveries, webhookEvents } from "@tollgate/db";
+import { indexerCursors, openDatabase, settlements, webhookDeliveries, webhookEvents } from "@tollgate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 
@@ -70,5 +70,38 @@ describe.each(testDatabaseKinds())("GET /api/metrics on %s", (kind) => {
     expect(res.text).toContain('tollgate_settlements{network="amoy",chain_id="80002",state="seen"} 1');
     expect(res.text).toContain('tollgate_webhook_deliveries{outcome="dead"} 1');
     expect(res.text).toMatch(/# TYPE tollgate_indexer_lag_blocks gauge/);
+  });
+  it("security: label values are escaped, so stored text cannot add lines or metrics", async () => {
+    await api.deps.db.db.insert(indexerCursors).values({
+      chainId: 999_001,
+      network: 'evil"} 1\ninjected_metric{a="b',
+      blockNumber: 5n,
+      blockHash: `0x${"3".repeat(64)}`,
+      headNumber: 7n,
+      updatedAt: new Date(),
+    });
+    const res = await api.call("GET", "/api/metrics");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(res.text).toContain(
+      'tollgate_indexer_head_block{network="evil\\"} 1\\ninjected_metric{a=\\"b",chain_id="999001"} 7',
+    );
+    expect(res.text.split("\n").filter((line) => line.startsWith("injected_metric"))).toEqual([]);
+  });
+
+  it("error: a database failure is a 500 problem that leaks nothing", async () => {
+    // A database without the schema: every metrics query fails.
+    const empty = await openDatabase({ kind: "pglite" });
+    const broken = await startTestApi(kind, {}, { db: empty });
+    try {
+      const res = await broken.call("GET", "/api/metrics");
+      expect(res.status).toBe(500);
+      expect(res.headers.get("content-type")).toContain("application/problem+json");
+      expect(res.json.code).toBe("internal_error");
+      expect(res.text).not.toMatch(/indexer_cursors|relation|select/i);
+    } finally {
+      await broken.close();
+      await empty.close();
+    }
   });
 });

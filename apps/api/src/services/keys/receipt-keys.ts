@@ -7,6 +7,7 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { AppError } from "@tollgate/shared";
 import {
   type CryptoKey,
   calculateJwkThumbprint,
@@ -146,7 +147,13 @@ export function fileReceiptKeyStore(
         .filter((key) => Date.parse(key.activates_at) <= now.getTime())
         .sort((a, b) => Date.parse(a.activates_at) - Date.parse(b.activates_at))
         .at(-1);
-      if (!current) return Promise.reject(new Error(`no receipt signing key active yet in ${path}`));
+      if (!current) {
+        return Promise.reject(
+          new AppError("jwks_unavailable", `no receipt signing key active yet in ${path}`, {
+            headers: { "Retry-After": "5" },
+          }),
+        );
+      }
       let key = imported.get(current.kid);
       if (!key) {
         key = importJWK(current.private_jwk as JWK, "EdDSA").then((privateKey) => ({

@@ -1,0 +1,144 @@
+/**
+ * The audit trail (issue 10): append-only, tamper-evident. Each row's hash is
+ * SHA-256(prev_hash + "\n" + canonical JSON of the row's content), chained from a genesis of 64 zeros, so editing,
+ * inserting or deleting a row breaks the chain at that row. Writers serialise on one transaction-scoped advisory
+ * lock, so rows are chained in commit order; `recordAudit` is called inside the transaction of the change it records.
+ */
+import { createHash } from "node:crypto";
+import { type AuditActorType, auditEvents, type Database, type Transaction } from "@tollgate/db";
+import { newId } from "@tollgate/shared";
+import { asc, desc, gt, sql } from "drizzle-orm";
+
+export const AUDIT_GENESIS_HASH = "0".repeat(64);
+/** pg_advisory_xact_lock key for the chain head ("tollgate-audit" as ASCII, shortened to fit a bigint). */
+const AUDIT_LOCK_KEY = 0x746f6c6c61756469n;
+
+export interface AuditActor {
+  type: AuditActorType;
+  id?: string | undefined;
+}
+
+export interface AuditEntry {
+  actor: AuditActor;
+  /** Dotted verb, e.g. `admin.login.failed`, `merchant.secret.rotated`, `listing.approved`. */
+  action: string;
+  target?: { type: string; id: string } | undefined;
+  ip?: string | undefined;
+  requestId?: string | undefined;
+  before?: Record<string, unknown> | undefined;
+  after?: Record<string, unknown> | undefined;
+  details?: Record<string, unknown> | undefined;
+}
+
+type AuditRow = typeof auditEvents.$inferSelect;
+
+/** JSON with object keys sorted at every depth: the same content always hashes the same, whatever jsonb did. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value ?? null);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, inner]) => inner !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([key, inner]) => `${JSON.stringify(key)}:${canonicalJson(inner)}`).join(",")}}`;
+}
+
+type HashedContent = Omit<AuditRow, "seq" | "prevHash" | "hash">;
+
+export function auditHash(prevHash: string, row: HashedContent): string {
+  const content = canonicalJson({
+    id: row.id,
+    at: row.at.toISOString(),
+    actor_type: row.actorType,
+    actor_id: row.actorId,
+    action: row.action,
+    target_type: row.targetType,
+    target_id: row.targetId,
+    ip: row.ip,
+    request_id: row.requestId,
+    before: row.before,
+    after: row.after,
+    details: row.details,
+  });
+  return createHash("sha256").update(`${prevHash}\n${content}`, "utf8").digest("hex");
+}
+
+/** JSON round trip: what jsonb will hand back (no undefined, no Dates, no bigints), so the hash verifies later. */
+function jsonValue(value: Record<string, unknown> | undefined): Record<string, unknown> | null {
+  if (value === undefined) return null;
+  return JSON.parse(
+    JSON.stringify(value, (_key, inner: unknown) => (typeof inner === "bigint" ? inner.toString() : inner)),
+  ) as Record<string, unknown>;
+}
+
+/** Appends one event to the chain inside `tx` (the transaction of the change it records). */
+export async function recordAudit(tx: Database | Transaction, entry: AuditEntry, at: Date): Promise<string> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${AUDIT_LOCK_KEY})`);
+  const [last] = await tx
+    .select({ hash: auditEvents.hash })
+    .from(auditEvents)
+    .orderBy(desc(auditEvents.seq))
+    .limit(1);
+  const prevHash = last?.hash ?? AUDIT_GENESIS_HASH;
+  const content: HashedContent = {
+    id: newId("audit"),
+    // Microseconds are not kept by JS dates: hash what the database will return.
+    at: new Date(at.getTime()),
+    actorType: entry.actor.type,
+    actorId: entry.actor.id ?? null,
+    action: entry.action,
+    targetType: entry.target?.type ?? null,
+    targetId: entry.target?.id ?? null,
+    ip: entry.ip ?? null,
+    requestId: entry.requestId ?? null,
+    before: jsonValue(entry.before),
+    after: jsonValue(entry.after),
+    details: jsonValue(entry.details),
+  };
+  await tx.insert(auditEvents).values({ ...content, prevHash, hash: auditHash(prevHash, content) });
+  return content.id;
+}
+
+/**
+ * Records an event in a transaction of its own (events with no other write: logins, failures, lockouts).
+ * Needs the database, not a transaction, because PGlite cannot nest them.
+ */
+export function recordAuditAlone(db: Database, entry: AuditEntry, at: Date): Promise<string> {
+  return db.transaction((tx) => recordAudit(tx, entry, at));
+}
+
+export type AuditVerification =
+  | { ok: true; checked: number; head: string }
+  | {
+      ok: false;
+      checked: number;
+      /** The first row whose link does not hold. */
+      broken: { seq: string; id: string; reason: "prev_hash_mismatch" | "hash_mismatch" };
+    };
+
+/** Walks the whole chain in `seq` order (keyset pages) and reports the first broken link. */
+export async function verifyAuditChain(db: Database, pageSize = 1_000): Promise<AuditVerification> {
+  let prevHash = AUDIT_GENESIS_HASH;
+  let after = 0n;
+  let checked = 0;
+  for (;;) {
+    const rows = await db
+      .select()
+      .from(auditEvents)
+      .where(gt(auditEvents.seq, after))
+      .orderBy(asc(auditEvents.seq))
+      .limit(pageSize);
+    for (const row of rows) {
+      const broken = (reason: "prev_hash_mismatch" | "hash_mismatch") => ({
+        ok: false as const,
+        checked,
+        broken: { seq: row.seq.toString(), id: row.id, reason },
+      });
+      if (row.prevHash !== prevHash) return broken("prev_hash_mismatch");
+      if (auditHash(prevHash, row) !== row.hash) return broken("hash_mismatch");
+      prevHash = row.hash;
+      checked++;
+    }
+    if (rows.length < pageSize) return { ok: true, checked, head: prevHash };
+    after = rows[rows.length - 1]!.seq;
+  }
+}
