@@ -39,7 +39,8 @@ describe("the API process", () => {
         output += String(chunk);
       });
       const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-      const deadline = Date.now() + 30_000;
+      // A fresh PGlite directory runs initdb: slow on a loaded machine, so wait generously.
+      const deadline = Date.now() + 90_000;
       while (!output.includes("Tollgate API") && Date.now() < deadline)
         await new Promise((r) => setTimeout(r, 100));
       expect(output).toContain(`http://127.0.0.1:${port}`);
@@ -65,5 +66,5 @@ describe("the API process", () => {
       const read = await fetch(`${baseUrl}/v1/merchants/${merchantId}`);
       expect(read.status).toBe(200);
     });
-  }, 90_000);
+  }, 240_000);
 });
