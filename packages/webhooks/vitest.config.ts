@@ -1,5 +1,5 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  test: { name: "webhooks", include: ["src/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 60_000 },
+  test: { name: "webhooks", include: ["src/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 120_000 },
 });
