@@ -5,6 +5,11 @@ import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-tran
 import { getGatewayRouteProcedure } from "../routes/gateway-config/get-gateway-route";
 import { rotateOriginSecretProcedure } from "../routes/gateway-config/rotate-origin-secret";
 import { setGatewayRouteProcedure } from "../routes/gateway-config/set-gateway-route";
+import { createListingProcedure } from "../routes/listings/create-listing";
+import { deleteListingProcedure } from "../routes/listings/delete-listing";
+import { getListingProcedure } from "../routes/listings/get-listing";
+import { listListingsProcedure } from "../routes/listings/list-listings";
+import { updateListingProcedure } from "../routes/listings/update-listing";
 import { getCurrentMerchantProcedure } from "../routes/merchants/get-current-merchant";
 import { getMerchantProcedure } from "../routes/merchants/get-merchant";
 import { registerMerchantProcedure } from "../routes/merchants/register-merchant";
@@ -29,6 +34,13 @@ export const appRouter = router({
     set: setGatewayRouteProcedure,
     get: getGatewayRouteProcedure,
     rotateOriginSecret: rotateOriginSecretProcedure,
+  }),
+  listing: router({
+    create: createListingProcedure,
+    list: listListingsProcedure,
+    get: getListingProcedure,
+    update: updateListingProcedure,
+    delete: deleteListingProcedure,
   }),
   quote: router({ create: createQuoteProcedure }),
   receipt: router({ get: getReceiptProcedure }),
