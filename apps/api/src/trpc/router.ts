@@ -1,6 +1,9 @@
 import { adminLoginProcedure } from "../routes/admin/admin-login";
 import { adminLogoutProcedure } from "../routes/admin/admin-logout";
 import { adminMeProcedure } from "../routes/admin/admin-me";
+import { approveListingProcedure } from "../routes/admin/marketplace/approve-listing";
+import { marketplaceQueueProcedure } from "../routes/admin/marketplace/marketplace-queue";
+import { rejectListingProcedure } from "../routes/admin/marketplace/reject-listing";
 import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-transactions";
 import { getGatewayRouteProcedure } from "../routes/gateway-config/get-gateway-route";
 import { rotateOriginSecretProcedure } from "../routes/gateway-config/rotate-origin-secret";
@@ -22,7 +25,16 @@ import { sendTestWebhookProcedure } from "../routes/webhooks/send-test-webhook";
 import { router } from "./trpc";
 
 export const appRouter = router({
-  admin: router({ login: adminLoginProcedure, logout: adminLogoutProcedure, me: adminMeProcedure }),
+  admin: router({
+    login: adminLoginProcedure,
+    logout: adminLogoutProcedure,
+    me: adminMeProcedure,
+    marketplace: router({
+      queue: marketplaceQueueProcedure,
+      approve: approveListingProcedure,
+      reject: rejectListingProcedure,
+    }),
+  }),
   merchant: router({
     register: registerMerchantProcedure,
     get: getMerchantProcedure,

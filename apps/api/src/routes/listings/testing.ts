@@ -11,11 +11,32 @@ export interface TestMerchant {
 let merchantCounter = 0;
 let operatorCounter = 0;
 
-export async function registerMerchant(api: TestApi, name?: string): Promise<TestMerchant> {
+/** A registered merchant; `webhooks` also gives it an active webhook endpoint, so outbox events are kept. */
+export async function registerMerchant(
+  api: TestApi,
+  name?: string,
+  options: { webhooks?: boolean } = {},
+): Promise<TestMerchant> {
   const merchantName = name ?? `Listing Merchant ${++merchantCounter}`;
-  const created = await api.call("POST", "/v1/merchants", { body: registrationBody({ name: merchantName }) });
+  const created = await api.call("POST", "/v1/merchants", {
+    body: registrationBody({
+      name: merchantName,
+      ...(options.webhooks ? { webhook_url: "https://hooks.example.com/listings" } : {}),
+    }),
+  });
   if (created.status !== 201) throw new Error(`registration failed: ${created.status} ${created.text}`);
-  return { id: String(created.json.merchant_id), secret: String(created.json.secret), name: merchantName };
+  const merchant = {
+    id: String(created.json.merchant_id),
+    secret: String(created.json.secret),
+    name: merchantName,
+  };
+  if (options.webhooks) {
+    const endpoint = await api.call("POST", `/v1/merchants/${merchant.id}/webhook-secret`, {
+      headers: bearer(merchant.secret),
+    });
+    if (endpoint.status >= 300) throw new Error(`webhook secret failed: ${endpoint.status} ${endpoint.text}`);
+  }
+  return merchant;
 }
 
 export function listingBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -69,4 +90,18 @@ export async function signInOperator(
   });
   if (login.status !== 200) throw new Error(`login failed: ${login.status} ${login.text}`);
   return { headers: bearer(login.json.token), id: String(account?.id) };
+}
+
+/** POSTs a decision as the operator whose headers are given. */
+export function decide(
+  api: TestApi,
+  operator: { headers: Record<string, string> },
+  listingId: string,
+  action: "approve" | "reject",
+  body: Record<string, unknown> = action === "reject" ? { reason: "Not a paid API" } : {},
+) {
+  return api.call("POST", `/admin/api/marketplace/${listingId}/${action}`, {
+    headers: operator.headers,
+    body,
+  });
 }
