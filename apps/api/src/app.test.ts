@@ -61,6 +61,13 @@ describe("app", () => {
         "/api/admin/login",
         "/api/admin/logout",
         "/api/admin/me",
+        // issue 11 (marketplace)
+        "/v1/merchants/{id}/listings",
+        "/v1/merchants/{id}/listings/{listing_id}",
+        "/admin/api/marketplace",
+        "/admin/api/marketplace/{id}/approve",
+        "/admin/api/marketplace/{id}/reject",
+        "/api/network/marketplace",
       ].sort(),
     );
     expect(paths["/api/admin/me"]?.get).toMatchObject({

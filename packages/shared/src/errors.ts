@@ -62,6 +62,10 @@ export const ERROR_STATUS = {
   x402_payload_malformed: 400,
   x402_payment_invalid: 402,
   x402_settlement_failed: 402,
+  // Marketplace (issue 11): listings, moderation.
+  listing_not_found: 404,
+  listing_limit_reached: 409,
+  listing_not_pending: 409,
   // 429: limits (SPEC §8).
   rate_limited: 429,
   login_locked: 429,
@@ -140,6 +144,9 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   x402_payload_malformed: "Malformed x402 payment header",
   x402_payment_invalid: "x402 payment invalid",
   x402_settlement_failed: "x402 settlement failed",
+  listing_not_found: "Listing not found",
+  listing_limit_reached: "Listing limit reached",
+  listing_not_pending: "Listing is not waiting for a decision",
   rate_limited: "Too many requests",
   login_locked: "Too many failed sign-ins",
   internal_error: "Internal error",

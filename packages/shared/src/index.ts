@@ -7,6 +7,7 @@ export * from "./deployment";
 export * from "./economics";
 export * from "./errors";
 export * from "./ids";
+export * from "./listing";
 export * from "./merchant";
 export * from "./money";
 export * from "./net";

@@ -53,6 +53,20 @@ export type TestPingEventData = {
   merchant_id: string;
 };
 
+/** `listing.approved` / `listing.rejected` (issue 11): an operator decided on a revision of a listing. */
+export type ListingDecisionEventData = {
+  listing_id: string;
+  merchant_id: string;
+  /** The revision the operator decided on; a later edit starts a new one. */
+  revision: number;
+  route: string;
+  title: string;
+  status: "approved" | "rejected";
+  /** The operator's reason, shown to the merchant (rejections only). */
+  reason: string | null;
+  decided_at: string;
+};
+
 /**
  * Event type → `data`. Later issues add their types here with their payloads: `listing.approved` and
  * `listing.rejected` (marketplace, reserved by DESIGN §8), `receipt.suspended`, `receipt.reinstated` and
@@ -63,6 +77,8 @@ export interface WebhookEventDataMap {
   "settlement.reverted": SettlementEventData;
   "receipt.issued": ReceiptIssuedEventData;
   "test.ping": TestPingEventData;
+  "listing.approved": ListingDecisionEventData;
+  "listing.rejected": ListingDecisionEventData;
 }
 
 export type WebhookEventType = keyof WebhookEventDataMap;
@@ -72,12 +88,12 @@ export const WEBHOOK_EVENT_TYPES = [
   "settlement.reverted",
   "receipt.issued",
   "test.ping",
+  "listing.approved",
+  "listing.rejected",
 ] as const satisfies readonly WebhookEventType[];
 
 /** Names taken by later issues (DESIGN §8; docs/webhooks.md): never reuse them for anything else. */
 export const RESERVED_WEBHOOK_EVENT_TYPES = [
-  "listing.approved",
-  "listing.rejected",
   "receipt.suspended",
   "receipt.reinstated",
   "receipt.revoked",

@@ -112,3 +112,5 @@ export function registrationBody(overrides: Record<string, unknown> = {}): Recor
 export function bearer(secret: unknown): Record<string, string> {
   return { authorization: `Bearer ${String(secret)}` };
 }
+
+export { seedApprovedListings } from "./marketplace-seed";

@@ -1,10 +1,18 @@
 import { adminLoginProcedure } from "../routes/admin/admin-login";
 import { adminLogoutProcedure } from "../routes/admin/admin-logout";
 import { adminMeProcedure } from "../routes/admin/admin-me";
+import { approveListingProcedure } from "../routes/admin/marketplace/approve-listing";
+import { marketplaceQueueProcedure } from "../routes/admin/marketplace/marketplace-queue";
+import { rejectListingProcedure } from "../routes/admin/marketplace/reject-listing";
 import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-transactions";
 import { getGatewayRouteProcedure } from "../routes/gateway-config/get-gateway-route";
 import { rotateOriginSecretProcedure } from "../routes/gateway-config/rotate-origin-secret";
 import { setGatewayRouteProcedure } from "../routes/gateway-config/set-gateway-route";
+import { createListingProcedure } from "../routes/listings/create-listing";
+import { deleteListingProcedure } from "../routes/listings/delete-listing";
+import { getListingProcedure } from "../routes/listings/get-listing";
+import { listListingsProcedure } from "../routes/listings/list-listings";
+import { updateListingProcedure } from "../routes/listings/update-listing";
 import { getCurrentMerchantProcedure } from "../routes/merchants/get-current-merchant";
 import { getMerchantProcedure } from "../routes/merchants/get-merchant";
 import { registerMerchantProcedure } from "../routes/merchants/register-merchant";
@@ -17,7 +25,16 @@ import { sendTestWebhookProcedure } from "../routes/webhooks/send-test-webhook";
 import { router } from "./trpc";
 
 export const appRouter = router({
-  admin: router({ login: adminLoginProcedure, logout: adminLogoutProcedure, me: adminMeProcedure }),
+  admin: router({
+    login: adminLoginProcedure,
+    logout: adminLogoutProcedure,
+    me: adminMeProcedure,
+    marketplace: router({
+      queue: marketplaceQueueProcedure,
+      approve: approveListingProcedure,
+      reject: rejectListingProcedure,
+    }),
+  }),
   merchant: router({
     register: registerMerchantProcedure,
     get: getMerchantProcedure,
@@ -29,6 +46,13 @@ export const appRouter = router({
     set: setGatewayRouteProcedure,
     get: getGatewayRouteProcedure,
     rotateOriginSecret: rotateOriginSecretProcedure,
+  }),
+  listing: router({
+    create: createListingProcedure,
+    list: listListingsProcedure,
+    get: getListingProcedure,
+    update: updateListingProcedure,
+    delete: deleteListingProcedure,
   }),
   quote: router({ create: createQuoteProcedure }),
   receipt: router({ get: getReceiptProcedure }),

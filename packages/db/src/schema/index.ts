@@ -2,6 +2,7 @@
 
 export * from "./gateway";
 export * from "./indexer";
+export * from "./marketplace";
 export * from "./merchants";
 export * from "./operators";
 export * from "./payments";

@@ -1,0 +1,6 @@
+import { ZCreateListingInput } from "@tollgate/shared";
+import { ZMerchantIdParam } from "../merchants/get-merchant.types";
+import { ZListingView } from "./listing.types";
+
+export const ZCreateListingRequest = ZCreateListingInput.extend({ id: ZMerchantIdParam });
+export const ZCreateListingResponse = ZListingView;

@@ -1,0 +1,4 @@
+import { ZListingPathParams, ZListingView } from "./listing.types";
+
+export const ZGetListingRequest = ZListingPathParams;
+export const ZGetListingResponse = ZListingView;

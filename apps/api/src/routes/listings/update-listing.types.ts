@@ -1,0 +1,9 @@
+import { ZUpdateListingInput } from "@tollgate/shared";
+import { ZMerchantIdParam } from "../merchants/get-merchant.types";
+import { ZListingIdParam, ZListingView } from "./listing.types";
+
+export const ZUpdateListingRequest = ZUpdateListingInput.extend({
+  id: ZMerchantIdParam,
+  listing_id: ZListingIdParam,
+});
+export const ZUpdateListingResponse = ZListingView;

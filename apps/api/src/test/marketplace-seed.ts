@@ -1,0 +1,58 @@
+/**
+ * Seeds approved marketplace listings straight into a database (bench and feed tests): `count` listings, ten per
+ * merchant (SPEC §8), each already approved and public. Not an API path: it skips review on purpose.
+ */
+import { randomBytes } from "node:crypto";
+import { type Database, type ListingContentColumn, listings, merchants } from "@tollgate/db";
+import { LISTING_CATEGORIES, MAX_LISTINGS_PER_MERCHANT, newId } from "@tollgate/shared";
+
+export async function seedApprovedListings(db: Database, count: number, now = new Date()): Promise<void> {
+  const merchantRows: (typeof merchants.$inferInsert)[] = [];
+  const listingRows: (typeof listings.$inferInsert)[] = [];
+  for (let index = 0; index < count; index++) {
+    if (index % MAX_LISTINGS_PER_MERCHANT === 0) {
+      merchantRows.push({
+        id: newId("merchant"),
+        name: `Seeded Merchant ${merchantRows.length}`,
+        secretHash: randomBytes(32).toString("hex"),
+        payTo: { evm: "0x52908400098527886E0F7030069857D2E4169EE7" },
+        settlementVersion: "1.2",
+        networkMode: "test",
+        settlementChain: "amoy",
+        createdAt: now,
+        updatedAt: now,
+        secretRotatedAt: now,
+      });
+    }
+    const content: ListingContentColumn = {
+      route: `/v1/seeded/${index}`,
+      category: LISTING_CATEGORIES[index % LISTING_CATEGORIES.length]!,
+      title: `Seeded listing ${index}`,
+      description: `A seeded listing for load tests, number ${index}.`,
+      tier: "standard",
+      method: "GET",
+      base_url: null,
+      input_schema: null,
+      output_schema: null,
+    };
+    const publishedAt = new Date(now.getTime() - index * 1000);
+    listingRows.push({
+      id: newId("listing"),
+      merchantId: merchantRows.at(-1)!.id,
+      status: "approved",
+      revision: 1,
+      content,
+      published: content,
+      publishedCategory: content.category,
+      publishedAt,
+      decidedAt: publishedAt,
+      decidedBy: "adm_seed",
+      createdAt: publishedAt,
+      updatedAt: publishedAt,
+    });
+  }
+  for (let i = 0; i < merchantRows.length; i += 500)
+    await db.insert(merchants).values(merchantRows.slice(i, i + 500));
+  for (let i = 0; i < listingRows.length; i += 500)
+    await db.insert(listings).values(listingRows.slice(i, i + 500));
+}
