@@ -623,7 +623,8 @@ describe("bridge router (issue 6)", () => {
     expect(settled).toMatchObject({ success: true, network: "polygon-amoy", payer: payerV2.address });
     expect(settled.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await usdcBalance(merchant)).toBe(before + PRICE_USDC);
-    expect(await post("settle")).toMatchObject({ success: false });
+    // Issue 20: the challenge is paid; a second settle of it is refused before any chain call.
+    expect(await post("settle")).toMatchObject({ code: "x402_payment_invalid" });
     expect(await usdcBalance(merchant)).toBe(before + PRICE_USDC);
   });
 

@@ -133,6 +133,18 @@ export async function payWithX402(
       // Nothing was settled: the authorization stays usable.
       release: () => ctx.store.release(keys, claimed.lease),
       async consume() {
+        // Issue 20: the lease must outlive the settlement; a lost lease means another request may hold the payment.
+        if (!(await ctx.store.extend(keys, claimed.lease, ctx.facilitator.settleLeaseMs))) {
+          throw new AppError("payment_in_flight", "this authorization's claim lapsed; retry shortly", {
+            headers: { "Retry-After": "2" },
+          });
+        }
+        // A client that gave up is not charged: nothing is settled, the authorization stays usable.
+        if (res.destroyed || req.socket.destroyed) {
+          await ctx.store.release(keys, claimed.lease);
+          ctx.log.info({ provider: paid.provider.id }, "x402 client gone before settlement; not settled");
+          return "answered";
+        }
         const settled = await ctx.facilitator.settle(version, exact, verified);
         if (!settled.success) {
           // Not paid: the upstream answer is withheld. A pending broadcast keeps the claim (the nonce may be spent).
