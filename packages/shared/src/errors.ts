@@ -62,6 +62,8 @@ export const ERROR_STATUS = {
   x402_payload_malformed: 400,
   x402_payment_invalid: 402,
   x402_settlement_failed: 402,
+  // Bridge security (issue 20; docs/bridge.md "Threat model").
+  payment_ip_creator_mismatch: 422,
   // 429: limits (SPEC §8).
   rate_limited: 429,
   login_locked: 429,
@@ -140,6 +142,7 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   x402_payload_malformed: "Malformed x402 payment header",
   x402_payment_invalid: "x402 payment invalid",
   x402_settlement_failed: "x402 settlement failed",
+  payment_ip_creator_mismatch: "Payment does not pay the quoted ip creator",
   rate_limited: "Too many requests",
   login_locked: "Too many failed sign-ins",
   internal_error: "Internal error",

@@ -72,6 +72,9 @@ export const USED_RETENTION_MS = 90 * 24 * 3600 * 1000;
 export const claimKeys = {
   order: (id: string) => `order:${id}`,
   tx: (chainId: number, hash: string) => `tx:${chainId}:${hash.toLowerCase()}`,
+  /** One verified Payment log (issue 20 finding 3: a transaction paying two orders serves both). */
+  log: (chainId: number, hash: string, logIndex: number) =>
+    `log:${chainId}:${hash.toLowerCase()}:${logIndex}`,
   authorization: (chainId: number, token: string, from: string, nonce: string) =>
     `auth:${chainId}:${token.toLowerCase()}:${from.toLowerCase()}:${nonce.toLowerCase()}`,
 };

@@ -320,8 +320,9 @@ describe("bridge router (issue 6)", () => {
     const reused = await fetch(paidUrl(), {
       headers: { "x-tx-hash": tx, "x-order-id": fresh.pay_matic.order_id },
     });
-    expect(reused.status).toBe(409);
-    expect((await readJson(reused)).code).toBe("payment_already_used");
+    // Issue 20 finding 3: locks are per verified log, so this is the order's missing log, not a used transaction.
+    expect(reused.status).toBe(422);
+    expect((await readJson(reused)).code).toBe("payment_log_missing");
 
     // A valid unused transaction for order A presented with order B: the log does not match.
     const { body: fresh2 } = await challenge("/search?q=tolls");
