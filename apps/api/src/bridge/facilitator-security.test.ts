@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { newId, testUsdcAbi } from "@tollgate/shared";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
 import type { Address, Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -32,7 +33,7 @@ import {
   type TestUpstream,
   x402V1Header,
 } from "./testing";
-import { decodeHeader } from "./x402/wire";
+import { decodeHeader, encodeHeader } from "./x402/wire";
 
 const PRICE_USDC = 150_000n;
 const keyOf = (agent: Agent): Hex => wellKnownDevKeys().get(agent.address.toLowerCase())!;
@@ -226,5 +227,41 @@ describe("facilitator security (issue 20, finding 1)", () => {
     } finally {
       await slow.close();
     }
+  });
+
+  it("finding 5: a v2 authorization must name this request's challenge, and pays that challenge once", async () => {
+    const response = await fetch(`${bridge.url}/acme/v2`);
+    const required = decodeHeader(response.headers.get("payment-required")!, "PAYMENT-REQUIRED") as Json;
+    await response.arrayBuffer();
+    const accepted = required.accepts[0];
+    const scheme = new ExactEvmScheme(privateKeyToAccount(keyOf(payer2)));
+    const { order_id: _order, ...extraWithoutOrder } = accepted.extra;
+    const unbound = { ...accepted, extra: extraWithoutOrder };
+    const unboundHeader = encodeHeader({
+      x402Version: 2,
+      accepted: unbound,
+      payload: (await scheme.createPaymentPayload(2, unbound)).payload,
+    });
+    const seen = upstream.seen.length;
+    const refusedV2 = await fetch(`${bridge.url}/acme/v2`, {
+      headers: { "PAYMENT-SIGNATURE": unboundHeader },
+    });
+    expect(refusedV2.status).toBe(402);
+    expect((await readJson(refusedV2)).error).toBe("invalid_payment_requirements");
+    expect(upstream.seen.length).toBe(seen);
+
+    const bound = encodeHeader({
+      x402Version: 2,
+      accepted,
+      payload: (await scheme.createPaymentPayload(2, accepted)).payload,
+    });
+    expect((await fetch(`${bridge.url}/acme/v2`, { headers: { "PAYMENT-SIGNATURE": bound } })).status).toBe(
+      200,
+    );
+    // The challenge is paid: the facilitator door refuses to settle it again.
+    const v1 = await accept("/v2");
+    const paidAgain = { ...v1, extra: { ...v1.extra, order_id: accepted.extra.order_id } };
+    await refused("settle", await body(keyOf(payer), paidAgain));
+    expect(upstream.seen.length).toBe(seen + 1);
   });
 });

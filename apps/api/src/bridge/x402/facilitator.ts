@@ -119,7 +119,7 @@ export function createFacilitator(options: FacilitatorOptions): Facilitator {
   const receiptTimeoutMs = options.receiptTimeoutMs ?? DEFAULT_RECEIPT_TIMEOUT_MS;
   /** Serializes sends only: each holds it for one nonce read (first time) and one broadcast. */
   let sendSlot: Promise<unknown> = Promise.resolve();
-  /** The relayer's next account nonce, tracked locally; forgotten (re-read as "pending") after a failed send. */
+  /** The relayer's next account nonce as this process knows it; forgotten after a failed send. */
   let nextNonce: number | undefined;
   const wallet =
     chain && options.relayer
@@ -323,9 +323,12 @@ export function createFacilitator(options: FacilitatorOptions): Facilitator {
       if (options.now().getTime() > sendBy)
         return fail("unexpected_settle_error", "the relayer was too busy; nothing was sent");
       try {
-        const nonce =
-          nextNonce ??
-          (await chain.client.getTransactionCount({ address: relayer.address, blockTag: "pending" }));
+        // The node's pending count covers other senders of this key; the local count covers a lagging node.
+        const pending = await chain.client.getTransactionCount({
+          address: relayer.address,
+          blockTag: "pending",
+        });
+        const nonce = Math.max(pending, nextNonce ?? 0);
         const hash = await wallet.writeContract({
           address: req.token.address,
           abi: testUsdcAbi,

@@ -73,18 +73,25 @@ export async function payWithX402(
       },
     });
 
-  // v2 may name our order: then it must be this request's (a cheap call's order cannot buy another).
+  // Issue 20 finding 5: a v2 payment must name (`accepted.extra.order_id`) this request's challenge, and that order
+  // is claimed with the authorization, so one authorization pays one order. v1 payloads carry no requirements to
+  // name an order with: they stay bound to payTo and price only (docs/bridge.md "Threat model").
+  let orderKey: string | undefined;
   if (version === 2) {
     const orderId = payment.payload.accepted.extra?.order_id;
-    if (typeof orderId === "string" && isId("order", orderId)) {
-      const order = await ctx.store.getOrder(orderId);
-      if (order && (order.provider !== paid.provider.id || order.requestHash !== paid.requestHash)) {
-        throw new AppError(
-          "order_request_mismatch",
-          "this payment names an order issued for another request",
-        );
-      }
+    if (typeof orderId !== "string" || !isId("order", orderId))
+      return refuse(
+        "invalid_payment_requirements",
+        "accepted.extra.order_id must name this request's challenge",
+      );
+    const order = await ctx.store.getOrder(orderId);
+    if (!order) return refuse("invalid_payment_requirements", "unknown or expired challenge");
+    if (order.provider !== paid.provider.id || order.requestHash !== paid.requestHash) {
+      throw new AppError("order_request_mismatch", "this payment names an order issued for another request");
     }
+    orderKey = claimKeys.order(order.id);
+    if ((await ctx.store.state(orderKey)) === "used")
+      return refuse("duplicate_settlement", "this challenge was already paid");
   }
   const { candidates, reason } = await matchRequirements(ctx, payment, paid.provider);
   if (candidates.length === 0)
@@ -112,7 +119,7 @@ export async function payWithX402(
   }
   if (!requirement) return refuse(lastInvalid.reason, lastInvalid.message);
   const verified = requirement;
-  const keys = [keyOf(verified)];
+  const keys = orderKey ? [keyOf(verified), orderKey] : [keyOf(verified)];
 
   const claim = async (): Promise<HeldPayment | undefined> => {
     const claimed = await ctx.store.claim(keys, ctx.claimLeaseMs);
