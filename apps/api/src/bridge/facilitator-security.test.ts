@@ -26,6 +26,7 @@ import {
 import { createMemoryOrderStore } from "./orders";
 import {
   type Json,
+  junkSettleBody,
   readJson,
   startTestBridge,
   startTestUpstream,
@@ -263,5 +264,21 @@ describe("facilitator security (issue 20, finding 1)", () => {
     const paidAgain = { ...v1, extra: { ...v1.extra, order_id: accepted.extra.order_id } };
     await refused("settle", await body(keyOf(payer), paidAgain));
     expect(upstream.seen.length).toBe(seen + 1);
+  });
+
+  it("a flood of junk settles in front of a real payer: all refused, the payer served, one relayer transaction", async () => {
+    const junkAccept = await accept("/junk");
+    const junk = await Promise.all(Array.from({ length: 24 }, () => junkSettleBody(junkAccept)));
+    const real = await readJson(await fetch(`${bridge.url}/acme/real`));
+    const header = await x402V1Header(payer, real.accepts[0]);
+    const before = await relayerNonce();
+    const merchantBefore = await usdcBalance(merchant);
+    const flood = junk.map((b) => post("settle", b));
+    const paid = await fetch(`${bridge.url}/acme/real`, { headers: { "X-PAYMENT": header } });
+    const statuses = await Promise.all(flood.map(async (r) => (await r).status));
+    expect(paid.status).toBe(200);
+    expect(statuses.every((status) => status === 402)).toBe(true);
+    expect(await relayerNonce()).toBe(before + 1);
+    expect(await usdcBalance(merchant)).toBe(merchantBefore + PRICE_USDC);
   });
 });
