@@ -10,7 +10,14 @@
  * transfer leaves no log to follow). With no ip creator the event's amounts already pin the leg to 0.
  */
 import { AppError, splitterV12Abi, ZERO_ADDRESS } from "@tollgate/shared";
-import { decodeFunctionData, type Hash, isAddressEqual } from "viem";
+import {
+  type Address,
+  decodeFunctionData,
+  type Hash,
+  type Hex,
+  isAddressEqual,
+  recoverMessageAddress,
+} from "viem";
 import type { ChainContext } from "../services/chains";
 import { type VerifiedPayment, verifyPayment } from "../services/payment-verifier";
 import type { BridgeOrder } from "./orders";
@@ -111,4 +118,51 @@ async function checkIpCreator(
   }
   if (!isAddressEqual(named as `0x${string}`, quoted as `0x${string}`))
     throw mismatch(`the payment names ip creator ${named}, the order quoted ${quoted}`);
+}
+
+/** Issue 20 finding 5: the header binding a legacy proof to its payer. */
+export const PAYER_SIGNATURE_HEADER = "x-payer-signature";
+
+/** What the paying address signs (EIP-191 personal_sign) to bind a proof to itself. */
+export function legacyProofMessage(orderId: string, txHash: string): string {
+  return ["Tollgate bridge payment proof", `order_id: ${orderId}`, `tx_hash: ${txHash.toLowerCase()}`].join(
+    "\n",
+  );
+}
+
+/**
+ * Checks `x-payer-signature` against the verified payer. Absent: accepted unless `required` (the transition period,
+ * `BRIDGE_REQUIRE_PAYER_SIGNATURE`); present: must recover to the payer, else 422 `payment_payer_mismatch`.
+ */
+export async function checkPayerSignature(
+  header: string | undefined,
+  orderId: string,
+  txHash: Hash,
+  payer: Address,
+  required: boolean,
+): Promise<void> {
+  if (header === undefined) {
+    if (required)
+      throw new AppError(
+        "validation_failed",
+        `send ${PAYER_SIGNATURE_HEADER}: the payer's signature over the proof`,
+      );
+    return;
+  }
+  const signature = header.trim();
+  if (!/^0x[0-9a-fA-F]{130}$/.test(signature))
+    throw new AppError("validation_failed", `${PAYER_SIGNATURE_HEADER} must be 0x + 130 hex digits`);
+  let signer: Address;
+  try {
+    signer = await recoverMessageAddress({
+      message: legacyProofMessage(orderId, txHash),
+      signature: signature as Hex,
+    });
+  } catch (error) {
+    throw new AppError("validation_failed", `${PAYER_SIGNATURE_HEADER} cannot be recovered`, {
+      cause: error,
+    });
+  }
+  if (!isAddressEqual(signer, payer))
+    throw new AppError("payment_payer_mismatch", "the proof is not signed by the address that paid");
 }

@@ -9,7 +9,7 @@
 import { AppError, isId } from "@tollgate/shared";
 import type { Request, Response } from "express";
 import { LEGACY_PROFILE, PROOF_HEADERS } from "./challenge";
-import { parseTxHash, verifyLegacyProof } from "./legacy-proof";
+import { checkPayerSignature, PAYER_SIGNATURE_HEADER, parseTxHash, verifyLegacyProof } from "./legacy-proof";
 import { claimKeys, USED_RETENTION_MS } from "./orders";
 import { forwardToProvider, type PaidRequest } from "./paid-request";
 import { encodePaymentReceipt, RECEIPT_HEADER } from "./payment-receipt";
@@ -43,6 +43,13 @@ export async function payWithLegacyProof(
   const orderKey = claimKeys.order(order.id);
   if ((await ctx.store.state(orderKey)) === "used") throw orderUsed();
   const verified = await verifyLegacyProof(chain, order, txHash);
+  await checkPayerSignature(
+    req.header(PAYER_SIGNATURE_HEADER),
+    order.id,
+    txHash,
+    verified.payer,
+    ctx.config.requirePayerSignature,
+  );
   const keys = [orderKey, claimKeys.log(chain.chainId, verified.txHash, verified.logIndex)];
 
   await forwardToProvider(

@@ -10,8 +10,10 @@ import { join } from "node:path";
 import { readArtifact } from "@tollgate/contracts/deploy";
 import { splitterV12Abi } from "@tollgate/shared";
 import type { Abi, Address, Hash } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Agent, agentOn, type LocalChains, startTestChains } from "../test/chains";
+import { legacyProofMessage } from "./legacy-proof";
 import {
   type Json,
   randomAddress,
@@ -172,5 +174,77 @@ describe("legacy rail security (issue 20, findings 2 and 3)", () => {
     expect(refused.status).toBe(422);
     expect((await readJson(refused)).code).toBe("payment_ip_creator_mismatch");
     expect(upstream.seen.length).toBe(seen);
+  });
+
+  it("finding 5: x-payer-signature binds a legacy proof to the payer; required once the transition ends", async () => {
+    const terms = await payMatic("/plain/signed");
+    const tx = await payer.wallet.writeContract({
+      account: payer.account,
+      chain: null,
+      address: terms.splitter,
+      abi: splitterV12Abi,
+      functionName: "payMatic",
+      args: [terms.merchant_wallet, terms.ip_creator, String(terms.order_id)],
+      value: BigInt(terms.total_wei),
+    });
+    await payer.client.waitForTransactionReceipt({ hash: tx });
+    const message = legacyProofMessage(String(terms.order_id), tx);
+    const stranger = await privateKeyToAccount(generatePrivateKey()).signMessage({ message });
+    const signed = (signature: string, url = bridge.url) =>
+      fetch(`${url}/plain/signed`, {
+        headers: { "x-tx-hash": tx, "x-order-id": String(terms.order_id), "x-payer-signature": signature },
+      });
+    const seen = upstream.seen.length;
+    const foreign = await signed(stranger);
+    expect(foreign.status).toBe(422);
+    expect((await readJson(foreign)).code).toBe("payment_payer_mismatch");
+    expect((await signed("0x12")).status).toBe(400);
+    expect(upstream.seen.length).toBe(seen);
+
+    const strict = await startTestBridge(
+      chains,
+      [
+        {
+          id: "plain",
+          upstream_url: `${upstream.url}/p`,
+          price_wei: PRICE_WEI.toString(),
+          merchant_wallet: merchant,
+        },
+      ],
+      { BRIDGE_REQUIRE_PAYER_SIGNATURE: "true" },
+    );
+    try {
+      const strictTerms = (await (await fetch(`${strict.url}/plain/signed`)).json()) as Json;
+      const order = String(strictTerms.pay_matic.order_id);
+      const strictTx = await payer.wallet.writeContract({
+        account: payer.account,
+        chain: null,
+        address: strictTerms.pay_matic.splitter,
+        abi: splitterV12Abi,
+        functionName: "payMatic",
+        args: [merchant, strictTerms.pay_matic.ip_creator, order],
+        value: BigInt(strictTerms.pay_matic.total_wei),
+      });
+      await payer.client.waitForTransactionReceipt({ hash: strictTx });
+      const unsigned = await fetch(`${strict.url}/plain/signed`, {
+        headers: { "x-tx-hash": strictTx, "x-order-id": order },
+      });
+      expect(unsigned.status).toBe(400);
+      expect((await readJson(unsigned)).code).toBe("validation_failed");
+      const own = await payer.wallet.signMessage({
+        account: payer.account,
+        message: legacyProofMessage(order, strictTx),
+      });
+      const ok = await fetch(`${strict.url}/plain/signed`, {
+        headers: { "x-tx-hash": strictTx, "x-order-id": order, "x-payer-signature": own },
+      });
+      expect(ok.status, await ok.clone().text()).toBe(200);
+      expect(upstream.seen.at(-1)!.headers["x-payer-signature"]).toBeUndefined();
+    } finally {
+      await strict.close();
+    }
+
+    const mine = await payer.wallet.signMessage({ account: payer.account, message });
+    expect((await signed(mine)).status).toBe(200);
   });
 });
