@@ -66,6 +66,8 @@ export const ERROR_STATUS = {
   listing_not_found: 404,
   listing_limit_reached: 409,
   listing_not_pending: 409,
+  // Bridge security (issue 20; docs/bridge.md "Threat model").
+  payment_ip_creator_mismatch: 422,
   // 429: limits (SPEC §8).
   rate_limited: 429,
   login_locked: 429,
@@ -147,6 +149,7 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   listing_not_found: "Listing not found",
   listing_limit_reached: "Listing limit reached",
   listing_not_pending: "Listing is not waiting for a decision",
+  payment_ip_creator_mismatch: "Payment does not pay the quoted ip creator",
   rate_limited: "Too many requests",
   login_locked: "Too many failed sign-ins",
   internal_error: "Internal error",

@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { checkEvmAddress, EVM_NETWORKS, type EvmNetworkName } from "@tollgate/shared";
 import {
   type EnvSource,
+  envBoolean,
   envDefault,
   envInteger,
   envIssueLines,
@@ -63,6 +64,8 @@ export interface BridgeConfig {
   relayerPrivateKey: `0x${string}` | undefined;
   /** Upper bound on gas of one transferWithAuthorization. */
   settlementGasLimit: bigint;
+  /** Legacy proofs must carry the payer's signature over the order (issue 20); unsigned ones are refused. */
+  requirePayerSignature: boolean;
 }
 
 export class BridgeConfigError extends Error {
@@ -178,6 +181,8 @@ const CommonEnvSchema = z.object({
   BRIDGE_MAX_BODY_BYTES: envDefault(envInteger({ min: 1024 }), 5 * 1024 * 1024),
   BRIDGE_SETTLEMENT_GAS_LIMIT: envDefault(envInteger({ min: 50_000 }), 200_000),
   BRIDGE_RELAYER_PRIVATE_KEY: envOptional(envPrivateKey()),
+  /** Issue 20: refuse legacy proofs without `x-payer-signature` (ends the transition period). */
+  BRIDGE_REQUIRE_PAYER_SIGNATURE: envDefault(envBoolean(), false),
   NODE_ENV: envNodeEnv(),
 });
 
@@ -219,6 +224,7 @@ function common(source: EnvSource) {
     maxBodyBytes: raw.BRIDGE_MAX_BODY_BYTES,
     settlementGasLimit: BigInt(raw.BRIDGE_SETTLEMENT_GAS_LIMIT),
     relayerPrivateKey: raw.BRIDGE_RELAYER_PRIVATE_KEY,
+    requirePayerSignature: raw.BRIDGE_REQUIRE_PAYER_SIGNATURE,
     allowLoopbackUpstreams: raw.NODE_ENV !== "production",
   };
 }

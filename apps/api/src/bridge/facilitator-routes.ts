@@ -3,6 +3,9 @@
  * `GET /facilitator/supported`, `POST /facilitator/verify`, `POST /facilitator/settle`.
  * Invariants: bodies are zod-checked (x402/facilitator-request.ts); verify and settle share the per-IP challenge
  * limiter; settle takes the same claim as the x402 rail, so one authorization settles once whichever door it uses.
+ * Issue 20: requirements must answer an issued, unpaid challenge exactly (x402/facilitator-request.ts); settle
+ * claims that challenge's order with the authorization, for a lease that outlives the settlement, and holds a
+ * relayer slot per client and per provider (relayer-bounds.ts) while it runs.
  */
 import express, { type Router } from "express";
 import { clientKey } from "../infra/rate-limit";
@@ -48,7 +51,7 @@ export function mountFacilitatorRoutes(router: Router, ctx: BridgeContext): void
     json,
     bridgeHandler(ctx, async (req, res) => {
       await limited(req.ip);
-      const { version, payload, requirement } = await facilitatorRequest(ctx, req.body);
+      const { version, payload, requirement, orderId, provider } = await facilitatorRequest(ctx, req.body);
       const refused = (payer: string | undefined, errorReason: string | undefined, errorMessage?: string) =>
         res.json({
           success: false,
@@ -58,26 +61,33 @@ export function mountFacilitatorRoutes(router: Router, ctx: BridgeContext): void
           errorReason,
           ...(errorMessage !== undefined ? { errorMessage } : {}),
         } satisfies SettleResponse);
-      const verdict = await ctx.facilitator.verify(version, payload, requirement);
-      if (!verdict.isValid) {
-        refused(verdict.payer, verdict.invalidReason, verdict.invalidMessage);
-        return;
+      const leave = ctx.relayerBounds.enter(provider, clientKey(req.ip ?? "unknown"));
+      try {
+        const verdict = await ctx.facilitator.verify(version, payload, requirement);
+        if (!verdict.isValid) {
+          refused(verdict.payer, verdict.invalidReason, verdict.invalidMessage);
+          return;
+        }
+        const auth = payload.authorization;
+        const keys = [
+          claimKeys.authorization(requirement.chainId, requirement.token.address, auth.from, auth.nonce),
+          claimKeys.order(orderId),
+        ];
+        // The lease outlives the settlement (it never runs longer than settleLeaseMs).
+        const claim = await ctx.store.claim(keys, ctx.facilitator.settleLeaseMs);
+        if (!claim.ok) {
+          refused(auth.from, "duplicate_settlement");
+          return;
+        }
+        const settled = await ctx.facilitator.settle(version, payload, requirement);
+        // A pending broadcast keeps the claim: the nonce may be spent on-chain already.
+        if (settled.success || settled.errorReason === "settlement_pending")
+          await ctx.store.consume(keys, claim.lease, USED_RETENTION_MS);
+        else await ctx.store.release(keys, claim.lease);
+        res.json(settled);
+      } finally {
+        leave();
       }
-      const auth = payload.authorization;
-      const keys = [
-        claimKeys.authorization(requirement.chainId, requirement.token.address, auth.from, auth.nonce),
-      ];
-      const claim = await ctx.store.claim(keys, ctx.claimLeaseMs);
-      if (!claim.ok) {
-        refused(auth.from, "duplicate_settlement");
-        return;
-      }
-      const settled = await ctx.facilitator.settle(version, payload, requirement);
-      // A pending broadcast keeps the claim: the nonce may be spent on-chain already.
-      if (settled.success || settled.errorReason === "settlement_pending")
-        await ctx.store.consume(keys, claim.lease, USED_RETENTION_MS);
-      else await ctx.store.release(keys, claim.lease);
-      res.json(settled);
     }),
   );
 }

@@ -4,9 +4,20 @@
  * the challenge stated (emitting splitter, exactly one log for the order, merchant, native token, every leg,
  * confirmations); a payment mined before the order expired is honoured even when its confirmations arrive
  * later (prior-art §9 item 8); `x-solana-tx` proofs are refused (SPEC §1: Solana settlement disabled).
+ * Issue 20 finding 2: the v1.2 `Payment` event does not name the ip creator, so the ip-creator leg is checked from
+ * the transaction itself: a direct call to the splitter (`payMatic` / `payNative`) must name the quoted ip creator;
+ * a payment made through another contract is refused when the quote has a non-zero ip creator (a native value
+ * transfer leaves no log to follow). With no ip creator the event's amounts already pin the leg to 0.
  */
-import { AppError, ZERO_ADDRESS } from "@tollgate/shared";
-import type { Hash } from "viem";
+import { AppError, splitterV12Abi, ZERO_ADDRESS } from "@tollgate/shared";
+import {
+  type Address,
+  decodeFunctionData,
+  type Hash,
+  type Hex,
+  isAddressEqual,
+  recoverMessageAddress,
+} from "viem";
 import type { ChainContext } from "../services/chains";
 import { type VerifiedPayment, verifyPayment } from "../services/payment-verifier";
 import type { BridgeOrder } from "./orders";
@@ -60,6 +71,7 @@ export async function verifyLegacyProof(
       { headers: { "Retry-After": "2" } },
     );
   }
+  await checkIpCreator(chain, txHash, terms.splitter, terms.ipCreator);
   // Mined in time is what counts, not when the proof arrives (the order is kept past its TTL for this).
   if (result.blockTimestamp.getTime() > order.expiresAt) {
     throw new AppError(
@@ -68,4 +80,89 @@ export async function verifyLegacyProof(
     );
   }
   return result;
+}
+
+/** Finding 2 (see the module comment): the ip creator the transaction paid is the quoted one. */
+async function checkIpCreator(
+  chain: ChainContext,
+  txHash: Hash,
+  splitter: string,
+  quoted: string,
+): Promise<void> {
+  let tx: Awaited<ReturnType<ChainContext["client"]["getTransaction"]>>;
+  try {
+    tx = await chain.client.getTransaction({ hash: txHash });
+  } catch (error) {
+    throw new AppError("chain_unavailable", "the chain RPC did not answer; retry later", {
+      cause: error,
+      headers: { "Retry-After": "5" },
+    });
+  }
+  const mismatch = (detail: string) => new AppError("payment_ip_creator_mismatch", detail);
+  if (!tx.to || !isAddressEqual(tx.to, splitter as `0x${string}`)) {
+    if (isAddressEqual(quoted as `0x${string}`, ZERO_ADDRESS)) return;
+    throw mismatch(
+      "the payment went through another contract; its ip creator cannot be verified, pay the splitter directly",
+    );
+  }
+  let named: string;
+  try {
+    const call = decodeFunctionData({ abi: splitterV12Abi, data: tx.input });
+    if (call.functionName === "payMatic") named = call.args[1];
+    else if (call.functionName === "payNative") named = call.args[2];
+    else throw new Error(`unexpected ${call.functionName}`);
+  } catch (error) {
+    throw new AppError("payment_ip_creator_mismatch", "the splitter call is not a native payment", {
+      cause: error,
+    });
+  }
+  if (!isAddressEqual(named as `0x${string}`, quoted as `0x${string}`))
+    throw mismatch(`the payment names ip creator ${named}, the order quoted ${quoted}`);
+}
+
+/** Issue 20 finding 5: the header binding a legacy proof to its payer. */
+export const PAYER_SIGNATURE_HEADER = "x-payer-signature";
+
+/** What the paying address signs (EIP-191 personal_sign) to bind a proof to itself. */
+export function legacyProofMessage(orderId: string, txHash: string): string {
+  return ["Tollgate bridge payment proof", `order_id: ${orderId}`, `tx_hash: ${txHash.toLowerCase()}`].join(
+    "\n",
+  );
+}
+
+/**
+ * Checks `x-payer-signature` against the verified payer. Absent: accepted unless `required` (the transition period,
+ * `BRIDGE_REQUIRE_PAYER_SIGNATURE`); present: must recover to the payer, else 422 `payment_payer_mismatch`.
+ */
+export async function checkPayerSignature(
+  header: string | undefined,
+  orderId: string,
+  txHash: Hash,
+  payer: Address,
+  required: boolean,
+): Promise<void> {
+  if (header === undefined) {
+    if (required)
+      throw new AppError(
+        "validation_failed",
+        `send ${PAYER_SIGNATURE_HEADER}: the payer's signature over the proof`,
+      );
+    return;
+  }
+  const signature = header.trim();
+  if (!/^0x[0-9a-fA-F]{130}$/.test(signature))
+    throw new AppError("validation_failed", `${PAYER_SIGNATURE_HEADER} must be 0x + 130 hex digits`);
+  let signer: Address;
+  try {
+    signer = await recoverMessageAddress({
+      message: legacyProofMessage(orderId, txHash),
+      signature: signature as Hex,
+    });
+  } catch (error) {
+    throw new AppError("validation_failed", `${PAYER_SIGNATURE_HEADER} cannot be recovered`, {
+      cause: error,
+    });
+  }
+  if (!isAddressEqual(signer, payer))
+    throw new AppError("payment_payer_mismatch", "the proof is not signed by the address that paid");
 }

@@ -86,7 +86,7 @@ describe("legacy pay_matic rail: refusals before the chain", () => {
     expect(post.status).toBe(422);
   });
 
-  it("a used order or a used transaction is 409 before any RPC call", async () => {
+  it("a used order is 409 before any RPC call; a whole-transaction mark no longer blocks (issue 20)", async () => {
     const orderId = await orderFor("/used");
     const taken = await store.claim([claimKeys.order(orderId)], 60_000);
     if (!taken.ok) throw new Error("claim failed");
@@ -96,13 +96,14 @@ describe("legacy pay_matic rail: refusals before the chain", () => {
       problem: { code: "order_already_used" },
     });
 
+    // Payments are locked per verified log: a transaction-wide mark is not consulted (the RPC is, here 503).
     const fresh = await orderFor("/used");
     const tx = await store.claim([claimKeys.tx(80002, TX)], 60_000);
     if (!tx.ok) throw new Error("claim failed");
     await store.consume([claimKeys.tx(80002, TX)], tx.lease, USED_RETENTION_MS);
     expect(await prove("/used", fresh)).toMatchObject({
-      status: 409,
-      problem: { code: "payment_already_used" },
+      status: 503,
+      problem: { code: "chain_unavailable" },
     });
     expect(upstream.seen).toHaveLength(0);
   });

@@ -1,21 +1,22 @@
 /**
  * The legacy `pay_matic` rail (SPEC §1 legacy bridge flow; docs/bridge.md "Proofs and what happens"): a v1.2
  * `payMatic` transaction proved with `x-tx-hash` + `x-order-id`.
- * Invariants: the order must be this request's (method, path, body); the order AND the transaction are claimed in
- * one atomic step after verification and before the upstream call, so one payment buys one call whichever of the
- * two is reused; cheap refusals come before any RPC call.
+ * Invariants: the order must be this request's (method, path, body); the order AND the verified Payment log
+ * (`<chain>:<hash>:<logIndex>`, issue 20 finding 3: not the whole transaction, so one transaction paying two orders
+ * serves both) are claimed in one atomic step after verification and before the upstream call, so one payment buys
+ * one call whichever of the two is reused; a used order is refused before any RPC call.
  */
 import { AppError, isId } from "@tollgate/shared";
 import type { Request, Response } from "express";
 import { LEGACY_PROFILE, PROOF_HEADERS } from "./challenge";
-import { parseTxHash, verifyLegacyProof } from "./legacy-proof";
+import { checkPayerSignature, PAYER_SIGNATURE_HEADER, parseTxHash, verifyLegacyProof } from "./legacy-proof";
 import { claimKeys, USED_RETENTION_MS } from "./orders";
 import { forwardToProvider, type PaidRequest } from "./paid-request";
 import { encodePaymentReceipt, RECEIPT_HEADER } from "./payment-receipt";
 import type { BridgeContext } from "./wiring";
 
 const orderUsed = () => new AppError("order_already_used", "order already used");
-const txUsed = () => new AppError("payment_already_used", "this transaction already bought a call");
+const logUsed = () => new AppError("payment_already_used", "this payment already bought a call");
 
 export async function payWithLegacyProof(
   ctx: BridgeContext,
@@ -39,11 +40,17 @@ export async function payWithLegacyProof(
     );
   }
   const chain = ctx.chain();
-  const [orderKey, txKey] = [claimKeys.order(order.id), claimKeys.tx(chain.chainId, txHash)];
-  const keys = [orderKey, txKey];
+  const orderKey = claimKeys.order(order.id);
   if ((await ctx.store.state(orderKey)) === "used") throw orderUsed();
-  if ((await ctx.store.state(txKey)) === "used") throw txUsed();
   const verified = await verifyLegacyProof(chain, order, txHash);
+  await checkPayerSignature(
+    req.header(PAYER_SIGNATURE_HEADER),
+    order.id,
+    txHash,
+    verified.payer,
+    ctx.config.requirePayerSignature,
+  );
+  const keys = [orderKey, claimKeys.log(chain.chainId, verified.txHash, verified.logIndex)];
 
   await forwardToProvider(
     ctx,
@@ -62,7 +69,7 @@ export async function payWithLegacyProof(
             },
           );
         }
-        throw claim.key === orderKey ? orderUsed() : txUsed();
+        throw claim.key === orderKey ? orderUsed() : logUsed();
       }
       return {
         release: () => ctx.store.release(keys, claim.lease),

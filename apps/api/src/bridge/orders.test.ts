@@ -65,6 +65,27 @@ function contract(
       }
     });
 
+    it("extend (issue 20): only the holder extends, all keys or none; a lost lease is refused", async () => {
+      const { store, close } = make();
+      try {
+        const tag = `${Date.now()}${Math.random()}`;
+        const keys = [claimKeys.order(`ord_x${tag}`), claimKeys.tx(80002, `0x${tag}`)];
+        const held = await store.claim(keys, 60_000);
+        if (!held.ok) throw new Error("claim failed");
+        expect(await store.extend(keys, "lease:not-mine", 60_000)).toBe(false);
+        expect(await store.extend(keys, held.lease, 120_000)).toBe(true);
+        expect(await store.state(keys[0]!)).toBe("in_flight");
+        // A key the holder no longer has: nothing is extended.
+        await store.release([keys[1]!], held.lease);
+        expect(await store.extend(keys, held.lease, 120_000)).toBe(false);
+        await store.consume([keys[0]!], held.lease, 60_000);
+        expect(await store.extend([keys[0]!], held.lease, 120_000)).toBe(false);
+        expect(await store.state(keys[0]!)).toBe("used");
+      } finally {
+        await close();
+      }
+    });
+
     it("20 concurrent claims of one key (across clients when shared): exactly one wins", async () => {
       const { store, other, close } = make();
       try {

@@ -8,7 +8,9 @@
  *   (order id, transaction hash or EIP-3009 authorization) in ONE atomic step (a Lua script on Redis, a
  *   synchronous section in memory). A claim is a lease; it is released when the upstream fails (the payment
  *   stays replayable) and turned into a permanent "used" mark when the call is delivered.
- * - A lease expires by itself, so a process that dies mid-call leaves the payment replayable, never lost.
+ * - A lease expires by itself, so a process that dies mid-call leaves the payment replayable, never lost. Before an
+ *   x402 settlement the holder extends its lease (`extend`) to outlive the settlement, or gives up when the lease
+ *   was lost (issue 20: a slow settlement must not let a second request take the same payment).
  * - With Redis configured, every failure to reach it is a 503 (`bridge_store_unavailable`): the bridge never
  *   falls back to memory, which would let another process accept the same payment (prior-art §9 item 9).
  */
@@ -54,6 +56,8 @@ export interface OrderStore {
   claim(keys: readonly string[], leaseMs: number): Promise<ClaimResult>;
   /** Gives the keys back (upstream failed): the payment can be replayed. Only the lease holder can. */
   release(keys: readonly string[], lease: string): Promise<void>;
+  /** Extends the holder's lease on every key to `leaseMs` from now; false (nothing changed) when it was lost. */
+  extend(keys: readonly string[], lease: string, leaseMs: number): Promise<boolean>;
   /** Marks the keys used for `usedMs` (delivered). */
   consume(keys: readonly string[], lease: string, usedMs: number): Promise<void>;
   /** Current state of one key (tests and diagnostics). */
@@ -68,6 +72,9 @@ export const USED_RETENTION_MS = 90 * 24 * 3600 * 1000;
 export const claimKeys = {
   order: (id: string) => `order:${id}`,
   tx: (chainId: number, hash: string) => `tx:${chainId}:${hash.toLowerCase()}`,
+  /** One verified Payment log (issue 20 finding 3: a transaction paying two orders serves both). */
+  log: (chainId: number, hash: string, logIndex: number) =>
+    `log:${chainId}:${hash.toLowerCase()}:${logIndex}`,
   authorization: (chainId: number, token: string, from: string, nonce: string) =>
     `auth:${chainId}:${token.toLowerCase()}:${from.toLowerCase()}:${nonce.toLowerCase()}`,
 };
@@ -122,6 +129,11 @@ export function createMemoryOrderStore(now: () => number = Date.now): OrderStore
     async release(keys, lease) {
       for (const key of keys) if (live(key)?.value === lease) claims.delete(key);
     },
+    async extend(keys, lease, leaseMs) {
+      if (!keys.every((key) => live(key)?.value === lease)) return false;
+      for (const key of keys) claims.set(key, { value: lease, until: now() + leaseMs });
+      return true;
+    },
     async consume(keys, lease, usedMs) {
       for (const key of keys) {
         const entry = live(key);
@@ -152,6 +164,13 @@ const RELEASE_SCRIPT = `
 for i, k in ipairs(KEYS) do
   if redis.call('GET', k) == ARGV[1] then redis.call('DEL', k) end
 end
+return 1
+`;
+const EXTEND_SCRIPT = `
+for i, k in ipairs(KEYS) do
+  if redis.call('GET', k) ~= ARGV[1] then return 0 end
+end
+for i, k in ipairs(KEYS) do redis.call('PEXPIRE', k, ARGV[2]) end
 return 1
 `;
 const CONSUME_SCRIPT = `
@@ -246,6 +265,17 @@ export function createRedisOrderStore(options: RedisOrderStoreOptions): OrderSto
     release: (keys, lease) =>
       run("release", async () => {
         await redis.eval(RELEASE_SCRIPT, keys.length, ...full(keys), lease);
+      }),
+    extend: (keys, lease, leaseMs) =>
+      run("extend", async () => {
+        const done = await redis.eval(
+          EXTEND_SCRIPT,
+          keys.length,
+          ...full(keys),
+          lease,
+          String(Math.max(1, leaseMs)),
+        );
+        return done === 1;
       }),
     consume: (keys, lease, usedMs) =>
       run("consume", async () => {

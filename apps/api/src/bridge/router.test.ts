@@ -320,8 +320,9 @@ describe("bridge router (issue 6)", () => {
     const reused = await fetch(paidUrl(), {
       headers: { "x-tx-hash": tx, "x-order-id": fresh.pay_matic.order_id },
     });
-    expect(reused.status).toBe(409);
-    expect((await readJson(reused)).code).toBe("payment_already_used");
+    // Issue 20 finding 3: locks are per verified log, so this is the order's missing log, not a used transaction.
+    expect(reused.status).toBe(422);
+    expect((await readJson(reused)).code).toBe("payment_log_missing");
 
     // A valid unused transaction for order A presented with order B: the log does not match.
     const { body: fresh2 } = await challenge("/search?q=tolls");
@@ -623,7 +624,8 @@ describe("bridge router (issue 6)", () => {
     expect(settled).toMatchObject({ success: true, network: "polygon-amoy", payer: payerV2.address });
     expect(settled.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await usdcBalance(merchant)).toBe(before + PRICE_USDC);
-    expect(await post("settle")).toMatchObject({ success: false });
+    // Issue 20: the challenge is paid; a second settle of it is refused before any chain call.
+    expect(await post("settle")).toMatchObject({ code: "x402_payment_invalid" });
     expect(await usdcBalance(merchant)).toBe(before + PRICE_USDC);
   });
 

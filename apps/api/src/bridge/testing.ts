@@ -220,6 +220,22 @@ export async function x402V1Header(agent: Agent, accept: unknown): Promise<strin
   return createPaymentHeader(signer as never, 1, accept as never);
 }
 
+/**
+ * A junk `/facilitator/settle` body (issue 20): a fresh, unfunded key signs a zero-value authorization to the
+ * provider of a v1 `accepts` entry, whose `maxAmountRequired` says 0. The bridge must refuse it before any chain call.
+ */
+export async function junkSettleBody(accept: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const requirements = { ...accept, maxAmountRequired: "0" };
+  const signer = await createSigner("polygon-amoy", generatePrivateKey());
+  // x402's Signer type is a viem client union that its own createSigner satisfies at runtime.
+  const header = await createPaymentHeader(signer as never, 1, requirements as never);
+  return {
+    x402Version: 1,
+    paymentPayload: JSON.parse(Buffer.from(header, "base64").toString("utf8")),
+    paymentRequirements: requirements,
+  };
+}
+
 // biome-ignore lint/suspicious/noExplicitAny: test assertions walk decoded JSON freely.
 export type Json = Record<string, any>;
 

@@ -12,6 +12,7 @@ import type { ProviderConfig } from "./config";
 const NOT_FORWARDED = [
   "x-tx-hash",
   "x-order-id",
+  "x-payer-signature",
   "x-solana-tx",
   "x-payment",
   "payment-signature",

@@ -19,6 +19,7 @@ import type { BridgeConfig, ProviderConfig } from "./config";
 import { createMemoryOrderStore, createRedisOrderStore, type OrderStore } from "./orders";
 import { createProviderPinger, type ProviderPinger } from "./pinger";
 import { resolveRelayer } from "./relayer";
+import { createRelayerBounds, type RelayerBounds } from "./relayer-bounds";
 import { bridgeUpstreamPolicy } from "./upstream";
 import { createFacilitator, type ExactRequirement, type Facilitator } from "./x402/facilitator";
 
@@ -67,6 +68,8 @@ export interface BridgeContext {
   outbound: OutboundClient;
   facilitator: Facilitator;
   limiter: RateLimiter;
+  /** Settlements in flight per client and per provider through `/facilitator/settle` (issue 20). */
+  relayerBounds: RelayerBounds;
   upstreamPolicy: UpstreamPolicy;
   providers: ReadonlyMap<string, ProviderConfig>;
   orderTtlMs: number;
@@ -140,6 +143,7 @@ export function createBridgeContext(
       { name: "bridge-challenge", points: config.challengesPerMinute, durationSeconds: 60 },
       options.limiterRedis,
     ),
+    relayerBounds: createRelayerBounds(),
     upstreamPolicy: bridgeUpstreamPolicy(config.maxBodyBytes),
     providers: new Map(config.providers.map((p) => [p.id, p])),
     orderTtlMs,

@@ -1,6 +1,8 @@
-import { AppError, NETWORKS } from "@tollgate/shared";
+import { AppError, NETWORKS, newId, type OrderId } from "@tollgate/shared";
 import { describe, expect, it } from "vitest";
+import { exactRequirements } from "../challenge";
 import { routerConfig } from "../config";
+import { claimKeys, createMemoryOrderStore } from "../orders";
 import { randomAddress } from "../testing";
 import type { BridgeContext } from "../wiring";
 import type { TokenOffer } from "./facilitator";
@@ -97,46 +99,86 @@ describe("parseFacilitatorBody (zod)", () => {
   });
 });
 
-describe("facilitatorRequest (what this bridge settles)", () => {
+describe("facilitatorRequest (what this bridge settles; issue 20)", () => {
   const config = routerConfig([
     { id: "acme", upstream_url: "http://127.0.0.1:9", price_usdc_units: "150000", merchant_wallet: merchant },
   ]);
+  const provider = config.providers[0]!;
+  const store = createMemoryOrderStore();
+  const offered = exactRequirements(provider, "amoy", 80002, [usdc], config.orderTtlSeconds);
   const ctx = {
     config,
     network: "amoy",
+    store,
+    clock: { now: () => new Date() },
+    providers: new Map([[provider.id, provider]]),
+    requirementsFor: async () => offered,
     facilitator: { offers: async () => [usdc] },
     chain: () => ({ chainId: 80002 }),
     wireNetwork: (version: 1 | 2) => (version === 1 ? NETWORKS.amoy.x402V1Name : NETWORKS.amoy.caip2),
   } as unknown as BridgeContext;
+  async function issue(expiresInMs = 60_000): Promise<OrderId> {
+    const id = newId("order");
+    const now = Date.now();
+    await store.putOrder(
+      {
+        id,
+        provider: "acme",
+        network: "amoy",
+        requestHash: "h",
+        createdAt: now,
+        expiresAt: now + expiresInMs,
+        payMatic: undefined,
+      },
+      120_000,
+    );
+    return id;
+  }
+  const extra = (order_id: string) => ({ extra: { name: "USDC", version: "2", order_id } });
 
-  it("builds the requirement from either version (v1 maxAmountRequired, v2 amount)", async () => {
-    const v1 = await facilitatorRequest(ctx, v1Body());
-    expect(v1.requirement).toEqual({
-      network: "amoy",
-      chainId: 80002,
-      token: usdc,
-      payTo: merchant,
-      amount: 150_000n,
-      maxTimeoutSeconds: config.orderTtlSeconds,
-    });
-    const v2 = await facilitatorRequest(ctx, v2Body({ amount: "7" }));
-    expect(v2.requirement).toMatchObject({ amount: 7n, maxTimeoutSeconds: 30 });
+  it("returns the offered requirement and the order for either version (v1 maxAmountRequired, v2 amount)", async () => {
+    const order = await issue();
+    const v1 = await facilitatorRequest(ctx, v1Body(extra(order)));
+    expect(v1.requirement).toEqual(offered[0]);
+    expect(v1).toMatchObject({ orderId: order, provider: "acme", version: 1 });
+    const v2 = await facilitatorRequest(ctx, v2Body(extra(order)));
+    expect(v2.requirement).toEqual(offered[0]);
     expect(v2.payload).toEqual(exact);
   });
 
-  it("refuses another network or scheme, a token it does not offer, and a payTo that is not its provider", async () => {
+  it("refuses what no issued, unpaid challenge asked for: network, scheme, token, payTo, amount, value 0, order", async () => {
+    const order = await issue();
+    const expired = await issue(-1);
+    const paid = await issue();
+    const claim = await store.claim([claimKeys.order(paid)], 60_000);
+    if (claim.ok) await store.consume([claimKeys.order(paid)], claim.lease, 60_000);
+    const zeroPayload = { ...exact, authorization: { ...exact.authorization, value: "0" } };
     const cases: [unknown, RegExp][] = [
-      [v1Body({ network: "polygon" }), /only exact on polygon-amoy/],
-      [v2Body({ network: "eip155:137" }), /only exact on eip155:80002/],
-      [v2Body({ scheme: "upto" }), /only exact/],
-      [v1Body({ asset: randomAddress() }), /not an offered ERC-3009 token/],
+      [v1Body({ network: "polygon", ...extra(order) }), /only exact on polygon-amoy/],
+      [v2Body({ network: "eip155:137", ...extra(order) }), /only exact on eip155:80002/],
+      [v2Body({ scheme: "upto", ...extra(order) }), /only exact/],
+      [v1Body({ asset: randomAddress(), ...extra(order) }), /differ from the challenge/],
       // The relayer pays settlement gas: never for strangers (no public gas faucet).
-      [v1Body({ payTo: randomAddress() }), /payTo is not a provider/],
+      [v1Body({ payTo: randomAddress(), ...extra(order) }), /differ from the challenge/],
+      [v1Body({ maxAmountRequired: "1", ...extra(order) }), /differ from the challenge/],
+      [v2Body({ amount: "7", ...extra(order) }), /differ from the challenge/],
+      [v1Body({ maxAmountRequired: "0", ...extra(order) }), /zero-value/],
+      [
+        { ...v1Body(extra(order)), paymentPayload: { ...v1Body().paymentPayload, payload: zeroPayload } },
+        /zero-value/,
+      ],
+      [v1Body(), /must name a challenge/],
+      [v1Body({ extra: { order_id: 7 } }), /must name a challenge/],
+      [v1Body(extra(newId("order"))), /unknown or expired/],
+      [v1Body(extra(expired)), /unknown or expired/],
+      [v1Body(extra(paid)), /already paid/],
+      [v1Body(extra("__proto__")), /must name a challenge/],
     ];
     for (const [body, detail] of cases) {
       const error = await facilitatorRequest(ctx, body).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(AppError);
+      expect(error, String(detail)).toBeInstanceOf(AppError);
       expect((error as AppError).code).toBe("x402_payment_invalid");
+      expect((error as AppError).status).toBe(402);
       expect((error as AppError).message).toMatch(detail);
     }
   });

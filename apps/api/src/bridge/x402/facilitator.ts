@@ -9,9 +9,14 @@
  *   `to` must be the provider's wallet and the value the provider's price (v1 >=, v2 ==).
  * - Verification order: scheme, network, asset, recipient, amount, validity window (validBefore >= now + 6 s),
  *   EIP-712 signature (EOA), nonce unused on-chain (`authorizationState`), balance, simulation.
- * - Settlement gas is bounded (`settlementGasLimit`); relayer transactions are serialized so the relayer's
- *   account nonce never collides. One authorization settles at most once: the token's nonce map guarantees it
- *   on-chain, the bridge's claim store before that.
+ * - Settlement gas is bounded (`settlementGasLimit`). Only the SEND of a relayer transaction is serialized
+ *   (the relayer's account nonce is tracked here, so nonces never collide); receipts are awaited in parallel, so a
+ *   slow receipt never holds the queue (issue 20). A settlement that could not be sent before its `sendBy`
+ *   deadline is abandoned unsent, so a claim lease of `SETTLE_SEND_WINDOW_MS + receiptTimeoutMs` plus a margin
+ *   outlives any settlement in flight.
+ * - Value 0 is never verified nor settled (issue 20: no gas for nothing).
+ * - One authorization settles at most once: the token's nonce map guarantees it on-chain, the bridge's claim
+ *   store before that.
  */
 import {
   ECONOMICS_PROFILES,
@@ -50,6 +55,10 @@ export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
 /** Verifiers demand this much life left on an authorization (x402-wire e.4). */
 export const MIN_VALID_BEFORE_MARGIN_SECONDS = 6;
 
+/** A settlement not sent within this window (waiting for the send slot included) is abandoned unsent. */
+export const SETTLE_SEND_WINDOW_MS = 30_000;
+export const DEFAULT_RECEIPT_TIMEOUT_MS = 60_000;
+
 export const X402_PROFILE = ECONOMICS_PROFILES["aifp2-provider-preserving-0-v1"].id;
 
 export interface TokenOffer {
@@ -76,6 +85,8 @@ export interface Facilitator {
   offers(): Promise<TokenOffer[]>;
   verify(version: 1 | 2, payload: ExactEvmPayload, requirement: ExactRequirement): Promise<VerifyResponse>;
   settle(version: 1 | 2, payload: ExactEvmPayload, requirement: ExactRequirement): Promise<SettleResponse>;
+  /** How long a claim must stay leased from the moment `settle` is called: it never runs longer. */
+  settleLeaseMs: number;
   relayer: Address | undefined;
   chain: ChainContext | undefined;
 }
@@ -105,7 +116,11 @@ const invalid = (invalidReason: string, invalidMessage: string, payer?: string):
 export function createFacilitator(options: FacilitatorOptions): Facilitator {
   const chain = options.chains.get(options.network);
   let cachedOffers: TokenOffer[] | undefined;
-  let relayerQueue: Promise<unknown> = Promise.resolve();
+  const receiptTimeoutMs = options.receiptTimeoutMs ?? DEFAULT_RECEIPT_TIMEOUT_MS;
+  /** Serializes sends only: each holds it for one nonce read (first time) and one broadcast. */
+  let sendSlot: Promise<unknown> = Promise.resolve();
+  /** The relayer's next account nonce as this process knows it; forgotten after a failed send. */
+  let nextNonce: number | undefined;
   const wallet =
     chain && options.relayer
       ? createWalletClient({
@@ -160,6 +175,12 @@ export function createFacilitator(options: FacilitatorOptions): Facilitator {
       );
     }
     const value = BigInt(auth.value);
+    if (value === 0n || req.amount === 0n)
+      return invalid(
+        "invalid_exact_evm_payload_authorization_value",
+        "a zero-value payment is refused",
+        payer,
+      );
     if (version === 1 ? value < req.amount : value !== req.amount) {
       return invalid(
         version === 1
@@ -279,57 +300,75 @@ export function createFacilitator(options: FacilitatorOptions): Facilitator {
     if (!chain || !wallet || !options.relayer)
       return fail("unexpected_settle_error", "no relayer configured");
     const relayer = options.relayer;
-    // Serialize relayer transactions: parallel sends from one key would race for the account nonce.
-    const run = relayerQueue.then(async (): Promise<SettleResponse> => {
-      let gas: bigint;
+    if (BigInt(payload.authorization.value) === 0n || req.amount === 0n)
+      return fail("invalid_exact_evm_payload_authorization_value", "a zero-value payment is refused");
+    const sendBy = options.now().getTime() + SETTLE_SEND_WINDOW_MS;
+    let gas: bigint;
+    try {
+      gas = await chain.client.estimateContractGas({
+        account: relayer,
+        address: req.token.address,
+        abi: testUsdcAbi,
+        functionName: "transferWithAuthorization",
+        args: transferArgs(payload),
+      });
+    } catch (error) {
+      options.log.warn({ err: error }, "x402 settle: simulation failed");
+      return fail("invalid_transaction_state", "the transfer would not succeed");
+    }
+    if (gas > options.settlementGasLimit) {
+      return fail("unexpected_settle_error", `gas ${gas} above the bound ${options.settlementGasLimit}`);
+    }
+    const send = sendSlot.then(async (): Promise<Hex | SettleResponse> => {
+      if (options.now().getTime() > sendBy)
+        return fail("unexpected_settle_error", "the relayer was too busy; nothing was sent");
       try {
-        gas = await chain.client.estimateContractGas({
-          account: relayer,
-          address: req.token.address,
-          abi: testUsdcAbi,
-          functionName: "transferWithAuthorization",
-          args: transferArgs(payload),
+        // The node's pending count covers other senders of this key; the local count covers a lagging node.
+        const pending = await chain.client.getTransactionCount({
+          address: relayer.address,
+          blockTag: "pending",
         });
-      } catch (error) {
-        options.log.warn({ err: error }, "x402 settle: simulation failed");
-        return fail("invalid_transaction_state", "the transfer would not succeed");
-      }
-      if (gas > options.settlementGasLimit) {
-        return fail("unexpected_settle_error", `gas ${gas} above the bound ${options.settlementGasLimit}`);
-      }
-      let hash: Hex;
-      try {
-        hash = await wallet.writeContract({
+        const nonce = Math.max(pending, nextNonce ?? 0);
+        const hash = await wallet.writeContract({
           address: req.token.address,
           abi: testUsdcAbi,
           functionName: "transferWithAuthorization",
           args: transferArgs(payload),
           // Headroom over the estimate, never above the configured bound.
           gas: minBig((gas * 12n) / 10n, options.settlementGasLimit),
+          nonce,
           chain: chain.client.chain,
         });
+        nextNonce = nonce + 1;
+        return hash;
       } catch (error) {
+        nextNonce = undefined;
         options.log.error({ err: error }, "x402 settle: sending failed");
         return fail("unexpected_settle_error", "the settlement transaction could not be sent");
       }
-      try {
-        const receipt = await chain.client.waitForTransactionReceipt({
-          hash,
-          timeout: options.receiptTimeoutMs ?? 60_000,
-        });
-        if (receipt.status !== "success")
-          return fail("invalid_transaction_state", "settlement reverted", hash);
-      } catch (error) {
-        options.log.error({ err: error, tx: hash }, "x402 settle: outcome unknown");
-        return fail("settlement_pending", "settlement broadcast, outcome unknown", hash);
-      }
-      return { success: true, transaction: hash, network, payer };
     });
-    relayerQueue = run.catch(() => undefined);
-    return run;
+    sendSlot = send.catch(() => undefined);
+    const hash = await send;
+    if (typeof hash !== "string") return hash;
+    try {
+      const receipt = await chain.client.waitForTransactionReceipt({ hash, timeout: receiptTimeoutMs });
+      if (receipt.status !== "success") return fail("invalid_transaction_state", "settlement reverted", hash);
+    } catch (error) {
+      options.log.error({ err: error, tx: hash }, "x402 settle: outcome unknown");
+      return fail("settlement_pending", "settlement broadcast, outcome unknown", hash);
+    }
+    return { success: true, transaction: hash, network, payer };
   }
 
-  return { offers, verify, settle, relayer: options.relayer?.address, chain };
+  return {
+    offers,
+    verify,
+    settle,
+    // The send window, the receipt wait, and a margin for the RPC calls around them.
+    settleLeaseMs: SETTLE_SEND_WINDOW_MS + receiptTimeoutMs + 30_000,
+    relayer: options.relayer?.address,
+    chain,
+  };
 }
 
 function minBig(a: bigint, b: bigint): bigint {

@@ -2,7 +2,7 @@
  * The x402 rail's matching and refusals without a chain (offline registry: no relayer, no offers). Verifying and
  * settling real authorizations with stock x402 clients: router.test.ts.
  */
-import { NETWORKS } from "@tollgate/shared";
+import { NETWORKS, newId } from "@tollgate/shared";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { routerConfig } from "../config";
 import {
@@ -157,9 +157,17 @@ describe("x402 rail over HTTP (no offers)", () => {
     });
     expect(response.headers.get("payment-required")).toBeTruthy();
 
+    const order = (await readJson(await fetch(`${bridge.url}/acme/search`))).pay_matic.order_id;
     const v2 = encodeHeader({
       x402Version: 2,
-      accepted: { scheme: "exact", network: "eip155:1", amount: "1", asset: usdc.address, payTo: merchant },
+      accepted: {
+        scheme: "exact",
+        network: "eip155:1",
+        amount: "1",
+        asset: usdc.address,
+        payTo: merchant,
+        extra: { order_id: order },
+      },
       payload: exact,
     });
     const wrongNet = await fetch(`${bridge.url}/acme/search`, { headers: { "PAYMENT-SIGNATURE": v2 } });
@@ -186,6 +194,31 @@ describe("x402 rail over HTTP (no offers)", () => {
     const other = await fetch(`${bridge.url}/acme/expensive`, { headers: { "PAYMENT-SIGNATURE": header } });
     expect(other.status).toBe(422);
     expect((await readJson(other)).code).toBe("order_request_mismatch");
+    expect(upstream.seen).toHaveLength(0);
+  });
+
+  it("issue 20 finding 5: a v2 payment must name this request's challenge in accepted.extra.order_id", async () => {
+    const accepted = {
+      scheme: "exact",
+      network: "eip155:80002",
+      amount: "150000",
+      asset: usdc.address,
+      payTo: merchant,
+    };
+    for (const extra of [
+      undefined,
+      { order_id: 7 },
+      { order_id: "__proto__" },
+      { order_id: newId("order") },
+    ]) {
+      const header = encodeHeader({ x402Version: 2, accepted: { ...accepted, extra }, payload: exact });
+      const response = await fetch(`${bridge.url}/acme/search`, { headers: { "PAYMENT-SIGNATURE": header } });
+      expect(response.status).toBe(402);
+      expect(await readJson(response)).toMatchObject({
+        error: "invalid_payment_requirements",
+        code: "x402_payment_invalid",
+      });
+    }
     expect(upstream.seen).toHaveLength(0);
   });
 });

@@ -73,18 +73,25 @@ export async function payWithX402(
       },
     });
 
-  // v2 may name our order: then it must be this request's (a cheap call's order cannot buy another).
+  // Issue 20 finding 5: a v2 payment must name (`accepted.extra.order_id`) this request's challenge, and that order
+  // is claimed with the authorization, so one authorization pays one order. v1 payloads carry no requirements to
+  // name an order with: they stay bound to payTo and price only (docs/bridge.md "Threat model").
+  let orderKey: string | undefined;
   if (version === 2) {
     const orderId = payment.payload.accepted.extra?.order_id;
-    if (typeof orderId === "string" && isId("order", orderId)) {
-      const order = await ctx.store.getOrder(orderId);
-      if (order && (order.provider !== paid.provider.id || order.requestHash !== paid.requestHash)) {
-        throw new AppError(
-          "order_request_mismatch",
-          "this payment names an order issued for another request",
-        );
-      }
+    if (typeof orderId !== "string" || !isId("order", orderId))
+      return refuse(
+        "invalid_payment_requirements",
+        "accepted.extra.order_id must name this request's challenge",
+      );
+    const order = await ctx.store.getOrder(orderId);
+    if (!order) return refuse("invalid_payment_requirements", "unknown or expired challenge");
+    if (order.provider !== paid.provider.id || order.requestHash !== paid.requestHash) {
+      throw new AppError("order_request_mismatch", "this payment names an order issued for another request");
     }
+    orderKey = claimKeys.order(order.id);
+    if ((await ctx.store.state(orderKey)) === "used")
+      return refuse("duplicate_settlement", "this challenge was already paid");
   }
   const { candidates, reason } = await matchRequirements(ctx, payment, paid.provider);
   if (candidates.length === 0)
@@ -112,7 +119,7 @@ export async function payWithX402(
   }
   if (!requirement) return refuse(lastInvalid.reason, lastInvalid.message);
   const verified = requirement;
-  const keys = [keyOf(verified)];
+  const keys = orderKey ? [keyOf(verified), orderKey] : [keyOf(verified)];
 
   const claim = async (): Promise<HeldPayment | undefined> => {
     const claimed = await ctx.store.claim(keys, ctx.claimLeaseMs);
@@ -133,6 +140,18 @@ export async function payWithX402(
       // Nothing was settled: the authorization stays usable.
       release: () => ctx.store.release(keys, claimed.lease),
       async consume() {
+        // Issue 20: the lease must outlive the settlement; a lost lease means another request may hold the payment.
+        if (!(await ctx.store.extend(keys, claimed.lease, ctx.facilitator.settleLeaseMs))) {
+          throw new AppError("payment_in_flight", "this authorization's claim lapsed; retry shortly", {
+            headers: { "Retry-After": "2" },
+          });
+        }
+        // A client that gave up is not charged: nothing is settled, the authorization stays usable.
+        if (res.destroyed || req.socket.destroyed) {
+          await ctx.store.release(keys, claimed.lease);
+          ctx.log.info({ provider: paid.provider.id }, "x402 client gone before settlement; not settled");
+          return "answered";
+        }
         const settled = await ctx.facilitator.settle(version, exact, verified);
         if (!settled.success) {
           // Not paid: the upstream answer is withheld. A pending broadcast keeps the claim (the nonce may be spent).

@@ -1,0 +1,250 @@
+/**
+ * Issue 20 findings 2 and 3 on the legacy `pay_matic` rail, on a real local amoy chain:
+ * - one transaction that pays two bridge orders serves both (the lock is per verified log, not per transaction);
+ * - the ip-creator leg cannot be redirected: a direct `payMatic` call must name the quoted ip creator, and a
+ *   payment made through another contract is refused when the provider has an ip creator.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { readArtifact } from "@tollgate/contracts/deploy";
+import { splitterV12Abi } from "@tollgate/shared";
+import type { Abi, Address, Hash } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Agent, agentOn, type LocalChains, startTestChains } from "../test/chains";
+import { legacyProofMessage } from "./legacy-proof";
+import {
+  type Json,
+  randomAddress,
+  readJson,
+  startTestBridge,
+  startTestUpstream,
+  type TestBridge,
+  type TestUpstream,
+} from "./testing";
+
+const PRICE_WEI = 10n ** 15n;
+
+describe("legacy rail security (issue 20, findings 2 and 3)", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "tollgate-bridge-legacy-"));
+  let chains: LocalChains;
+  let upstream: TestUpstream;
+  let bridge: TestBridge;
+  let payer: Agent;
+  let batch: { address: Address; abi: Abi };
+  const merchant = randomAddress();
+  const ipCreator = randomAddress();
+
+  beforeAll(async () => {
+    chains = await startTestChains(dataDir, ["amoy"]);
+    const chain = chains.chains[0]!;
+    upstream = await startTestUpstream();
+    bridge = await startTestBridge(chains, [
+      {
+        id: "plain",
+        upstream_url: `${upstream.url}/p`,
+        price_wei: PRICE_WEI.toString(),
+        merchant_wallet: merchant,
+      },
+      {
+        id: "ip",
+        upstream_url: `${upstream.url}/i`,
+        price_wei: PRICE_WEI.toString(),
+        merchant_wallet: merchant,
+        ip_creator: ipCreator,
+      },
+    ]);
+    payer = agentOn(chain, 13);
+    const { abi, bytecode } = readArtifact("BatchPayer");
+    const deployed = await payer.wallet.deployContract({
+      abi,
+      bytecode,
+      account: payer.account,
+      chain: null,
+    });
+    const receipt = await payer.client.waitForTransactionReceipt({ hash: deployed });
+    batch = { address: receipt.contractAddress as Address, abi: abi as Abi };
+  }, 120_000);
+
+  afterAll(async () => {
+    await bridge?.close();
+    await upstream?.close();
+    await chains?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function payMatic(path: string): Promise<Json> {
+    const response = await fetch(`${bridge.url}${path}`);
+    expect(response.status).toBe(402);
+    return (await readJson(response)).pay_matic;
+  }
+
+  /** One transaction from the BatchPayer contract paying every term (payNative, payMatic alternating). */
+  async function batchPay(
+    terms: Json[],
+    ipCreatorOf: (t: Json) => Address = (t) => t.ip_creator,
+  ): Promise<Hash> {
+    const items = terms.map((t) => ({
+      amount: BigInt(t.total_wei),
+      merchant: t.merchant_wallet as Address,
+      ipCreator: ipCreatorOf(t),
+      orderId: String(t.order_id),
+    }));
+    // payV12Native is not payable: the contract pays from its own balance, funded first.
+    const total = items.reduce((sum, item) => sum + item.amount, 0n);
+    const fund = await payer.wallet.sendTransaction({
+      account: payer.account,
+      chain: null,
+      to: batch.address,
+      value: total,
+    });
+    await payer.client.waitForTransactionReceipt({ hash: fund });
+    const hash = await payer.wallet.writeContract({
+      account: payer.account,
+      chain: null,
+      address: batch.address,
+      abi: batch.abi,
+      functionName: "payV12Native",
+      args: [terms[0]!.splitter, items],
+    });
+    await payer.client.waitForTransactionReceipt({ hash });
+    return hash;
+  }
+
+  const prove = (path: string, tx: Hash, terms: Json) =>
+    fetch(`${bridge.url}${path}`, { headers: { "x-tx-hash": tx, "x-order-id": String(terms.order_id) } });
+
+  it("finding 3: one transaction paying two orders serves both, each once", async () => {
+    const attacker = await payMatic("/plain/cheap");
+    const victim = await payMatic("/plain/victim");
+    const tx = await batchPay([attacker, victim]);
+    const seen = upstream.seen.length;
+    expect((await prove("/plain/cheap", tx, attacker)).status).toBe(200);
+    const served = await prove("/plain/victim", tx, victim);
+    expect(served.status, await served.clone().text()).toBe(200);
+    expect(upstream.seen.length).toBe(seen + 2);
+    const again = await prove("/plain/victim", tx, victim);
+    expect(again.status).toBe(409);
+    expect((await readJson(again)).code).toBe("order_already_used");
+    expect(upstream.seen.length).toBe(seen + 2);
+  });
+
+  it("finding 2: a direct payMatic naming another ip creator is refused; the quoted one is served", async () => {
+    const terms = await payMatic("/ip/redirect");
+    expect(terms.ip_creator.toLowerCase()).toBe(ipCreator.toLowerCase());
+    const pay = async (who: Address) => {
+      const hash = await payer.wallet.writeContract({
+        account: payer.account,
+        chain: null,
+        address: terms.splitter,
+        abi: splitterV12Abi,
+        functionName: "payMatic",
+        args: [terms.merchant_wallet, who, String(terms.order_id)],
+        value: BigInt(terms.total_wei),
+      });
+      await payer.client.waitForTransactionReceipt({ hash });
+      return hash;
+    };
+    const seen = upstream.seen.length;
+    const redirected = await prove("/ip/redirect", await pay(payer.address), terms);
+    expect(redirected.status).toBe(422);
+    expect((await readJson(redirected)).code).toBe("payment_ip_creator_mismatch");
+    expect(upstream.seen.length).toBe(seen);
+
+    const honest = await payMatic("/ip/honest");
+    const tx = await payer.wallet.writeContract({
+      account: payer.account,
+      chain: null,
+      address: honest.splitter,
+      abi: splitterV12Abi,
+      functionName: "payMatic",
+      args: [honest.merchant_wallet, honest.ip_creator, String(honest.order_id)],
+      value: BigInt(honest.total_wei),
+    });
+    await payer.client.waitForTransactionReceipt({ hash: tx });
+    expect((await prove("/ip/honest", tx, honest)).status).toBe(200);
+  });
+
+  it("finding 2: a payment through another contract is refused when the provider has an ip creator", async () => {
+    const terms = await payMatic("/ip/indirect");
+    const tx = await batchPay([terms], () => payer.address);
+    const seen = upstream.seen.length;
+    const refused = await prove("/ip/indirect", tx, terms);
+    expect(refused.status).toBe(422);
+    expect((await readJson(refused)).code).toBe("payment_ip_creator_mismatch");
+    expect(upstream.seen.length).toBe(seen);
+  });
+
+  it("finding 5: x-payer-signature binds a legacy proof to the payer; required once the transition ends", async () => {
+    const terms = await payMatic("/plain/signed");
+    const tx = await payer.wallet.writeContract({
+      account: payer.account,
+      chain: null,
+      address: terms.splitter,
+      abi: splitterV12Abi,
+      functionName: "payMatic",
+      args: [terms.merchant_wallet, terms.ip_creator, String(terms.order_id)],
+      value: BigInt(terms.total_wei),
+    });
+    await payer.client.waitForTransactionReceipt({ hash: tx });
+    const message = legacyProofMessage(String(terms.order_id), tx);
+    const stranger = await privateKeyToAccount(generatePrivateKey()).signMessage({ message });
+    const signed = (signature: string, url = bridge.url) =>
+      fetch(`${url}/plain/signed`, {
+        headers: { "x-tx-hash": tx, "x-order-id": String(terms.order_id), "x-payer-signature": signature },
+      });
+    const seen = upstream.seen.length;
+    const foreign = await signed(stranger);
+    expect(foreign.status).toBe(422);
+    expect((await readJson(foreign)).code).toBe("payment_payer_mismatch");
+    expect((await signed("0x12")).status).toBe(400);
+    expect(upstream.seen.length).toBe(seen);
+
+    const strict = await startTestBridge(
+      chains,
+      [
+        {
+          id: "plain",
+          upstream_url: `${upstream.url}/p`,
+          price_wei: PRICE_WEI.toString(),
+          merchant_wallet: merchant,
+        },
+      ],
+      { BRIDGE_REQUIRE_PAYER_SIGNATURE: "true" },
+    );
+    try {
+      const strictTerms = (await (await fetch(`${strict.url}/plain/signed`)).json()) as Json;
+      const order = String(strictTerms.pay_matic.order_id);
+      const strictTx = await payer.wallet.writeContract({
+        account: payer.account,
+        chain: null,
+        address: strictTerms.pay_matic.splitter,
+        abi: splitterV12Abi,
+        functionName: "payMatic",
+        args: [merchant, strictTerms.pay_matic.ip_creator, order],
+        value: BigInt(strictTerms.pay_matic.total_wei),
+      });
+      await payer.client.waitForTransactionReceipt({ hash: strictTx });
+      const unsigned = await fetch(`${strict.url}/plain/signed`, {
+        headers: { "x-tx-hash": strictTx, "x-order-id": order },
+      });
+      expect(unsigned.status).toBe(400);
+      expect((await readJson(unsigned)).code).toBe("validation_failed");
+      const own = await payer.wallet.signMessage({
+        account: payer.account,
+        message: legacyProofMessage(order, strictTx),
+      });
+      const ok = await fetch(`${strict.url}/plain/signed`, {
+        headers: { "x-tx-hash": strictTx, "x-order-id": order, "x-payer-signature": own },
+      });
+      expect(ok.status, await ok.clone().text()).toBe(200);
+      expect(upstream.seen.at(-1)!.headers["x-payer-signature"]).toBeUndefined();
+    } finally {
+      await strict.close();
+    }
+
+    const mine = await payer.wallet.signMessage({ account: payer.account, message });
+    expect((await signed(mine)).status).toBe(200);
+  });
+});
