@@ -20,9 +20,10 @@ import {
   testUsdcAbi,
   ZERO_ADDRESS,
 } from "@tollgate/shared";
-import express, { type Request, type Response, Router } from "express";
+import { type Request, type Response, Router } from "express";
 import { type Address, encodeFunctionData, getAddress } from "viem";
 import { z } from "zod";
+import { jsonBody } from "../infra/body";
 import { sendProblem } from "../infra/errors";
 import { LEGACY_PROFILE } from "./challenge";
 import type { BridgeDeps } from "./wiring";
@@ -97,7 +98,7 @@ export function createB2bRouter(deps: BridgeDeps, options: { defaultNetwork?: Ev
     }
   });
 
-  router.post("/api/b2b/pay-with-split", express.json({ limit: "16kb" }), (req, res) => {
+  router.post("/api/b2b/pay-with-split", jsonBody("16kb"), (req, res) => {
     try {
       const input = QuoteSplitSchema.parse(req.body ?? {});
       if (input.order_id !== undefined && !isId("order", input.order_id))

@@ -4,7 +4,8 @@
  * Invariants: bodies are zod-checked (x402/facilitator-request.ts); verify and settle share the per-IP challenge
  * limiter; settle takes the same claim as the x402 rail, so one authorization settles once whichever door it uses.
  */
-import express, { type Router } from "express";
+import type { Router } from "express";
+import { jsonBody } from "../infra/body";
 import { clientKey } from "../infra/rate-limit";
 import { bridgeHandler } from "./handler";
 import { claimKeys, USED_RETENTION_MS } from "./orders";
@@ -15,7 +16,7 @@ import type { SettleResponse } from "./x402/wire";
 export const FACILITATOR_BODY_LIMIT = "64kb";
 
 export function mountFacilitatorRoutes(router: Router, ctx: BridgeContext): void {
-  const json = express.json({ limit: FACILITATOR_BODY_LIMIT });
+  const json = jsonBody(FACILITATOR_BODY_LIMIT);
   const limited = (ip: string | undefined) => ctx.limiter.consume(clientKey(ip ?? "unknown"));
 
   router.get(
