@@ -15,37 +15,35 @@ export interface QueryIntegerOptions {
 /** A query/path integer: a canonical decimal string (REST) or a safe integer (tRPC), within [min, max]. */
 export function queryInteger({ min, max }: QueryIntegerOptions) {
   const range = `an integer from ${min} to ${max}`;
-  return (
-    z
-      .union([z.string(), z.number()])
-      .transform((value, ctx) => {
-        const number =
-          typeof value === "number"
-            ? Number.isSafeInteger(value)
-              ? value
-              : Number.NaN
-            : CANONICAL_INTEGER.test(value)
-              ? Number(value)
-              : Number.NaN;
-        if (Number.isNaN(number)) {
-          ctx.addIssue({
-            code: "custom",
-            message: `must be ${range}, written in plain decimal digits`,
-            params: { fieldCode: "invalid_format" },
-          });
-          return z.NEVER;
-        }
-        if (number < min || number > max) {
-          ctx.addIssue({
-            code: "custom",
-            message: `must be ${range}`,
-            params: { fieldCode: number < min ? "too_short" : "too_long" },
-          });
-          return z.NEVER;
-        }
-        return number;
-      })
-      // Documented as what it is on the wire for REST: an integer in range (written in decimal digits).
-      .meta({ description: range, type: "integer", minimum: min, maximum: max })
-  );
+  // Documented as what it is on the wire for REST: an integer in range, written in decimal digits (issue 18).
+  return z
+    .union([z.string(), z.number()])
+    .transform((value, ctx) => {
+      const number =
+        typeof value === "number"
+          ? Number.isSafeInteger(value)
+            ? value
+            : Number.NaN
+          : CANONICAL_INTEGER.test(value)
+            ? Number(value)
+            : Number.NaN;
+      if (Number.isNaN(number)) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be ${range}, written in plain decimal digits`,
+          params: { fieldCode: "invalid_format" },
+        });
+        return z.NEVER;
+      }
+      if (number < min || number > max) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be ${range}`,
+          params: { fieldCode: number < min ? "too_short" : "too_long" },
+        });
+        return z.NEVER;
+      }
+      return number;
+    })
+    .meta({ description: range, type: "integer", minimum: min, maximum: max });
 }
