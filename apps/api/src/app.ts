@@ -13,7 +13,8 @@ import { bridgeOpenApiPaths } from "./bridge/openapi";
 import { createBridgeRouter } from "./bridge/router";
 import type { Deps } from "./deps";
 import { createHostedGatewayRouter } from "./hosted-gateway/hosted-gateway-router";
-import { bodyParserError, sendProblem } from "./infra/errors";
+import { jsonBody, requireDeclaredBodies } from "./infra/body";
+import { sendProblem } from "./infra/errors";
 import { buildOpenApiDocument } from "./openapi/document";
 import { renderErrorsPage, renderReferencePage } from "./openapi/reference-page";
 import { plainRoutes } from "./routes/plain-routes";
@@ -59,6 +60,15 @@ export function createApp(deps: Deps): express.Express {
     next();
   });
 
+  const document = buildOpenApiDocument(
+    appRouter,
+    deps.env.baseUrl,
+    plainRoutes,
+    bridgeOpenApiPaths(deps.env.bridge ? "/bridge" : undefined),
+  );
+  // A declared, required body must be there (issue 18): before every reader, /g and /bridge included.
+  app.use(requireDeclaredBodies(document.paths ?? {}));
+
   // The gateway forwards raw bodies; it is mounted before the JSON parser.
   app.use(
     "/g",
@@ -77,7 +87,7 @@ export function createApp(deps: Deps): express.Express {
     app.locals.bridge = bridge.bridge;
   }
   app.use(createB2bRouter(deps, { defaultNetwork: "amoy" }));
-  app.use(express.json({ limit: "64kb", strict: true }));
+  app.use(jsonBody("64kb"));
 
   const createContext = (req: Request, res: Response): Context => ({
     deps,
@@ -112,12 +122,6 @@ export function createApp(deps: Deps): express.Express {
 
   for (const route of plainRoutes) route.register(app, deps);
 
-  const document = buildOpenApiDocument(
-    appRouter,
-    deps.env.baseUrl,
-    plainRoutes,
-    bridgeOpenApiPaths(deps.env.bridge ? "/bridge" : undefined),
-  );
   const yaml = YAML.stringify(document);
   app.get("/openapi.json", (_req, res) => {
     res.json(document);
@@ -165,7 +169,7 @@ export function createApp(deps: Deps): express.Express {
   });
 
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    sendProblem(res, bodyParserError(error) ?? error, req.requestId, { log: deps.log });
+    sendProblem(res, error, req.requestId, { log: deps.log });
   });
 
   return app;

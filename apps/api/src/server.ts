@@ -8,6 +8,7 @@ import { createApp } from "./app";
 import type { BridgeHandle } from "./bridge/router";
 import { buildDeps, type Deps } from "./deps";
 import type { Env } from "./env";
+import { createHttpServer } from "./infra/http-server";
 import type { Logger } from "./infra/logger";
 import { bootstrapFirstAdmin } from "./services/admin/bootstrap";
 import { pruneIdempotencyKeys } from "./services/idempotency";
@@ -31,7 +32,8 @@ export async function startApi(env: Env, log: Logger): Promise<RunningApi> {
   const app = createApp(deps);
   const bridge = app.locals.bridge as BridgeHandle | undefined;
   await bridge?.ready();
-  const server = app.listen(env.port, env.host);
+  const server = createHttpServer(app);
+  server.listen(env.port, env.host);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("listening", resolve);

@@ -212,7 +212,9 @@ export function gate(options: GateOptions): RequestHandler {
     const appError =
       error instanceof AppError ? error : new AppError("internal_error", undefined, { cause: error });
     onError(appError, req);
-    sendProblem(res, appError);
+    // A request id already given to this response (the API's, on /g) is echoed in the problem (issue 18).
+    const requestId = res.getHeader("x-request-id");
+    writeProblem(res, appError, typeof requestId === "string" ? { requestId } : {});
   }
 
   async function challenge(

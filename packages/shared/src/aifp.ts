@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { idPattern } from "./ids";
 import { EVM_NETWORKS } from "./networks";
+import { safeText } from "./text";
 
 export const AIFP_PROTOCOL = "AIFP-1";
 export const RECEIPT_HEADER = "AIFP-Receipt";
@@ -76,8 +77,10 @@ export const MAX_QUOTE_UNITS = 1_000_000;
 
 export const ZQuoteRequest = z.strictObject({
   merchant_id: ZMerchantIdRef,
-  resource: z.string().min(1).max(512).describe("the resource the receipt will be scoped to"),
-  tier: z.string().min(1).max(32),
+  resource: safeText({ min: 1, max: 512, label: "resource" }).describe(
+    "the resource the receipt will be scoped to",
+  ),
+  tier: safeText({ min: 1, max: 32, label: "tier" }),
   payer: evmAddress.describe("the wallet that will send the settlement call"),
   units: z.number().int().min(1).max(MAX_QUOTE_UNITS).optional(),
   network: z.enum(EVM_NETWORKS).optional(),

@@ -81,6 +81,12 @@ export const ERROR_STATUS = {
   upstream_timeout: 504,
   upstream_refused: 503,
   bridge_store_unavailable: 503,
+  // Issue 18 (hostile input): bodies that cannot be read, requests Node's HTTP parser refuses, bodiless PATCH/PUT.
+  malformed_body: 400,
+  body_required: 400,
+  malformed_request: 400,
+  request_timeout: 408,
+  request_header_too_large: 431,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -161,6 +167,12 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   upstream_timeout: "Upstream timed out",
   upstream_refused: "Upstream refused the bridge's credentials",
   bridge_store_unavailable: "Bridge order store unavailable",
+  // Issue 18.
+  malformed_body: "Request body could not be read",
+  body_required: "Request body required",
+  malformed_request: "Malformed HTTP request",
+  request_timeout: "Request timed out",
+  request_header_too_large: "Request headers too large",
 };
 
 /**

@@ -17,11 +17,13 @@ import {
   ZPayTo,
   ZPayToPatch,
   ZRegisterMerchantInput,
+  ZTierName,
   ZTiers,
   ZTiersPatch,
   ZUpdateMerchantInput,
 } from "./merchant";
-import { isLoopbackHttpUrl, ZWebhookUrl } from "./outbound-url";
+import { isLoopbackHttpUrl, ZGatewaySlug, ZWebhookUrl } from "./outbound-url";
+import { RESERVED_KEY_NAMES } from "./text";
 import { fieldErrorsFromZod } from "./validation";
 
 // EIP-55 test vectors: checksummed forms that mix cases.
@@ -114,14 +116,15 @@ describe("name", () => {
       "ab\u009fc",
     ]) {
       expect(errorsOf(ZRegisterMerchantInput, register({ name })), JSON.stringify(name)).toEqual([
-        { path: "name", code: "invalid_format" },
+        { path: "name", code: "invalid_characters" },
       ]);
     }
   });
 
   it("refuses lone surrogates, which cannot be stored as UTF-8", () => {
-    expect(errorsOf(ZMerchantName, "abc\ud800")).toEqual([{ path: "", code: "invalid_format" }]);
-    expect(errorsOf(ZMerchantName, "\udc00abc")).toEqual([{ path: "", code: "invalid_format" }]);
+    expect(errorsOf(ZMerchantName, "abc\ud800")).toEqual([{ path: "", code: "invalid_characters" }]);
+    expect(errorsOf(ZMerchantName, "\udc00abc")).toEqual([{ path: "", code: "invalid_characters" }]);
+    expect(errorsOf(ZMerchantName, "abc\uffff")).toEqual([{ path: "", code: "invalid_characters" }]);
   });
 
   it("is required at registration and must be a string", () => {
@@ -656,18 +659,7 @@ describe("tiers", () => {
   });
 
   it("refuses other names, each with its own path", () => {
-    const bad = [
-      "Standard",
-      "1tier",
-      "_a",
-      "-a",
-      "a b",
-      "a.b",
-      "tier!",
-      "é",
-      `a${"b".repeat(32)}`,
-      "__proto__",
-    ];
+    const bad = ["Standard", "1tier", "_a", "-a", "a b", "a.b", "tier!", "é", `a${"b".repeat(32)}`];
     for (const name of bad) {
       expect(
         errorsOf(
@@ -685,11 +677,22 @@ describe("tiers", () => {
       `{"name":"abc","pay_to":{"evm":"${EVM_A}"},"tiers":{"__proto__":"1","std":"0.1"}}`,
     );
     expect(errorsOf(ZRegisterMerchantInput, body)).toEqual([
-      { path: "tiers.__proto__", code: "invalid_tier_name" },
+      { path: "tiers.__proto__", code: "reserved_name" },
     ]);
     expect(errorsOf(ZTiersPatch, JSON.parse(`{"__proto__":null}`))).toEqual([
-      { path: "__proto__", code: "invalid_tier_name" },
+      { path: "__proto__", code: "reserved_name" },
     ]);
+  });
+
+  it("refuses every Object.prototype member name as a stored tier name or slug (issue 18)", () => {
+    for (const name of RESERVED_KEY_NAMES) {
+      const tiers = JSON.parse(JSON.stringify({ ok: "1", [name]: "1" }));
+      expect(errorsOf(ZTiers, tiers), name).toEqual([{ path: name, code: "reserved_name" }]);
+      expect(errorsOf(ZTiersPatch, tiers), name).toEqual([{ path: name, code: "reserved_name" }]);
+      expect(errorsOf(ZTierName, name), name).toEqual([{ path: "", code: "reserved_name" }]);
+    }
+    expect(errorsOf(ZGatewaySlug, "constructor")).toEqual([{ path: "", code: "reserved_name" }]);
+    expect(parsed(ZTierName, "standard")).toBe("standard");
   });
 
   it("refuses prices with more than 6 decimals, zero, above the maximum, or in other forms", () => {

@@ -10,6 +10,7 @@ import type { FieldErrorCode } from "./errors";
 import { formatUsd, parseUsd } from "./money";
 import { EVM_NETWORKS, type EvmNetworkName, NETWORK_MODES, type NetworkMode } from "./networks";
 import { ZWebhookUrl } from "./outbound-url";
+import { isReservedKeyName, safeText } from "./text";
 
 /** Adds an issue that carries our field code; see `fieldErrorsFromZod`. */
 function fail(ctx: z.RefinementCtx, fieldCode: FieldErrorCode, message: string, path?: PropertyKey[]) {
@@ -19,19 +20,10 @@ function fail(ctx: z.RefinementCtx, fieldCode: FieldErrorCode, message: string, 
 // ---------------------------------------------------------------------------------------------- name
 
 /**
- * SPEC §2.1: 3 to 80 characters (Unicode code points) after trimming; no control characters (C0, DEL and C1,
- * i.e. Unicode `Cc`) and no lone surrogates, which cannot be stored as UTF-8.
+ * SPEC §2.1: 3 to 80 characters (Unicode code points) after trimming; the shared refused-character rule (issue 18:
+ * C0, DEL, C1, lone surrogates, U+FFFE/U+FFFF) with field code `invalid_characters`.
  */
-export const ZMerchantName = z.string().transform((raw, ctx) => {
-  const name = raw.trim();
-  const length = [...name].length;
-  if (/\p{Cc}/u.test(name)) fail(ctx, "invalid_format", "name must not contain control characters");
-  else if (/\p{Cs}/u.test(name)) fail(ctx, "invalid_format", "name must be valid Unicode text");
-  else if (length < 3) fail(ctx, "too_short", "name must be at least 3 characters after trimming");
-  else if (length > 80) fail(ctx, "too_long", "name must be at most 80 characters after trimming");
-  else return name;
-  return z.NEVER;
-});
+export const ZMerchantName = safeText({ trim: true, min: 3, max: 80, label: "name" });
 
 // ---------------------------------------------------------------------------------------------- pay_to
 
@@ -206,6 +198,15 @@ export const MAX_TIERS = 16;
 /** Upper bound for one unit's price, a guard against typos that would quote absurd amounts. */
 export const MAX_UNIT_PRICE_MICRO_USD = 1_000_000_000n; // 1,000 USD
 
+/** One tier name where it is stored (a gateway route's tier): the tier pattern, and never a reserved key name. */
+export const ZTierName = z.string().transform((name, ctx) => {
+  if (isReservedKeyName(name)) fail(ctx, "reserved_name", `${name} is reserved and cannot name a tier`);
+  else if (!TIER_NAME_PATTERN.test(name))
+    fail(ctx, "invalid_tier_name", "tier names are 1-32 chars: a-z first, then a-z, 0-9, '_' or '-'");
+  else return name;
+  return z.NEVER;
+});
+
 /** Default tiers given at registration when none are sent (docs/merchants.md). */
 export const DEFAULT_TIERS_MICRO_USD: Readonly<Record<string, bigint>> = {
   standard: 1_000n, // 0.001 USD
@@ -253,7 +254,11 @@ function withTierNamesChecked<T extends z.ZodType>(record: T) {
 function checkTierNames(tiers: Record<string, unknown>, ctx: z.RefinementCtx): boolean {
   let ok = true;
   for (const name of Object.keys(tiers)) {
-    if (!TIER_NAME_PATTERN.test(name)) {
+    if (isReservedKeyName(name)) {
+      // Issue 18: `constructor` matches the pattern but would be found on every plain object's prototype.
+      fail(ctx, "reserved_name", `${name} is reserved and cannot name a tier`, [name]);
+      ok = false;
+    } else if (!TIER_NAME_PATTERN.test(name)) {
       fail(ctx, "invalid_tier_name", "tier names are 1-32 chars: a-z first, then a-z, 0-9, '_' or '-'", [
         name,
       ]);

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { FieldErrorCode } from "./errors";
 import { isLoopbackHost, isPrivateHost } from "./net";
+import { isReservedKeyName } from "./text";
 
 /** Adds an issue that carries our field code; see `fieldErrorsFromZod`. */
 function fail(ctx: z.RefinementCtx, fieldCode: FieldErrorCode, message: string) {
@@ -64,7 +65,12 @@ export const ZUpstreamUrl = outboundUrlSchema({
 export const GATEWAY_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$/;
 export const ZGatewaySlug = z
   .string()
-  .regex(GATEWAY_SLUG_PATTERN, "3-40 lowercase letters, digits and inner hyphens");
+  .regex(GATEWAY_SLUG_PATTERN, "3-40 lowercase letters, digits and inner hyphens")
+  // Issue 18: a stored name is never an Object.prototype member name (`constructor` matches the pattern).
+  .refine((slug) => !isReservedKeyName(slug), {
+    message: "this slug is reserved",
+    params: { fieldCode: "reserved_name" },
+  });
 
 export function isLoopbackHttpUrl(value: string): boolean {
   const url = new URL(value);

@@ -15,6 +15,7 @@ export interface QueryIntegerOptions {
 /** A query/path integer: a canonical decimal string (REST) or a safe integer (tRPC), within [min, max]. */
 export function queryInteger({ min, max }: QueryIntegerOptions) {
   const range = `an integer from ${min} to ${max}`;
+  // Documented as what it is on the wire for REST: an integer in range, written in decimal digits (issue 18).
   return z
     .union([z.string(), z.number()])
     .transform((value, ctx) => {
@@ -44,5 +45,5 @@ export function queryInteger({ min, max }: QueryIntegerOptions) {
       }
       return number;
     })
-    .meta({ description: range });
+    .meta({ description: range, type: "integer", minimum: min, maximum: max });
 }

@@ -20,9 +20,10 @@ import {
   testUsdcAbi,
   ZERO_ADDRESS,
 } from "@tollgate/shared";
-import express, { type Request, type Response, Router } from "express";
+import { type Request, type Response, Router } from "express";
 import { type Address, encodeFunctionData, getAddress } from "viem";
 import { z } from "zod";
+import { jsonBody } from "../infra/body";
 import { sendProblem } from "../infra/errors";
 import { LEGACY_PROFILE } from "./challenge";
 import type { BridgeDeps } from "./wiring";
@@ -41,7 +42,11 @@ export const QuoteSplitSchema = z
     price: z.string().regex(/^[0-9]{1,40}$/, "atomic units as a decimal string"),
     asset: z.enum(["POL", "USDC", "USDT"]).default("POL"),
     ip_creator: address.optional(),
-    order_id: z.string().optional(),
+    // Checked in the schema (issue 18), so a refusal names the field.
+    order_id: z
+      .string()
+      .refine((value) => isId("order", value), "must be a bridge order id (ord_...)")
+      .optional(),
   })
   .strict();
 type QuoteSplitInput = z.infer<typeof QuoteSplitSchema>;
@@ -97,11 +102,9 @@ export function createB2bRouter(deps: BridgeDeps, options: { defaultNetwork?: Ev
     }
   });
 
-  router.post("/api/b2b/pay-with-split", express.json({ limit: "16kb" }), (req, res) => {
+  router.post("/api/b2b/pay-with-split", jsonBody("16kb"), (req, res) => {
     try {
       const input = QuoteSplitSchema.parse(req.body ?? {});
-      if (input.order_id !== undefined && !isId("order", input.order_id))
-        throw new AppError("validation_failed", "order_id must be a bridge order id (ord_...)");
       const q = quote(input);
       const orderId = input.order_id ?? newId("order");
       const paymentId = orderIdHash(orderId);

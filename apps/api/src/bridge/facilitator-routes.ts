@@ -7,7 +7,8 @@
  * claims that challenge's order with the authorization, for a lease that outlives the settlement, and holds a
  * relayer slot per client and per provider (relayer-bounds.ts) while it runs.
  */
-import express, { type Router } from "express";
+import type { Router } from "express";
+import { jsonBody } from "../infra/body";
 import { clientKey } from "../infra/rate-limit";
 import { bridgeHandler } from "./handler";
 import { claimKeys, USED_RETENTION_MS } from "./orders";
@@ -18,7 +19,7 @@ import type { SettleResponse } from "./x402/wire";
 export const FACILITATOR_BODY_LIMIT = "64kb";
 
 export function mountFacilitatorRoutes(router: Router, ctx: BridgeContext): void {
-  const json = express.json({ limit: FACILITATOR_BODY_LIMIT });
+  const json = jsonBody(FACILITATOR_BODY_LIMIT);
   const limited = (ip: string | undefined) => ctx.limiter.consume(clientKey(ip ?? "unknown"));
 
   router.get(

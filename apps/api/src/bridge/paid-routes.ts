@@ -8,7 +8,8 @@
  * segments never reach `new URL` (they would climb above the provider's upstream path).
  */
 import { AppError } from "@tollgate/shared";
-import express, { type Request, type Response, type Router } from "express";
+import type { Request, Response, Router } from "express";
+import { rawBody } from "../infra/body";
 import { FORWARDED_METHODS, hasDotSegment, subPathOf } from "../paid-forward/upstream-call";
 import { PROOF_HEADERS, requestHash } from "./challenge";
 import { issueChallenge } from "./challenge-response";
@@ -73,7 +74,7 @@ export async function handlePaidRequest(
 
 export function mountPaidRoutes(router: Router, ctx: BridgeContext): void {
   const { config } = ctx;
-  const raw = express.raw({ type: () => true, limit: config.maxBodyBytes });
+  const raw = rawBody(config.maxBodyBytes);
   if (config.mode === "single") {
     const provider = config.providers[0]!;
     const route = provider.routePath ?? "/";

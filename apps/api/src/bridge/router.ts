@@ -9,7 +9,7 @@
  *   legacy-rail.ts (`pay_matic`) or x402/rail.ts, both through the one paid-forward step (../paid-forward).
  */
 import { type NextFunction, type Request, type Response, Router } from "express";
-import { bodyParserError, sendProblem } from "../infra/errors";
+import { sendProblem } from "../infra/errors";
 import type { BridgeConfig } from "./config";
 import { mountDiscoveryRoute } from "./discovery-route";
 import { mountFacilitatorRoutes } from "./facilitator-routes";
@@ -33,7 +33,7 @@ export function createBridgeRouter(
   mountPaidRoutes(router, context);
   // A body the parsers refuse (bad JSON, over the limit) is a 4xx problem here too, standalone or mounted.
   router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    sendProblem(res, bodyParserError(error) ?? error, requestIdOf(req), { log: context.log });
+    sendProblem(res, error, requestIdOf(req), { log: context.log });
   });
   router.bridge = handle;
   return router;

@@ -4,12 +4,13 @@
  * Chains come from the deployment manifest (`DATA_DIR`/`DEPLOYMENT_MANIFEST`, `RPC_URL_*`) through the API's
  * own Env parser, so the bridge and the API read the same settings the same way.
  */
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { newId } from "@tollgate/shared";
 import express from "express";
 import { loadEnv } from "../env";
 import { systemClock } from "../infra/clock";
+import { createHttpServer } from "../infra/http-server";
 import { createLogger } from "../infra/logger";
 import { createChainRegistry, readManifest } from "../services/chains";
 import {
@@ -61,7 +62,7 @@ export async function startBridgeServer(source: Record<string, string | undefine
     res.json({ status: "ok" });
   });
   app.use(router);
-  const server = createServer(app);
+  const server = createHttpServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(env.port, env.host, () => resolve());

@@ -10,8 +10,9 @@
 import { refundOnFailure } from "@tollgate/gate";
 import { createOutboundClient } from "@tollgate/outbound";
 import { AppError, RECEIPT_HEADER } from "@tollgate/shared";
-import express, { type Request, type Response, Router } from "express";
+import { type Request, type Response, Router } from "express";
 import type { Deps } from "../deps";
+import { rawBody } from "../infra/body";
 import { sendProblem } from "../infra/errors";
 import { forwardPaid } from "../paid-forward/paid-forward";
 import { forwardableRequestHeaders } from "../paid-forward/proxy-headers";
@@ -99,7 +100,7 @@ export function createHostedGatewayRouter(deps: Deps, options: GatewayOptions): 
 
   router.all(
     "/:slug{/*rest}",
-    express.raw({ type: () => true, limit: options.maxBodyBytes }),
+    rawBody(options.maxBodyBytes),
     async (req, res, next) => {
       try {
         if (!FORWARDED_METHODS.has(req.method))

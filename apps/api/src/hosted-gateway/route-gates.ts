@@ -12,7 +12,7 @@ import {
   type QuotaStore,
   RedisQuotaStore,
 } from "@tollgate/gate";
-import { AppError, formatUsd, JWKS_PATH } from "@tollgate/shared";
+import { AppError, formatUsd, JWKS_PATH, ownValue } from "@tollgate/shared";
 import type { RequestHandler } from "express";
 import type { Deps } from "../deps";
 import { findGatewayRouteBySlug, type GatewayRoute } from "../services/gateway-config-service";
@@ -68,7 +68,8 @@ export function createRouteGates(deps: Deps, cacheMs: number): RouteGates {
         quotaStore: quotaFor(route.merchantId),
         priceSource: {
           async unitPrice(tier) {
-            const price = (await findMerchant(deps, route.merchantId))?.tiers[tier];
+            const merchant = await findMerchant(deps, route.merchantId);
+            const price = merchant ? ownValue(merchant.tiers, tier) : undefined;
             // The merchant removed the tier its route is sold on: nothing can be priced until it is fixed.
             if (price === undefined) {
               throw new AppError(

@@ -35,6 +35,22 @@ describe("bodyParserError", () => {
     expect(bodyParserError(new Error("other"))).toBeUndefined();
     expect(bodyParserError(undefined)).toBeUndefined();
   });
+
+  it("maps every other read failure to 4xx (issue 18), inside toAppError itself", () => {
+    // What body-parser raises for a corrupt gzip body: an http-errors 400 with no `type`.
+    const zlib = Object.assign(new Error("incorrect header check"), {
+      status: 400,
+      statusCode: 400,
+      expose: true,
+    });
+    expect(toAppError(zlib)).toMatchObject({ code: "malformed_body", status: 400 });
+    expect(toAppError({ type: "encoding.unsupported", status: 415 }).code).toBe("unsupported_media_type");
+    expect(toAppError({ type: "entity.utf8.invalid" }).code).toBe("malformed_body");
+    expect(toAppError({ type: "entity.empty" }).code).toBe("body_required");
+    expect(toAppError({ type: "request.aborted", status: 400, expose: true }).code).toBe("malformed_body");
+    // An upstream error that merely carries a status (viem's HttpRequestError) is not a client error.
+    expect(toAppError(Object.assign(new Error("rpc said 429"), { status: 429 })).code).toBe("internal_error");
+  });
 });
 
 describe("sendProblem (the API's adapter to the shared writer)", () => {

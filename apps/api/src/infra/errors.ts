@@ -11,6 +11,8 @@ import type { Logger } from "./logger";
 
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  const bodyError = bodyParserError(error);
+  if (bodyError) return bodyError;
   if (error instanceof ZodError) {
     return new AppError("validation_failed", "request does not match the schema", {
       cause: error,
@@ -43,11 +45,19 @@ export function toAppError(error: unknown): AppError {
 }
 
 /**
- * body-parser's failures (`express.json`, `express.raw`) as AppErrors, so a bad body is a 4xx problem wherever it
- * is parsed; undefined for anything else.
+ * Every failure to read a body (issue 18) as a 4xx AppError; undefined for anything else. Covers body-parser's own
+ * types (`express.json`, `express.raw`, through `rawBody`/`jsonBody` in ./body.ts), our UTF-8 check, and any other
+ * http-errors 4xx raised while reading (a decompression or stream failure carries only a status): a body that
+ * cannot be read is never a 500, whichever reader saw it first.
  */
 export function bodyParserError(error: unknown): AppError | undefined {
-  const { type, limit } = (error ?? {}) as { type?: unknown; limit?: unknown };
+  if (error === null || typeof error !== "object" || error instanceof AppError) return undefined;
+  const { type, limit, status, expose } = error as {
+    type?: unknown;
+    limit?: unknown;
+    status?: unknown;
+    expose?: unknown;
+  };
   switch (type) {
     case "entity.parse.failed":
       return new AppError("malformed_json", "the body is not valid JSON", { cause: error });
@@ -58,12 +68,50 @@ export function bodyParserError(error: unknown): AppError | undefined {
         { cause: error },
       );
     case "encoding.unsupported":
+      return new AppError(
+        "unsupported_media_type",
+        "Content-Encoding is not accepted: send the body uncompressed (identity)",
+        { cause: error },
+      );
     case "charset.unsupported":
-      return new AppError("unsupported_media_type", "unsupported body encoding", { cause: error });
+    case BODY_CHARSET_UNSUPPORTED:
+      return new AppError("unsupported_media_type", "the body must be UTF-8 (charset=utf-8 or none)", {
+        cause: error,
+      });
+    case BODY_EMPTY:
+      return new AppError("body_required", "the request has no body", { cause: error });
+    case BODY_NOT_UTF8:
+      return new AppError("malformed_body", "the body is not valid UTF-8", { cause: error });
+    case "request.size.invalid":
+      return new AppError("malformed_body", "the body is shorter or longer than its Content-Length", {
+        cause: error,
+      });
+    case "request.aborted":
+      return new AppError("malformed_body", "the request was aborted while its body was read", {
+        cause: error,
+      });
     default:
+      // Any other http-errors client error raised while reading (`expose: true` is http-errors' mark, which an
+      // upstream's error carrying a `status`, e.g. viem's, does not have).
+      if (typeof status === "number" && status >= 400 && status < 500 && expose === true) {
+        if (status === 413)
+          return new AppError("payload_too_large", "the body is too large", { cause: error });
+        if (status === 415)
+          return new AppError("unsupported_media_type", "the body's encoding is not accepted", {
+            cause: error,
+          });
+        return new AppError("malformed_body", "the body could not be read", { cause: error });
+      }
       return undefined;
   }
 }
+
+/** `type` of the error thrown by the UTF-8 check in ./body.ts (body-parser keeps it on the error it raises). */
+export const BODY_NOT_UTF8 = "entity.utf8.invalid";
+/** `type` of the error thrown for an empty body where the operation requires one. */
+export const BODY_EMPTY = "entity.empty";
+/** `type` of the error thrown when a JSON body names a charset other than UTF-8. */
+export const BODY_CHARSET_UNSUPPORTED = "entity.charset.not.utf8";
 
 function formatBytes(bytes: number): string {
   if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;

@@ -5,6 +5,7 @@
 import { ERROR_CODES, FIELD_ERROR_CODES, PROBLEM_CONTENT_TYPE } from "@tollgate/shared";
 import type { AnyTRPCRouter } from "@trpc/server";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
+import { ACCEPTED_CONTENT_ENCODINGS } from "../infra/body";
 import type { PlainRoute } from "../infra/plain-route";
 import { restRoutes } from "../trpc/rest-adapter";
 
@@ -19,7 +20,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: "No such resource",
   409: "Conflicts with the current state",
   413: "Body too large",
-  415: "Body is not application/json",
+  415: "Body is not application/json, or has a Content-Encoding other than identity",
   422: "Idempotency key reused with a different request",
   429: "Rate limit exceeded; see Retry-After",
   425: "Payment seen but not confirmed yet; retry after Retry-After",
@@ -28,6 +29,10 @@ const STATUS_TEXT: Record<number, string> = {
   503: "A dependency is unavailable; retry later",
   504: "The upstream did not answer in time; the payment was not used",
 };
+
+/** How request bodies are read (issue 18); also in `x-accepted-content-encodings`. */
+const REQUEST_BODY_RULES =
+  "Request bodies: `Content-Encoding` must be absent or `identity` (anything else is 415 `unsupported_media_type`); JSON bodies are UTF-8 (invalid UTF-8 is 400 `malformed_body`, never repaired); an operation whose `requestBody` is required answers 400 `body_required` when the body is missing or empty. Query and path integers are plain decimal digits in the documented range. Stored text refuses control characters (C0, DEL, C1), lone surrogates and U+FFFE/U+FFFF (`invalid_characters`); stored names refuse `__proto__` and other `Object.prototype` member names (`reserved_name`).";
 
 type SchemaObject = NonNullable<NonNullable<OpenAPIObject["components"]>["schemas"]>[string];
 
@@ -70,7 +75,8 @@ export function buildOpenApiDocument(
     title: "Tollgate API",
     version: API_VERSION,
     description:
-      "HTTP 402 payment gate for AI agents. Errors are application/problem+json with a stable `code`. Money is never a JSON number.",
+      "HTTP 402 payment gate for AI agents. Errors are application/problem+json with a stable `code`. Money is never a JSON number.\n\n" +
+      REQUEST_BODY_RULES,
     baseUrl,
     securitySchemes: {
       merchantSecret: {
@@ -130,6 +136,9 @@ export function buildOpenApiDocument(
     else if (scheme) operation.security = [{ [scheme]: [] }];
     else delete operation.security;
   }
+  (document as unknown as Record<string, unknown>)["x-accepted-content-encodings"] = [
+    ...ACCEPTED_CONTENT_ENCODINGS,
+  ];
   document.paths ??= {};
   for (const route of plainRoutes) {
     document.paths[route.path] = { ...document.paths[route.path], [route.method]: route.openapi };

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { type Database, gatewayRoutes } from "@tollgate/db";
-import { AppError, isLoopbackHttpUrl } from "@tollgate/shared";
+import { AppError, isLoopbackHttpUrl, ownValue } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
 import type { Clock } from "../infra/clock";
 import type { MerchantRecord } from "./merchant-service";
@@ -40,7 +40,7 @@ export async function setGatewayRoute(
     });
   }
   const tier = input.tier ?? "standard";
-  if (merchant.tiers[tier] === undefined) {
+  if (ownValue(merchant.tiers, tier) === undefined) {
     throw new AppError("validation_failed", `tier ${tier} is not one of the merchant's tiers`, {
       errors: [
         { path: "tier", code: "invalid_value", message: `tiers: ${Object.keys(merchant.tiers).join(", ")}` },

@@ -16,6 +16,7 @@ import {
   type MerchantPublicView,
   mergePayTo,
   newId,
+  nullProtoRecord,
   type PayTo,
   type RegisterMerchantInput,
   type UpdateMerchantInput,
@@ -54,7 +55,8 @@ function checkWebhookPolicy(url: string | null | undefined, developmentMode: boo
 
 async function loadTiers(db: Database | Transaction, merchantId: string): Promise<Record<string, bigint>> {
   const rows = await db.select().from(merchantTiers).where(eq(merchantTiers.merchantId, merchantId));
-  return Object.fromEntries(rows.map((row) => [row.tier, row.unitPriceMicroUsd]));
+  // Null-prototype (issue 18): a tier name is user input, never a key that reaches Object.prototype.
+  return nullProtoRecord(rows.map((row) => [row.tier, row.unitPriceMicroUsd] as const));
 }
 
 export function toPublicView(merchant: MerchantRecord): MerchantPublicView {
@@ -116,7 +118,7 @@ export async function registerMerchant(
       })),
     );
   });
-  return { merchant: { ...row, tiers: { ...tiers } }, secret };
+  return { merchant: { ...row, tiers: nullProtoRecord(Object.entries(tiers)) }, secret };
 }
 
 export async function findMerchant(
@@ -193,7 +195,7 @@ export async function updateMerchant(
         message: "at least one payout family must remain",
       });
     }
-    const nextTiers = { ...tiers };
+    const nextTiers = nullProtoRecord(Object.entries(tiers));
     for (const [tier, price] of Object.entries(input.tiers ?? {})) {
       if (price === null) delete nextTiers[tier];
       else nextTiers[tier] = price;

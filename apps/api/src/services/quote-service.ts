@@ -10,6 +10,7 @@ import {
   MIN_PAYMENT_MICRO_USD,
   NETWORKS,
   newId,
+  ownValue,
   type QuoteAsset,
   type QuoteRequest,
   type QuoteResponse,
@@ -101,7 +102,7 @@ export async function createQuote(deps: QuoteServiceDeps, input: QuoteRequest): 
   const now = deps.clock.now();
   const merchant = await findMerchant(deps, input.merchant_id);
   if (!merchant) throw new AppError("merchant_not_found", `no merchant ${input.merchant_id}`);
-  const unitPrice = merchant.tiers[input.tier];
+  const unitPrice = ownValue(merchant.tiers, input.tier);
   if (unitPrice === undefined) {
     throw new AppError(
       "unknown_tier",

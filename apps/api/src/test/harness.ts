@@ -3,7 +3,6 @@
  * when TEST_DATABASE_URL is set). Tests talk to it over real HTTP.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +16,7 @@ import { createApp } from "../app";
 import { buildDeps, type Deps } from "../deps";
 import { loadEnv } from "../env";
 import type { Clock } from "../infra/clock";
+import { createHttpServer } from "../infra/http-server";
 import { createLogger } from "../infra/logger";
 
 // Test setup is allowed to know which real servers exist (TEST_DATABASE_URL, TEST_REDIS_URL); the apps
@@ -54,7 +54,7 @@ export async function startTestApi(
   // A shared database (a second API instance over the same data) is left open for its owner to close.
   const db = options.db ?? (await createTestDatabase(kind));
   // Bind first, so BASE_URL (the receipt issuer) names the real port.
-  const server = createServer();
+  const server = createHttpServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // Never the repository's .tollgate/: each API gets its own data directory unless a test shares one.

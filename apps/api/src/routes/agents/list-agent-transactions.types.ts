@@ -1,3 +1,4 @@
+import { queryInteger } from "@tollgate/shared";
 import { z } from "zod";
 
 /** Path `address`: EVM (0x + 40 hex, any case) or Solana (base58 of 32 bytes); SPEC §4.2. */
@@ -5,7 +6,8 @@ export const ZListAgentTransactionsRequest = z.object({
   address: z.string().min(1).max(64),
   /** Opaque cursor from a previous page's `next_cursor`. */
   cursor: z.string().max(64).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(25),
+  /** Canonical decimal digits only (issue 18): `0x10`, `1e1`, ` 1`, `01` are refused, not coerced. */
+  limit: queryInteger({ min: 1, max: 100 }).default(25),
 });
 
 export const ZAgentTransaction = z.object({

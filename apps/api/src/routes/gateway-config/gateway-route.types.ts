@@ -1,4 +1,4 @@
-import { ZGatewaySlug, ZUpstreamUrl } from "@tollgate/shared";
+import { ZGatewaySlug, ZTierName, ZUpstreamUrl } from "@tollgate/shared";
 import { z } from "zod";
 import { ZMerchantIdParam } from "../merchants/get-merchant.types";
 
@@ -6,7 +6,7 @@ export const ZSetGatewayRouteRequest = z.strictObject({
   id: ZMerchantIdParam,
   slug: ZGatewaySlug,
   upstream_url: ZUpstreamUrl,
-  tier: z.string().min(1).max(32).optional().describe("the tier gateway calls are sold on; default standard"),
+  tier: ZTierName.optional().describe("the tier gateway calls are sold on; default standard"),
 });
 
 export const ZGatewayRouteIdRequest = z.object({ id: ZMerchantIdParam });

@@ -1,0 +1,80 @@
+/**
+ * The one way the API's HTTP servers are created (issue 18): explicit limits, and a `clientError` handler so that a
+ * request Node's HTTP parser refuses (oversized headers, a bare CR, a bogus method, a bad Content-Length or
+ * Transfer-Encoding, obs-fold, a timeout) is still answered with a minimal application/problem+json, carrying a
+ * request id, before the connection is closed. Used by `startApi`, the standalone bridge and the test harness.
+ */
+import { createServer, type RequestListener, type Server } from "node:http";
+import type { Duplex } from "node:stream";
+import { AppError, type ErrorCode, newId, problemResponse } from "@tollgate/shared";
+
+/** Limits set explicitly rather than inherited from whatever Node version runs us. */
+export const HTTP_SERVER_LIMITS = {
+  /** All request headers together, in bytes; more is 431. */
+  maxHeaderSize: 16 * 1024,
+  /** Time to receive the complete headers; then 408. */
+  headersTimeoutMs: 20_000,
+  /** Time to receive the complete request, body included; then 408. */
+  requestTimeoutMs: 60_000,
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: 5_000,
+} as const;
+
+/** Node's parser error codes mapped to ours; anything else the parser refuses is 400 `malformed_request`. */
+function codeFor(error: NodeJS.ErrnoException): ErrorCode {
+  if (error.code === "HPE_HEADER_OVERFLOW") return "request_header_too_large";
+  if (error.code === "ERR_HTTP_REQUEST_TIMEOUT" || error.code === "HPE_HEADERS_TIMEOUT")
+    return "request_timeout";
+  return "malformed_request";
+}
+
+const DETAILS: Partial<Record<ErrorCode, string>> = {
+  request_header_too_large: `request headers are larger than ${HTTP_SERVER_LIMITS.maxHeaderSize / 1024} KiB`,
+  request_timeout: "the request was not received in time",
+  malformed_request: "the request is not valid HTTP/1.1",
+};
+
+/** The raw HTTP/1.1 response written for a parser error: a problem body, then the connection is closed. */
+export function clientErrorResponse(error: NodeJS.ErrnoException, requestId: string): string {
+  const code = codeFor(error);
+  const problem = problemResponse(new AppError(code, DETAILS[code]), { requestId });
+  const body = JSON.stringify(problem.body);
+  const headers = {
+    ...problem.headers,
+    "X-Request-Id": requestId,
+    "Content-Length": String(Buffer.byteLength(body)),
+    Connection: "close",
+  };
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join("\r\n");
+  return `HTTP/1.1 ${problem.status} ${problem.body.title}\r\n${head}\r\n\r\n${body}`;
+}
+
+/** Answers a parser error on `socket` (when it can still be written) and closes it. */
+export function handleClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  // The peer went away, or a response already started on this socket: nothing can be said, only closed. (Node
+  // keeps the in-flight response on the socket; a body that breaks mid-read still gets its problem.)
+  const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  socket.end(clientErrorResponse(error, newId("request")));
+}
+
+/** Applies the limits and the clientError handler to `server`. */
+export function hardenServer(server: Server): Server {
+  server.headersTimeout = HTTP_SERVER_LIMITS.headersTimeoutMs;
+  server.requestTimeout = HTTP_SERVER_LIMITS.requestTimeoutMs;
+  server.keepAliveTimeout = HTTP_SERVER_LIMITS.keepAliveTimeoutMs;
+  server.on("clientError", handleClientError);
+  return server;
+}
+
+/** A Node HTTP server with the API's limits and clientError handler; `listener` may be attached later. */
+export function createHttpServer(listener?: RequestListener): Server {
+  const server = createServer({ maxHeaderSize: HTTP_SERVER_LIMITS.maxHeaderSize });
+  if (listener) server.on("request", listener);
+  return hardenServer(server);
+}

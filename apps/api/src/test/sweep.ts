@@ -1,0 +1,235 @@
+/**
+ * Support for the hostile-input sweeps (issue 18): every operation comes from the running API's own /openapi.json,
+ * so a route added later is swept without editing a list. Bodies are generated from each operation's JSON schema
+ * (a few known-good fixtures make the base bodies valid, so a refusal can be pinned on the field under test).
+ */
+import { expect } from "vitest";
+import { bearer, registrationBody, type TestApi, VALID_EVM } from "./harness";
+
+export interface SweptOperation {
+  method: string;
+  path: string;
+  operation: OperationObject;
+}
+
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  additionalProperties?: boolean | JsonSchema;
+  required?: string[];
+  enum?: unknown[];
+  const?: unknown;
+  pattern?: string;
+  format?: string;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  items?: JsonSchema;
+  minimum?: number;
+  maximum?: number;
+  default?: unknown;
+}
+
+interface ParameterObject {
+  name: string;
+  in: "path" | "query" | "header" | "cookie";
+  required?: boolean;
+  schema?: JsonSchema;
+}
+
+interface OperationObject {
+  parameters?: ParameterObject[];
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: JsonSchema }> };
+}
+
+/** Every operation of the running API's /openapi.json. */
+export async function openApiOperations(api: TestApi): Promise<SweptOperation[]> {
+  const { json } = await api.call("GET", "/openapi.json");
+  const paths = json.paths as Record<string, Record<string, OperationObject>>;
+  const operations: SweptOperation[] = [];
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (["get", "post", "put", "patch", "delete"].includes(method))
+        operations.push({ method: method.toUpperCase(), path, operation });
+    }
+  }
+  return operations;
+}
+
+export function bodySchema(operation: SweptOperation): JsonSchema | undefined {
+  return operation.operation.requestBody?.content?.["application/json"]?.schema;
+}
+
+export function parameters(operation: SweptOperation, where: ParameterObject["in"]): ParameterObject[] {
+  return (operation.operation.parameters ?? []).filter((parameter) => parameter.in === where);
+}
+
+/** Is `schema` (or one of its alternatives) an integer? */
+export function isIntegerSchema(schema: JsonSchema | undefined): boolean {
+  if (!schema) return false;
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  if (types.includes("integer")) return true;
+  return [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].some(isIntegerSchema);
+}
+
+/** A merchant, its secret and a gateway route: the data every swept operation can be pointed at. */
+export interface SweepFixture {
+  merchantId: string;
+  secret: string;
+  slug: string;
+  headers: Record<string, string>;
+  /** Values for path parameters, by name. */
+  pathValues: Record<string, string>;
+}
+
+export async function createSweepFixture(api: TestApi, slug = "sweep"): Promise<SweepFixture> {
+  const registered = await api.call("POST", "/v1/merchants", { body: registrationBody() });
+  expect(registered.status).toBe(201);
+  const merchantId = String(registered.json.merchant_id);
+  const secret = String(registered.json.secret);
+  const gateway = await api.call("PUT", `/v1/merchants/${merchantId}/gateway`, {
+    headers: bearer(secret),
+    body: { slug, upstream_url: "http://127.0.0.1:9/upstream" },
+  });
+  expect(gateway.status, gateway.text).toBeLessThan(300);
+  return {
+    merchantId,
+    secret,
+    slug,
+    headers: { ...bearer(secret), "x-tollgate-csrf": "1", "idempotency-key": "sweep-key-0001" },
+    pathValues: { id: merchantId, address: VALID_EVM, provider: "none", path: "x" },
+  };
+}
+
+/** `path` with `{name}` filled from `values` (or a harmless placeholder). */
+export function fillPath(path: string, values: Record<string, string>): string {
+  return path.replace(/\{(\w+)\}/g, (_all, name: string) =>
+    encodeURIComponent(Object.hasOwn(values, name) ? values[name]! : "x"),
+  );
+}
+
+/** Known-good values for fields whose rules a generator cannot guess (all others come from the schema). */
+const KNOWN_GOOD: Record<string, unknown> = {
+  name: "Sweep Merchant",
+  pay_to: { evm: VALID_EVM },
+  slug: "sweep-two",
+  upstream_url: "http://127.0.0.1:9/upstream",
+  resource: "/sweep",
+  tier: "standard",
+  email: "sweep@example.com",
+  password: "correct horse battery staple",
+  webhook_url: null,
+};
+
+/** A value for `schema`, valid where the schema says enough; `name` picks a known-good fixture first. */
+export function sampleValue(schema: JsonSchema | undefined, name = "", fixture?: SweepFixture): unknown {
+  if (name === "merchant_id" && fixture) return fixture.merchantId;
+  if (Object.hasOwn(KNOWN_GOOD, name)) return structuredClone(KNOWN_GOOD[name]);
+  if (!schema) return "x";
+  if (schema.const !== undefined) return schema.const;
+  if (schema.enum?.length) return schema.enum[0];
+  if (schema.default !== undefined) return schema.default;
+  const alternative = schema.anyOf?.[0] ?? schema.oneOf?.[0] ?? schema.allOf?.[0];
+  if (alternative) return sampleValue(alternative, name, fixture);
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
+  switch (type) {
+    case "object": {
+      const out: Record<string, unknown> = {};
+      for (const key of schema.required ?? []) out[key] = sampleValue(schema.properties?.[key], key, fixture);
+      return out;
+    }
+    case "array":
+      return [];
+    case "integer":
+    case "number":
+      return schema.minimum ?? 1;
+    case "boolean":
+      return true;
+    default:
+      return "sweep";
+  }
+}
+
+/** One string field of a body schema: its dotted path and schema, objects and records walked. */
+export interface StringField {
+  path: string[];
+  schema: JsonSchema;
+  /** Free text: no enum, const, pattern or format narrows it (so a refused character is the only thing wrong). */
+  free: boolean;
+}
+
+export function stringFields(schema: JsonSchema | undefined, prefix: string[] = []): StringField[] {
+  if (!schema) return [];
+  const fields: StringField[] = [];
+  for (const alternative of [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])])
+    fields.push(...stringFields(alternative, prefix));
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  if (types.includes("string") && prefix.length > 0)
+    fields.push({
+      path: prefix,
+      schema,
+      free: !schema.enum && schema.const === undefined && !schema.pattern && !schema.format,
+    });
+  for (const [key, property] of Object.entries(schema.properties ?? {}))
+    fields.push(...stringFields(property, [...prefix, key]));
+  return fields;
+}
+
+/** `body` with the value at `path` replaced (objects created on the way). */
+export function withValue(body: unknown, path: string[], value: unknown): Record<string, unknown> {
+  const copy = structuredClone((body ?? {}) as Record<string, unknown>);
+  let node = copy;
+  for (const key of path.slice(0, -1)) {
+    const next = Object.hasOwn(node, key) ? node[key] : undefined;
+    node[key] = next !== null && typeof next === "object" ? next : {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[path[path.length - 1]!] = value;
+  return copy;
+}
+
+/** Sends raw bytes (so encodings and invalid UTF-8 arrive exactly as written). */
+export async function sendRaw(
+  api: TestApi,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: Uint8Array,
+): Promise<{ status: number; headers: Headers; json: Record<string, unknown>; text: string }> {
+  const response = await fetch(`${api.baseUrl}${path}`, {
+    method,
+    headers,
+    ...(body !== undefined ? { body } : {}),
+  });
+  const text = await response.text();
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    json = {};
+  }
+  return { status: response.status, headers: response.headers, json, text };
+}
+
+/** A 4xx problem+json with a stable code and the request id; `code` pins the code when given. */
+export function expectProblem(
+  label: string,
+  response: { status: number; headers: Headers; json: Record<string, unknown>; text: string },
+  code?: string,
+): void {
+  expect(response.status, `${label}: ${response.text}`).toBeGreaterThanOrEqual(400);
+  expect(response.status, `${label}: ${response.text}`).toBeLessThan(500);
+  expect(response.headers.get("content-type"), label).toMatch(/^application\/problem\+json/);
+  expect(typeof response.json.code, label).toBe("string");
+  expect(response.json.request_id, label).toBe(response.headers.get("x-request-id"));
+  if (code) expect(response.json.code, `${label}: ${response.text}`).toBe(code);
+}
+
+/** Never a 5xx; an error is a problem+json with the request id. */
+export function expectNoServerError(
+  label: string,
+  response: { status: number; headers: Headers; json: Record<string, unknown>; text: string },
+): void {
+  expect(response.status, `${label}: ${response.text}`).toBeLessThan(500);
+  if (response.status >= 400) expectProblem(label, response);
+}
