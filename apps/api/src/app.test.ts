@@ -61,9 +61,15 @@ describe("app", () => {
         "/api/admin/login",
         "/api/admin/logout",
         "/api/admin/me",
+        // issue 10, action part
+        "/api/admin/pause",
+        "/api/admin/unpause",
       ].sort(),
     );
     expect(paths["/api/admin/me"]?.get).toMatchObject({
+      security: [{ adminSession: [] }, { adminSessionToken: [] }],
+    });
+    expect(paths["/api/admin/pause"]?.post).toMatchObject({
       security: [{ adminSession: [] }, { adminSessionToken: [] }],
     });
     expect(Object.keys(paths["/v1/pay"]?.post?.responses ?? {})).toEqual(

@@ -1,6 +1,8 @@
 import { adminLoginProcedure } from "../routes/admin/admin-login";
 import { adminLogoutProcedure } from "../routes/admin/admin-logout";
 import { adminMeProcedure } from "../routes/admin/admin-me";
+import { adminPauseProcedure } from "../routes/admin/admin-pause";
+import { adminUnpauseProcedure } from "../routes/admin/admin-unpause";
 import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-transactions";
 import { getGatewayRouteProcedure } from "../routes/gateway-config/get-gateway-route";
 import { rotateOriginSecretProcedure } from "../routes/gateway-config/rotate-origin-secret";
@@ -17,7 +19,13 @@ import { sendTestWebhookProcedure } from "../routes/webhooks/send-test-webhook";
 import { router } from "./trpc";
 
 export const appRouter = router({
-  admin: router({ login: adminLoginProcedure, logout: adminLogoutProcedure, me: adminMeProcedure }),
+  admin: router({
+    login: adminLoginProcedure,
+    logout: adminLogoutProcedure,
+    me: adminMeProcedure,
+    pause: adminPauseProcedure,
+    unpause: adminUnpauseProcedure,
+  }),
   merchant: router({
     register: registerMerchantProcedure,
     get: getMerchantProcedure,
