@@ -7,12 +7,13 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { DatabaseHandle, DatabaseKind } from "@tollgate/db";
+import { auditEvents, type DatabaseHandle, type DatabaseKind } from "@tollgate/db";
 import {
   createTestDatabase as createOn,
   testDatabaseKinds as kindsFor,
   testDatabaseServersFrom,
 } from "@tollgate/db/testing";
+import { asc, eq } from "drizzle-orm";
 import { createApp } from "../app";
 import { buildDeps, type Deps } from "../deps";
 import { loadEnv } from "../env";
@@ -111,4 +112,23 @@ export function registrationBody(overrides: Record<string, unknown> = {}): Recor
 
 export function bearer(secret: unknown): Record<string, string> {
   return { authorization: `Bearer ${String(secret)}` };
+}
+
+/** The audit events about one target, oldest first (issue 10: changes are audited in their own transaction). */
+export async function auditTrailOf(
+  api: TestApi,
+  targetId: string,
+): Promise<{ action: string; actorType: string; actorId: string | null; before: unknown; after: unknown }[]> {
+  const rows = await api.deps.db.db
+    .select()
+    .from(auditEvents)
+    .where(eq(auditEvents.targetId, targetId))
+    .orderBy(asc(auditEvents.seq));
+  return rows.map((row) => ({
+    action: row.action,
+    actorType: row.actorType,
+    actorId: row.actorId,
+    before: row.before,
+    after: row.after,
+  }));
 }
