@@ -64,6 +64,7 @@ describe("app", () => {
         // issue 10, action part
         "/api/admin/pause",
         "/api/admin/unpause",
+        "/api/admin/initialize-config",
       ].sort(),
     );
     expect(paths["/api/admin/me"]?.get).toMatchObject({

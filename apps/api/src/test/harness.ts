@@ -19,6 +19,7 @@ import { buildDeps, type Deps } from "../deps";
 import { loadEnv } from "../env";
 import type { Clock } from "../infra/clock";
 import { createLogger } from "../infra/logger";
+import type { ChainRegistry } from "../services/chains";
 
 // Test setup is allowed to know which real servers exist (TEST_DATABASE_URL, TEST_REDIS_URL); the apps
 // themselves read only their Env.
@@ -50,7 +51,7 @@ export interface TestApi {
 export async function startTestApi(
   kind: DatabaseKind,
   envOverrides: Record<string, string> = {},
-  options: { clock?: Clock; db?: DatabaseHandle } = {},
+  options: { clock?: Clock; db?: DatabaseHandle; chains?: ChainRegistry } = {},
 ): Promise<TestApi> {
   // A shared database (a second API instance over the same data) is left open for its owner to close.
   const db = options.db ?? (await createTestDatabase(kind));
@@ -72,6 +73,7 @@ export async function startTestApi(
   const deps = await buildDeps(env, createLogger(env.logLevel), {
     db,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.chains ? { chains: options.chains } : {}),
   });
   server.on("request", createApp(deps));
   return {

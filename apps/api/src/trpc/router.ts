@@ -1,3 +1,4 @@
+import { adminInitializeConfigProcedure } from "../routes/admin/admin-initialize-config";
 import { adminLoginProcedure } from "../routes/admin/admin-login";
 import { adminLogoutProcedure } from "../routes/admin/admin-logout";
 import { adminMeProcedure } from "../routes/admin/admin-me";
@@ -25,6 +26,7 @@ export const appRouter = router({
     me: adminMeProcedure,
     pause: adminPauseProcedure,
     unpause: adminUnpauseProcedure,
+    initializeConfig: adminInitializeConfigProcedure,
   }),
   merchant: router({
     register: registerMerchantProcedure,
