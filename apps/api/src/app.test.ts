@@ -65,6 +65,8 @@ describe("app", () => {
         "/api/admin/pause",
         "/api/admin/unpause",
         "/api/admin/initialize-config",
+        "/api/dashboard/webhooks",
+        "/api/dashboard/webhooks/{event_id}/replay",
       ].sort(),
     );
     expect(paths["/api/admin/me"]?.get).toMatchObject({

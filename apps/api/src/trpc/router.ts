@@ -5,6 +5,8 @@ import { adminMeProcedure } from "../routes/admin/admin-me";
 import { adminPauseProcedure } from "../routes/admin/admin-pause";
 import { adminUnpauseProcedure } from "../routes/admin/admin-unpause";
 import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-transactions";
+import { dashboardWebhooksProcedure } from "../routes/dashboard/dashboard-webhooks";
+import { replayWebhookProcedure } from "../routes/dashboard/replay-webhook";
 import { getGatewayRouteProcedure } from "../routes/gateway-config/get-gateway-route";
 import { rotateOriginSecretProcedure } from "../routes/gateway-config/rotate-origin-secret";
 import { setGatewayRouteProcedure } from "../routes/gateway-config/set-gateway-route";
@@ -28,6 +30,7 @@ export const appRouter = router({
     unpause: adminUnpauseProcedure,
     initializeConfig: adminInitializeConfigProcedure,
   }),
+  dashboard: router({ webhooks: dashboardWebhooksProcedure, replayWebhook: replayWebhookProcedure }),
   merchant: router({
     register: registerMerchantProcedure,
     get: getMerchantProcedure,
