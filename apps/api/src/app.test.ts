@@ -66,6 +66,7 @@ describe("app", () => {
         "/api/admin/unpause",
         "/api/admin/initialize-config",
         "/api/dashboard/webhooks",
+        "/api/dashboard/fees",
         "/api/dashboard/webhooks/{event_id}/replay",
       ].sort(),
     );

@@ -5,6 +5,7 @@ import { adminMeProcedure } from "../routes/admin/admin-me";
 import { adminPauseProcedure } from "../routes/admin/admin-pause";
 import { adminUnpauseProcedure } from "../routes/admin/admin-unpause";
 import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-transactions";
+import { dashboardFeesProcedure } from "../routes/dashboard/dashboard-fees";
 import { dashboardWebhooksProcedure } from "../routes/dashboard/dashboard-webhooks";
 import { replayWebhookProcedure } from "../routes/dashboard/replay-webhook";
 import { getGatewayRouteProcedure } from "../routes/gateway-config/get-gateway-route";
@@ -30,7 +31,11 @@ export const appRouter = router({
     unpause: adminUnpauseProcedure,
     initializeConfig: adminInitializeConfigProcedure,
   }),
-  dashboard: router({ webhooks: dashboardWebhooksProcedure, replayWebhook: replayWebhookProcedure }),
+  dashboard: router({
+    webhooks: dashboardWebhooksProcedure,
+    replayWebhook: replayWebhookProcedure,
+    fees: dashboardFeesProcedure,
+  }),
   merchant: router({
     register: registerMerchantProcedure,
     get: getMerchantProcedure,

@@ -17,6 +17,9 @@ describe.each(testDatabaseKinds())("GET /api/dashboard/webhooks on %s", (kind) =
   it("happy: counts by status, success rate, endpoints page and dead letters (a viewer may read)", async () => {
     const a = await merchantWithDeliveries(api, ["delivered", "delivered", "delivered", "dead"]);
     const b = await merchantWithDeliveries(api, ["pending", "failed"]);
+    const all = await api.call("GET", "/api/dashboard/webhooks", { headers: { cookie: viewer.cookie } });
+    expect(all.status, all.text).toBe(200);
+    expect((all.json.endpoints as unknown[]).length).toBe(2);
     const response = await api.call("GET", "/api/dashboard/webhooks?limit=1", {
       headers: { cookie: viewer.cookie },
     });

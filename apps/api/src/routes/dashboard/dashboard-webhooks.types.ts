@@ -1,11 +1,16 @@
 import { queryInteger, safeText } from "@tollgate/shared";
 import { z } from "zod";
 
-export const ZDashboardWebhooksRequest = z.strictObject({
-  cursor: safeText({ max: 64, label: "cursor" }).optional().describe("next_cursor of the previous page"),
-  limit: queryInteger({ min: 1, max: 200 }).default(50),
-  dead_limit: queryInteger({ min: 0, max: 200 }).default(50).describe("how many of the newest dead letters"),
-});
+export const ZDashboardWebhooksRequest = z
+  .strictObject({
+    cursor: safeText({ max: 64, label: "cursor" }).optional().describe("next_cursor of the previous page"),
+    limit: queryInteger({ min: 1, max: 200 }).default(50),
+    dead_limit: queryInteger({ min: 0, max: 200 })
+      .default(50)
+      .describe("how many of the newest dead letters"),
+  })
+  // A GET without a query string arrives as no input at all.
+  .prefault({});
 
 const ZDeliveryCounts = z.object({
   pending: z.number().int(),
