@@ -68,9 +68,19 @@ describe("app", () => {
         "/admin/api/marketplace/{id}/approve",
         "/admin/api/marketplace/{id}/reject",
         "/api/network/marketplace",
+        // issue 10, action part
+        "/api/admin/pause",
+        "/api/admin/unpause",
+        "/api/admin/initialize-config",
+        "/api/dashboard/webhooks",
+        "/api/dashboard/fees",
+        "/api/dashboard/webhooks/{event_id}/replay",
       ].sort(),
     );
     expect(paths["/api/admin/me"]?.get).toMatchObject({
+      security: [{ adminSession: [] }, { adminSessionToken: [] }],
+    });
+    expect(paths["/api/admin/pause"]?.post).toMatchObject({
       security: [{ adminSession: [] }, { adminSessionToken: [] }],
     });
     expect(Object.keys(paths["/v1/pay"]?.post?.responses ?? {})).toEqual(

@@ -25,6 +25,7 @@ import {
   fileReceiptKeyStore,
   type ReceiptKeyStore,
 } from "./services/keys/receipt-keys";
+import { createPauseGate, type PauseGate } from "./services/operator/pause-service";
 
 export interface Deps {
   env: Env;
@@ -48,6 +49,8 @@ export interface Deps {
     allowedOrigins: readonly string[];
     metricsToken: string | undefined;
   };
+  /** The operator pause as this process sees it (polled from the database, issue 10). */
+  pause: PauseGate;
   /** Signs v1.4 EIP-712 quotes; absent when none is configured (v1.4 quotes are then refused). */
   quoteSigner: LocalAccount | undefined;
   /** Releases connections; called once on shutdown. */
@@ -111,6 +114,7 @@ export async function buildDeps(
     keys,
     quoteSigner: quoteSignerKey ? privateKeyToAccount(quoteSignerKey) : undefined,
     redis,
+    pause: createPauseGate(db.db, clock, env.admin.pausePollMs),
     admin: {
       sessionPolicy: {
         idleMs: env.admin.sessionIdleMs,

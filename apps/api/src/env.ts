@@ -74,6 +74,8 @@ const ZRawEnv = z.object({
   LOGIN_CONSECUTIVE_FAILURES: envDefault(envInteger({ min: 1 }), 10),
   LOGIN_LOCKOUT_SECONDS: envDefault(envInteger({ min: 1 }), 900),
   METRICS_TOKEN: envOptional(z.string().min(24, "at least 24 characters")),
+  /** How often each API process re-reads the operator pause (issue 10): a pause is seen everywhere within it. */
+  PAUSE_POLL_MS: envDefault(envInteger({ min: 0, max: 60_000 }), 2_000),
 });
 
 export type Env = {
@@ -128,6 +130,8 @@ export type Env = {
     login: { failuresPerIpPerDay: number; consecutiveFailures: number; lockoutSeconds: number };
     /** Bearer token Prometheus sends to `/api/metrics` (cookies are for people). */
     metricsToken: string | undefined;
+    /** Pause state cache per process (issue 10). */
+    pausePollMs: number;
   };
   /** `pnpm start` only: local chains and the example merchant next to the API. */
   startAll: { localChains: boolean; chainsBasePort: number; exampleMerchantPort: number };
@@ -227,6 +231,7 @@ export function loadEnv(source: EnvSource = process.env): Env {
         lockoutSeconds: raw.LOGIN_LOCKOUT_SECONDS,
       },
       metricsToken: raw.METRICS_TOKEN,
+      pausePollMs: raw.PAUSE_POLL_MS,
     },
     bridge: bridgeConfig(raw.BRIDGE_PROVIDERS_FILE ? fromRoot(raw.BRIDGE_PROVIDERS_FILE) : undefined, source),
     startAll: {

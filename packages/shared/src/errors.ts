@@ -87,6 +87,13 @@ export const ERROR_STATUS = {
   malformed_request: 400,
   request_timeout: 408,
   request_header_too_large: 431,
+  // Operator actions (issue 10, action part): pause, one-time configuration, webhook replay.
+  service_paused: 503,
+  already_paused: 409,
+  not_paused: 409,
+  config_already_initialized: 409,
+  network_not_configured: 404,
+  webhook_event_not_found: 404,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -173,6 +180,13 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   malformed_request: "Malformed HTTP request",
   request_timeout: "Request timed out",
   request_header_too_large: "Request headers too large",
+  // issue 10, action part
+  service_paused: "Paused by the operator: no new sales for now",
+  already_paused: "That scope is already paused",
+  not_paused: "That scope is not paused",
+  config_already_initialized: "The configuration of this network is already recorded",
+  network_not_configured: "That network is not configured on this service",
+  webhook_event_not_found: "No webhook event with this id",
 };
 
 /**

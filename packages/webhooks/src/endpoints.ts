@@ -3,7 +3,7 @@
  * once and never stored; during rotation the previous secret keeps signing alongside the new one for
  * `overlapMs`, so receivers can switch without dropping events (checklist B2).
  */
-import { type Database, webhookEndpoints } from "@tollgate/db";
+import { type Database, type Transaction, webhookEndpoints } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { encryptWebhookSecret, generateWebhookSecret } from "./secrets";
 
@@ -15,6 +15,8 @@ export async function createOrRotateWebhookSecret(
   merchantId: string,
   now: Date,
   overlapMs = DEFAULT_ROTATION_OVERLAP_MS,
+  /** Runs inside the same transaction once the secret is stored (the API writes its audit event there). */
+  inTransaction?: (tx: Transaction, outcome: { rotated: boolean }) => Promise<void>,
 ): Promise<{ secret: string; rotated: boolean }> {
   const secret = generateWebhookSecret();
   const ciphertext = encryptWebhookSecret(key, merchantId, secret);
@@ -32,6 +34,7 @@ export async function createOrRotateWebhookSecret(
         createdAt: now,
         rotatedAt: now,
       });
+      await inTransaction?.(tx, { rotated: false });
       return { secret, rotated: false };
     }
     await tx
@@ -46,6 +49,7 @@ export async function createOrRotateWebhookSecret(
         rotatedAt: now,
       })
       .where(eq(webhookEndpoints.merchantId, merchantId));
+    await inTransaction?.(tx, { rotated: true });
     return { secret, rotated: true };
   });
 }

@@ -61,7 +61,11 @@ export async function enqueueWebhookEvents(
  * Manual replay (operators): a `dead` or `failed` delivery goes back to `pending` with its attempt count
  * reset; the event id, hence the `webhook-id`, is unchanged, so receivers deduplicate it.
  */
-export async function replayDelivery(db: Database, eventId: string, now: Date): Promise<boolean> {
+export async function replayDelivery(
+  db: Database | Transaction,
+  eventId: string,
+  now: Date,
+): Promise<boolean> {
   const rows = await db
     .update(webhookDeliveries)
     .set({ status: "pending", attempts: 0, nextAttemptAt: now, lockedUntil: null })

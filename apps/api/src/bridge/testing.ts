@@ -16,6 +16,7 @@ import { type ChainRegistry, createChainRegistry, wellKnownDevKeys } from "../se
 import type { Agent, LocalChains } from "../test/chains";
 import { routerConfig } from "./config";
 import { type BridgeRouter, type BridgeRouterOptions, createBridgeRouter } from "./router";
+import type { BridgeDeps } from "./wiring";
 
 export type UpstreamMode = "ok" | "500" | "503" | "401" | "402" | "404" | "hang";
 
@@ -148,7 +149,12 @@ export function offlineChainRegistry(
 export function startOfflineBridge(
   providers: unknown[],
   env: Record<string, string> = {},
-  options: BridgeRouterOptions & { clock?: Clock; mount?: string; deployed?: boolean } = {},
+  options: BridgeRouterOptions & {
+    clock?: Clock;
+    mount?: string;
+    deployed?: boolean;
+    pause?: BridgeDeps["pause"];
+  } = {},
 ): Promise<TestBridge> {
   return startBridgeOn(offlineChainRegistry({ deployed: options.deployed ?? true }), providers, env, options);
 }
@@ -157,7 +163,7 @@ async function startBridgeOn(
   registry: ChainRegistry,
   providers: unknown[],
   env: Record<string, string>,
-  options: BridgeRouterOptions & { clock?: Clock; mount?: string },
+  options: BridgeRouterOptions & { clock?: Clock; mount?: string; pause?: BridgeDeps["pause"] },
 ): Promise<TestBridge> {
   const config = routerConfig(providers, {
     NODE_ENV: "test",
@@ -165,7 +171,12 @@ async function startBridgeOn(
     ...env,
   });
   const router = createBridgeRouter(
-    { chains: registry, log: createLogger("silent"), clock: options.clock ?? { now: () => new Date() } },
+    {
+      chains: registry,
+      log: createLogger("silent"),
+      clock: options.clock ?? { now: () => new Date() },
+      pause: options.pause,
+    },
     config,
     options,
   );

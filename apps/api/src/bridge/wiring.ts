@@ -14,6 +14,7 @@ import type { Logger } from "../infra/logger";
 import { createRateLimiter, type RateLimiter } from "../infra/rate-limit";
 import type { UpstreamPolicy } from "../paid-forward/upstream-call";
 import type { ChainContext, ChainRegistry } from "../services/chains";
+import type { PauseGate } from "../services/operator/pause-service";
 import { exactRequirements } from "./challenge";
 import type { BridgeConfig, ProviderConfig } from "./config";
 import { createMemoryOrderStore, createRedisOrderStore, type OrderStore } from "./orders";
@@ -28,6 +29,8 @@ export interface BridgeDeps {
   chains: ChainRegistry;
   log: Logger;
   clock: Clock;
+  /** The operator pause (issue 10); absent for the stand-alone bridge, which has no database. */
+  pause?: Pick<PauseGate, "assertOpen"> | undefined;
 }
 
 export interface BridgeRouterOptions {
@@ -60,6 +63,8 @@ export interface BridgeContext {
   clock: Clock;
   log: Logger;
   network: EvmNetworkName;
+  /** The operator pause: new challenges and x402 settlements stop while the network is paused (issue 10). */
+  pause: Pick<PauseGate, "assertOpen"> | undefined;
   /** The v1.2 splitter `pay_matic` pays; absent without a deployment (then only x402 could be offered). */
   splitter: Address | undefined;
   /** The chain when the manifest has one (the discovery document shows it, or null). */
@@ -134,6 +139,7 @@ export function createBridgeContext(
     clock: deps.clock,
     log,
     network,
+    pause: deps.pause,
     splitter: deployedChain?.deployment.splitters["v1.2"]?.address as Address | undefined,
     deployedChain,
     store,

@@ -24,6 +24,7 @@ import {
   type UpstreamPolicy,
 } from "../paid-forward/upstream-call";
 import { type GatewayRoute, ORIGIN_SECRET_HEADER } from "../services/gateway-config-service";
+import { findMerchant } from "../services/merchant-service";
 import { createRouteGates } from "./route-gates";
 
 /** The agent's receipt is for us; the upstream gets the payer and receipt id from our own headers instead. */
@@ -112,6 +113,11 @@ export function createHostedGatewayRouter(deps: Deps, options: GatewayOptions): 
         const route = await gates.lookup((req.params as { slug: string }).slug);
         if (!route) throw new AppError("gateway_route_not_found", "no gateway route with this slug");
         res.locals.gatewayRoute = route;
+        // A paused network sells nothing new (issue 10); a request carrying a receipt is a sale already made.
+        if (req.header(RECEIPT_HEADER) === undefined) {
+          const merchant = await findMerchant(deps, route.merchantId);
+          if (merchant) await deps.pause.assertOpen(merchant.settlementChain, "gateway sales");
+        }
         gates.gateFor(route)(req, res, next);
       } catch (error) {
         sendProblem(res, error, req.requestId, { log: deps.log });

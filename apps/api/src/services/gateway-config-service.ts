@@ -4,10 +4,11 @@
  * proxy (hosted-gateway/).
  */
 import { randomBytes } from "node:crypto";
-import { type Database, gatewayRoutes } from "@tollgate/db";
+import { type Database, gatewayRoutes, type Transaction } from "@tollgate/db";
 import { AppError, isLoopbackHttpUrl, ownValue } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
 import type { Clock } from "../infra/clock";
+import { type AuditRequest, recordAudit } from "./audit/audit-log";
 import type { MerchantRecord } from "./merchant-service";
 
 export type GatewayRoute = typeof gatewayRoutes.$inferSelect;
@@ -33,6 +34,7 @@ export async function setGatewayRoute(
   deps: GatewayServiceDeps,
   merchant: MerchantRecord,
   input: { slug: string; upstream_url: string; tier?: string | undefined },
+  request: AuditRequest = {},
 ): Promise<{ route: GatewayRoute; created: boolean }> {
   if (isLoopbackHttpUrl(input.upstream_url) && !deps.env.developmentMode) {
     throw new AppError("validation_failed", "http upstreams are allowed only in development mode", {
@@ -62,6 +64,7 @@ export async function setGatewayRoute(
         .set({ slug: input.slug, upstreamUrl: input.upstream_url, tier, updatedAt: now })
         .where(eq(gatewayRoutes.merchantId, merchant.id))
         .returning();
+      await auditRoute(tx, "gateway.route.changed", merchant.id, request, now, existing, route!);
       return { route: route!, created: false };
     }
     const [route] = await tx
@@ -79,6 +82,7 @@ export async function setGatewayRoute(
       .returning();
     // A concurrent request took the slug between our check and insert.
     if (!route) throw new AppError("conflict", `the slug ${input.slug} is taken`);
+    await auditRoute(tx, "gateway.route.created", merchant.id, request, now, undefined, route);
     return { route, created: true };
   });
 }
@@ -103,12 +107,57 @@ export async function findGatewayRouteBySlug(deps: Pick<GatewayServiceDeps, "db"
 export async function rotateOriginSecret(
   deps: GatewayServiceDeps,
   merchantId: string,
+  request: AuditRequest = {},
 ): Promise<GatewayRoute> {
-  const [route] = await deps.db.db
-    .update(gatewayRoutes)
-    .set({ originSecret: newOriginSecret(), updatedAt: deps.clock.now() })
-    .where(eq(gatewayRoutes.merchantId, merchantId))
-    .returning();
-  if (!route) throw new AppError("gateway_route_not_found", "this merchant has no gateway route yet");
-  return route;
+  const now = deps.clock.now();
+  return deps.db.db.transaction(async (tx) => {
+    const [route] = await tx
+      .update(gatewayRoutes)
+      .set({ originSecret: newOriginSecret(), updatedAt: now })
+      .where(eq(gatewayRoutes.merchantId, merchantId))
+      .returning();
+    if (!route) throw new AppError("gateway_route_not_found", "this merchant has no gateway route yet");
+    await recordAudit(
+      tx,
+      {
+        actor: { type: "merchant", id: merchantId },
+        action: "gateway.origin_secret.rotated",
+        target: { type: "gateway_route", id: route.slug },
+        ip: request.ip,
+        requestId: request.requestId,
+      },
+      now,
+    );
+    return route;
+  });
+}
+
+/** The audited view of a route: never its origin secret. */
+function routeAuditView(route: GatewayRoute): Record<string, unknown> {
+  return { slug: route.slug, upstream_url: route.upstreamUrl, tier: route.tier };
+}
+
+/** Records a route change in the transaction that made it (issue 10). */
+async function auditRoute(
+  tx: Transaction,
+  action: "gateway.route.created" | "gateway.route.changed",
+  merchantId: string,
+  request: AuditRequest,
+  now: Date,
+  before: GatewayRoute | undefined,
+  after: GatewayRoute,
+): Promise<void> {
+  await recordAudit(
+    tx,
+    {
+      actor: { type: "merchant", id: merchantId },
+      action,
+      target: { type: "gateway_route", id: after.slug },
+      ip: request.ip,
+      requestId: request.requestId,
+      before: before ? routeAuditView(before) : undefined,
+      after: routeAuditView(after),
+    },
+    now,
+  );
 }

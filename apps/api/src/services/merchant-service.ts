@@ -23,6 +23,7 @@ import {
 } from "@tollgate/shared";
 import { and, eq } from "drizzle-orm";
 import type { Clock } from "../infra/clock";
+import { type AuditRequest, recordAudit } from "./audit/audit-log";
 
 export interface MerchantServiceDeps {
   db: { db: Database };
@@ -245,15 +246,31 @@ export async function rotateMerchantSecret(
   deps: MerchantServiceDeps,
   merchantId: string,
   currentSecretHash: string,
+  request: AuditRequest = {},
 ): Promise<{ merchant: MerchantRecord; secret: string }> {
   const secret = newSecret();
   const now = deps.clock.now();
-  // Compare-and-swap on the old hash: two concurrent rotations cannot both succeed with the same old secret.
-  const [row] = await deps.db.db
-    .update(merchants)
-    .set({ secretHash: hashSecret(secret), secretRotatedAt: now, updatedAt: now })
-    .where(and(eq(merchants.id, merchantId), eq(merchants.secretHash, currentSecretHash)))
-    .returning();
-  if (!row) throw new AppError("invalid_merchant_secret", "the merchant secret was rotated already");
+  const row = await deps.db.db.transaction(async (tx) => {
+    // Compare-and-swap on the old hash: two concurrent rotations cannot both succeed with the same old secret.
+    const [updated] = await tx
+      .update(merchants)
+      .set({ secretHash: hashSecret(secret), secretRotatedAt: now, updatedAt: now })
+      .where(and(eq(merchants.id, merchantId), eq(merchants.secretHash, currentSecretHash)))
+      .returning();
+    if (!updated) throw new AppError("invalid_merchant_secret", "the merchant secret was rotated already");
+    // Audited in the same transaction (issue 10); never the secret or its hash.
+    await recordAudit(
+      tx,
+      {
+        actor: { type: "merchant", id: merchantId },
+        action: "merchant.secret.rotated",
+        target: { type: "merchant", id: merchantId },
+        ip: request.ip,
+        requestId: request.requestId,
+      },
+      now,
+    );
+    return updated;
+  });
   return { merchant: { ...row, tiers: await loadTiers(deps.db.db, row.id) }, secret };
 }

@@ -24,6 +24,7 @@ import type { Clock } from "../infra/clock";
 import type { ChainContext, ChainRegistry } from "./chains";
 import type { ReceiptKeyStore } from "./keys/receipt-keys";
 import { findMerchant } from "./merchant-service";
+import type { PauseGate } from "./operator/pause-service";
 import { type FeedRate, microUsdToNative, readNativeUsdRate } from "./price-service";
 import { buildSettlementCall } from "./settlement-call";
 import { signSettlementCall } from "./token-signer";
@@ -36,6 +37,8 @@ export interface QuoteServiceDeps {
   chains: ChainRegistry;
   keys: ReceiptKeyStore;
   quoteSigner: LocalAccount | undefined;
+  /** The operator pause (issue 10): no new quote on a paused network. */
+  pause: Pick<PauseGate, "assertOpen">;
   env: { baseUrl: string; quotes: { ttlSeconds: number; priceMaxAgeSeconds: number } };
 }
 
@@ -116,6 +119,7 @@ export async function createQuote(deps: QuoteServiceDeps, input: QuoteRequest): 
   if (!isChainInMode(network, merchant.networkMode)) {
     throw new AppError("network_not_allowed", `${network} is not a ${merchant.networkMode} network`);
   }
+  await deps.pause.assertOpen(network, "quoting");
   const chain = deps.chains.get(network);
   if (!chain) throw new AppError("chain_unavailable", `${network} is not configured on this service`);
   const asset: QuoteAsset = input.asset ?? (chain.deployment.tokens.USDC ? "USDC" : "POL");

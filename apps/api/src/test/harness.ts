@@ -6,18 +6,20 @@ import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { DatabaseHandle, DatabaseKind } from "@tollgate/db";
+import { auditEvents, type DatabaseHandle, type DatabaseKind } from "@tollgate/db";
 import {
   createTestDatabase as createOn,
   testDatabaseKinds as kindsFor,
   testDatabaseServersFrom,
 } from "@tollgate/db/testing";
+import { asc, eq } from "drizzle-orm";
 import { createApp } from "../app";
 import { buildDeps, type Deps } from "../deps";
 import { loadEnv } from "../env";
 import type { Clock } from "../infra/clock";
 import { createHttpServer } from "../infra/http-server";
 import { createLogger } from "../infra/logger";
+import type { ChainRegistry } from "../services/chains";
 
 // Test setup is allowed to know which real servers exist (TEST_DATABASE_URL, TEST_REDIS_URL); the apps
 // themselves read only their Env.
@@ -49,7 +51,7 @@ export interface TestApi {
 export async function startTestApi(
   kind: DatabaseKind,
   envOverrides: Record<string, string> = {},
-  options: { clock?: Clock; db?: DatabaseHandle } = {},
+  options: { clock?: Clock; db?: DatabaseHandle; chains?: ChainRegistry } = {},
 ): Promise<TestApi> {
   // A shared database (a second API instance over the same data) is left open for its owner to close.
   const db = options.db ?? (await createTestDatabase(kind));
@@ -71,6 +73,7 @@ export async function startTestApi(
   const deps = await buildDeps(env, createLogger(env.logLevel), {
     db,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.chains ? { chains: options.chains } : {}),
   });
   server.on("request", createApp(deps));
   return {
@@ -114,3 +117,21 @@ export function bearer(secret: unknown): Record<string, string> {
 }
 
 export { seedApprovedListings } from "./marketplace-seed";
+/** The audit events about one target, oldest first (issue 10: changes are audited in their own transaction). */
+export async function auditTrailOf(
+  api: TestApi,
+  targetId: string,
+): Promise<{ action: string; actorType: string; actorId: string | null; before: unknown; after: unknown }[]> {
+  const rows = await api.deps.db.db
+    .select()
+    .from(auditEvents)
+    .where(eq(auditEvents.targetId, targetId))
+    .orderBy(asc(auditEvents.seq));
+  return rows.map((row) => ({
+    action: row.action,
+    actorType: row.actorType,
+    actorId: row.actorId,
+    before: row.before,
+    after: row.after,
+  }));
+}

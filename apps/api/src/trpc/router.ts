@@ -1,10 +1,16 @@
+import { adminInitializeConfigProcedure } from "../routes/admin/admin-initialize-config";
 import { adminLoginProcedure } from "../routes/admin/admin-login";
 import { adminLogoutProcedure } from "../routes/admin/admin-logout";
 import { adminMeProcedure } from "../routes/admin/admin-me";
+import { adminPauseProcedure } from "../routes/admin/admin-pause";
+import { adminUnpauseProcedure } from "../routes/admin/admin-unpause";
 import { approveListingProcedure } from "../routes/admin/marketplace/approve-listing";
 import { marketplaceQueueProcedure } from "../routes/admin/marketplace/marketplace-queue";
 import { rejectListingProcedure } from "../routes/admin/marketplace/reject-listing";
 import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-transactions";
+import { dashboardFeesProcedure } from "../routes/dashboard/dashboard-fees";
+import { dashboardWebhooksProcedure } from "../routes/dashboard/dashboard-webhooks";
+import { replayWebhookProcedure } from "../routes/dashboard/replay-webhook";
 import { getGatewayRouteProcedure } from "../routes/gateway-config/get-gateway-route";
 import { rotateOriginSecretProcedure } from "../routes/gateway-config/rotate-origin-secret";
 import { setGatewayRouteProcedure } from "../routes/gateway-config/set-gateway-route";
@@ -34,6 +40,14 @@ export const appRouter = router({
       approve: approveListingProcedure,
       reject: rejectListingProcedure,
     }),
+    pause: adminPauseProcedure,
+    unpause: adminUnpauseProcedure,
+    initializeConfig: adminInitializeConfigProcedure,
+  }),
+  dashboard: router({
+    webhooks: dashboardWebhooksProcedure,
+    replayWebhook: replayWebhookProcedure,
+    fees: dashboardFeesProcedure,
   }),
   merchant: router({
     register: registerMerchantProcedure,

@@ -1,5 +1,6 @@
 /** The database schema, one file per domain (drizzle-kit reads this index). */
 
+export * from "./controls";
 export * from "./gateway";
 export * from "./indexer";
 export * from "./marketplace";

@@ -54,6 +54,8 @@ export async function payWithX402(
   paid: PaidRequest,
   payment: ParsedPayment,
 ): Promise<void> {
+  // No money has moved yet (we would settle the authorization): a paused network settles nothing new (issue 10).
+  await ctx.pause?.assertOpen(ctx.network, "x402 settlement");
   const version = payment.version;
   const exact = payment.payload.payload;
   const auth = exact.authorization;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getGatewayRoute } from "../../services/gateway-config-service";
-import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { auditTrailOf, bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 import { putRoute, registerMerchant, UPSTREAM } from "./testing";
 
 describe.each(testDatabaseKinds())("POST /v1/merchants/{id}/gateway/origin-secret/rotate on %s", (kind) => {
@@ -54,5 +54,18 @@ describe.each(testDatabaseKinds())("POST /v1/merchants/{id}/gateway/origin-secre
     expect(cross.json.code).toBe("forbidden");
     expect(cross.text).not.toContain("tgo_");
     expect((await getGatewayRoute(api.deps, owner.id)).originSecret).toBe(created.json.origin_secret);
+  });
+
+  it("security: a rotation is audited without the secret", async () => {
+    const merchant = await registerMerchant(api);
+    await putRoute(api, merchant, { slug: `origin-audit-${kind}`, upstream_url: UPSTREAM });
+    const rotated = await rotate(merchant.id, merchant.secret);
+    expect(rotated.status).toBe(200);
+    const trail = await auditTrailOf(api, `origin-audit-${kind}`);
+    expect(trail.map((row) => row.action)).toEqual([
+      "gateway.route.created",
+      "gateway.origin_secret.rotated",
+    ]);
+    expect(JSON.stringify(trail)).not.toContain("tgo_");
   });
 });

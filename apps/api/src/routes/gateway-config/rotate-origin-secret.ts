@@ -21,5 +21,9 @@ export const rotateOriginSecretProcedure = merchantProcedure
   .output(ZGatewayRouteView)
   .mutation(async ({ ctx, input }) => {
     assertSameMerchant(ctx.merchant, input.id);
-    return gatewayRouteView(await rotateOriginSecret(ctx.deps, input.id), ctx.deps.env.gateway.url, true);
+    return gatewayRouteView(
+      await rotateOriginSecret(ctx.deps, input.id, { ip: ctx.ip, requestId: ctx.requestId }),
+      ctx.deps.env.gateway.url,
+      true,
+    );
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getGatewayRoute } from "../../services/gateway-config-service";
-import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { auditTrailOf, bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 import { putRoute, registerMerchant, UPSTREAM } from "./testing";
 
 describe.each(testDatabaseKinds())("PUT /v1/merchants/{id}/gateway on %s", (kind) => {
@@ -103,5 +103,33 @@ describe.each(testDatabaseKinds())("PUT /v1/merchants/{id}/gateway on %s", (kind
     });
     // The slug is still free for the owner.
     expect((await putRoute(api, owner, body)).status).toBe(200);
+  });
+
+  it("security: route creation and changes are audited with before/after, never the origin secret", async () => {
+    const merchant = await registerMerchant(api);
+    const created = await putRoute(api, merchant, { slug: `audited-${kind}`, upstream_url: UPSTREAM });
+    expect(created.status).toBe(200);
+    await putRoute(api, merchant, { slug: `audited2-${kind}`, upstream_url: `${UPSTREAM}/v2` });
+    const trail = [
+      ...(await auditTrailOf(api, `audited-${kind}`)),
+      ...(await auditTrailOf(api, `audited2-${kind}`)),
+    ];
+    expect(trail).toEqual([
+      {
+        action: "gateway.route.created",
+        actorType: "merchant",
+        actorId: merchant.id,
+        before: null,
+        after: { slug: `audited-${kind}`, upstream_url: UPSTREAM, tier: "standard" },
+      },
+      {
+        action: "gateway.route.changed",
+        actorType: "merchant",
+        actorId: merchant.id,
+        before: { slug: `audited-${kind}`, upstream_url: UPSTREAM, tier: "standard" },
+        after: { slug: `audited2-${kind}`, upstream_url: `${UPSTREAM}/v2`, tier: "standard" },
+      },
+    ]);
+    expect(JSON.stringify(trail)).not.toContain("tgo_");
   });
 });

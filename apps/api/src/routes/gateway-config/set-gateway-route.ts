@@ -23,7 +23,10 @@ export const setGatewayRouteProcedure = merchantProcedure
   .output(ZGatewayRouteView)
   .mutation(async ({ ctx, input: { id, ...config } }) => {
     assertSameMerchant(ctx.merchant, id);
-    const { route, created } = await setGatewayRoute(ctx.deps, ctx.merchant, config);
+    const { route, created } = await setGatewayRoute(ctx.deps, ctx.merchant, config, {
+      ip: ctx.ip,
+      requestId: ctx.requestId,
+    });
     ctx.log.info({ merchant_id: id, slug: route.slug, created }, "gateway route saved");
     return gatewayRouteView(route, ctx.deps.env.gateway.url, created);
   });

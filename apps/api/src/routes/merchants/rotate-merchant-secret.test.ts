@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, registrationBody, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import {
+  auditTrailOf,
+  bearer,
+  registrationBody,
+  startTestApi,
+  type TestApi,
+  testDatabaseKinds,
+} from "../../test/harness";
 
 describe.each(testDatabaseKinds())("POST /v1/merchants/{id}/secret/rotate on %s", (kind) => {
   let api: TestApi;
@@ -60,5 +67,19 @@ describe.each(testDatabaseKinds())("POST /v1/merchants/{id}/secret/rotate on %s"
     expect((await api.call("GET", "/v1/merchants/me", { headers: bearer(a.secret) })).json.merchant_id).toBe(
       a.id,
     );
+  });
+
+  it("security: every rotation is audited (actor, request) and never carries the secret", async () => {
+    const { id, secret } = await register();
+    const rotated = await api.call("POST", `/v1/merchants/${id}/secret/rotate`, { headers: bearer(secret) });
+    expect(rotated.status).toBe(200);
+    const trail = await auditTrailOf(api, id);
+    expect(trail.map((row) => [row.action, row.actorType, row.actorId])).toEqual([
+      ["merchant.secret.rotated", "merchant", id],
+    ]);
+    expect(JSON.stringify(trail)).not.toContain(String(rotated.json.secret));
+    // A refused rotation (the old secret) changes nothing and records nothing.
+    await api.call("POST", `/v1/merchants/${id}/secret/rotate`, { headers: bearer(secret) });
+    expect(await auditTrailOf(api, id)).toHaveLength(1);
   });
 });

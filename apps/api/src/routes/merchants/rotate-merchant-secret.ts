@@ -19,7 +19,10 @@ export const rotateMerchantSecretProcedure = merchantProcedure
   .output(ZRotateMerchantSecretResponse)
   .mutation(async ({ ctx, input }) => {
     assertSameMerchant(ctx.merchant, input.id);
-    const { merchant, secret } = await rotateMerchantSecret(ctx.deps, input.id, ctx.merchant.secretHash);
+    const { merchant, secret } = await rotateMerchantSecret(ctx.deps, input.id, ctx.merchant.secretHash, {
+      ip: ctx.ip,
+      requestId: ctx.requestId,
+    });
     ctx.log.info({ merchant_id: merchant.id }, "merchant secret rotated");
     return { merchant_id: merchant.id, secret, rotated_at: merchant.secretRotatedAt.toISOString() };
   });

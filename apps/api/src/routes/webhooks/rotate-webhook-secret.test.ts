@@ -2,7 +2,14 @@ import { createDecipheriv } from "node:crypto";
 import { webhookEndpoints } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, registrationBody, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import {
+  auditTrailOf,
+  bearer,
+  registrationBody,
+  startTestApi,
+  type TestApi,
+  testDatabaseKinds,
+} from "../../test/harness";
 import { webhookKey } from "./webhook-key";
 
 const NOW = new Date("2026-03-01T12:00:00.000Z");
@@ -127,5 +134,20 @@ describe.each(testDatabaseKinds())("POST /v1/merchants/{id}/webhook-secret on %s
     await api.call("POST", `/v1/merchants/${a.id}/webhook-secret`, { headers: bearer(a.secret) });
     const stored = await endpoint(a.id);
     expect(() => decrypt(webhookKey(api.deps), b.id, stored!.secretCiphertext)).toThrow();
+  });
+
+  it("security: creation and rotation are audited, without the secret", async () => {
+    const created = await api.call("POST", "/v1/merchants", { body: registrationBody() });
+    const id = String(created.json.merchant_id);
+    const headers = bearer(created.json.secret);
+    const first = await api.call("POST", `/v1/merchants/${id}/webhook-secret`, { headers });
+    const second = await api.call("POST", `/v1/merchants/${id}/webhook-secret`, { headers });
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const trail = await auditTrailOf(api, id);
+    expect(trail.map((row) => [row.action, row.actorType, row.actorId])).toEqual([
+      ["merchant.webhook_secret.created", "merchant", id],
+      ["merchant.webhook_secret.rotated", "merchant", id],
+    ]);
+    expect(JSON.stringify(trail)).not.toContain(String(second.json.secret));
   });
 });

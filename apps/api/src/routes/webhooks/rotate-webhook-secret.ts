@@ -1,4 +1,5 @@
 import { createOrRotateWebhookSecret, DEFAULT_ROTATION_OVERLAP_MS } from "@tollgate/webhooks";
+import { recordAudit } from "../../services/audit/audit-log";
 import { assertSameMerchant } from "../../services/merchant-service";
 import { merchantProcedure } from "../../trpc/trpc";
 import { ZRotateWebhookSecretRequest, ZRotateWebhookSecretResponse } from "./rotate-webhook-secret.types";
@@ -31,6 +32,20 @@ export const rotateWebhookSecretProcedure = merchantProcedure
       webhookKey(ctx.deps),
       input.id,
       now,
+      DEFAULT_ROTATION_OVERLAP_MS,
+      // Audited in the same transaction (issue 10); never the secret.
+      (tx, { rotated }) =>
+        recordAudit(
+          tx,
+          {
+            actor: { type: "merchant", id: input.id },
+            action: rotated ? "merchant.webhook_secret.rotated" : "merchant.webhook_secret.created",
+            target: { type: "merchant", id: input.id },
+            ip: ctx.ip,
+            requestId: ctx.requestId,
+          },
+          now,
+        ).then(() => undefined),
     );
     ctx.log.info({ merchant_id: input.id, rotated }, "webhook secret issued");
     return {

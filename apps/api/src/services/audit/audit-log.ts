@@ -18,6 +18,12 @@ export interface AuditActor {
   id?: string | undefined;
 }
 
+/** Where an audited change came from: the HTTP request that made it. */
+export interface AuditRequest {
+  ip?: string | undefined;
+  requestId?: string | undefined;
+}
+
 export interface AuditEntry {
   actor: AuditActor;
   /** Dotted verb, e.g. `admin.login.failed`, `merchant.secret.rotated`, `listing.approved`. */

@@ -1,0 +1,172 @@
+/**
+ * The operator pause (issue 10): `POST /api/admin/pause {scope, reason}` stops new sales in a scope (`all` or one
+ * network) until `unpause`. Stopped: new quotes, new bridge challenges and x402 settlements, new hosted-gateway sales
+ * (the 402 that leads to a quote). Never stopped: receipts already issued, `/v1/pay` for a quote already issued and
+ * legacy bridge proofs for an order already issued, so a payment sent before the pause is honoured (no stranded
+ * money).
+ *
+ * Invariants: the state lives in `service_pauses` (one row per paused scope), changed in the same transaction as its
+ * audit event; every API process reads it through a `PauseGate` that polls the table at most every `cacheMs`
+ * (default 2 s), so a pause made anywhere is seen everywhere within that time. The acting process sees its own
+ * change at once.
+ */
+import { type Database, servicePauses } from "@tollgate/db";
+import { AppError, EVM_NETWORKS, type EvmNetworkName } from "@tollgate/shared";
+import { asc, eq } from "drizzle-orm";
+import type { Clock } from "../../infra/clock";
+import { recordAudit } from "../audit/audit-log";
+
+export const PAUSE_SCOPES = ["all", ...EVM_NETWORKS] as const;
+export type PauseScope = (typeof PAUSE_SCOPES)[number];
+
+export interface PauseView {
+  scope: PauseScope;
+  reason: string;
+  paused_by: string;
+  paused_at: string;
+}
+
+export interface OperatorActor {
+  adminId: string;
+  ip?: string | undefined;
+  requestId?: string | undefined;
+}
+
+export interface PauseServiceDeps {
+  db: { db: Database };
+  clock: Clock;
+  pause?: PauseGate | undefined;
+}
+
+function view(row: typeof servicePauses.$inferSelect): PauseView {
+  return {
+    scope: row.scope as PauseScope,
+    reason: row.reason,
+    paused_by: row.pausedBy,
+    paused_at: row.pausedAt.toISOString(),
+  };
+}
+
+export async function listPauses(db: Database): Promise<PauseView[]> {
+  const rows = await db.select().from(servicePauses).orderBy(asc(servicePauses.scope));
+  return rows.map(view);
+}
+
+/** Pauses `scope`; 409 `already_paused` when it is (the first reason stays until an unpause). */
+export async function pauseScope(
+  deps: PauseServiceDeps,
+  input: { scope: PauseScope; reason: string },
+  actor: OperatorActor,
+): Promise<{ pause: PauseView; paused: PauseView[] }> {
+  const now = deps.clock.now();
+  const result = await deps.db.db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(servicePauses)
+      .values({ scope: input.scope, reason: input.reason, pausedBy: actor.adminId, pausedAt: now })
+      .onConflictDoNothing()
+      .returning();
+    if (!row) throw new AppError("already_paused", `${input.scope} is already paused; unpause it first`);
+    const pause = view(row);
+    await recordAudit(
+      tx,
+      {
+        actor: { type: "admin", id: actor.adminId },
+        action: "service.paused",
+        target: { type: "pause_scope", id: input.scope },
+        ip: actor.ip,
+        requestId: actor.requestId,
+        after: { ...pause },
+      },
+      now,
+    );
+    return pause;
+  });
+  deps.pause?.invalidate();
+  return { pause: result, paused: await listPauses(deps.db.db) };
+}
+
+/** Lifts the pause of `scope` (exactly that scope: unpausing a network leaves `all` paused); 409 `not_paused`. */
+export async function unpauseScope(
+  deps: PauseServiceDeps,
+  input: { scope: PauseScope; reason: string },
+  actor: OperatorActor,
+): Promise<{ lifted: PauseView; paused: PauseView[] }> {
+  const now = deps.clock.now();
+  const lifted = await deps.db.db.transaction(async (tx) => {
+    const [row] = await tx.delete(servicePauses).where(eq(servicePauses.scope, input.scope)).returning();
+    if (!row) throw new AppError("not_paused", `${input.scope} is not paused`);
+    const before = view(row);
+    await recordAudit(
+      tx,
+      {
+        actor: { type: "admin", id: actor.adminId },
+        action: "service.unpaused",
+        target: { type: "pause_scope", id: input.scope },
+        ip: actor.ip,
+        requestId: actor.requestId,
+        before: { ...before },
+        details: { reason: input.reason },
+      },
+      now,
+    );
+    return before;
+  });
+  deps.pause?.invalidate();
+  return { lifted, paused: await listPauses(deps.db.db) };
+}
+
+/** What every API process asks before a new sale. */
+export interface PauseGate {
+  /** The pause covering `network` (its own, or `all`), if any. */
+  pauseFor(network: EvmNetworkName): Promise<PauseView | undefined>;
+  /** 503 `service_paused` when `network` is paused. `what` names the refused action in the detail. */
+  assertOpen(network: EvmNetworkName, what: string): Promise<void>;
+  /** Every paused scope (for overviews). */
+  current(): Promise<PauseView[]>;
+  /** Forget the cached state: the next question reads the table. */
+  invalidate(): void;
+}
+
+export function createPauseGate(db: Database, clock: Clock, cacheMs: number): PauseGate {
+  let cached: { at: number; scopes: Map<string, PauseView> } | undefined;
+  let loading: Promise<Map<string, PauseView>> | undefined;
+
+  async function scopes(): Promise<Map<string, PauseView>> {
+    const now = clock.now().getTime();
+    if (cached && now - cached.at < cacheMs && now >= cached.at) return cached.scopes;
+    if (!loading) {
+      loading = listPauses(db)
+        .then((rows) => {
+          const map = new Map(rows.map((row) => [row.scope as string, row]));
+          cached = { at: now, scopes: map };
+          return map;
+        })
+        .finally(() => {
+          loading = undefined;
+        });
+    }
+    return loading;
+  }
+
+  const gate: PauseGate = {
+    async pauseFor(network) {
+      const map = await scopes();
+      return map.get("all") ?? map.get(network);
+    },
+    async assertOpen(network, what) {
+      const pause = await gate.pauseFor(network);
+      if (pause) {
+        throw new AppError("service_paused", `${what} on ${network} is paused by the operator`, {
+          headers: { "Retry-After": "60" },
+        });
+      }
+    },
+    async current() {
+      return [...(await scopes()).values()];
+    },
+    invalidate() {
+      cached = undefined;
+    },
+  };
+  return gate;
+}
