@@ -13,6 +13,7 @@ import type { Logger } from "./infra/logger";
 import { createRateLimiter, type RateLimiter } from "./infra/rate-limit";
 import type { AdminSessionPolicy } from "./services/admin/admin-sessions";
 import { createLoginLimiter, type LoginLimiter } from "./services/admin/login-limiter";
+import type { OverviewExtensions } from "./services/admin-read/overview";
 import {
   assertNoDevKeyOnRemoteRpc,
   type ChainRegistry,
@@ -47,6 +48,8 @@ export interface Deps {
     loginLimiter: LoginLimiter;
     allowedOrigins: readonly string[];
     metricsToken: string | undefined;
+    /** Overview hooks (issue 10): the pause and initialize-config work set `pauseState` / `configDrift` here. */
+    overview: OverviewExtensions;
   };
   /** Signs v1.4 EIP-712 quotes; absent when none is configured (v1.4 quotes are then refused). */
   quoteSigner: LocalAccount | undefined;
@@ -121,6 +124,7 @@ export async function buildDeps(
       loginLimiter: createLoginLimiter(env.admin.login, redis),
       allowedOrigins: env.admin.allowedOrigins,
       metricsToken: env.admin.metricsToken,
+      overview: {},
     },
     limiters: {
       publicSurface: createRateLimiter(

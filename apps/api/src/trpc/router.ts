@@ -1,6 +1,7 @@
 import { adminLoginProcedure } from "../routes/admin/admin-login";
 import { adminLogoutProcedure } from "../routes/admin/admin-logout";
 import { adminMeProcedure } from "../routes/admin/admin-me";
+import { getOverviewProcedure } from "../routes/admin-read/get-overview";
 import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-transactions";
 import { getGatewayRouteProcedure } from "../routes/gateway-config/get-gateway-route";
 import { rotateOriginSecretProcedure } from "../routes/gateway-config/rotate-origin-secret";
@@ -18,6 +19,9 @@ import { router } from "./trpc";
 
 export const appRouter = router({
   admin: router({ login: adminLoginProcedure, logout: adminLogoutProcedure, me: adminMeProcedure }),
+  adminRead: router({
+    overview: getOverviewProcedure,
+  }),
   merchant: router({
     register: registerMerchantProcedure,
     get: getMerchantProcedure,
