@@ -61,9 +61,15 @@ describe("app", () => {
         "/api/admin/login",
         "/api/admin/logout",
         "/api/admin/me",
+        // issue 10, read part (operator views)
+        "/admin/api/overview",
+        "/admin/api/transactions",
       ].sort(),
     );
     expect(paths["/api/admin/me"]?.get).toMatchObject({
+      security: [{ adminSession: [] }, { adminSessionToken: [] }],
+    });
+    expect(paths["/admin/api/transactions"]?.get).toMatchObject({
       security: [{ adminSession: [] }, { adminSessionToken: [] }],
     });
     expect(Object.keys(paths["/v1/pay"]?.post?.responses ?? {})).toEqual(

@@ -75,8 +75,9 @@ export async function insertPaidQuote(
   api: TestApi,
   merchantId: string,
   k: number,
-  payer = "0x8ba1f109551bd432803012645ac136ddd64dba72",
+  options: { payer?: string; resource?: string } = {},
 ): Promise<{ quoteId: string; receiptId: string; txHash: string }> {
+  const payer = options.payer ?? "0x8ba1f109551bd432803012645ac136ddd64dba72";
   const quoteId = newId("quote");
   const receiptId = newId("receipt");
   const txHash = `0x${k.toString(16).padStart(64, "0")}`;
@@ -84,7 +85,7 @@ export async function insertPaidQuote(
   await api.deps.db.db.insert(quotes).values({
     id: quoteId,
     merchantId,
-    resource: "/search",
+    resource: options.resource ?? "/search",
     tier: "default",
     payer,
     units: 1,

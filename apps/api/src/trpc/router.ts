@@ -2,6 +2,7 @@ import { adminLoginProcedure } from "../routes/admin/admin-login";
 import { adminLogoutProcedure } from "../routes/admin/admin-logout";
 import { adminMeProcedure } from "../routes/admin/admin-me";
 import { getOverviewProcedure } from "../routes/admin-read/get-overview";
+import { listTransactionsProcedure } from "../routes/admin-read/list-transactions";
 import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-transactions";
 import { getGatewayRouteProcedure } from "../routes/gateway-config/get-gateway-route";
 import { rotateOriginSecretProcedure } from "../routes/gateway-config/rotate-origin-secret";
@@ -21,6 +22,7 @@ export const appRouter = router({
   admin: router({ login: adminLoginProcedure, logout: adminLogoutProcedure, me: adminMeProcedure }),
   adminRead: router({
     overview: getOverviewProcedure,
+    transactions: listTransactionsProcedure,
   }),
   merchant: router({
     register: registerMerchantProcedure,
