@@ -64,6 +64,8 @@ describe("app", () => {
         // issue 10, read part (operator views)
         "/admin/api/overview",
         "/admin/api/transactions",
+        "/admin/api/merchants",
+        "/admin/api/merchants/{id}",
       ].sort(),
     );
     expect(paths["/api/admin/me"]?.get).toMatchObject({

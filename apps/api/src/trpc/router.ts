@@ -1,7 +1,9 @@
 import { adminLoginProcedure } from "../routes/admin/admin-login";
 import { adminLogoutProcedure } from "../routes/admin/admin-logout";
 import { adminMeProcedure } from "../routes/admin/admin-me";
+import { getMerchantDetailProcedure } from "../routes/admin-read/get-merchant-detail";
 import { getOverviewProcedure } from "../routes/admin-read/get-overview";
+import { listMerchantsProcedure } from "../routes/admin-read/list-merchants";
 import { listTransactionsProcedure } from "../routes/admin-read/list-transactions";
 import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-transactions";
 import { getGatewayRouteProcedure } from "../routes/gateway-config/get-gateway-route";
@@ -23,6 +25,8 @@ export const appRouter = router({
   adminRead: router({
     overview: getOverviewProcedure,
     transactions: listTransactionsProcedure,
+    merchants: listMerchantsProcedure,
+    merchant: getMerchantDetailProcedure,
   }),
   merchant: router({
     register: registerMerchantProcedure,
