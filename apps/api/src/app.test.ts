@@ -66,6 +66,8 @@ describe("app", () => {
         "/admin/api/transactions",
         "/admin/api/merchants",
         "/admin/api/merchants/{id}",
+        "/admin/api/agents",
+        "/admin/api/agents/{addr}",
       ].sort(),
     );
     expect(paths["/api/admin/me"]?.get).toMatchObject({

@@ -1,8 +1,10 @@
 import { adminLoginProcedure } from "../routes/admin/admin-login";
 import { adminLogoutProcedure } from "../routes/admin/admin-logout";
 import { adminMeProcedure } from "../routes/admin/admin-me";
+import { getAgentDetailProcedure } from "../routes/admin-read/get-agent-detail";
 import { getMerchantDetailProcedure } from "../routes/admin-read/get-merchant-detail";
 import { getOverviewProcedure } from "../routes/admin-read/get-overview";
+import { listAgentsProcedure } from "../routes/admin-read/list-agents";
 import { listMerchantsProcedure } from "../routes/admin-read/list-merchants";
 import { listTransactionsProcedure } from "../routes/admin-read/list-transactions";
 import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-transactions";
@@ -27,6 +29,8 @@ export const appRouter = router({
     transactions: listTransactionsProcedure,
     merchants: listMerchantsProcedure,
     merchant: getMerchantDetailProcedure,
+    agents: listAgentsProcedure,
+    agent: getAgentDetailProcedure,
   }),
   merchant: router({
     register: registerMerchantProcedure,

@@ -37,15 +37,13 @@ describe.each(testDatabaseKinds())("GET /admin/api/merchants/{id} on %s", (kind)
         target: webhookEndpoints.merchantId,
         set: { secretCiphertext: "cipher-never-shown" },
       });
-    await db
-      .insert(webhookEvents)
-      .values({
-        id: "evt_detail1",
-        merchantId: acme.id,
-        type: "receipt.issued",
-        payload: {},
-        createdAt: now,
-      });
+    await db.insert(webhookEvents).values({
+      id: "evt_detail1",
+      merchantId: acme.id,
+      type: "receipt.issued",
+      payload: {},
+      createdAt: now,
+    });
     await db.insert(webhookDeliveries).values({
       eventId: "evt_detail1",
       merchantId: acme.id,
