@@ -68,6 +68,9 @@ describe("app", () => {
         "/admin/api/merchants/{id}",
         "/admin/api/agents",
         "/admin/api/agents/{addr}",
+        "/admin/api/audit",
+        "/admin/api/users",
+        "/admin/api/users/{id}",
       ].sort(),
     );
     expect(paths["/api/admin/me"]?.get).toMatchObject({

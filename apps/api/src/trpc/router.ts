@@ -4,9 +4,12 @@ import { adminMeProcedure } from "../routes/admin/admin-me";
 import { getAgentDetailProcedure } from "../routes/admin-read/get-agent-detail";
 import { getMerchantDetailProcedure } from "../routes/admin-read/get-merchant-detail";
 import { getOverviewProcedure } from "../routes/admin-read/get-overview";
+import { getUserProcedure } from "../routes/admin-read/get-user";
 import { listAgentsProcedure } from "../routes/admin-read/list-agents";
+import { listAuditProcedure } from "../routes/admin-read/list-audit";
 import { listMerchantsProcedure } from "../routes/admin-read/list-merchants";
 import { listTransactionsProcedure } from "../routes/admin-read/list-transactions";
+import { listUsersProcedure } from "../routes/admin-read/list-users";
 import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-transactions";
 import { getGatewayRouteProcedure } from "../routes/gateway-config/get-gateway-route";
 import { rotateOriginSecretProcedure } from "../routes/gateway-config/rotate-origin-secret";
@@ -31,6 +34,9 @@ export const appRouter = router({
     merchant: getMerchantDetailProcedure,
     agents: listAgentsProcedure,
     agent: getAgentDetailProcedure,
+    audit: listAuditProcedure,
+    users: listUsersProcedure,
+    user: getUserProcedure,
   }),
   merchant: router({
     register: registerMerchantProcedure,
