@@ -71,6 +71,7 @@ describe("app", () => {
         "/admin/api/audit",
         "/admin/api/users",
         "/admin/api/users/{id}",
+        "/admin/api/search",
       ].sort(),
     );
     expect(paths["/api/admin/me"]?.get).toMatchObject({

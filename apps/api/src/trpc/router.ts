@@ -10,6 +10,7 @@ import { listAuditProcedure } from "../routes/admin-read/list-audit";
 import { listMerchantsProcedure } from "../routes/admin-read/list-merchants";
 import { listTransactionsProcedure } from "../routes/admin-read/list-transactions";
 import { listUsersProcedure } from "../routes/admin-read/list-users";
+import { searchProcedure } from "../routes/admin-read/search";
 import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-transactions";
 import { getGatewayRouteProcedure } from "../routes/gateway-config/get-gateway-route";
 import { rotateOriginSecretProcedure } from "../routes/gateway-config/rotate-origin-secret";
@@ -37,6 +38,7 @@ export const appRouter = router({
     audit: listAuditProcedure,
     users: listUsersProcedure,
     user: getUserProcedure,
+    search: searchProcedure,
   }),
   merchant: router({
     register: registerMerchantProcedure,
