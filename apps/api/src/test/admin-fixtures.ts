@@ -4,6 +4,7 @@
  */
 import { quotes, receipts, settlements } from "@tollgate/db";
 import { newId } from "@tollgate/shared";
+import { sql } from "drizzle-orm";
 import { createAdmin } from "../services/admin/admin-accounts";
 import { bearer, registrationBody, type TestApi } from "./harness";
 
@@ -129,4 +130,17 @@ export async function insertPaidQuote(
     .insert(settlements)
     .values(settlementRow(k, { payer, merchantId, quoteId, orderId: quoteId, txHash }));
   return { quoteId, receiptId, txHash };
+}
+
+/** Inserts `count` settlements in one statement (benchmarks): 1 000 payers, every tenth row final. */
+export async function seedSettlements(api: TestApi, count: number): Promise<void> {
+  await api.deps.db.db.execute(sql`
+    insert into settlements (chain_id, network, splitter, splitter_version, tx_hash, log_index, block_number,
+      block_hash, payer, merchant_address, token, total_amount, merchant_amount, treasury_amount, ip_creator_amount,
+      order_id, state, seen_at, updated_at)
+    select 80002, 'amoy', '0x5fbdb2315678afecb367f032d93f642f64180aa3', 'v1.2', '0x' || lpad(to_hex(g), 64, '0'), 0,
+      g, '0x' || lpad(to_hex(g), 64, '0'), '0x' || lpad(to_hex(g % 1000), 40, '0'),
+      '0x52908400098527886e0f7030069857d2e4169ee7', '0x0000000000000000000000000000000000000000', 1000000, 990000,
+      10000, 0, 'qt_bench' || g, case when g % 10 = 0 then 'final' else 'confirmed' end, now(), now()
+    from generate_series(1, ${count}::int) as g`);
 }
