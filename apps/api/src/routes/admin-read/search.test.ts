@@ -19,15 +19,13 @@ describe.each(testDatabaseKinds())("GET /admin/api/search on %s", (kind) => {
     await api.deps.db.db
       .insert(settlements)
       .values(settlementRow(2, { orderId: "ord_bridge1", bridgeOrderId: "ord_bridge1" }));
-    await api.deps.db.db
-      .insert(webhookEvents)
-      .values({
-        id: "evt_search1",
-        merchantId: acme.id,
-        type: "receipt.issued",
-        payload: {},
-        createdAt: new Date(),
-      });
+    await api.deps.db.db.insert(webhookEvents).values({
+      id: "evt_search1",
+      merchantId: acme.id,
+      type: "receipt.issued",
+      payload: {},
+      createdAt: new Date(),
+    });
   });
   afterAll(async () => {
     await api?.close();
