@@ -75,12 +75,26 @@ describe("app", () => {
         "/api/dashboard/webhooks",
         "/api/dashboard/fees",
         "/api/dashboard/webhooks/{event_id}/replay",
+        // issue 10, read part (operator views)
+        "/admin/api/overview",
+        "/admin/api/transactions",
+        "/admin/api/merchants",
+        "/admin/api/merchants/{id}",
+        "/admin/api/agents",
+        "/admin/api/agents/{addr}",
+        "/admin/api/audit",
+        "/admin/api/users",
+        "/admin/api/users/{id}",
+        "/admin/api/search",
       ].sort(),
     );
     expect(paths["/api/admin/me"]?.get).toMatchObject({
       security: [{ adminSession: [] }, { adminSessionToken: [] }],
     });
     expect(paths["/api/admin/pause"]?.post).toMatchObject({
+      security: [{ adminSession: [] }, { adminSessionToken: [] }],
+    });
+    expect(paths["/admin/api/transactions"]?.get).toMatchObject({
       security: [{ adminSession: [] }, { adminSessionToken: [] }],
     });
     expect(Object.keys(paths["/v1/pay"]?.post?.responses ?? {})).toEqual(

@@ -13,6 +13,7 @@ import type { Logger } from "./infra/logger";
 import { createRateLimiter, type RateLimiter } from "./infra/rate-limit";
 import type { AdminSessionPolicy } from "./services/admin/admin-sessions";
 import { createLoginLimiter, type LoginLimiter } from "./services/admin/login-limiter";
+import type { OverviewExtensions } from "./services/admin-read/overview";
 import {
   assertNoDevKeyOnRemoteRpc,
   type ChainRegistry,
@@ -48,6 +49,8 @@ export interface Deps {
     loginLimiter: LoginLimiter;
     allowedOrigins: readonly string[];
     metricsToken: string | undefined;
+    /** Overview hooks (issue 10): the pause and initialize-config work set `pauseState` / `configDrift` here. */
+    overview: OverviewExtensions;
   };
   /** The operator pause as this process sees it (polled from the database, issue 10). */
   pause: PauseGate;
@@ -125,6 +128,7 @@ export async function buildDeps(
       loginLimiter: createLoginLimiter(env.admin.login, redis),
       allowedOrigins: env.admin.allowedOrigins,
       metricsToken: env.admin.metricsToken,
+      overview: {},
     },
     limiters: {
       publicSurface: createRateLimiter(

@@ -8,7 +8,7 @@ import { AppError } from "@tollgate/shared";
 import type { AnyTRPCProcedure, AnyTRPCRouter } from "@trpc/server";
 import { type Request, type Response, Router } from "express";
 import { sendProblem, toAppError } from "../infra/errors";
-import type { Context, Meta } from "./trpc";
+import { type Context, isCsvExport, type Meta } from "./trpc";
 
 export interface RestRoute {
   procedurePath: string;
@@ -80,6 +80,13 @@ export function createRestRouter(
         }
         const output = await resolveCall(createCaller(ctx), route.procedurePath)(buildInput(req, route));
         if (route.meta.rest?.noStore) res.setHeader("Cache-Control", "no-store");
+        if (route.meta.rest?.csv) res.setHeader("Vary", "Accept");
+        if (route.meta.rest?.csv && isCsvExport(output)) {
+          // The file name is ours (a fixed prefix and digits), never user input.
+          res.setHeader("Content-Disposition", `attachment; filename="${output.filename}"`);
+          res.status(200).type("text/csv; charset=utf-8").send(output.csv);
+          return;
+        }
         res.status(route.meta.rest?.status ?? 200).json(output);
       } catch (error) {
         const appError = toAppError(error);

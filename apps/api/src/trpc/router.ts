@@ -7,6 +7,16 @@ import { adminUnpauseProcedure } from "../routes/admin/admin-unpause";
 import { approveListingProcedure } from "../routes/admin/marketplace/approve-listing";
 import { marketplaceQueueProcedure } from "../routes/admin/marketplace/marketplace-queue";
 import { rejectListingProcedure } from "../routes/admin/marketplace/reject-listing";
+import { getAgentDetailProcedure } from "../routes/admin-read/get-agent-detail";
+import { getMerchantDetailProcedure } from "../routes/admin-read/get-merchant-detail";
+import { getOverviewProcedure } from "../routes/admin-read/get-overview";
+import { getUserProcedure } from "../routes/admin-read/get-user";
+import { listAgentsProcedure } from "../routes/admin-read/list-agents";
+import { listAuditProcedure } from "../routes/admin-read/list-audit";
+import { listMerchantsProcedure } from "../routes/admin-read/list-merchants";
+import { listTransactionsProcedure } from "../routes/admin-read/list-transactions";
+import { listUsersProcedure } from "../routes/admin-read/list-users";
+import { searchProcedure } from "../routes/admin-read/search";
 import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-transactions";
 import { dashboardFeesProcedure } from "../routes/dashboard/dashboard-fees";
 import { dashboardWebhooksProcedure } from "../routes/dashboard/dashboard-webhooks";
@@ -43,6 +53,18 @@ export const appRouter = router({
     pause: adminPauseProcedure,
     unpause: adminUnpauseProcedure,
     initializeConfig: adminInitializeConfigProcedure,
+  }),
+  adminRead: router({
+    overview: getOverviewProcedure,
+    transactions: listTransactionsProcedure,
+    merchants: listMerchantsProcedure,
+    merchant: getMerchantDetailProcedure,
+    agents: listAgentsProcedure,
+    agent: getAgentDetailProcedure,
+    audit: listAuditProcedure,
+    users: listUsersProcedure,
+    user: getUserProcedure,
+    search: searchProcedure,
   }),
   dashboard: router({
     webhooks: dashboardWebhooksProcedure,

@@ -30,7 +30,13 @@ export type SecurityScheme = "merchantSecret" | "adminSession";
  * scheme the document names (`openapi.protect` alone means the merchant secret).
  */
 export type Meta = OpenApiMeta<{
-  rest?: { status?: number; noStore?: boolean; security?: SecurityScheme };
+  rest?: {
+    status?: number;
+    noStore?: boolean;
+    security?: SecurityScheme;
+    /** The procedure may answer a `CsvExport`, which REST sends as `text/csv` (issue 10: operator exports). */
+    csv?: boolean;
+  };
 }>;
 
 const t = initTRPC
@@ -52,6 +58,26 @@ const t = initTRPC
       };
     },
   });
+
+/** A CSV body a procedure hands to the REST adapter; tRPC callers receive it as this JSON object. */
+export interface CsvExport {
+  format: "csv";
+  filename: string;
+  csv: string;
+}
+
+export function isCsvExport(value: unknown): value is CsvExport {
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as Partial<CsvExport>;
+  return (
+    candidate.format === "csv" && typeof candidate.csv === "string" && typeof candidate.filename === "string"
+  );
+}
+
+/** True when the client asked for CSV with `Accept: text/csv` (a `format` query parameter is read by the schema). */
+export function acceptsCsv(header: (name: string) => string | undefined): boolean {
+  return /(^|,)\s*text\/csv\b/i.test(header("accept") ?? "");
+}
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;

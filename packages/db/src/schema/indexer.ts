@@ -50,6 +50,10 @@ export const settlements = pgTable(
     index("settlements_order_idx").on(table.orderId),
     index("settlements_merchant_idx").on(table.merchantId, table.blockNumber),
     index("settlements_state_idx").on(table.chainId, table.state),
+    // Operator views (issue 10): transactions by merchant newest first, search by hash, time ranges.
+    index("settlements_merchant_id_idx").on(table.merchantId, table.id),
+    index("settlements_tx_hash_idx").on(table.txHash),
+    index("settlements_seen_at_idx").on(table.seenAt),
   ],
 );
 

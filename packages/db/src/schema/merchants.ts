@@ -25,6 +25,9 @@ export const merchants = pgTable(
   (table) => [
     check("merchants_id_prefix", sql`${table.id} like 'mrch\\_%'`),
     index("merchants_pay_to_evm_idx").on(sql`lower(${table.payTo} ->> 'evm')`),
+    // Operator views (issue 10): name-prefix search (LIKE 'x%' in any collation) and newest-first listing.
+    index("merchants_name_prefix_idx").on(sql`lower(${table.name}) text_pattern_ops`),
+    index("merchants_created_idx").on(table.createdAt, table.id),
   ],
 );
 

@@ -82,6 +82,10 @@ export const receipts = pgTable(
   (table) => [
     unique("receipts_payment_log_unique").on(table.chainId, table.txHash, table.logIndex),
     check("receipts_id_prefix", sql`${table.id} like 'rcpt\\_%'`),
+    // Operator views (issue 10): a merchant's recent receipts, an agent's receipts, search by hash.
+    index("receipts_merchant_idx").on(table.merchantId, table.issuedAt),
+    index("receipts_payer_idx").on(table.payer),
+    index("receipts_tx_hash_idx").on(table.txHash),
   ],
 );
 

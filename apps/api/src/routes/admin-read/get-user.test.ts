@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { registerMerchant, signInAs } from "../../test/admin-fixtures";
+import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+
+describe.each(testDatabaseKinds())("GET /admin/api/users/{id} on %s", (kind) => {
+  let api: TestApi;
+  let viewer: Record<string, string>;
+  let viewerId: string;
+  beforeAll(async () => {
+    api = await startTestApi(kind);
+    viewer = await signInAs(api, "viewer");
+    const me = await api.call("GET", "/api/admin/me", { headers: viewer });
+    viewerId = String((me.json.admin as { id: string }).id);
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it("happy: the account, its active sessions and its recent audited actions; no secrets", async () => {
+    const res = await api.call("GET", `/admin/api/users/${viewerId}`, { headers: viewer });
+    expect(res.status).toBe(200);
+    expect(res.json.user).toMatchObject({ id: viewerId, role: "viewer", kind: "admin", disabled: false });
+    expect(res.json.sessions).toMatchObject({ active: 1 });
+    expect(
+      (res.json.recent_actions as { actor: { id: string } }[]).every((e) => e.actor.id === viewerId),
+    ).toBe(true);
+    expect(res.text).not.toMatch(/argon2|token_hash|ases_/);
+  });
+
+  it("error: an unknown id is 404, a malformed one 400", async () => {
+    const missing = await api.call("GET", "/admin/api/users/adm_1111111111111111", { headers: viewer });
+    expect(missing.status).toBe(404);
+    expect(missing.json.code).toBe("not_found");
+    for (const bad of ["mrch_1111", "adm_0OIl", "__proto__"]) {
+      const res = await api.call("GET", `/admin/api/users/${bad}`, { headers: viewer });
+      expect(res.status, bad).toBe(400);
+      expect(res.headers.get("content-type")).toContain("application/problem+json");
+    }
+  });
+
+  it("security: no session or a merchant secret is 401", async () => {
+    const merchant = await registerMerchant(api);
+    expect((await api.call("GET", `/admin/api/users/${viewerId}`)).status).toBe(401);
+    const res = await api.call("GET", `/admin/api/users/${viewerId}`, { headers: bearer(merchant.secret) });
+    expect(res.status).toBe(401);
+  });
+});

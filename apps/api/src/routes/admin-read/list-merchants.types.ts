@@ -1,0 +1,29 @@
+import { queryInteger, safeText } from "@tollgate/shared";
+import { z } from "zod";
+
+export const ZListMerchantsRequest = z
+  .strictObject({
+    q: safeText({ trim: true, min: 1, max: 100, label: "q" })
+      .optional()
+      .describe("a merchant id (mrch_...), a payout address, or the start of a name (case-insensitive)"),
+    cursor: z.string().max(400).optional().describe("next_cursor of the previous page"),
+    limit: queryInteger({ min: 1, max: 100 }).optional().describe("page size, default 25"),
+  })
+  .prefault({});
+
+export const ZAdminMerchantSummary = z.object({
+  id: z.string(),
+  name: z.string(),
+  pay_to: z.record(z.string(), z.string()),
+  network_mode: z.enum(["live", "test"]),
+  settlement_chain: z.string(),
+  settlement_version: z.string(),
+  webhook_url: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const ZListMerchantsResponse = z.object({
+  merchants: z.array(ZAdminMerchantSummary),
+  next_cursor: z.string().nullable(),
+});
