@@ -14,6 +14,7 @@ import { createRateLimiter, type RateLimiter } from "./infra/rate-limit";
 import type { AdminSessionPolicy } from "./services/admin/admin-sessions";
 import { createLoginLimiter, type LoginLimiter } from "./services/admin/login-limiter";
 import type { OverviewExtensions } from "./services/admin-read/overview";
+import { overviewProviders } from "./services/admin-read/overview-providers";
 import {
   assertNoDevKeyOnRemoteRpc,
   type ChainRegistry,
@@ -128,7 +129,7 @@ export async function buildDeps(
       loginLimiter: createLoginLimiter(env.admin.login, redis),
       allowedOrigins: env.admin.allowedOrigins,
       metricsToken: env.admin.metricsToken,
-      overview: {},
+      overview: overviewProviders(db, chains),
     },
     limiters: {
       publicSurface: createRateLimiter(

@@ -1,5 +1,6 @@
 import { indexerCursors, settlements, webhookDeliveries, webhookEvents } from "@tollgate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pauseScope, unpauseScope } from "../../services/operator/pause-service";
 import { insertPaidQuote, registerMerchant, settlementRow, signInAs } from "../../test/admin-fixtures";
 import { bearer, OTHER_EVM, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 
@@ -97,8 +98,29 @@ describe.each(testDatabaseKinds())("GET /admin/api/overview on %s", (kind) => {
     expect(res.json.indexer).toEqual([
       expect.objectContaining({ network: "amoy", indexed_block: "120", head_block: "125", lag_blocks: "5" }),
     ]);
-    expect(res.json.pause).toBeNull();
-    expect(res.json.config_drift).toBeNull();
+    expect(res.json.pause).toEqual({ paused: false, scopes: [] });
+    expect(res.json.config_drift).toEqual(expect.any(Array));
+  });
+
+  it("pause: a scope paused through the operator service shows in the overview", async () => {
+    await pauseScope(
+      { db: api.deps.db, clock: api.deps.clock, pause: api.deps.pause },
+      { scope: "amoy", reason: "overview drill" },
+      { adminId: "adm_overviewdrill", ip: "127.0.0.1", requestId: "req_overview" },
+    );
+    try {
+      const res = await api.call("GET", "/admin/api/overview", { headers: viewer });
+      expect(res.json.pause).toMatchObject({
+        paused: true,
+        scopes: [{ scope: "amoy", reason: "overview drill" }],
+      });
+    } finally {
+      await unpauseScope(
+        { db: api.deps.db, clock: api.deps.clock, pause: api.deps.pause },
+        { scope: "amoy", reason: "done" },
+        { adminId: "adm_overviewdrill", ip: "127.0.0.1", requestId: "req_overview" },
+      );
+    }
   });
 
   it("hook: pause state and config drift appear once their providers are set", async () => {
