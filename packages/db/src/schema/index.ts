@@ -1,6 +1,7 @@
 /** The database schema, one file per domain (drizzle-kit reads this index). */
 
 export * from "./gateway";
+export * from "./identity";
 export * from "./indexer";
 export * from "./merchants";
 export * from "./operators";
