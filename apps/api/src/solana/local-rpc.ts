@@ -12,6 +12,9 @@ import { PublicKey } from "@solana/web3.js";
 import { isLoopbackHost } from "@tollgate/shared";
 import { encodeSeat, seatAddress } from "../services/identity/seat-program";
 
+/** The ledger file in DATA_DIR that `pnpm start`'s local RPC serves and `pnpm seat:reserve` writes. */
+export const LOCAL_LEDGER_FILE = "solana-ledger.json";
+
 export interface LedgerAccount {
   owner: string;
   lamports: number;
