@@ -2,6 +2,7 @@ import { adminLoginProcedure } from "../routes/admin/admin-login";
 import { adminLogoutProcedure } from "../routes/admin/admin-logout";
 import { adminMeProcedure } from "../routes/admin/admin-me";
 import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-transactions";
+import { solanaDashboardProcedure } from "../routes/dashboard/solana-dashboard";
 import { getGatewayRouteProcedure } from "../routes/gateway-config/get-gateway-route";
 import { rotateOriginSecretProcedure } from "../routes/gateway-config/rotate-origin-secret";
 import { setGatewayRouteProcedure } from "../routes/gateway-config/set-gateway-route";
@@ -30,6 +31,7 @@ export const appRouter = router({
     get: getGatewayRouteProcedure,
     rotateOriginSecret: rotateOriginSecretProcedure,
   }),
+  dashboard: router({ solana: solanaDashboardProcedure }),
   quote: router({ create: createQuoteProcedure }),
   receipt: router({ get: getReceiptProcedure }),
   agent: router({ transactions: listAgentTransactionsProcedure }),

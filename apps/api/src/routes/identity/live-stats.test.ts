@@ -306,7 +306,7 @@ describe.each(testDatabaseKinds())("identity gate on GET /api/live-stats (%s)", 
     const down = await startTestApi(
       kind,
       { SOLANA_RPC_URL: `http://127.0.0.1:${await closedPort()}` },
-      { clock },
+      { clock, db: api.deps.db },
     );
     try {
       const agent = testAgent();
@@ -319,13 +319,13 @@ describe.each(testDatabaseKinds())("identity gate on GET /api/live-stats (%s)", 
     } finally {
       await down.close();
     }
-  });
+  }, 90_000);
 
   it("rate-limits nonce issuance per client (429)", async () => {
     const limited = await startTestApi(
       kind,
       { SOLANA_RPC_URL: rpc.url, IDENTITY_NONCES_PER_MINUTE: "2" },
-      { clock },
+      { clock, db: api.deps.db },
     );
     try {
       expect((await limited.call("GET", "/nonce")).status).toBe(200);
@@ -336,5 +336,5 @@ describe.each(testDatabaseKinds())("identity gate on GET /api/live-stats (%s)", 
     } finally {
       await limited.close();
     }
-  });
+  }, 90_000);
 });

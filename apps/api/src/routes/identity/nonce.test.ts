@@ -37,7 +37,7 @@ describe.each(testDatabaseKinds())("GET /nonce on %s", (kind) => {
     await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
     const port = (probe.address() as { port: number }).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const down = await startTestApi(kind, { REDIS_URL: `redis://127.0.0.1:${port}` });
+    const down = await startTestApi(kind, { REDIS_URL: `redis://127.0.0.1:${port}` }, { db: api.deps.db });
     try {
       const response = await down.call("GET", "/nonce");
       expect(response.status).toBe(503);
@@ -47,5 +47,5 @@ describe.each(testDatabaseKinds())("GET /nonce on %s", (kind) => {
     } finally {
       await down.close();
     }
-  });
+  }, 90_000);
 });
