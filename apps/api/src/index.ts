@@ -15,5 +15,6 @@ export {
   LOCAL_LEDGER_FILE,
   type LocalSolanaRpc,
   reserveSeat,
+  reserveSeatFor,
   startLocalSolanaRpc,
 } from "./solana/local-rpc";

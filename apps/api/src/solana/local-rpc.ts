@@ -92,6 +92,21 @@ export function reserveSeat(
   return address.toBase58();
 }
 
+/** `reserveSeat` with base58 keys and the current agreement (what `pnpm seat:reserve` does). */
+export function reserveSeatFor(
+  ledger: LocalLedger,
+  agent: string,
+  programId: string,
+  agreementHash: Buffer,
+): string {
+  return reserveSeat(ledger, {
+    programId: new PublicKey(programId),
+    agent: new PublicKey(agent),
+    agreementHash,
+    reservedAt: new Date(),
+  });
+}
+
 export interface LocalSolanaRpc {
   url: string;
   ledger: LocalLedger;
