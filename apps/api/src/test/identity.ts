@@ -65,3 +65,10 @@ export class ManualClock implements Clock {
     this.current = new Date(this.current.getTime() + ms);
   }
 }
+
+// For bench/identity-verify.ts (public testing entry `@tollgate/api/testing/identity`).
+export { IdentityGate } from "../services/identity/identity-gate";
+export { identityMessageDigest } from "../services/identity/identity-signature";
+export { memoryNonceStore } from "../services/identity/nonce-store";
+export { SeatChecker, type SolanaAccountReader } from "../services/identity/seat-checker";
+export { encodeSeat, seatAddress } from "../services/identity/seat-program";

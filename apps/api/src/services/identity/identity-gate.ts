@@ -11,7 +11,6 @@
  * The nonce is consumed before the seat check: a signer without a seat spends its own nonce (it signed it).
  */
 import { randomBytes } from "node:crypto";
-import { PublicKey } from "@solana/web3.js";
 import { AppError } from "@tollgate/shared";
 import bs58 from "bs58";
 import type { Clock } from "../../infra/clock";
@@ -121,7 +120,7 @@ export class IdentityGate {
     if (!NONCE_PATTERN.test(nonce)) throw malformed("x-nonce must be a nonce issued by this service");
 
     const digest = identityMessageDigest(this.options.prefix, nonce, pubkey);
-    if (!this.verifier.verify(key, digest, sig)) {
+    if (!this.verifier.verify(key, digest, sig, pubkey)) {
       this.counts.refusedSignature++;
       throw new AppError(
         "identity_signature_invalid",
@@ -135,7 +134,7 @@ export class IdentityGate {
         "nonce unknown, expired or already used; sign the new one",
       );
     }
-    const verdict = await this.options.seats.check(new PublicKey(key));
+    const verdict = await this.options.seats.check(pubkey);
     if (!verdict.ok) {
       this.counts.refusedSeat++;
       throw new AppError(verdict.code, verdict.detail);

@@ -36,8 +36,8 @@ export class Ed25519Verifier {
   private readonly keys = new Map<string, KeyObject>();
   constructor(private readonly maxKeys = 10_000) {}
 
-  verify(publicKey: Buffer, digest: Buffer, signature: Buffer): boolean {
-    const id = publicKey.toString("hex");
+  /** `id` names the key in the cache (its base58 text); defaults to the hex of `publicKey`. */
+  verify(publicKey: Buffer, digest: Buffer, signature: Buffer, id = publicKey.toString("hex")): boolean {
     let key = this.keys.get(id);
     if (!key) {
       try {

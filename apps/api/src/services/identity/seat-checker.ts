@@ -66,14 +66,16 @@ export class SeatChecker {
     private readonly options: SeatCheckerOptions,
   ) {}
 
-  async check(agent: PublicKey): Promise<SeatVerdict> {
-    const id = agent.toBase58();
+  /** `agent` as a PublicKey, or its base58 text (the cache key: no key object is built on a cache hit). */
+  async check(agentKey: PublicKey | string): Promise<SeatVerdict> {
+    const id = typeof agentKey === "string" ? agentKey : agentKey.toBase58();
     const now = this.clock.now().getTime();
     const cachedUntil = this.cache.get(id);
     if (cachedUntil !== undefined && cachedUntil > now) {
       this.stats.cacheHits++;
       return { ok: true };
     }
+    const agent = typeof agentKey === "string" ? new PublicKey(agentKey) : agentKey;
     const { address } = seatAddress(this.options.programId, agent);
     let account: AccountInfo<Buffer> | null;
     this.stats.rpcCalls++;
