@@ -61,6 +61,13 @@ describe("app", () => {
         "/api/admin/login",
         "/api/admin/logout",
         "/api/admin/me",
+        // issue 12 (identity gate)
+        "/nonce",
+        "/manifesto.json",
+        "/idl.json",
+        "/api/live-stats",
+        "/api/protocol-docs",
+        "/api/dashboard/solana",
       ].sort(),
     );
     expect(paths["/api/admin/me"]?.get).toMatchObject({
