@@ -86,6 +86,13 @@ describe("app", () => {
         "/admin/api/users",
         "/admin/api/users/{id}",
         "/admin/api/search",
+        // issue 12 (identity gate)
+        "/nonce",
+        "/manifesto.json",
+        "/idl.json",
+        "/api/live-stats",
+        "/api/protocol-docs",
+        "/api/dashboard/solana",
       ].sort(),
     );
     expect(paths["/api/admin/me"]?.get).toMatchObject({

@@ -22,6 +22,7 @@ import {
   readManifest,
   wellKnownDevKeys,
 } from "./services/chains";
+import { buildIdentity, type IdentityDeps } from "./services/identity/identity-deps";
 import {
   ensureReceiptKeyFile,
   fileReceiptKeyStore,
@@ -55,6 +56,8 @@ export interface Deps {
   };
   /** The operator pause as this process sees it (polled from the database, issue 10). */
   pause: PauseGate;
+  /** Identity gate (issue 12): nonces, signatures, Solana seats, and the documents agents read. */
+  identity: IdentityDeps;
   /** Signs v1.4 EIP-712 quotes; absent when none is configured (v1.4 quotes are then refused). */
   quoteSigner: LocalAccount | undefined;
   /** Releases connections; called once on shutdown. */
@@ -147,6 +150,7 @@ export async function buildDeps(
       // Each /v1/pay costs RPC calls: bound what one client can make us spend.
       pays: createRateLimiter({ name: "pays", points: env.pay.ratePerMinute, durationSeconds: 60 }, redis),
     },
+    identity: buildIdentity(env, clock, db, redis),
     async close() {
       redis?.disconnect();
       if (!overrides.db) await db.close();

@@ -18,6 +18,7 @@ import {
 } from "@tollgate/shared/env";
 import { z } from "zod";
 import { type BridgeConfig, BridgeConfigError, routerConfigFromFile } from "./bridge/config";
+import { decodeBase58Exact } from "./services/identity/identity-signature";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
@@ -76,7 +77,33 @@ const ZRawEnv = z.object({
   METRICS_TOKEN: envOptional(z.string().min(24, "at least 24 characters")),
   /** How often each API process re-reads the operator pause (issue 10): a pause is seen everywhere within it. */
   PAUSE_POLL_MS: envDefault(envInteger({ min: 0, max: 60_000 }), 2_000),
+  // Identity gate (issue 12; docs/identity-gate.md).
+  IDENTITY_PREFIX: envDefault(
+    z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "lower-case letters, digits, -"),
+    "tollgate",
+  ),
+  IDENTITY_NONCE_TTL_SECONDS: envDefault(envInteger({ min: 5, max: 600 }), 60),
+  IDENTITY_NONCES_PER_MINUTE: envDefault(envInteger({ min: 1 }), 60),
+  IDENTITY_NONCES_TOTAL_PER_MINUTE: envDefault(envInteger({ min: 1 }), 60_000),
+  IDENTITY_SEAT_CACHE_SECONDS: envDefault(envInteger({ max: 3600 }), 30),
+  IDENTITY_SEAT_PRICE_USD: envDefault(
+    z.string().regex(/^\d{1,9}(\.\d{1,6})?$/, "a decimal USD amount"),
+    "1.00",
+  ),
+  SOLANA_RPC_URL: envOptional(envUrl({ protocol: /^https?$/ })),
+  SOLANA_SEAT_PROGRAM_ID: envDefault(envBase58Pubkey(), "9UQ5xLJWXWYovruVQD9jdP6Qj5WS93hYVMtprSQWXzhi"),
+  SOLANA_TREASURY_VAULT: envDefault(envBase58Pubkey(), "7JUovwn1oxCTYSttwVBKqmkscR5LUbLXv8MhFv13W7mT"),
+  SOLANA_USDC_MINT: envDefault(envBase58Pubkey(), "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"),
+  SOLANA_USDT_MINT: envDefault(envBase58Pubkey(), "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BnEnwYb"),
+  SOLANA_LOCAL_RPC_PORT: envOptional(envInteger({ max: 65_535 })),
 });
+
+/** A base58 text that decodes to 32 bytes (a Solana public key). */
+function envBase58Pubkey() {
+  return z
+    .string()
+    .refine((text) => decodeBase58Exact(text, 32) !== undefined, "must be a base58 public key");
+}
 
 export type Env = {
   nodeEnv: "development" | "production" | "test";
@@ -132,6 +159,25 @@ export type Env = {
     metricsToken: string | undefined;
     /** Pause state cache per process (issue 10). */
     pausePollMs: number;
+  };
+  /** Identity gate (issue 12; SPEC §5): nonce signing, Solana seats. */
+  identity: {
+    prefix: string;
+    nonceTtlSeconds: number;
+    noncesPerMinute: number;
+    noncesTotalPerMinute: number;
+    seatCacheSeconds: number;
+    seatPriceUsd: string;
+    solana: {
+      /** Absent: every seat check answers 503 (`pnpm start` points it at its local Solana RPC). */
+      rpcUrl: string | undefined;
+      seatProgramId: string;
+      treasuryVault: string;
+      usdcMint: string;
+      usdtMint: string;
+      /** `pnpm start` only: port of the local Solana JSON-RPC (default CHAINS_BASE_PORT + 50). */
+      localRpcPort: number | undefined;
+    };
   };
   /** `pnpm start` only: local chains and the example merchant next to the API. */
   startAll: { localChains: boolean; chainsBasePort: number; exampleMerchantPort: number };
@@ -234,6 +280,22 @@ export function loadEnv(source: EnvSource = process.env): Env {
       pausePollMs: raw.PAUSE_POLL_MS,
     },
     bridge: bridgeConfig(raw.BRIDGE_PROVIDERS_FILE ? fromRoot(raw.BRIDGE_PROVIDERS_FILE) : undefined, source),
+    identity: {
+      prefix: raw.IDENTITY_PREFIX,
+      nonceTtlSeconds: raw.IDENTITY_NONCE_TTL_SECONDS,
+      noncesPerMinute: raw.IDENTITY_NONCES_PER_MINUTE,
+      noncesTotalPerMinute: raw.IDENTITY_NONCES_TOTAL_PER_MINUTE,
+      seatCacheSeconds: raw.IDENTITY_SEAT_CACHE_SECONDS,
+      seatPriceUsd: raw.IDENTITY_SEAT_PRICE_USD,
+      solana: {
+        rpcUrl: raw.SOLANA_RPC_URL,
+        seatProgramId: raw.SOLANA_SEAT_PROGRAM_ID,
+        treasuryVault: raw.SOLANA_TREASURY_VAULT,
+        usdcMint: raw.SOLANA_USDC_MINT,
+        usdtMint: raw.SOLANA_USDT_MINT,
+        localRpcPort: raw.SOLANA_LOCAL_RPC_PORT,
+      },
+    },
     startAll: {
       localChains: raw.START_LOCAL_CHAINS,
       chainsBasePort: raw.CHAINS_BASE_PORT,

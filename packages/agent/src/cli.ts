@@ -16,6 +16,7 @@ import { z } from "zod";
 import { type AgentStep, createAgent } from "./agent";
 import { isoNow, systemClock } from "./clock";
 import { AgentError, PaymentFailedError, QuoteRejectedError, SpendLimitError } from "./errors";
+import { runIdentityCli } from "./identity-cli";
 import { FileAgentStore } from "./store";
 
 const ZPrivateKey = z
@@ -48,6 +49,7 @@ export const ZCliEnv = z.object({
 export type CliEnv = z.infer<typeof ZCliEnv>;
 
 const USAGE = `Usage: tollgate-agent pay <url> [options]
+       tollgate-agent identity fetch <url> --solana-key-file <file>   (identity gate; docs/identity-gate.md)
 
 Options:
   --method <m>          HTTP method (default GET, POST when --data is given)
@@ -150,6 +152,8 @@ export interface CliIo {
 
 /** Runs the CLI; resolves with the exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  // Identity gate (issue 12): `tollgate-agent identity ...`.
+  if (argv[0] === "identity") return runIdentityCli(argv.slice(1), io);
   if (argv.includes("--help") || argv.includes("-h")) {
     io.stdout(USAGE);
     return 0;

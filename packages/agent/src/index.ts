@@ -13,6 +13,7 @@ export {
   type QuoteRejectionReason,
   SpendLimitError,
 } from "./errors";
+export { identityFetch, identityFromKeypairJson, identityHeaders, type SolanaIdentity } from "./identity";
 export type { Agent, AgentLimits, AgentOptions, AgentStep, AgentTiming, ChainConfig } from "./options";
 export {
   type AgentState,

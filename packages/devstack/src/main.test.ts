@@ -4,10 +4,20 @@
  * stop cleanly on Ctrl-C (SIGINT), exit 0.
  */
 import { spawn } from "node:child_process";
+import { generateKeyPairSync, sign } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PublicKey } from "@solana/web3.js";
+import {
+  agreementHashHex,
+  fileLedger,
+  identityMessageDigest,
+  LOCAL_LEDGER_FILE,
+  reserveSeat,
+} from "@tollgate/api";
+import bs58 from "bs58";
 import { afterAll, describe, expect, it } from "vitest";
 
 async function freePort(): Promise<number> {
@@ -68,6 +78,25 @@ describe("pnpm start (devstack)", () => {
       expect(challenge.status).toBe(402);
       expect(await challenge.json()).toMatchObject({ protocol: "AIFP-1", merchant_id: demo.merchant_id });
       expect((await fetch(`${baseUrl}/v1/merchants/${demo.merchant_id}`)).status).toBe(200);
+      // Identity gate (issue 12) against the local Solana RPC: 402, a seat the way `pnpm seat:reserve` makes it, 200.
+      expect(output).toMatch(/Solana RPC\s+http:\/\/127\.0\.0\.1:\d+/);
+      const gated = await fetch(`${baseUrl}/api/live-stats`);
+      expect(gated.status).toBe(402);
+      const nonce = gated.headers.get("x-nonce") ?? "";
+      const { publicKey, privateKey } = generateKeyPairSync("ed25519");
+      const raw = Buffer.from(publicKey.export({ format: "jwk" }).x ?? "", "base64url");
+      const pubkey = bs58.encode(raw);
+      reserveSeat(fileLedger(join(dataDir, LOCAL_LEDGER_FILE)), {
+        programId: new PublicKey("9UQ5xLJWXWYovruVQD9jdP6Qj5WS93hYVMtprSQWXzhi"),
+        agent: new PublicKey(raw),
+        agreementHash: Buffer.from(agreementHashHex(), "hex"),
+        reservedAt: new Date(),
+      });
+      const signature = bs58.encode(sign(null, identityMessageDigest("tollgate", nonce, pubkey), privateKey));
+      const admitted = await fetch(`${baseUrl}/api/live-stats`, {
+        headers: { "x-agent-pubkey": pubkey, "x-nonce": nonce, "x-signature": signature },
+      });
+      expect(admitted.status).toBe(200);
     } finally {
       child.kill("SIGINT");
     }

@@ -6,14 +6,19 @@
  * Composes the apps through their public entries only (`@tollgate/api`, `@tollgate/indexer`).
  */
 import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   createLogger,
   type Env,
   EnvError,
+  fileLedger,
+  LOCAL_LEDGER_FILE,
+  type LocalSolanaRpc,
   loadEnv,
   PortBusyError,
   routerConfig,
   startApi,
+  startLocalSolanaRpc,
 } from "@tollgate/api";
 import { type LocalChains, PortInUseError, startLocalChains } from "@tollgate/contracts/local-chains";
 import { startExampleMerchant } from "@tollgate/gate/example";
@@ -72,6 +77,29 @@ async function main(): Promise<void> {
         ),
       };
     }
+    // Identity gate (issue 12): a local Solana JSON-RPC serving seats from DATA_DIR, unless one is configured.
+    let solanaRpc: LocalSolanaRpc | undefined;
+    if (!env.identity.solana.rpcUrl) {
+      const port =
+        env.identity.solana.localRpcPort ??
+        (env.startAll.chainsBasePort === 0 ? 0 : env.startAll.chainsBasePort + 50);
+      try {
+        solanaRpc = await startLocalSolanaRpc({
+          port,
+          ledger: fileLedger(join(env.dataDir, LOCAL_LEDGER_FILE)),
+        });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "EADDRINUSE")
+          throw new PortBusyError(`port ${port} (local Solana RPC) is busy; set SOLANA_LOCAL_RPC_PORT`);
+        throw error;
+      }
+      const started = solanaRpc;
+      shutdown.add("local Solana RPC", () => started.close());
+      env = {
+        ...env,
+        identity: { ...env.identity, solana: { ...env.identity.solana, rpcUrl: started.url } },
+      };
+    }
     say.info("starting the API");
     const api = await startApi(env, log);
     shutdown.add("API", () => api.close());
@@ -112,6 +140,8 @@ async function main(): Promise<void> {
             (chain) => `  Chain ${chain.network.padEnd(10)} ${chain.rpcUrl}  (chain id ${chain.chainId})`,
           )
         : []),
+      `  Solana RPC       ${env.identity.solana.rpcUrl}${solanaRpc ? "  (local: seats from pnpm seat:reserve <pubkey>)" : ""}`,
+      `  Identity gate    ${env.baseUrl}/api/live-stats, ${env.baseUrl}/api/protocol-docs  (nonce ${env.baseUrl}/nonce; docs/identity-gate.md)`,
       `  Indexer          following ${indexer.networks.map((network) => network.network).join(", ")}; metrics ${env.baseUrl}/api/metrics`,
       `  Database         ${api.deps.db.kind === "pglite" ? `PGlite in ${env.dataDir}/pglite` : "PostgreSQL"}`,
       "",

@@ -1,8 +1,23 @@
 import type { PlainRoute } from "../infra/plain-route";
+import { idlRoute } from "./identity/idl";
+import { liveStatsRoute } from "./identity/live-stats";
+import { manifestoRoute } from "./identity/manifesto";
+import { nonceRoute } from "./identity/nonce";
+import { protocolDocsRoute } from "./identity/protocol-docs";
 import { marketplaceFeedRoute } from "./marketplace/marketplace-feed";
 import { metricsRoute } from "./metrics/metrics";
 import { payRoute } from "./pay/pay";
 import { jwksRoute } from "./wellknown/jwks";
 
 /** Plain Express routes, in registration order. */
-export const plainRoutes: PlainRoute[] = [jwksRoute, payRoute, metricsRoute, marketplaceFeedRoute];
+export const plainRoutes: PlainRoute[] = [
+  jwksRoute,
+  payRoute,
+  metricsRoute,
+  marketplaceFeedRoute,
+  nonceRoute,
+  manifestoRoute,
+  idlRoute,
+  liveStatsRoute,
+  protocolDocsRoute,
+];

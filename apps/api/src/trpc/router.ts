@@ -21,6 +21,7 @@ import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-tran
 import { dashboardFeesProcedure } from "../routes/dashboard/dashboard-fees";
 import { dashboardWebhooksProcedure } from "../routes/dashboard/dashboard-webhooks";
 import { replayWebhookProcedure } from "../routes/dashboard/replay-webhook";
+import { solanaDashboardProcedure } from "../routes/dashboard/solana-dashboard";
 import { getGatewayRouteProcedure } from "../routes/gateway-config/get-gateway-route";
 import { rotateOriginSecretProcedure } from "../routes/gateway-config/rotate-origin-secret";
 import { setGatewayRouteProcedure } from "../routes/gateway-config/set-gateway-route";
@@ -70,6 +71,7 @@ export const appRouter = router({
     webhooks: dashboardWebhooksProcedure,
     replayWebhook: replayWebhookProcedure,
     fees: dashboardFeesProcedure,
+    solana: solanaDashboardProcedure,
   }),
   merchant: router({
     register: registerMerchantProcedure,

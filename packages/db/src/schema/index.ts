@@ -2,6 +2,7 @@
 
 export * from "./controls";
 export * from "./gateway";
+export * from "./identity";
 export * from "./indexer";
 export * from "./marketplace";
 export * from "./merchants";
