@@ -5,4 +5,5 @@ export * from "./indexer";
 export * from "./merchants";
 export * from "./operators";
 export * from "./payments";
+export * from "./receipt-states";
 export * from "./webhooks";
