@@ -62,6 +62,9 @@ export const ERROR_STATUS = {
   x402_payload_malformed: 400,
   x402_payment_invalid: 402,
   x402_settlement_failed: 402,
+  // Receipts follow their payment (issue 19; docs/receipts.md).
+  receipt_revoked: 402,
+  revocation_feed_stale: 503,
   // 429: limits (SPEC §8).
   rate_limited: 429,
   login_locked: 429,
@@ -140,6 +143,8 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   x402_payload_malformed: "Malformed x402 payment header",
   x402_payment_invalid: "x402 payment invalid",
   x402_settlement_failed: "x402 settlement failed",
+  receipt_revoked: "Receipt suspended or revoked: its payment is no longer on the chain",
+  revocation_feed_stale: "Revocation feed unreachable for longer than the staleness window",
   rate_limited: "Too many requests",
   login_locked: "Too many failed sign-ins",
   internal_error: "Internal error",
