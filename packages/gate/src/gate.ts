@@ -34,7 +34,7 @@ import { formatUsd, MIN_PAYMENT_MICRO_USD } from "@tollgate/shared/money";
 import { writeProblem } from "@tollgate/shared/problem";
 import type { Request, RequestHandler, Response } from "express";
 import { fixedPrice, merchantPriceSource, type PriceSource } from "./price";
-import type { MemoryQuotaStore, QuotaStore } from "./quota";
+import { MemoryQuotaStore, type QuotaStore } from "./quota";
 import {
   confirmationShortfall,
   RevocationFeed,
