@@ -3,6 +3,9 @@
  * on a real local chain: evm_snapshot / evm_revert orphan the payment's block, the identical signed
  * transaction is re-sent (re-mined) or not.
  */
+
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import type { LocalChain, LocalChains } from "@tollgate/contracts/local-chains";
 import {
   type DatabaseHandle,
@@ -12,15 +15,18 @@ import {
   settlements,
   webhookEvents,
 } from "@tollgate/db";
+import { createOutboundClient } from "@tollgate/outbound";
 import { PAYMENT_EVENT_ABI } from "@tollgate/shared/contracts";
 import { createOrRotateWebhookSecret } from "@tollgate/webhooks";
 import { asc, eq } from "drizzle-orm";
+import { Webhook } from "standardwebhooks";
 import { createPublicClient, custom, decodeEventLog, type Hash } from "viem";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { NetworkConfig } from "../src/config";
 import { ReorgTooDeepError } from "../src/reorg/reorg";
 import { createRpc } from "../src/rpc/rpc";
 import { newSyncState, syncStep } from "../src/sync/sync-step";
+import { createDispatcher } from "../src/webhooks/dispatcher";
 import {
   account,
   chainOf,
@@ -28,6 +34,7 @@ import {
   insertMerchant,
   mine,
   pay,
+  quietLog,
   requestOf,
   revert,
   sendRaw,
@@ -43,13 +50,60 @@ const MERCHANT = account(17).address;
 const now = () => new Date("2026-01-01T00:00:00Z");
 const EXPIRES = new Date("2026-01-02T00:00:00Z");
 
+// A loopback webhook receiver: every delivery is checked with the published `standardwebhooks` package.
+let receiver: http.Server;
+let hookUrl: string;
+let received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
 beforeAll(async () => {
   chains = await startChains(["amoy"]);
   chain = chainOf(chains, "amoy");
+  receiver = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => {
+      body += c.toString("utf8");
+    });
+    req.on("end", () => {
+      received.push({ headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 });
 afterAll(async () => {
   await chains.stop();
+  receiver.closeAllConnections();
+  await new Promise<void>((resolve) => receiver.close(() => resolve()));
 });
+
+const KEY = Buffer.alloc(32, 9);
+
+/** Delivers the outbox to the receiver and returns the receipt.* envelopes, each verified by standardwebhooks. */
+async function deliverReceiptEvents(handle: DatabaseHandle, secret: string) {
+  received = [];
+  const client = createOutboundClient({ allowLoopback: true, timeoutMs: 2_000 });
+  try {
+    const dispatcher = createDispatcher({ db: handle.db, key: KEY, client, log: quietLog, now });
+    // Up to the per-endpoint cap each round: drain until nothing is due.
+    for (let k = 0; k < 20 && (await dispatcher.runOnce()).attempted > 0; k++);
+  } finally {
+    await client.close();
+  }
+  vi.setSystemTime(now());
+  try {
+    return received
+      .map(
+        (r) =>
+          new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as {
+            type: string;
+            data: Record<string, unknown>;
+          },
+      )
+      .filter((e) => e.type.startsWith("receipt."));
+  } finally {
+    vi.useRealTimers();
+  }
+}
 
 async function indexAll(handle: DatabaseHandle, cfg: NetworkConfig) {
   const rpc = createRpc(requestOf(chain));
@@ -150,11 +204,12 @@ describe.each(testDatabaseKinds())("receipt states on %s", (kind) => {
   let handle: DatabaseHandle;
   let outer: string;
   let merchantId: string;
+  let secret: string;
   beforeEach(async () => {
     handle = await createTestDatabase(kind);
     outer = await snapshot(chain);
-    merchantId = await insertMerchant(handle.db, MERCHANT);
-    await createOrRotateWebhookSecret(handle.db, Buffer.alloc(32, 9), merchantId, now());
+    merchantId = await insertMerchant(handle.db, MERCHANT, { webhookUrl: hookUrl });
+    ({ secret } = await createOrRotateWebhookSecret(handle.db, KEY, merchantId, now()));
   });
   afterEach(async () => {
     await revert(chain, outer);
@@ -218,6 +273,11 @@ describe.each(testDatabaseKinds())("receipt states on %s", (kind) => {
       block_number: remined.blockNumber.toString(),
       block_hash: remined.blockHash,
     });
+    const delivered = await deliverReceiptEvents(handle, secret);
+    expect(delivered.map((e) => [e.type, e.data.receipt_id]).sort()).toEqual([
+      ["receipt.reinstated", paid.receiptId],
+      ["receipt.suspended", paid.receiptId],
+    ]);
   });
 
   it("not re-mined: suspended, then revoked once the reorg window has passed without it", async () => {
@@ -244,6 +304,11 @@ describe.each(testDatabaseKinds())("receipt states on %s", (kind) => {
       ["suspended", "revoked", "reorg_window_closed"],
     ]);
     expect((await eventsOf(handle)).map((e) => e.type)).toEqual(["receipt.suspended", "receipt.revoked"]);
+    const delivered = await deliverReceiptEvents(handle, secret);
+    expect(delivered.map((e) => [e.type, e.data.state, e.data.reason]).sort()).toEqual([
+      ["receipt.revoked", "revoked", "reorg_window_closed"],
+      ["receipt.suspended", "suspended", "payment_orphaned"],
+    ]);
   });
 
   it("a reorg deeper than the window halts the network: the receipt is neither suspended nor revoked", async () => {
