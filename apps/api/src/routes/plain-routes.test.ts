@@ -14,7 +14,7 @@ describe.each(testDatabaseKinds())("plain routes on %s", (kind) => {
     merchantId = String(created.json.merchant_id);
   });
   /** A path with its Express parameters filled in with things that exist. */
-  const concrete = (path: string) => path.replace(":merchant_id", merchantId);
+  const concrete = (path: string) => path.replace(":id", merchantId);
   afterAll(async () => {
     await api?.close();
   });

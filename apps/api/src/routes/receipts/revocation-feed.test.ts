@@ -125,7 +125,7 @@ describe.each(testDatabaseKinds())("GET /v1/merchants/{id}/revocations on %s", (
       expect(res.status, bad).toBe(400);
       expect(res.headers.get("content-type")).toContain("application/problem+json");
       expect(res.json.code).toBe("validation_failed");
-      expect(res.json.errors).toContainEqual(expect.objectContaining({ path: "merchant_id" }));
+      expect(res.json.errors).toContainEqual(expect.objectContaining({ path: "id" }));
     }
     const unknown = await feed("mrch_1111111111111111");
     expect(unknown.status).toBe(404);

@@ -33,7 +33,7 @@ function serialize(feed: RevocationFeed): string {
 }
 
 /**
- * GET /v1/merchants/{merchant_id}/revocations (issue 19, docs/receipts.md): what `@tollgate/gate` polls so a
+ * GET /v1/merchants/{id}/revocations (issue 19, docs/receipts.md): what `@tollgate/gate` polls so a
  * merchant can refuse receipts whose payment was orphaned without calling Tollgate per request. Public like the
  * JWKS (the gate holds no secret); `If-None-Match` answers 304 while nothing changed.
  */
@@ -45,7 +45,7 @@ export const revocationFeedRoute: PlainRoute = {
     tags: ["receipts"],
     summary: "Suspended and revoked receipts of a merchant that have not expired (poll with If-None-Match)",
     parameters: [
-      { in: "path", name: "merchant_id", required: true, schema: { type: "string", pattern: "^mrch_" } },
+      { in: "path", name: "id", required: true, schema: { type: "string", pattern: "^mrch_" } },
       { in: "header", name: "If-None-Match", required: false, schema: { type: "string" } },
     ],
     responses: {
@@ -63,7 +63,7 @@ export const revocationFeedRoute: PlainRoute = {
   register(app, deps) {
     app.get(REVOCATION_FEED_PATH, async (req: Request, res) => {
       try {
-        const { merchant_id } = ZRevocationFeedParams.parse(req.params);
+        const { id: merchant_id } = ZRevocationFeedParams.parse(req.params);
         if (!(await findMerchant(deps, merchant_id))) {
           throw new AppError("merchant_not_found", `no merchant ${merchant_id}`);
         }
