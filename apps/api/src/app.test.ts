@@ -49,6 +49,7 @@ describe("app", () => {
         "/v1/merchants/{id}/secret/rotate",
         "/v1/merchants/{id}/gateway",
         "/v1/merchants/{id}/gateway/origin-secret/rotate",
+        "/v1/merchants/{id}/revocations",
         "/v1/pay",
         "/v1/quote",
         "/v1/receipts/{id}",

@@ -89,7 +89,9 @@ describe.each(testDatabaseKinds())("sync on %s", (kind) => {
       payer: account(10).address.toLowerCase(),
       merchantAddress: MERCHANT.toLowerCase(),
       merchantId,
-      quoteId: "qt_order1xyzabc",
+      // No such quote: the payer-chosen order id is not a link (issue 20 finding 4).
+      quoteId: null,
+      quoteMismatch: { quote_id: "qt_order1xyzabc", reason: "unknown_quote" },
       bridgeOrderId: null,
       totalAmount: "1000000",
       state: "confirmed",

@@ -170,6 +170,7 @@ describe.each(testDatabaseKinds())("dispatcher on %s", (kind) => {
     ip_creator_amount: "0",
     order_id: `qt_webhooktest${k}`,
     quote_id: `qt_webhooktest${k}`,
+    quote_mismatch: null,
     state: "confirmed",
   });
   const enqueue = async (n = 1) =>

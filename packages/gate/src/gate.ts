@@ -8,6 +8,8 @@
  * - a receipt that does not verify (signature, alg, typ, kid, iss, aud, exp, nbf, scope, tier): 402
  *   `receipt_invalid` with a fresh challenge and a `detail` naming the reason;
  * - quota used up: 402 `quota_exhausted` with a fresh challenge;
+ * - a receipt listed in the revocation feed (issue 19): 402 `receipt_revoked`; below `minConfirmations`:
+ *   402 `receipt_invalid`; feed stale with `strictRevocations`: 503 `revocation_feed_stale`;
  * - receipt keys unobtainable (JWKS down, nothing cached): 503 `jwks_unavailable`; quota store unreachable:
  *   503 `service_unavailable`. Nothing passes unverified or unmetered.
  * - otherwise `AIFP-Quota-Remaining` is set, the claims are attached to `req.aifp` and `res.locals.aifp`, and
@@ -33,6 +35,12 @@ import { writeProblem } from "@tollgate/shared/problem";
 import type { Request, RequestHandler, Response } from "express";
 import { fixedPrice, merchantPriceSource, type PriceSource } from "./price";
 import { MemoryQuotaStore, type QuotaStore } from "./quota";
+import {
+  confirmationShortfall,
+  RevocationFeed,
+  type RevocationSource,
+  sharedRevocationFeed,
+} from "./revocations";
 import { createReceiptVerifier, type FetchLike, type ReceiptVerifier } from "./verifier";
 
 /** What a paid request carries once the gate let it through. */
@@ -95,6 +103,20 @@ export interface GateOptions {
   refundOnServerError?: boolean;
   /** Fetch for the default verifier and price source. */
   fetchImpl?: FetchLike;
+  /**
+   * Issue 19 (docs/receipts.md): where suspended and revoked receipts are learned. Default: a
+   * {@link RevocationFeed} on `apiBaseUrl` for `merchantId` (one per merchant and API in this process), polled
+   * every 15 s from the first paid request on. Pass your own feed to choose its interval and staleness window
+   * and to read its `stats()`; `false` turns the check off.
+   */
+  revocations?: RevocationSource | false;
+  /** While the feed is stale: answer 503 `revocation_feed_stale` (true) instead of serving (default false). */
+  strictRevocations?: boolean;
+  /**
+   * Accept only receipts issued at or past this many confirmations; `"finality"`: at or past the receipt's
+   * `finality_depth` (the network's reorg window). Default: whatever Tollgate issued.
+   */
+  minConfirmations?: number | "finality";
   /** Called with the cause of every 5xx the gate answers itself. Default: one `console.warn` line. */
   onError?: (error: unknown, req: Request) => void;
 }
@@ -197,6 +219,13 @@ export function gate(options: GateOptions): RequestHandler {
       ? fixedPrice(options.price)
       : merchantPriceSource({ apiBaseUrl, merchantId: options.merchantId, ...fetchOptions }));
   const refundOnServerError = options.refundOnServerError ?? true;
+  const min = options.minConfirmations;
+  if (min !== undefined && min !== "finality" && (!Number.isSafeInteger(min) || min < 0))
+    throw new TypeError('minConfirmations must be a non-negative integer or "finality"');
+  const revocations =
+    options.revocations === false
+      ? undefined
+      : (options.revocations ?? sharedRevocationFeed(apiBaseUrl, options.merchantId, options.fetchImpl));
   const onError = options.onError ?? defaultOnError;
   const resourceOf =
     typeof options.resource === "function"
@@ -276,6 +305,40 @@ export function gate(options: GateOptions): RequestHandler {
     }
 
     const { claims } = verdict;
+    const shortfall = confirmationShortfall(claims, min);
+    if (shortfall) {
+      await challenge(req, res, resource, "receipt_invalid", `confirmations: ${shortfall}`);
+      return;
+    }
+    if (revocations) {
+      if (revocations instanceof RevocationFeed) await revocations.ready();
+      let listed: Awaited<ReturnType<RevocationSource["check"]>>;
+      try {
+        listed = await revocations.check(claims.jti);
+      } catch (error) {
+        fail(req, res, new AppError("service_unavailable", undefined, { cause: error }));
+        return;
+      }
+      if (listed.status === "listed") {
+        const why = listed.state === "revoked" ? "never came back" : "was orphaned by a reorg";
+        await challenge(
+          req,
+          res,
+          resource,
+          "receipt_revoked",
+          `receipt ${claims.jti} is ${listed.state}: its payment ${why}`,
+        );
+        return;
+      }
+      if (listed.status === "stale" && options.strictRevocations) {
+        fail(
+          req,
+          res,
+          new AppError("revocation_feed_stale", "the revocation feed could not be read recently"),
+        );
+        return;
+      }
+    }
     let metered: Awaited<ReturnType<QuotaStore["consume"]>>;
     try {
       metered = await store.consume(claims.jti, claims.quota, units, claims.exp);

@@ -40,6 +40,15 @@ export {
   type RedisQuotaStoreOptions,
 } from "./quota";
 export {
+  DEFAULT_REVOCATION_POLL_MS,
+  DEFAULT_REVOCATION_STALE_MS,
+  RevocationFeed,
+  type RevocationFeedOptions,
+  type RevocationFeedStats,
+  type RevocationSource,
+  type RevocationVerdict,
+} from "./revocations";
+export {
   createReceiptVerifier,
   type FetchLike,
   isJwksUnavailable,

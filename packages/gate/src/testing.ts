@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 /**
  * Test helpers for the gate: a stand-in for the two Tollgate API endpoints a gate talks to
  * (`GET /.well-known/jwks.json` and `GET /v1/merchants/{id}`) on real loopback HTTP, and receipt signing with
@@ -44,6 +45,12 @@ export interface FakeTollgateApi {
   /** Requests the merchant endpoint has seen. */
   merchantRequests: number;
   jwksMode: JwksMode;
+  /** Issue 19: the revocation feed served per merchant id (jti → state, exp); "down" answers 500. */
+  revocations: Map<string, Map<string, { state: "suspended" | "revoked"; exp: number }>>;
+  feedMode: "up" | "down";
+  /** Requests the revocation feed has seen, and how many of them were answered 304. */
+  feedRequests: number;
+  feedNotModified: number;
   /** tier maps by merchant id, served as `tiers` of the public view. */
   merchants: Map<string, Record<string, string>>;
   keys: Map<string, TestKey>;
@@ -101,6 +108,10 @@ export async function startFakeTollgateApi(
     jwksRequests: 0,
     merchantRequests: 0,
     jwksMode: "up",
+    revocations: new Map(),
+    feedMode: "up",
+    feedRequests: 0,
+    feedNotModified: 0,
     merchants: new Map(Object.entries(options.merchants ?? {})),
     keys,
     async addKey({
@@ -175,6 +186,27 @@ export async function startFakeTollgateApi(
     res
       .set("Cache-Control", "public, max-age=300")
       .json({ keys: [...published].flatMap((kid) => (keys.has(kid) ? [keys.get(kid)?.publicJwk] : [])) });
+  });
+  // Stand-in for GET /v1/merchants/{id}/revocations (issue 19): ETag over the body, 304 on If-None-Match.
+  app.get("/v1/merchants/:id/revocations", (req, res) => {
+    api.feedRequests += 1;
+    if (api.feedMode === "down") {
+      res.status(500).end();
+      return;
+    }
+    const listed = api.revocations.get(req.params.id) ?? new Map();
+    const body = JSON.stringify({
+      merchant_id: req.params.id,
+      entries: [...listed].map(([jti, e]) => ({ jti, state: e.state, exp: e.exp })),
+    });
+    const etag = `"${createHash("sha256").update(body).digest("base64url")}"`;
+    res.set({ ETag: etag, "Cache-Control": "public, max-age=5" });
+    if (req.get("if-none-match") === etag) {
+      api.feedNotModified += 1;
+      res.status(304).end();
+      return;
+    }
+    res.type("application/json").send(body);
   });
   // Stand-in for GET /v1/merchants/{id} (public view); only `tiers` matters to the gate.
   app.get("/v1/merchants/:id", (req, res) => {

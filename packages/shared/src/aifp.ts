@@ -35,7 +35,13 @@ export type QuoteAsset = (typeof QUOTE_ASSETS)[number];
 // ------------------------------------------------------------------------------------------ 402 challenge
 
 /** Why a gate answers 402. */
-export const CHALLENGE_REASONS = ["payment_required", "receipt_invalid", "quota_exhausted"] as const;
+export const CHALLENGE_REASONS = [
+  "payment_required",
+  "receipt_invalid",
+  "quota_exhausted",
+  // Issue 19: the receipt's payment was orphaned by a reorg (suspended) or never came back (revoked).
+  "receipt_revoked",
+] as const;
 export type ChallengeReason = (typeof CHALLENGE_REASONS)[number];
 
 /** Body of a gate's 402 (DESIGN.md §6); `WWW-Authenticate: AIFP quote_url="..."` accompanies it. */
@@ -254,5 +260,10 @@ export interface ReceiptClaims {
   tx_ref: string;
   log_index: number;
   confirmations: number;
+  /**
+   * Issue 19: the network's finality depth (its maxReorgDepth) when the receipt was issued; a receipt with
+   * `confirmations >= finality_depth` cannot be undone by a repairable reorg. Absent on older receipts.
+   */
+  finality_depth?: number;
   economics_profile: string;
 }

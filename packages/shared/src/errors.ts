@@ -77,6 +77,9 @@ export const ERROR_STATUS = {
   identity_seat_outdated: 403,
   identity_store_unavailable: 503,
   solana_rpc_unavailable: 503,
+  // Receipts follow their payment (issue 19; docs/receipts.md).
+  receipt_revoked: 402,
+  revocation_feed_stale: 503,
   // 429: limits (SPEC §8).
   rate_limited: 429,
   login_locked: 429,
@@ -180,6 +183,8 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   identity_seat_outdated: "Seat was reserved for an older agreement",
   identity_store_unavailable: "Nonce store unavailable",
   solana_rpc_unavailable: "Solana RPC unavailable",
+  receipt_revoked: "Receipt suspended or revoked: its payment is no longer on the chain",
+  revocation_feed_stale: "Revocation feed unreachable for longer than the staleness window",
   rate_limited: "Too many requests",
   login_locked: "Too many failed sign-ins",
   internal_error: "Internal error",

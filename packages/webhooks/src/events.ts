@@ -24,8 +24,32 @@ export type SettlementEventData = {
   treasury_amount: string;
   ip_creator_amount: string;
   order_id: string;
+  /** Set only when token, merchant and every amount match the quote the order id names (issue 20). */
   quote_id: string | null;
+  /** The order id named a quote this log does not pay: act on receipts or matched settlements only. */
+  quote_mismatch: { quote_id: string; reason: string } | null;
   state: "seen" | "confirmed" | "final" | "orphaned";
+};
+
+/**
+ * `receipt.suspended` / `receipt.reinstated` / `receipt.revoked` (issue 19, docs/receipts.md): the receipt
+ * follows the Payment log it rests on. `tx_ref`/`log_index`/`block_*` name that log after the change
+ * (the re-mined one on reinstatement, the lost one otherwise).
+ */
+export type ReceiptStateEventData = {
+  receipt_id: string;
+  quote_id: string;
+  state: "valid" | "suspended" | "revoked";
+  previous_state: "valid" | "suspended" | "revoked";
+  reason: "payment_orphaned" | "payment_remined" | "reorg_window_closed";
+  chain_id: number;
+  tx_ref: string;
+  log_index: number;
+  /** Decimal string. */
+  block_number: string;
+  block_hash: string;
+  expires_at: string;
+  changed_at: string;
 };
 
 /** `receipt.issued`: `/v1/pay` issued a receipt for one of the merchant's quotes (DESIGN §6). */
@@ -69,13 +93,15 @@ export type ListingDecisionEventData = {
 
 /**
  * Event type → `data`. Later issues add their types here with their payloads: `listing.approved` and
- * `listing.rejected` (marketplace, reserved by DESIGN §8), `receipt.suspended`, `receipt.reinstated` and
- * `receipt.revoked` (operators). An event cannot be enqueued before its payload is typed here.
+ * `listing.rejected` (marketplace, reserved by DESIGN §8). An event cannot be enqueued before its payload is typed here.
  */
 export interface WebhookEventDataMap {
   "settlement.confirmed": SettlementEventData;
   "settlement.reverted": SettlementEventData;
   "receipt.issued": ReceiptIssuedEventData;
+  "receipt.suspended": ReceiptStateEventData;
+  "receipt.reinstated": ReceiptStateEventData;
+  "receipt.revoked": ReceiptStateEventData;
   "test.ping": TestPingEventData;
   "listing.approved": ListingDecisionEventData;
   "listing.rejected": ListingDecisionEventData;
@@ -87,17 +113,13 @@ export const WEBHOOK_EVENT_TYPES = [
   "settlement.confirmed",
   "settlement.reverted",
   "receipt.issued",
+  "receipt.suspended",
+  "receipt.reinstated",
+  "receipt.revoked",
   "test.ping",
   "listing.approved",
   "listing.rejected",
 ] as const satisfies readonly WebhookEventType[];
-
-/** Names taken by later issues (DESIGN §8; docs/webhooks.md): never reuse them for anything else. */
-export const RESERVED_WEBHOOK_EVENT_TYPES = [
-  "receipt.suspended",
-  "receipt.reinstated",
-  "receipt.revoked",
-] as const;
 
 /** What the envelope on the wire looks like (DESIGN §8): `{id, type, created_at, data}`. */
 export interface WebhookEnvelope<T = Record<string, unknown>> {

@@ -3,8 +3,11 @@ import { request as httpRequest, type IncomingHttpHeaders, type Server } from "n
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { receipts } from "@tollgate/db";
 import { type GateChallenge, QUOTA_REMAINING_HEADER, RECEIPT_HEADER } from "@tollgate/shared";
+import { eq } from "drizzle-orm";
 import express from "express";
+import { decodeJwt } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { GatewayRoute } from "../services/gateway-config-service";
 import { type Agent, agentOn, type LocalChains, payChallenge, startTestChains } from "../test/chains";
@@ -129,6 +132,32 @@ describe("hosted gateway (/g)", () => {
     expect(forwarded.headers["x-custom"]).toBe("kept");
     expect(forwarded.headers["aifp-receipt"]).toBeUndefined();
     expect(forwarded.headers["x-tollgate-payer"]).toBe(agent.address.toLowerCase());
+  });
+
+  it("issue 19: a receipt whose payment was orphaned is refused at once from the database's state", async () => {
+    const token = await receipt();
+    const ok = await gw("/search", { headers: { [RECEIPT_HEADER]: token } });
+    expect(ok.status).toBe(200);
+    const { jti } = decodeJwt(token);
+    // What the indexer writes when the payment's block is orphaned (apps/indexer receipt-states drill).
+    for (const state of ["suspended", "revoked"] as const) {
+      await api.deps.db.db
+        .update(receipts)
+        .set({ state })
+        .where(eq(receipts.id, String(jti)));
+      const refused = await gw("/search", { headers: { [RECEIPT_HEADER]: token } });
+      expect(refused.status, state).toBe(402);
+      const body = (await refused.json()) as GateChallenge;
+      expect(body.code).toBe("receipt_revoked");
+      expect(body.detail).toContain(state);
+    }
+    await api.deps.db.db
+      .update(receipts)
+      .set({ state: "valid" })
+      .where(eq(receipts.id, String(jti)));
+    const back = await gw("/search", { headers: { [RECEIPT_HEADER]: token } });
+    expect(back.status).toBe(200);
+    expect(back.headers.get(QUOTA_REMAINING_HEADER)).toBe("3");
   });
 
   it("an upstream 500, 503 or timeout answers 502/504 and does not consume the unit", async () => {

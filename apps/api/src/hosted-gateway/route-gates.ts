@@ -2,7 +2,8 @@
  * Per-slug state of the hosted gateway: the route (cached for `cacheMs`, so a changed upstream takes effect within
  * it) and one `@tollgate/gate` middleware per route and tier, sharing one receipt verifier and quota store.
  * Invariants: the gateway is inside the issuer, so its JWKS comes from the key store, never over the network; one
- * receipt buys calls anywhere under the slug (resource `/<slug>`, docs/gateway.md).
+ * receipt buys calls anywhere under the slug (resource `/<slug>`, docs/gateway.md); a suspended or revoked receipt
+ * (issue 19) is refused from the database's state at once.
  */
 import {
   createReceiptVerifier,
@@ -17,6 +18,7 @@ import type { RequestHandler } from "express";
 import type { Deps } from "../deps";
 import { findGatewayRouteBySlug, type GatewayRoute } from "../services/gateway-config-service";
 import { findMerchant } from "../services/merchant-service";
+import { receiptState } from "../services/receipt-service";
 
 export interface RouteGates {
   lookup(slug: string): Promise<GatewayRoute | undefined>;
@@ -66,6 +68,15 @@ export function createRouteGates(deps: Deps, cacheMs: number): RouteGates {
         apiBaseUrl: deps.env.baseUrl,
         verifier,
         quotaStore: quotaFor(route.merchantId),
+        // Issue 19: inside the issuer, the receipt's state comes straight from the database (no feed, never stale).
+        revocations: {
+          async check(jti) {
+            const state = await receiptState(deps, jti);
+            return state === "suspended" || state === "revoked"
+              ? { status: "listed", state }
+              : { status: "clear" };
+          },
+        },
         priceSource: {
           async unitPrice(tier) {
             const merchant = await findMerchant(deps, route.merchantId);

@@ -141,7 +141,9 @@ export function buildOpenApiDocument(
   ];
   document.paths ??= {};
   for (const route of plainRoutes) {
-    document.paths[route.path] = { ...document.paths[route.path], [route.method]: route.openapi };
+    // Express `:name` parameters are OpenAPI `{name}` templates.
+    const path = route.path.replace(/:(\w+)/g, "{$1}");
+    document.paths[path] = { ...document.paths[path], [route.method]: route.openapi };
   }
   for (const [path, item] of Object.entries(extraPaths))
     document.paths[path] = { ...document.paths[path], ...item };

@@ -7,6 +7,7 @@ import { protocolDocsRoute } from "./identity/protocol-docs";
 import { marketplaceFeedRoute } from "./marketplace/marketplace-feed";
 import { metricsRoute } from "./metrics/metrics";
 import { payRoute } from "./pay/pay";
+import { revocationFeedRoute } from "./receipts/revocation-feed";
 import { jwksRoute } from "./wellknown/jwks";
 
 /** Plain Express routes, in registration order. */
@@ -15,6 +16,7 @@ export const plainRoutes: PlainRoute[] = [
   payRoute,
   metricsRoute,
   marketplaceFeedRoute,
+  revocationFeedRoute,
   nonceRoute,
   manifestoRoute,
   idlRoute,

@@ -8,6 +8,7 @@ import {
   AppError,
   type EvmNetworkName,
   formatUsd,
+  NETWORKS,
   newId,
   type PayPending,
   type PayRequest,
@@ -303,6 +304,8 @@ async function settle(
     exp: Math.floor(expiresAt.getTime() / 1000),
     scope: quote.resource,
     confirmations: result.confirmations,
+    // Issue 19: the network's reorg window; a receipt at or past it cannot be undone by a repairable reorg.
+    finality_depth: NETWORKS[chain.network].defaultMaxReorgDepth,
     economics_profile: quote.economicsProfile,
   });
   // The receipt and its `receipt.issued` outbox event commit together (DESIGN §8); a lost race writes neither.

@@ -1,10 +1,11 @@
 /**
  * Receipt facts for support (GET /v1/receipts/{id}): what an issued receipt attests, joined with its quote.
- * Receipt ids are unguessable (DESIGN.md §1), so the facts are public to whoever holds the id.
+ * Receipt ids are unguessable (DESIGN.md §1), so the facts are public to whoever holds the id. Issue 19 adds
+ * the receipt's state (valid, suspended, revoked) and its history, and the per-merchant revocation feed.
  */
-import { type Database, quotes, receipts } from "@tollgate/db";
+import { type Database, quotes, receiptStateChanges, receipts } from "@tollgate/db";
 import { AppError, formatUsd } from "@tollgate/shared";
-import { eq } from "drizzle-orm";
+import { and, asc, eq, gt, ne } from "drizzle-orm";
 
 export interface ReceiptServiceDeps {
   db: { db: Database };
@@ -13,6 +14,8 @@ export interface ReceiptServiceDeps {
 export interface ReceiptRecord {
   receipt: typeof receipts.$inferSelect;
   quote: typeof quotes.$inferSelect;
+  /** Issue 19: every state change, oldest first. */
+  history: (typeof receiptStateChanges.$inferSelect)[];
 }
 
 /** The receipt and the quote it paid; `not_found` when no receipt has this id. */
@@ -23,11 +26,56 @@ export async function getReceipt(deps: ReceiptServiceDeps, id: string): Promise<
     .innerJoin(quotes, eq(quotes.id, receipts.quoteId))
     .where(eq(receipts.id, id));
   if (!row) throw new AppError("not_found", `no receipt ${id}`);
-  return row;
+  const history = await deps.db.db
+    .select()
+    .from(receiptStateChanges)
+    .where(eq(receiptStateChanges.receiptId, id))
+    .orderBy(asc(receiptStateChanges.id));
+  return { ...row, history };
+}
+
+/**
+ * The receipt's state as the hosted gateway and the bridge read it (issue 19): straight from the database,
+ * no feed and no staleness. Undefined for an id this service never issued.
+ */
+export async function receiptState(
+  deps: ReceiptServiceDeps,
+  id: string,
+): Promise<(typeof receipts.$inferSelect)["state"] | undefined> {
+  const [row] = await deps.db.db.select({ state: receipts.state }).from(receipts).where(eq(receipts.id, id));
+  return row?.state;
+}
+
+export interface RevocationEntry {
+  jti: string;
+  state: "suspended" | "revoked";
+  /** Unix seconds: the receipt's own `exp`; the entry leaves the feed then. */
+  exp: number;
+}
+
+/**
+ * The revocation feed of one merchant (issue 19): suspended and revoked receipts that have not expired,
+ * ordered by id so the same set always gives the same bytes (and ETag). Uses receipts_not_valid_idx.
+ */
+export async function listRevocations(
+  deps: ReceiptServiceDeps,
+  merchantId: string,
+  now: Date,
+): Promise<RevocationEntry[]> {
+  const rows = await deps.db.db
+    .select({ id: receipts.id, state: receipts.state, expiresAt: receipts.expiresAt })
+    .from(receipts)
+    .where(and(eq(receipts.merchantId, merchantId), ne(receipts.state, "valid"), gt(receipts.expiresAt, now)))
+    .orderBy(asc(receipts.id));
+  return rows.map((r) => ({
+    jti: r.id,
+    state: r.state === "revoked" ? "revoked" : "suspended",
+    exp: Math.floor(r.expiresAt.getTime() / 1000),
+  }));
 }
 
 /** The wire view (ZGetReceiptResponse): the receipt's facts; the token itself is not repeated. */
-export function toReceiptView({ receipt, quote }: ReceiptRecord) {
+export function toReceiptView({ receipt, quote, history }: ReceiptRecord) {
   return {
     receipt_id: receipt.id,
     quote_id: receipt.quoteId,
@@ -47,5 +95,17 @@ export function toReceiptView({ receipt, quote }: ReceiptRecord) {
     kid: receipt.kid,
     issued_at: receipt.issuedAt.toISOString(),
     expires_at: receipt.expiresAt.toISOString(),
+    state: receipt.state,
+    state_changed_at: receipt.stateChangedAt?.toISOString() ?? null,
+    history: history.map((h) => ({
+      from: h.fromState,
+      to: h.toState,
+      reason: h.reason,
+      tx_ref: h.txHash,
+      log_index: h.logIndex,
+      block_number: h.blockNumber.toString(),
+      block_hash: h.blockHash,
+      at: h.at.toISOString(),
+    })),
   };
 }

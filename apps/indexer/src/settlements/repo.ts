@@ -17,6 +17,8 @@ import { enqueueWebhookEvents, type SettlementEventData } from "@tollgate/webhoo
 import { and, eq, gt, inArray, isNotNull, lt, lte, ne, sql } from "drizzle-orm";
 import type { RpcBlock } from "../rpc/rpc";
 import type { DecodedPayment } from "./decode";
+import { linkQuotes } from "./quote-link";
+import { settleSuspendedReceipts, suspendReceiptsAbove } from "./receipt-states";
 
 export interface Cursor {
   number: bigint;
@@ -68,6 +70,7 @@ export function settlementData(row: SettlementRow): SettlementEventData {
     ip_creator_amount: row.ipCreatorAmount,
     order_id: row.orderId,
     quote_id: row.quoteId,
+    quote_mismatch: row.quoteMismatch ?? null,
     state: row.state,
   };
 }
@@ -96,7 +99,8 @@ async function upsertSettlements(
   now: Date,
 ): Promise<void> {
   if (payments.length === 0) return;
-  const rows = payments.map((p) => ({
+  const links = await linkQuotes(tx, payments);
+  const rows = payments.map((p, k) => ({
     chain_id: p.chainId,
     network: p.network,
     splitter: p.splitter,
@@ -114,19 +118,22 @@ async function upsertSettlements(
     ip_creator_amount: p.ipCreatorAmount,
     order_id: p.orderId,
     merchant_id: merchantIds.get(p.merchantAddress) ?? null,
-    quote_id: p.quoteId,
+    quote_id: links[k]?.quoteId ?? null,
     bridge_order_id: p.bridgeOrderId,
+    quote_mismatch: links[k]?.quoteMismatch ?? null,
   }));
   const at = now.toISOString();
   await tx.execute(sql`
     insert into settlements (chain_id, network, splitter, splitter_version, tx_hash, log_index, block_number,
       block_hash, payer, merchant_address, token, total_amount, merchant_amount, treasury_amount,
-      ip_creator_amount, order_id, merchant_id, quote_id, bridge_order_id, state, seen_at, updated_at)
+      ip_creator_amount, order_id, merchant_id, quote_id, bridge_order_id, quote_mismatch, state, seen_at,
+      updated_at)
     select t.*, 'seen', ${at}::timestamptz, ${at}::timestamptz
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as t(chain_id int, network text, splitter text,
       splitter_version text, tx_hash text, log_index int, block_number bigint, block_hash text, payer text,
       merchant_address text, token text, total_amount numeric, merchant_amount numeric, treasury_amount numeric,
-      ip_creator_amount numeric, order_id text, merchant_id text, quote_id text, bridge_order_id text)
+      ip_creator_amount numeric, order_id text, merchant_id text, quote_id text, bridge_order_id text,
+      quote_mismatch jsonb)
     on conflict (chain_id, tx_hash, log_index) do update set
       block_number = excluded.block_number, block_hash = excluded.block_hash, state = 'seen',
       seen_at = excluded.seen_at, confirmed_at = null, final_at = null, orphaned_at = null,
@@ -174,6 +181,7 @@ export async function commitBatch(db: Database, input: BatchInput): Promise<{ in
     }
     await saveCursor(tx, policy, input.cursor, input.head, now);
     await applyTransitions(tx, policy, input.cursor.number, now);
+    await settleSuspendedReceipts(tx, policy, input.cursor.number, now);
     // Keep maxReorgDepth + 1 blocks: enough to find the common ancestor of any repairable reorg.
     await tx
       .delete(indexerBlocks)
@@ -346,6 +354,7 @@ export async function orphanAbove(
           ),
         );
     }
+    await suspendReceiptsAbove(tx, policy, ancestor.number, now);
     await tx
       .delete(indexerBlocks)
       .where(and(eq(indexerBlocks.chainId, policy.chainId), gt(indexerBlocks.number, ancestor.number)));

@@ -8,4 +8,5 @@ export * from "./marketplace";
 export * from "./merchants";
 export * from "./operators";
 export * from "./payments";
+export * from "./receipt-states";
 export * from "./webhooks";

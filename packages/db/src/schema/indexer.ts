@@ -1,4 +1,14 @@
-import { bigint, index, integer, pgTable, primaryKey, text, timestamp, unique } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  unique,
+} from "drizzle-orm/pg-core";
 import { atomic } from "./columns";
 
 export const SETTLEMENT_STATES = ["seen", "confirmed", "final", "orphaned"] as const;
@@ -34,6 +44,11 @@ export const settlements = pgTable(
     merchantId: text("merchant_id"),
     quoteId: text("quote_id"),
     bridgeOrderId: text("bridge_order_id"),
+    /**
+     * Issue 20 finding 4: the order id named a quote but the log does not pay it (chain, splitter, token,
+     * merchant or an amount differ, or no such quote); `quote_id` is then null.
+     */
+    quoteMismatch: jsonb("quote_mismatch").$type<{ quote_id: string; reason: string }>(),
     state: text("state", { enum: SETTLEMENT_STATES }).notNull(),
     /** Set once `settlement.confirmed` went to the outbox; an orphaned notified row owes `settlement.reverted`. */
     notifiedAt: timestamp("notified_at", { withTimezone: true, mode: "date" }),

@@ -53,9 +53,15 @@ export const quotes = pgTable(
   ],
 );
 
+/** Issue 19: a receipt follows its payment (docs/receipts.md). */
+export const RECEIPT_STATES = ["valid", "suspended", "revoked"] as const;
+export type ReceiptState = (typeof RECEIPT_STATES)[number];
+
 /**
  * A receipt per paid quote. Invariants: a quote yields at most one receipt (unique quote_id), and one
- * on-chain Payment log buys at most one receipt (unique chain_id, tx_hash, log_index).
+ * on-chain Payment log buys at most one receipt (unique chain_id, tx_hash, log_index). `state` follows the
+ * Payment log (issue 19): the indexer suspends it when the log's block is orphaned, reinstates it (moving
+ * tx/log/block to the re-mined log) or revokes it once `revoke_after_block` is indexed without the log.
  */
 export const receipts = pgTable(
   "receipts",
@@ -78,8 +84,17 @@ export const receipts = pgTable(
     token: text("token").notNull(),
     issuedAt: timestamp("issued_at", { withTimezone: true, mode: "date" }).notNull(),
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+    state: text("state", { enum: RECEIPT_STATES }).notNull().default("valid"),
+    stateChangedAt: timestamp("state_changed_at", { withTimezone: true, mode: "date" }),
+    /** While suspended: the indexed block at which, without the re-mined log, the receipt is revoked. */
+    revokeAfterBlock: bigint("revoke_after_block", { mode: "bigint" }),
   },
   (table) => [
+    // The revocation feed (per merchant, not valid, not expired) and the indexer's per-chain sweep.
+    index("receipts_not_valid_idx")
+      .on(table.merchantId, table.expiresAt)
+      .where(sql`${table.state} <> 'valid'`),
+    index("receipts_chain_state_idx").on(table.chainId, table.state, table.blockNumber),
     unique("receipts_payment_log_unique").on(table.chainId, table.txHash, table.logIndex),
     check("receipts_id_prefix", sql`${table.id} like 'rcpt\\_%'`),
     // Operator views (issue 10): a merchant's recent receipts, an agent's receipts, search by hash.

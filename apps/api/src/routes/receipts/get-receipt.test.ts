@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { receiptStateChanges, receipts } from "@tollgate/db";
 import { JWKS_PATH, type QuoteResponse, RECEIPT_JWT_TYPE } from "@tollgate/shared";
+import { eq } from "drizzle-orm";
 import { createLocalJWKSet, type JSONWebKeySet, type JWTPayload, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentOn, type LocalChains, payBody, sendSettlement, startTestChains } from "../../test/chains";
@@ -92,6 +94,9 @@ describe.each(testDatabaseKinds())("GET /v1/receipts/{id} on %s", (kind) => {
       block_number: paid.block.toString(),
       confirmations_at_issue: payload.confirmations,
       kid,
+      state: "valid",
+      state_changed_at: null,
+      history: [],
     });
     // And those claims are the quote's: 0.1 USD minimum at 0.002 USD per unit buys 50 units.
     expect(res.json).toMatchObject({
@@ -105,6 +110,51 @@ describe.each(testDatabaseKinds())("GET /v1/receipts/{id} on %s", (kind) => {
       chain_id: 80002,
       tx_ref: paid.tx,
     });
+  });
+
+  it("happy: a receipt whose payment was orphaned shows its state and history (as the indexer writes them)", async () => {
+    const db = api.deps.db.db;
+    const at = new Date("2026-02-01T00:00:00Z");
+    const orphaned = { chainId: 80002, txHash: paid.tx.toLowerCase(), logIndex: 0, blockNumber: paid.block };
+    await db
+      .update(receipts)
+      .set({ state: "suspended", stateChangedAt: at })
+      .where(eq(receipts.id, paid.receiptId));
+    await db.insert(receiptStateChanges).values({
+      receiptId: paid.receiptId,
+      fromState: "valid",
+      toState: "suspended",
+      reason: "payment_orphaned",
+      blockHash: `0x${"ab".repeat(32)}`,
+      at,
+      ...orphaned,
+    });
+    try {
+      const res = await api.call("GET", `/v1/receipts/${paid.receiptId}`);
+      expect(res.status, res.text).toBe(200);
+      expect(res.json).toMatchObject({
+        state: "suspended",
+        state_changed_at: at.toISOString(),
+        history: [
+          {
+            from: "valid",
+            to: "suspended",
+            reason: "payment_orphaned",
+            tx_ref: paid.tx.toLowerCase(),
+            log_index: 0,
+            block_number: paid.block.toString(),
+            block_hash: `0x${"ab".repeat(32)}`,
+            at: at.toISOString(),
+          },
+        ],
+      });
+    } finally {
+      await db.delete(receiptStateChanges).where(eq(receiptStateChanges.receiptId, paid.receiptId));
+      await db
+        .update(receipts)
+        .set({ state: "valid", stateChangedAt: null })
+        .where(eq(receipts.id, paid.receiptId));
+    }
   });
 
   it("error: malformed ids are 400 naming the field; an unknown receipt is 404", async () => {

@@ -9,7 +9,7 @@ export const getReceiptProcedure = publicProcedure
       method: "GET",
       path: "/v1/receipts/{id}",
       tags: ["payments"],
-      summary: "Read a receipt's facts",
+      summary: "Read a receipt's facts, state (valid, suspended, revoked) and state history",
       errorResponses: [400, 404],
     },
   })

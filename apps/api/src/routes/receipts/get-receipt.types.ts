@@ -25,4 +25,20 @@ export const ZGetReceiptResponse = z.object({
   kid: z.string(),
   issued_at: z.string(),
   expires_at: z.string(),
+  /** Issue 19 (docs/receipts.md): the receipt follows the Payment log it rests on. */
+  state: z.enum(["valid", "suspended", "revoked"]),
+  state_changed_at: z.string().nullable(),
+  /** Every state change, oldest first; the log named is the one the receipt rested on after it. */
+  history: z.array(
+    z.object({
+      from: z.enum(["valid", "suspended", "revoked"]),
+      to: z.enum(["valid", "suspended", "revoked"]),
+      reason: z.enum(["payment_orphaned", "payment_remined", "reorg_window_closed"]),
+      tx_ref: z.string(),
+      log_index: z.number().int(),
+      block_number: z.string(),
+      block_hash: z.string(),
+      at: z.string(),
+    }),
+  ),
 });
