@@ -4,6 +4,7 @@
  * (a few known-good fixtures make the base bodies valid, so a refusal can be pinned on the field under test).
  */
 import { expect } from "vitest";
+import { signInAs } from "./admin-fixtures";
 import { bearer, registrationBody, type TestApi, VALID_EVM } from "./harness";
 
 export interface SweptOperation {
@@ -40,6 +41,7 @@ interface ParameterObject {
 interface OperationObject {
   parameters?: ParameterObject[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: JsonSchema }> };
+  security?: Record<string, string[]>[];
 }
 
 /** Every operation of the running API's /openapi.json. */
@@ -78,6 +80,8 @@ export interface SweepFixture {
   secret: string;
   slug: string;
   headers: Record<string, string>;
+  /** An operator's session (bearer, with the CSRF header), for the routes behind `adminSession`. */
+  adminHeaders: Record<string, string>;
   /** Values for path parameters, by name. */
   pathValues: Record<string, string>;
 }
@@ -97,8 +101,17 @@ export async function createSweepFixture(api: TestApi, slug = "sweep"): Promise<
     secret,
     slug,
     headers: { ...bearer(secret), "x-tollgate-csrf": "1", "idempotency-key": "sweep-key-0001" },
+    adminHeaders: { ...(await signInAs(api, "operator")), "x-tollgate-csrf": "1" },
     pathValues: { id: merchantId, address: VALID_EVM, provider: "none", path: "x" },
   };
+}
+
+/** The credentials an operation's OpenAPI security asks for: an operator session or the merchant's secret. */
+export function headersFor(op: SweptOperation, fixture: SweepFixture): Record<string, string> {
+  const admin = (op.operation.security ?? []).some((requirement) =>
+    Object.hasOwn(requirement, "adminSession"),
+  );
+  return admin ? fixture.adminHeaders : fixture.headers;
 }
 
 /** `path` with `{name}` filled from `values` (or a harmless placeholder). */
