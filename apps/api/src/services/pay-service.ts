@@ -159,7 +159,12 @@ export async function pay(
       },
     );
   }
-  if (claim.kind === "replay") return { status: 200, body: claim.body as PayResponse, replayed: true };
+  if (claim.kind === "replay") {
+    const stored = claim.body as PayResponse;
+    const [receipt] = await db.select().from(receipts).where(eq(receipts.id, stored.receipt_id));
+    if (receipt) refuseUnlessValid(receipt);
+    return { status: 200, body: stored, replayed: true };
+  }
 
   const release = () => releaseIdempotencyKey(db, { scope, key: idempotencyKey, lockedAt: claim.lockedAt });
   try {
@@ -204,8 +209,23 @@ async function existingReceipt(
   return row;
 }
 
+/** A replay never hands out a receipt whose payment left the chain (issue 19): the agent needs a new quote. */
+function refuseUnlessValid(receipt: ReceiptRow): void {
+  if (receipt.state === "valid") return;
+  const detail =
+    receipt.state === "suspended"
+      ? `receipt ${receipt.id} is suspended: its payment was orphaned by a reorg and may be mined again; retry later`
+      : `receipt ${receipt.id} is revoked: its payment is no longer on the chain; request a new quote and pay again`;
+  throw new AppError(
+    "receipt_revoked",
+    detail,
+    receipt.state === "suspended" ? { headers: { "Retry-After": "30" } } : {},
+  );
+}
+
 function sameReceipt(quote: QuoteRow, receipt: ReceiptRow, txHash: string): SettleOutcome {
   if (receipt.quoteId === quote.id && receipt.txHash === txHash) {
+    refuseUnlessValid(receipt);
     return { status: 200, body: responseFor(quote, receipt), replayed: true, completed: false };
   }
   if (receipt.quoteId === quote.id) {

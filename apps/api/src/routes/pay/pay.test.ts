@@ -10,6 +10,7 @@ import {
   splitterV12Abi,
   ZERO_ADDRESS,
 } from "@tollgate/shared";
+import { eq } from "drizzle-orm";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { type Address, encodeFunctionData, type Hash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -529,6 +530,28 @@ describe.each(testDatabaseKinds())("quote -> pay -> receipt on local chains (%s)
       } finally {
         await later.close();
       }
+    });
+
+    it("a retry never hands out a receipt that was suspended or revoked after a reorg", async () => {
+      const q = await quote({ merchant_id: merchants.v12, asset: "USDC" });
+      const tx = await sendSettlement(agent, q.settlement_call);
+      const key = newKey();
+      const body = await payBody(agent, q, tx, key);
+      const first = await api.call("POST", "/v1/pay", { headers: { "idempotency-key": key }, body });
+      expect(first.status, first.text).toBe(200);
+      const receiptId = String(first.json.receipt_id);
+      for (const state of ["suspended", "revoked"] as const) {
+        await api.deps.db.db.update(receipts).set({ state }).where(eq(receipts.id, receiptId));
+        const sameKey = await api.call("POST", "/v1/pay", { headers: { "idempotency-key": key }, body });
+        await expectRefused(sameKey, 402, "receipt_revoked");
+        expect(sameKey.text).toContain(state);
+        expect(sameKey.text).not.toContain(String(first.json.receipt));
+        await expectRefused(await payFor(q, tx), 402, "receipt_revoked");
+      }
+      await api.deps.db.db.update(receipts).set({ state: "valid" }).where(eq(receipts.id, receiptId));
+      const reinstated = await payFor(q, tx);
+      expect(reinstated.status).toBe(200);
+      expect(reinstated.json.receipt_id).toBe(receiptId);
     });
 
     it("an expired payment authorization", async () => {
