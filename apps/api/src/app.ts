@@ -15,8 +15,14 @@ import type { Deps } from "./deps";
 import { createHostedGatewayRouter } from "./hosted-gateway/hosted-gateway-router";
 import { jsonBody, requireDeclaredBodies } from "./infra/body";
 import { sendProblem } from "./infra/errors";
+import { htmlSecurityHeaders } from "./infra/security-headers";
 import { buildOpenApiDocument } from "./openapi/document";
-import { renderErrorsPage, renderReferencePage } from "./openapi/reference-page";
+import {
+  DOCS_STYLESHEET,
+  DOCS_STYLESHEET_PATH,
+  renderErrorsPage,
+  renderReferencePage,
+} from "./openapi/reference-page";
 import { plainRoutes } from "./routes/plain-routes";
 import { createRestRouter } from "./trpc/rest-adapter";
 import { appRouter } from "./trpc/router";
@@ -128,6 +134,12 @@ export function createApp(deps: Deps): express.Express {
   });
   app.get("/openapi.yaml", (_req, res) => {
     res.type("application/yaml").send(yaml);
+  });
+  // Every HTML page (and its files) carries the strict CSP and anti-framing headers (issue 16).
+  const htmlHeaders = htmlSecurityHeaders({ strictTransport: !deps.env.developmentMode });
+  app.use(["/docs", "/console"], htmlHeaders);
+  app.get(DOCS_STYLESHEET_PATH, (_req, res) => {
+    res.type("css").set("Cache-Control", "public, max-age=3600").send(DOCS_STYLESHEET);
   });
   const referencePage = renderReferencePage(document);
   app.get("/docs", (_req, res) => {

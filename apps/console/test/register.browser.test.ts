@@ -60,6 +60,10 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
   it("registers a merchant, shows the secret once, and edits the profile", async () => {
     const errors: string[] = [];
     page.on("pageerror", (error) => errors.push(error.message));
+    // The API serves the console under a strict CSP (no inline script or style): any violation is a defect.
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) errors.push(message.text());
+    });
 
     await page.goto(`${api.baseUrl}/console/`);
     await page.getByTestId("register-name").fill("Browser Test Shop");
@@ -111,5 +115,18 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
 
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
     expect(errors).toEqual([]);
+  });
+
+  it("the API reference pages render their stylesheet under the same CSP", async () => {
+    const violations: string[] = [];
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
+    for (const path of ["/docs", "/docs/errors"]) {
+      await page.goto(`${api.baseUrl}${path}`);
+      const font = await page.evaluate(() => getComputedStyle(document.body).fontFamily);
+      expect(font).toContain("system-ui");
+    }
+    expect(violations).toEqual([]);
   });
 });

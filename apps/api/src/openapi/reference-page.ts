@@ -3,6 +3,15 @@
  */
 import type { OpenAPIObject } from "trpc-to-openapi";
 
+/** The reference pages' one stylesheet, served as a file so the pages' CSP needs no inline style (issue 16). */
+export const DOCS_STYLESHEET_PATH = "/docs/docs.css";
+export const DOCS_STYLESHEET = `body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2rem auto;padding:0 1rem;color:#1d1d1f}
+section{border-top:1px solid #ddd;padding:.5rem 0}pre{background:#f5f5f7;padding:.75rem;overflow:auto;font-size:12px}
+.m{display:inline-block;min-width:4.5em;text-align:center;border-radius:4px;color:#fff;font-size:13px;padding:0 .4em}
+.get{background:#2a7ae2}.post{background:#2e9d57}.patch{background:#c98a00}.delete{background:#c0392b}.put{background:#7d3cb5}
+td{padding:.2rem .8rem;border-bottom:1px solid #eee}:target{background:#fff3c4}
+`;
+
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
@@ -56,12 +65,7 @@ export function renderReferencePage(document: OpenAPIObject): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(document.info.title)} reference</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<style>
-body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2rem auto;padding:0 1rem;color:#1d1d1f}
-section{border-top:1px solid #ddd;padding:.5rem 0}pre{background:#f5f5f7;padding:.75rem;overflow:auto;font-size:12px}
-.m{display:inline-block;min-width:4.5em;text-align:center;border-radius:4px;color:#fff;font-size:13px;padding:0 .4em}
-.get{background:#2a7ae2}.post{background:#2e9d57}.patch{background:#c98a00}.delete{background:#c0392b}.put{background:#7d3cb5}
-</style></head><body>
+<link rel="stylesheet" href="${DOCS_STYLESHEET_PATH}"></head><body>
 <h1>${escapeHtml(document.info.title)} <small>${escapeHtml(document.info.version)}</small></h1>
 <p>${escapeHtml(document.info.description ?? "")}</p>
 <p>Machine-readable: <a href="/openapi.json">/openapi.json</a> · <a href="/openapi.yaml">/openapi.yaml</a></p>
@@ -78,7 +82,7 @@ export function renderErrorsPage(codes: readonly { code: string; status: number;
     )
     .join("");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Tollgate error codes</title>
-<style>body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2rem auto;padding:0 1rem}td{padding:.2rem .8rem;border-bottom:1px solid #eee}:target{background:#fff3c4}</style>
+<link rel="stylesheet" href="${DOCS_STYLESHEET_PATH}">
 </head><body><h1>Error codes</h1><p>Every error is <code>application/problem+json</code> with one of these stable codes.</p>
 <table><thead><tr><th>code</th><th>status</th><th>meaning</th></tr></thead><tbody>${rows}</tbody></table></body></html>`;
 }
