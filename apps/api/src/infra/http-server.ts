@@ -18,7 +18,11 @@ export const HTTP_SERVER_LIMITS = {
   requestTimeoutMs: 60_000,
   /** An idle keep-alive connection is closed after this. */
   keepAliveTimeoutMs: 5_000,
-} as const;
+  /** How often Node checks the two timeouts above (its default, 30 s, lets a slow client hold a socket 50 s). */
+  connectionsCheckingIntervalMs: 1_000,
+};
+
+export type HttpServerLimits = typeof HTTP_SERVER_LIMITS;
 
 /** Node's parser error codes mapped to ours; anything else the parser refuses is 400 `malformed_request`. */
 function codeFor(error: NodeJS.ErrnoException): ErrorCode {
@@ -60,21 +64,32 @@ export function handleClientError(error: NodeJS.ErrnoException, socket: Duplex):
     socket.destroy();
     return;
   }
-  socket.end(clientErrorResponse(error, newId("request")));
+  // Destroyed once written: a client that never reads or closes (slowloris) must not keep the socket half-open.
+  socket.end(clientErrorResponse(error, newId("request")), () => socket.destroy());
 }
 
 /** Applies the limits and the clientError handler to `server`. */
-export function hardenServer(server: Server): Server {
-  server.headersTimeout = HTTP_SERVER_LIMITS.headersTimeoutMs;
-  server.requestTimeout = HTTP_SERVER_LIMITS.requestTimeoutMs;
-  server.keepAliveTimeout = HTTP_SERVER_LIMITS.keepAliveTimeoutMs;
+export function hardenServer(server: Server, limits: HttpServerLimits = HTTP_SERVER_LIMITS): Server {
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.on("clientError", handleClientError);
   return server;
 }
 
-/** A Node HTTP server with the API's limits and clientError handler; `listener` may be attached later. */
-export function createHttpServer(listener?: RequestListener): Server {
-  const server = createServer({ maxHeaderSize: HTTP_SERVER_LIMITS.maxHeaderSize });
+/**
+ * A Node HTTP server with the API's limits and clientError handler; `listener` may be attached later. Slow clients
+ * (slowloris) and idle connections cannot hold sockets past `headersTimeoutMs` + one checking interval; tests pass
+ * shorter `limits`.
+ */
+export function createHttpServer(
+  listener?: RequestListener,
+  limits: HttpServerLimits = HTTP_SERVER_LIMITS,
+): Server {
+  const server = createServer({
+    maxHeaderSize: limits.maxHeaderSize,
+    connectionsCheckingInterval: limits.connectionsCheckingIntervalMs,
+  });
   if (listener) server.on("request", listener);
-  return hardenServer(server);
+  return hardenServer(server, limits);
 }
