@@ -14,6 +14,7 @@ import { createBridgeRouter } from "./bridge/router";
 import type { Deps } from "./deps";
 import { createHostedGatewayRouter } from "./hosted-gateway/hosted-gateway-router";
 import { jsonBody, requireDeclaredBodies } from "./infra/body";
+import { corsForAgents } from "./infra/cors";
 import { sendProblem } from "./infra/errors";
 import { htmlSecurityHeaders } from "./infra/security-headers";
 import { buildOpenApiDocument } from "./openapi/document";
@@ -65,6 +66,9 @@ export function createApp(deps: Deps): express.Express {
     });
     next();
   });
+
+  // Before every router: a preflight is answered here and never forwarded to a gateway upstream (issue 16).
+  app.use(corsForAgents(deps.env.cors.allowedOrigins));
 
   const document = buildOpenApiDocument(
     appRouter,

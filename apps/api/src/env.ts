@@ -57,6 +57,8 @@ const ZRawEnv = z.object({
   LATE_PAYMENT_GRACE_SECONDS: envDefault(envInteger(), 3600),
   RATE_LIMIT_PAYS_PER_MINUTE: envDefault(envInteger({ min: 1 }), 300),
   RATE_LIMIT_PUBLIC_PER_MINUTE: envDefault(envInteger({ min: 1 }), 300),
+  /** Browser origins allowed to call the agent surfaces cross-origin (issue 16): `*` or a comma list. */
+  CORS_ALLOWED_ORIGINS: envOptional(envCorsOrigins()),
   WEBHOOK_SECRET_KEY: envOptional(z.string()),
   BRIDGE_PROVIDERS_FILE: envOptional(z.string()),
   START_LOCAL_CHAINS: envDefault(envBoolean(), true),
@@ -98,6 +100,30 @@ const ZRawEnv = z.object({
   SOLANA_LOCAL_RPC_PORT: envOptional(envInteger({ max: 65_535 })),
 });
 
+/** `*`, or a comma-separated list of exact origins (`https://app.example`, no path), each checked. */
+function envCorsOrigins() {
+  return z.string().transform((text, context): "*" | string[] => {
+    if (text.trim() === "*") return "*";
+    const origins = text
+      .split(",")
+      .map((origin) => origin.trim())
+      .filter(Boolean);
+    for (const origin of origins) {
+      let parsed: URL | undefined;
+      try {
+        parsed = new URL(origin);
+      } catch {
+        parsed = undefined;
+      }
+      if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
+        context.addIssue({ code: "custom", message: `${origin} is not an origin like https://app.example` });
+        return z.NEVER;
+      }
+    }
+    return origins;
+  });
+}
+
 /** A base58 text that decodes to 32 bytes (a Solana public key). */
 function envBase58Pubkey() {
   return z
@@ -120,6 +146,8 @@ export type Env = {
   trustProxy: number;
   /** Registrations per hour; public read surfaces (SPEC §8: looser than authenticated) per minute. */
   rateLimits: { registrationsPerHour: number; publicPerMinute: number };
+  /** Origins whose pages may call the agent surfaces (no credentials); empty: no CORS headers at all. */
+  cors: { allowedOrigins: "*" | readonly string[] };
   console: { serve: boolean; distDir: string };
   shutdownGraceMs: number;
   chains: {
@@ -219,6 +247,7 @@ export function loadEnv(source: EnvSource = process.env): Env {
       registrationsPerHour: raw.RATE_LIMIT_REGISTRATIONS_PER_HOUR,
       publicPerMinute: raw.RATE_LIMIT_PUBLIC_PER_MINUTE,
     },
+    cors: { allowedOrigins: raw.CORS_ALLOWED_ORIGINS ?? [] },
     console: { serve: raw.SERVE_CONSOLE, distDir: fromRoot(raw.CONSOLE_DIST ?? "apps/console/dist") },
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
     chains: {
