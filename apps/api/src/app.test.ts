@@ -94,6 +94,10 @@ describe("app", () => {
         "/api/live-stats",
         "/api/protocol-docs",
         "/api/dashboard/solana",
+        // issue 13 (partners, merchant dashboard) and issue 10 (register-partner)
+        "/api/admin/register-partner",
+        "/api/partner/{wallet}",
+        "/api/dashboard",
       ].sort(),
     );
     expect(paths["/api/admin/me"]?.get).toMatchObject({

@@ -3,6 +3,7 @@ import { adminLoginProcedure } from "../routes/admin/admin-login";
 import { adminLogoutProcedure } from "../routes/admin/admin-logout";
 import { adminMeProcedure } from "../routes/admin/admin-me";
 import { adminPauseProcedure } from "../routes/admin/admin-pause";
+import { adminRegisterPartnerProcedure } from "../routes/admin/admin-register-partner";
 import { adminUnpauseProcedure } from "../routes/admin/admin-unpause";
 import { approveListingProcedure } from "../routes/admin/marketplace/approve-listing";
 import { marketplaceQueueProcedure } from "../routes/admin/marketplace/marketplace-queue";
@@ -30,11 +31,13 @@ import { deleteListingProcedure } from "../routes/listings/delete-listing";
 import { getListingProcedure } from "../routes/listings/get-listing";
 import { listListingsProcedure } from "../routes/listings/list-listings";
 import { updateListingProcedure } from "../routes/listings/update-listing";
+import { getMerchantDashboardProcedure } from "../routes/merchant-dashboard/get-merchant-dashboard";
 import { getCurrentMerchantProcedure } from "../routes/merchants/get-current-merchant";
 import { getMerchantProcedure } from "../routes/merchants/get-merchant";
 import { registerMerchantProcedure } from "../routes/merchants/register-merchant";
 import { rotateMerchantSecretProcedure } from "../routes/merchants/rotate-merchant-secret";
 import { updateMerchantProcedure } from "../routes/merchants/update-merchant";
+import { getPartnerProcedure } from "../routes/partners/get-partner";
 import { createQuoteProcedure } from "../routes/quotes/create-quote";
 import { getReceiptProcedure } from "../routes/receipts/get-receipt";
 import { rotateWebhookSecretProcedure } from "../routes/webhooks/rotate-webhook-secret";
@@ -54,6 +57,7 @@ export const appRouter = router({
     pause: adminPauseProcedure,
     unpause: adminUnpauseProcedure,
     initializeConfig: adminInitializeConfigProcedure,
+    registerPartner: adminRegisterPartnerProcedure,
   }),
   adminRead: router({
     overview: getOverviewProcedure,
@@ -79,6 +83,7 @@ export const appRouter = router({
     me: getCurrentMerchantProcedure,
     update: updateMerchantProcedure,
     rotateSecret: rotateMerchantSecretProcedure,
+    dashboard: getMerchantDashboardProcedure,
   }),
   gateway: router({
     set: setGatewayRouteProcedure,
@@ -92,6 +97,7 @@ export const appRouter = router({
     update: updateListingProcedure,
     delete: deleteListingProcedure,
   }),
+  partner: router({ get: getPartnerProcedure }),
   quote: router({ create: createQuoteProcedure }),
   receipt: router({ get: getReceiptProcedure }),
   agent: router({ transactions: listAgentTransactionsProcedure }),

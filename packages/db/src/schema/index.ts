@@ -7,6 +7,7 @@ export * from "./indexer";
 export * from "./marketplace";
 export * from "./merchants";
 export * from "./operators";
+export * from "./partners";
 export * from "./payments";
 export * from "./receipt-states";
 export * from "./webhooks";

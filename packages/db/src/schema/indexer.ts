@@ -69,6 +69,9 @@ export const settlements = pgTable(
     index("settlements_merchant_id_idx").on(table.merchantId, table.id),
     index("settlements_tx_hash_idx").on(table.txHash),
     index("settlements_seen_at_idx").on(table.seenAt),
+    // Merchant dashboard (issue 13): one merchant's settlements in a time window; partner income by payout address.
+    index("settlements_merchant_seen_idx").on(table.merchantId, table.seenAt),
+    index("settlements_merchant_address_idx").on(table.merchantAddress, table.network),
   ],
 );
 

@@ -53,7 +53,7 @@ export async function feeIncome(deps: { db: { db: Database }; chains: ChainRegis
 }
 
 /** The token's symbol from the deployment, `native` for the zero address, null when unknown. */
-function assetSymbol(chains: ChainRegistry, network: string, token: string): string | null {
+export function assetSymbol(chains: ChainRegistry, network: string, token: string): string | null {
   if (/^0x0{40}$/i.test(token)) return "native";
   const chain = chains.all().find((candidate) => candidate.network === network);
   for (const [symbol, deployed] of Object.entries(chain?.deployment.tokens ?? {})) {
