@@ -1,0 +1,216 @@
+/**
+ * Issue 16: a corpus of malformed requests built from /openapi.json for every operation: wrong body types, huge
+ * bodies, deep JSON, NUL bytes outside strings, unknown content types, numbers where money strings belong,
+ * prototype keys, duplicate keys, oversized headers, a hostile request id, path traversal and hostile queries.
+ * Every answer is a 4xx problem+json with a stable code where the request is malformed, never a 5xx or a hang,
+ * and nothing is stored.
+ */
+import {
+  adminSessions,
+  auditEvents,
+  gatewayRoutes,
+  listings,
+  merchants,
+  merchantTiers,
+  partners,
+  quotes,
+  receipts,
+  servicePauses,
+  webhookEndpoints,
+  webhookEvents,
+} from "@tollgate/db";
+import { count } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApi, type TestApi, testDatabaseKinds } from "./harness";
+import {
+  bodySchema,
+  createSweepFixture,
+  expectNoServerError,
+  expectProblem,
+  fillPath,
+  headersFor,
+  openApiOperations,
+  parameters,
+  type SweepFixture,
+  type SweptOperation,
+  sampleValue,
+  sendRaw,
+  stringFields,
+  withValue,
+} from "./sweep";
+
+const encode = (text: string) => new TextEncoder().encode(text);
+const TABLES = {
+  adminSessions,
+  auditEvents,
+  gatewayRoutes,
+  listings,
+  merchants,
+  merchantTiers,
+  partners,
+  quotes,
+  receipts,
+  servicePauses,
+  webhookEndpoints,
+  webhookEvents,
+};
+/** Field names whose string values are money: a JSON number there must be refused, never rounded. */
+const MONEY_FIELD = /(amount|price|usd|tiers?\.|value)$/i;
+
+describe.each(testDatabaseKinds())("hostile-input corpus over every route (%s)", (kind) => {
+  let api: TestApi;
+  let fixture: SweepFixture;
+  let operations: SweptOperation[];
+  let sent = 0;
+
+  beforeAll(async () => {
+    // Rate limits would turn the corpus into 429s and hide what the routes themselves answer.
+    api = await startTestApi(kind, {
+      RATE_LIMIT_PUBLIC_PER_MINUTE: "1000000",
+      RATE_LIMIT_QUOTES_PER_MINUTE: "1000000",
+      RATE_LIMIT_PAYS_PER_MINUTE: "1000000",
+      IDENTITY_NONCES_PER_MINUTE: "1000000",
+    });
+    fixture = await createSweepFixture(api, "corpus");
+    operations = await openApiOperations(api);
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  async function rowCounts(): Promise<Record<string, number>> {
+    const counts: Record<string, number> = {};
+    for (const [name, table] of Object.entries(TABLES)) {
+      const [row] = await api.deps.db.db.select({ n: count() }).from(table);
+      counts[name] = Number(row?.n ?? 0);
+    }
+    return counts;
+  }
+
+  async function send(op: SweptOperation, body: Uint8Array | undefined, extra: Record<string, string> = {}) {
+    sent++;
+    return sendRaw(
+      api,
+      op.method,
+      fillPath(op.path, fixture.pathValues),
+      { ...headersFor(op, fixture), "content-type": "application/json", ...extra },
+      body,
+    );
+  }
+
+  const label = (op: SweptOperation, what: string) => `${op.method} ${op.path} ${what}`;
+
+  it("answers every malformed body with a 4xx problem+json and stores nothing", async () => {
+    const before = await rowCounts();
+    const withBody = operations.filter((op) => bodySchema(op));
+    expect(withBody.length).toBeGreaterThan(15);
+    const deep = `${"[".repeat(20_000)}${"]".repeat(20_000)}`;
+    const huge = `{"name":"${"a".repeat(2 * 1024 * 1024)}"}`;
+    for (const op of withBody) {
+      const malformed: [string, string, Record<string, string>?][] = [
+        ["an array body", "[]"],
+        ["a string body", '"sweep"'],
+        ["a number body", "42"],
+        ["a null body", "null"],
+        ["20,000 nested arrays", deep],
+        ["a 2 MiB body", huge],
+        ["a NUL byte outside strings", '{"name":\u0000"x"}'],
+        ["truncated JSON", '{"name":"x"'],
+        ["text/plain", '{"name":"x"}', { "content-type": "text/plain" }],
+        ["application/xml", "<name>x</name>", { "content-type": "application/xml" }],
+        ["a form body", "name=x", { "content-type": "application/x-www-form-urlencoded" }],
+      ];
+      for (const [what, text, extra] of malformed) {
+        expectProblem(label(op, what), await send(op, encode(text), extra));
+      }
+    }
+    expect(await rowCounts()).toEqual(before);
+  });
+
+  it("refuses a JSON number where a money string belongs, and wrong types in every field", async () => {
+    const before = await rowCounts();
+    for (const op of operations.filter((o) => bodySchema(o))) {
+      const schema = bodySchema(op);
+      const base = sampleValue(schema, "", fixture);
+      for (const field of stringFields(schema).slice(0, 12)) {
+        const dotted = field.path.join(".");
+        for (const wrong of [0.001, 1e21, true, ["x"], { x: 1 }]) {
+          const response = await send(op, encode(JSON.stringify(withValue(base, field.path, wrong))));
+          if (MONEY_FIELD.test(dotted) && typeof wrong === "number")
+            expectProblem(label(op, dotted), response);
+          else expectNoServerError(label(op, `${dotted}=${JSON.stringify(wrong)}`), response);
+        }
+      }
+    }
+    // Money and wrong types never create anything the valid base body would not have created: no 2xx here.
+    const after = await rowCounts();
+    expect(after.quotes).toBe(before.quotes);
+    expect(after.receipts).toBe(before.receipts);
+  });
+
+  it("never answers 5xx to prototype keys or duplicate keys in a body", async () => {
+    for (const op of operations.filter((o) => bodySchema(o))) {
+      const base = JSON.stringify(sampleValue(bodySchema(op), "", fixture)).slice(1, -1);
+      const comma = base ? "," : "";
+      const bodies = [
+        `{"__proto__":{"polluted":true}${comma}${base}}`,
+        `{"constructor":{"prototype":{"polluted":true}}${comma}${base}}`,
+        `{${base}${comma}"__proto__":[]}`,
+        `{${base}${comma}${base}}`,
+        `{"name":"first","name":"second"${comma}${base}}`,
+      ];
+      for (const body of bodies)
+        expectNoServerError(label(op, body.slice(0, 40)), await send(op, encode(body)));
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("answers oversized headers 431 and never echoes a hostile request id, on every route", async () => {
+    for (const op of operations) {
+      const big = await send(op, undefined, { "x-padding": "a".repeat(17 * 1024) });
+      expectProblem(label(op, "17 KiB header"), big, "request_header_too_large");
+      const hostileId = "<script>alert(1)</script>";
+      const echoed = await send(op, undefined, { "x-request-id": hostileId });
+      expectNoServerError(label(op, "hostile request id"), echoed);
+      expect(echoed.headers.get("x-request-id")).not.toBe(hostileId);
+      expect(echoed.text).not.toContain("<script>");
+    }
+  });
+
+  it("never answers 5xx to path traversal or hostile values in path and query parameters", async () => {
+    const traversals = [
+      "..",
+      "../../etc/passwd",
+      "%2e%2e%2f%2e%2e",
+      "..%2f..%2f",
+      "%00",
+      "a%0d%0aSet-Cookie:x=1",
+    ];
+    for (const op of operations) {
+      for (const traversal of traversals) {
+        if (!op.path.includes("{")) break;
+        const path = op.path.replace(/\{\w+\}/g, traversal);
+        sent++;
+        const response = await sendRaw(api, op.method, path, headersFor(op, fixture));
+        expectNoServerError(label(op, `path ${traversal}`), response);
+        expect(response.headers.get("set-cookie") ?? "").not.toContain("x=1");
+      }
+      const query = parameters(op, "query").map((parameter) => parameter.name);
+      const hostileQuery = [...query, "__proto__", "constructor"]
+        .flatMap((name) => [`${name}=1`, `${name}=x`, `${name}[]=a`, `${name}=%00`])
+        .join("&");
+      sent++;
+      const response = await sendRaw(
+        api,
+        op.method,
+        `${fillPath(op.path, fixture.pathValues)}?${hostileQuery}`,
+        headersFor(op, fixture),
+      );
+      expectNoServerError(label(op, "hostile query"), response);
+    }
+  });
+
+  it("sent a corpus of at least 300 requests", () => {
+    expect(sent).toBeGreaterThanOrEqual(300);
+  });
+});
