@@ -172,7 +172,10 @@ describe("tollgate-mcp against pnpm start", () => {
 
       const balance = await call(client, "balance");
       expect(balance.json.address).toBe(payer.address);
-      const [chain] = balance.json.chains as { chain_id: number; tokens: { symbol: string; atomic: string }[] }[];
+      const [chain] = balance.json.chains as {
+        chain_id: number;
+        tokens: { symbol: string; atomic: string }[];
+      }[];
       expect(chain?.chain_id).toBe(80002);
       expect(chain?.tokens.find((token) => token.symbol === "USDC")?.atomic).toBe(usdcAfter.toString());
       expect(balance.json.limits).toMatchObject({ period_spent_usd: paid.json.spent_usd });
@@ -183,7 +186,11 @@ describe("tollgate-mcp against pnpm start", () => {
       expect(typeof apis.json.count).toBe("number");
 
       const identity = await call(client, "identity_fetch", { url: `${stack.apiUrl}/api/live-stats` });
-      expect(identity.json).toMatchObject({ status: 200, answered_challenge: true, pubkey: bs58.encode(raw) });
+      expect(identity.json).toMatchObject({
+        status: 200,
+        answered_challenge: true,
+        pubkey: bs58.encode(raw),
+      });
       const foreign = await call(client, "identity_fetch", { url: `${stack.exampleUrl}/v1/search` });
       expect(foreign).toMatchObject({ isError: true, json: { error: { code: "origin_not_allowed" } } });
 
@@ -246,7 +253,9 @@ describe("tollgate-mcp against pnpm start", () => {
         }),
       );
       const tools = (await client.listTools()).tools.map((tool) => tool.name);
-      expect(tools).toEqual(expect.arrayContaining(["operator_pause", "operator_unpause", "operator_webhook_replay"]));
+      expect(tools).toEqual(
+        expect.arrayContaining(["operator_pause", "operator_unpause", "operator_webhook_replay"]),
+      );
 
       const nonce0 = await nonceOf(payer.address);
       const usdc0 = await usdcOf(payer.address);
@@ -269,7 +278,7 @@ describe("tollgate-mcp against pnpm start", () => {
       const premium = await call(client, "pay_and_fetch", { url: `${stack.exampleUrl}/v1/premium-report` });
       expect(premium).toMatchObject({
         isError: true,
-        json: { error: { code: "spend_limit_exceeded", limit: "per_session" }, transactions: [] },
+        json: { error: { code: "spend_limit_exceeded", limit: "per_session", transactions: [] } },
       });
       expect(await nonceOf(payer.address)).toBe(nonce1);
       expect(await usdcOf(payer.address)).toBe(usdc1);
