@@ -159,6 +159,11 @@ describe("tollgate-mcp against pnpm start", () => {
       expect(again.json.quota_remaining).toBe((paid.json.quota_remaining as number) - 1);
       expect(await nonceOf(payer.address)).toBe(nonceAfterPay);
 
+      // The agent client speaks AIFP-1 only: a bridge (x402 / legacy) 402 comes back unpaid, nothing sent.
+      const bridge = await call(client, "pay_and_fetch", { url: `${stack.apiUrl}/bridge/demo/v1/echo` });
+      expect(bridge.json).toMatchObject({ status: 402, transactions: [], spent_usd: "0" });
+      expect(await nonceOf(payer.address)).toBe(nonceAfterPay);
+
       const receipts = await call(client, "receipts");
       expect(receipts.json.receipts).toEqual([
         expect.objectContaining({
