@@ -283,6 +283,34 @@ describe("refusals before any transaction", () => {
   });
 });
 
+describe("quote without paying (Agent.quote)", () => {
+  it("returns the checked quote and signs nothing; refuses an untrusted API", async () => {
+    // Reuses account 6: nothing is sent from it here.
+    const { agent, account, steps } = makeAgent({ accountIndex: 6 });
+    const nonce = await nonceOf(account.address);
+    const [quotesBefore, paysBefore] = [quotes(), pays()];
+    const result = await agent.quote(`${merchant.url}/v12/search?q=quote`);
+    expect(result.challenge).toMatchObject({ resource: "/v12/search", tier: "standard" });
+    expect(result.quote).toMatchObject({
+      amount: "0.1",
+      network: "amoy",
+      units: 100,
+    });
+    expect(result.quote?.payer.toLowerCase()).toBe(account.address.toLowerCase());
+    expect(quotes() - quotesBefore).toBe(1);
+    expect(pays()).toBe(paysBefore);
+    expect(await nonceOf(account.address)).toBe(nonce);
+    expect(steps).toEqual([]);
+    const untrusted = makeAgent({
+      accountIndex: 6,
+      limits: { allowedOrigins: ["https://elsewhere.example"] },
+    });
+    await expect(untrusted.agent.quote(`${merchant.url}/v12/search`)).rejects.toMatchObject({
+      reason: "origin_not_allowed",
+    });
+  });
+});
+
 describe("waiting and resuming", () => {
   it("waits out 202 + Retry-After until the confirmations are reached", async () => {
     let mined = false;

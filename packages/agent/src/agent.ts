@@ -19,8 +19,8 @@ import { AgentError } from "./errors";
 import { createExecutor } from "./execution";
 import { readJson, timedFetch } from "./http-json";
 import { AgentLedger } from "./ledger";
-import { spendPolicyOf } from "./limits";
-import { type Agent, type AgentOptions, type AgentStep, resolveTiming } from "./options";
+import { checkMerchantAllowed, spendPolicyOf } from "./limits";
+import { type Agent, type AgentOptions, type AgentStep, type QuoteResult, resolveTiming } from "./options";
 import { createPayClient } from "./pay-client";
 import { createPurchaser, purchaseKey } from "./purchase";
 import { createQuoteClient } from "./quote-client";
@@ -69,20 +69,21 @@ export function createAgent(options: AgentOptions): Agent {
   };
   const ledger = new AgentLedger(options.store ?? new MemoryAgentStore(), clock, policy);
   const chains = ChainSet.fromConfig(account, options.chains, timing.pollingIntervalMs);
+  const quotes = createQuoteClient({
+    fetch: tollgateFetch,
+    payer: account.address,
+    preferences: options.preferences,
+    policy,
+    hasChain: (chainId) => chains.has(chainId),
+    jwks: new JwksCache(tollgateFetch, clock),
+    clock,
+    quoteSafetyMarginMs: timing.quoteSafetyMarginMs,
+  });
   const purchaser = createPurchaser({
     ledger,
     policy,
     onStep,
-    quotes: createQuoteClient({
-      fetch: tollgateFetch,
-      payer: account.address,
-      preferences: options.preferences,
-      policy,
-      hasChain: (chainId) => chains.has(chainId),
-      jwks: new JwksCache(tollgateFetch, clock),
-      clock,
-      quoteSafetyMarginMs: timing.quoteSafetyMarginMs,
-    }),
+    quotes,
     executor: createExecutor({
       chains,
       ledger,
@@ -188,9 +189,26 @@ export function createAgent(options: AgentOptions): Agent {
     );
   }
 
+  /** A quote for what `input` sells, with every pre-signing check run; nothing is signed or sent on chain. */
+  async function agentQuote(input: string | URL | Request, init?: RequestInit): Promise<QuoteResult> {
+    const request = new Request(input, init);
+    const response = await fetchImpl(request);
+    if (response.status !== 402) return { response };
+    const parsed = ZGateChallenge.safeParse(await readJson(response.clone()));
+    if (!parsed.success) return { response };
+    await response.body?.cancel();
+    const challenge = parsed.data;
+    const endpoints = endpointsOf(challenge, policy.allowedOrigins);
+    checkMerchantAllowed(policy, challenge.merchant_id);
+    const quote = await quotes.request(challenge, endpoints);
+    await quotes.check(quote, challenge, endpoints);
+    return { challenge, quote };
+  }
+
   return {
     address: account.address,
     fetch: agentFetch,
+    quote: agentQuote,
     resumePending: () => purchaser.resumePending(),
     spentInPeriod: async () => formatUsd(await ledger.spentInPeriod()),
     failedPayments: () => ledger.failedPayments(),

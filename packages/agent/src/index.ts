@@ -14,7 +14,15 @@ export {
   SpendLimitError,
 } from "./errors";
 export { identityFetch, identityFromKeypairJson, identityHeaders, type SolanaIdentity } from "./identity";
-export type { Agent, AgentLimits, AgentOptions, AgentStep, AgentTiming, ChainConfig } from "./options";
+export type {
+  Agent,
+  AgentLimits,
+  AgentOptions,
+  AgentStep,
+  AgentTiming,
+  ChainConfig,
+  QuoteResult,
+} from "./options";
 export {
   type AgentState,
   type AgentStore,

@@ -1,5 +1,5 @@
 /** The public option and event types of `createAgent` (DESIGN.md §6), and their defaults. */
-import type { EvmNetworkName, QuoteAsset } from "@tollgate/shared";
+import type { EvmNetworkName, GateChallenge, QuoteAsset, QuoteResponse } from "@tollgate/shared";
 import type { Address, LocalAccount, Transport } from "viem";
 import type { Clock, Sleep } from "./clock";
 import type { AgentStore, FailedPayment, ReceiptRecord } from "./store";
@@ -113,10 +113,20 @@ export interface AgentOptions {
   sleep?: Sleep;
 }
 
+/** What `Agent.quote` found: a checked quote, or the response when the URL is not an AIFP-1 402. */
+export type QuoteResult =
+  | { challenge: GateChallenge; quote: QuoteResponse; response?: undefined }
+  | { response: Response; challenge?: undefined; quote?: undefined };
+
 export interface Agent {
   readonly address: Address;
   /** `fetch` that pays 402 gates within the limits. Throws the typed errors of ./errors. */
   fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
+  /**
+   * Requests a quote for what `input` sells and runs every check made before signing (origin, merchant,
+   * network, chain, expiry, settlement-call JWS); pays nothing. Throws QuoteRejectedError.
+   */
+  quote(input: string | URL | Request, init?: RequestInit): Promise<QuoteResult>;
   /** Finishes every purchase left in the store by an earlier run; returns the receipts obtained. */
   resumePending(): Promise<ReceiptRecord[]>;
   /** USD spent (committed) in the current budget period. */

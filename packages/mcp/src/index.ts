@@ -1,0 +1,6 @@
+/** `@tollgate/mcp`: the Tollgate MCP server (docs/mcp.md). */
+export { ConfigError, loadConfig, type McpConfig } from "./config";
+export { type HttpServer, startHttpServer } from "./http";
+export { createRuntime, type Runtime } from "./runtime";
+export { createMcpServer, SERVER_INFO } from "./server";
+export { McpSpendLimitError } from "./spend-guard";
