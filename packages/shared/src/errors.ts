@@ -106,6 +106,14 @@ export const ERROR_STATUS = {
   config_already_initialized: 409,
   network_not_configured: 404,
   webhook_event_not_found: 404,
+  // User sessions (issue 13; docs/users.md): wallet sign-in, linked wallets, public usage.
+  user_auth_required: 401,
+  signin_message_malformed: 400,
+  signin_message_rejected: 401,
+  signin_nonce_invalid: 401,
+  signin_signature_invalid: 401,
+  wallet_already_linked: 409,
+  wallet_not_linked: 403,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -209,6 +217,14 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   config_already_initialized: "The configuration of this network is already recorded",
   network_not_configured: "That network is not configured on this service",
   webhook_event_not_found: "No webhook event with this id",
+  // issue 13, user sessions
+  user_auth_required: "User sign-in required",
+  signin_message_malformed: "Sign-in message is not an EIP-4361 message",
+  signin_message_rejected: "Sign-in message is for another domain or URI, expired, or not valid yet",
+  signin_nonce_invalid: "Sign-in nonce unknown, expired or already used",
+  signin_signature_invalid: "Sign-in signature does not match the wallet",
+  wallet_already_linked: "That wallet belongs to another account",
+  wallet_not_linked: "That address is not one of your account's wallets",
 };
 
 /**

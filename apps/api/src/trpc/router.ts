@@ -17,6 +17,7 @@ import { listMerchantsProcedure } from "../routes/admin-read/list-merchants";
 import { listTransactionsProcedure } from "../routes/admin-read/list-transactions";
 import { listUsersProcedure } from "../routes/admin-read/list-users";
 import { searchProcedure } from "../routes/admin-read/search";
+import { getPublicUsageProcedure } from "../routes/agents/get-public-usage";
 import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-transactions";
 import { dashboardFeesProcedure } from "../routes/dashboard/dashboard-fees";
 import { dashboardWebhooksProcedure } from "../routes/dashboard/dashboard-webhooks";
@@ -37,6 +38,11 @@ import { rotateMerchantSecretProcedure } from "../routes/merchants/rotate-mercha
 import { updateMerchantProcedure } from "../routes/merchants/update-merchant";
 import { createQuoteProcedure } from "../routes/quotes/create-quote";
 import { getReceiptProcedure } from "../routes/receipts/get-receipt";
+import { linkWalletProcedure } from "../routes/users/link-wallet";
+import { userLoginProcedure } from "../routes/users/user-login";
+import { userLogoutProcedure } from "../routes/users/user-logout";
+import { userMeProcedure } from "../routes/users/user-me";
+import { userNonceProcedure } from "../routes/users/user-nonce";
 import { rotateWebhookSecretProcedure } from "../routes/webhooks/rotate-webhook-secret";
 import { sendTestWebhookProcedure } from "../routes/webhooks/send-test-webhook";
 import { router } from "./trpc";
@@ -94,7 +100,14 @@ export const appRouter = router({
   }),
   quote: router({ create: createQuoteProcedure }),
   receipt: router({ get: getReceiptProcedure }),
-  agent: router({ transactions: listAgentTransactionsProcedure }),
+  agent: router({ transactions: listAgentTransactionsProcedure, publicUsage: getPublicUsageProcedure }),
+  user: router({
+    nonce: userNonceProcedure,
+    login: userLoginProcedure,
+    logout: userLogoutProcedure,
+    me: userMeProcedure,
+    linkWallet: linkWalletProcedure,
+  }),
   webhook: router({ rotateSecret: rotateWebhookSecretProcedure, sendTest: sendTestWebhookProcedure }),
 });
 

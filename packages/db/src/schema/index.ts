@@ -9,4 +9,5 @@ export * from "./merchants";
 export * from "./operators";
 export * from "./payments";
 export * from "./receipt-states";
+export * from "./users";
 export * from "./webhooks";
