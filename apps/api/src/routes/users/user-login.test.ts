@@ -97,6 +97,18 @@ describe.each(testDatabaseKinds())("POST /api/user/nonce and /api/user/login on 
     expect(results.map((res) => res.status).sort()).toEqual([200, 401, 401]);
   });
 
+  it("race: two first sign-ins of one wallet in parallel make one account", async () => {
+    const wallet = newEvmWallet();
+    const bodies = await Promise.all([
+      evmSignin(api, wallet),
+      evmSignin(api, wallet),
+      evmSignin(api, wallet),
+    ]);
+    const results = await Promise.all(bodies.map((body) => login(body)));
+    expect(results.map((res) => res.status)).toEqual([200, 200, 200]);
+    expect(new Set(results.map((res) => res.json.account_id)).size).toBe(1);
+  });
+
   it("security: a message for another domain, another URI origin or another chain is refused", async () => {
     const wallet = newEvmWallet();
     expectCode(
