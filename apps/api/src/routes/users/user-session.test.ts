@@ -35,9 +35,9 @@ describe.each(testDatabaseKinds())("GET /api/user/me and POST /api/user/logout o
       401,
     );
     const operator = await signInAs(api, "owner");
-    expect((await api.call("GET", "/api/user/me", { headers: { cookie: operator.cookie } })).status).toBe(
-      401,
-    );
+    // An operator's bearer session (ases_...) is not a user session.
+    expect(operator.authorization).toMatch(/^Bearer ases_/);
+    expect((await api.call("GET", "/api/user/me", { headers: operator })).status).toBe(401);
     expect((await api.call("GET", "/api/user/me", { headers: bearer("usr_notarealtoken123") })).status).toBe(
       401,
     );
