@@ -20,19 +20,17 @@ describe.each(testDatabaseKinds())("GET /api/agent/{address}/public-usage on %s"
       await insertPaidQuote(api, acme.id, 1, { payer }),
       await insertPaidQuote(api, acme.id, 2, { payer, resource: "/images" }),
     ];
-    await api.deps.db.db
-      .insert(settlements)
-      .values([
-        settlementRow(3, {
-          payer,
-          network: "base",
-          chainId: 8453,
-          totalAmount: "7",
-          seenAt: new Date("2025-12-31T23:00:00Z"),
-        }),
-        settlementRow(4, { payer, state: "orphaned", totalAmount: "999" }),
-        settlementRow(5, { totalAmount: "5" }),
-      ]);
+    await api.deps.db.db.insert(settlements).values([
+      settlementRow(3, {
+        payer,
+        network: "base",
+        chainId: 8453,
+        totalAmount: "7",
+        seenAt: new Date("2025-12-31T23:00:00Z"),
+      }),
+      settlementRow(4, { payer, state: "orphaned", totalAmount: "999" }),
+      settlementRow(5, { totalAmount: "5" }),
+    ]);
   });
   afterAll(async () => {
     await api?.close();
