@@ -98,8 +98,25 @@ describe("app", () => {
         "/api/admin/register-partner",
         "/api/partner/{wallet}",
         "/api/dashboard",
+
+        // issue 13 (user sessions)
+        "/api/user/nonce",
+        "/api/user/login",
+        "/api/user/logout",
+        "/api/user/me",
+        "/api/user/wallets",
+        "/api/agent/{address}/public-usage",
       ].sort(),
     );
+    for (const [path, method] of [
+      ["/api/user/me", "get"],
+      ["/api/user/wallets", "post"],
+      ["/api/agent/{address}/public-usage", "get"],
+    ] as const) {
+      expect(paths[path]?.[method], path).toMatchObject({
+        security: [{ userSession: [] }, { userSessionToken: [] }],
+      });
+    }
     expect(paths["/api/admin/me"]?.get).toMatchObject({
       security: [{ adminSession: [] }, { adminSessionToken: [] }],
     });

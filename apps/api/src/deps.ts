@@ -29,6 +29,7 @@ import {
   type ReceiptKeyStore,
 } from "./services/keys/receipt-keys";
 import { createPauseGate, type PauseGate } from "./services/operator/pause-service";
+import { buildUsers, type UsersDeps } from "./services/users/user-deps";
 
 export interface Deps {
   env: Env;
@@ -58,6 +59,8 @@ export interface Deps {
   pause: PauseGate;
   /** Identity gate (issue 12): nonces, signatures, Solana seats, and the documents agents read. */
   identity: IdentityDeps;
+  /** Wallet sign-in for users and agents (issue 13): the `userSession` scheme. */
+  users: UsersDeps;
   /** Signs v1.4 EIP-712 quotes; absent when none is configured (v1.4 quotes are then refused). */
   quoteSigner: LocalAccount | undefined;
   /** Releases connections; called once on shutdown. */
@@ -112,6 +115,8 @@ export async function buildDeps(
     : undefined;
   redis?.on("error", (error) => log.warn({ err: error }, "redis error"));
   if (redis) await waitForRedis(redis, log);
+  // Plain http only in development on loopback; anywhere else cookies are Secure and __Host- prefixed.
+  const secureCookie = !env.developmentMode || env.baseUrl.startsWith("https:");
   return {
     env,
     db,
@@ -126,8 +131,7 @@ export async function buildDeps(
       sessionPolicy: {
         idleMs: env.admin.sessionIdleMs,
         absoluteMs: env.admin.sessionMaxMs,
-        // Plain http only in development on loopback; anywhere else the cookie is Secure and __Host- prefixed.
-        secureCookie: !env.developmentMode || env.baseUrl.startsWith("https:"),
+        secureCookie,
       },
       loginLimiter: createLoginLimiter(env.admin.login, redis),
       allowedOrigins: env.admin.allowedOrigins,
@@ -151,6 +155,7 @@ export async function buildDeps(
       pays: createRateLimiter({ name: "pays", points: env.pay.ratePerMinute, durationSeconds: 60 }, redis),
     },
     identity: buildIdentity(env, clock, db, redis),
+    users: buildUsers(env, redis, secureCookie),
     async close() {
       redis?.disconnect();
       if (!overrides.db) await db.close();

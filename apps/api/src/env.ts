@@ -98,6 +98,12 @@ const ZRawEnv = z.object({
   SOLANA_USDC_MINT: envDefault(envBase58Pubkey(), "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"),
   SOLANA_USDT_MINT: envDefault(envBase58Pubkey(), "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BnEnwYb"),
   SOLANA_LOCAL_RPC_PORT: envOptional(envInteger({ max: 65_535 })),
+  // User sessions (issue 13; docs/users.md).
+  USER_SESSION_IDLE_MINUTES: envDefault(envInteger({ min: 1 }), 720),
+  USER_SESSION_MAX_HOURS: envDefault(envInteger({ min: 1 }), 168),
+  USER_NONCE_TTL_SECONDS: envDefault(envInteger({ min: 30, max: 3600 }), 300),
+  USER_NONCES_PER_MINUTE: envDefault(envInteger({ min: 1 }), 30),
+  USER_NONCES_TOTAL_PER_MINUTE: envDefault(envInteger({ min: 1 }), 10_000),
 });
 
 /** `*`, or a comma-separated list of exact origins (`https://app.example`, no path), each checked. */
@@ -206,6 +212,15 @@ export type Env = {
       /** `pnpm start` only: port of the local Solana JSON-RPC (default CHAINS_BASE_PORT + 50). */
       localRpcPort: number | undefined;
     };
+  };
+  /** Wallet sign-in for users and agents (issue 13; docs/users.md). */
+  users: {
+    sessionIdleMs: number;
+    sessionMaxMs: number;
+    /** Lifetime of a sign-in nonce, and the longest a signed message may stay valid. */
+    nonceTtlSeconds: number;
+    noncesPerMinute: number;
+    noncesTotalPerMinute: number;
   };
   /** `pnpm start` only: local chains and the example merchant next to the API. */
   startAll: { localChains: boolean; chainsBasePort: number; exampleMerchantPort: number };
@@ -324,6 +339,13 @@ export function loadEnv(source: EnvSource = process.env): Env {
         usdtMint: raw.SOLANA_USDT_MINT,
         localRpcPort: raw.SOLANA_LOCAL_RPC_PORT,
       },
+    },
+    users: {
+      sessionIdleMs: raw.USER_SESSION_IDLE_MINUTES * 60_000,
+      sessionMaxMs: raw.USER_SESSION_MAX_HOURS * 3_600_000,
+      nonceTtlSeconds: raw.USER_NONCE_TTL_SECONDS,
+      noncesPerMinute: raw.USER_NONCES_PER_MINUTE,
+      noncesTotalPerMinute: raw.USER_NONCES_TOTAL_PER_MINUTE,
     },
     startAll: {
       localChains: raw.START_LOCAL_CHAINS,

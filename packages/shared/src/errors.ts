@@ -108,6 +108,15 @@ export const ERROR_STATUS = {
   webhook_event_not_found: 404,
   // Partners (issues 10 and 13).
   partner_not_found: 404,
+
+  // User sessions (issue 13; docs/users.md): wallet sign-in, linked wallets, public usage.
+  user_auth_required: 401,
+  signin_message_malformed: 400,
+  signin_message_rejected: 401,
+  signin_nonce_invalid: 401,
+  signin_signature_invalid: 401,
+  wallet_already_linked: 409,
+  wallet_not_linked: 403,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -212,6 +221,15 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   network_not_configured: "That network is not configured on this service",
   webhook_event_not_found: "No webhook event with this id",
   partner_not_found: "No partner is registered with this wallet",
+
+  // issue 13, user sessions
+  user_auth_required: "User sign-in required",
+  signin_message_malformed: "Sign-in message is not an EIP-4361 message",
+  signin_message_rejected: "Sign-in message is for another domain or URI, expired, or not valid yet",
+  signin_nonce_invalid: "Sign-in nonce unknown, expired or already used",
+  signin_signature_invalid: "Sign-in signature does not match the wallet",
+  wallet_already_linked: "That wallet belongs to another account",
+  wallet_not_linked: "That address is not one of your account's wallets",
 };
 
 /**

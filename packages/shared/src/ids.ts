@@ -15,6 +15,10 @@ export const ID_PREFIXES = {
   /** An admin session token (a bearer secret; stored only as its SHA-256). */
   adminSession: "ases_",
   audit: "aud_",
+  /** A wallet-signed-in user account (issue 13). */
+  userAccount: "acct_",
+  /** A user session token (a bearer secret; stored only as its SHA-256). */
+  userSession: "usr_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
@@ -46,6 +50,8 @@ const ID_BYTES: Record<IdKind, number> = {
   admin: 16,
   adminSession: 32,
   audit: 16,
+  userAccount: 16,
+  userSession: 32,
 };
 
 function randomBytes(length: number): Uint8Array {

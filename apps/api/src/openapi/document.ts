@@ -96,6 +96,18 @@ export function buildOpenApiDocument(
         scheme: "bearer",
         description: "Authorization: Bearer ases_... (an operator session started with `session: bearer`)",
       },
+      userSession: {
+        type: "apiKey",
+        in: "cookie",
+        name: "tollgate_user",
+        description:
+          "The user session cookie set by POST /api/user/login after a wallet signature (`__Host-tollgate_user` over https). State-changing requests made with the cookie also send `x-tollgate-csrf: 1`. See docs/users.md.",
+      },
+      userSessionToken: {
+        type: "http",
+        scheme: "bearer",
+        description: "Authorization: Bearer usr_... (the `token` POST /api/user/login returns; for agents)",
+      },
     },
   });
   document.components = {
@@ -133,6 +145,7 @@ export function buildOpenApiDocument(
     };
     const scheme = route.meta.rest?.security ?? (route.meta.openapi?.protect ? "merchantSecret" : undefined);
     if (scheme === "adminSession") operation.security = [{ adminSession: [] }, { adminSessionToken: [] }];
+    else if (scheme === "userSession") operation.security = [{ userSession: [] }, { userSessionToken: [] }];
     else if (scheme) operation.security = [{ [scheme]: [] }];
     else delete operation.security;
   }

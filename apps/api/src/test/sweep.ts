@@ -6,6 +6,7 @@
 import { expect } from "vitest";
 import { signInAs } from "./admin-fixtures";
 import { bearer, registrationBody, type TestApi, VALID_EVM } from "./harness";
+import { signInUser } from "./user-fixtures";
 
 export interface SweptOperation {
   method: string;
@@ -82,6 +83,8 @@ export interface SweepFixture {
   headers: Record<string, string>;
   /** An operator's session (bearer, with the CSRF header), for the routes behind `adminSession`. */
   adminHeaders: Record<string, string>;
+  /** A signed-in user's bearer session (with the CSRF header), for the routes behind `userSession`. */
+  userHeaders: Record<string, string>;
   /** Values for path parameters, by name. */
   pathValues: Record<string, string>;
 }
@@ -102,16 +105,18 @@ export async function createSweepFixture(api: TestApi, slug = "sweep"): Promise<
     slug,
     headers: { ...bearer(secret), "x-tollgate-csrf": "1", "idempotency-key": "sweep-key-0001" },
     adminHeaders: { ...(await signInAs(api, "operator")), "x-tollgate-csrf": "1" },
+    userHeaders: { ...(await signInUser(api)).headers, "x-tollgate-csrf": "1" },
     pathValues: { id: merchantId, address: VALID_EVM, provider: "none", path: "x" },
   };
 }
 
-/** The credentials an operation's OpenAPI security asks for: an operator session or the merchant's secret. */
+/** The credentials an operation's OpenAPI security asks for: an operator or user session, or the merchant's secret. */
 export function headersFor(op: SweptOperation, fixture: SweepFixture): Record<string, string> {
-  const admin = (op.operation.security ?? []).some((requirement) =>
-    Object.hasOwn(requirement, "adminSession"),
-  );
-  return admin ? fixture.adminHeaders : fixture.headers;
+  const asks = (scheme: string) =>
+    (op.operation.security ?? []).some((requirement) => Object.hasOwn(requirement, scheme));
+  if (asks("adminSession")) return fixture.adminHeaders;
+  if (asks("userSession")) return fixture.userHeaders;
+  return fixture.headers;
 }
 
 /** `path` with `{name}` filled from `values` (or a harmless placeholder). */

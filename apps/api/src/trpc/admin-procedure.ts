@@ -29,11 +29,17 @@ export function adminCredential(
   return cookie ? { token: cookie, via: "cookie" } : undefined;
 }
 
-/** Same-origin proof for cookie-authenticated state changes (login and logout included). */
-export function assertSameOrigin(ctx: Pick<Context, "deps" | "header">): void {
+/**
+ * Same-origin proof for cookie-authenticated state changes (login and logout included), for the operator and the
+ * user session alike (docs/decisions.md "User sessions").
+ */
+export function assertSameOrigin(
+  ctx: Pick<Context, "deps" | "header">,
+  session = "the operator session",
+): void {
   const origin = ctx.header("origin");
   if (origin !== undefined && !ctx.deps.admin.allowedOrigins.includes(origin)) {
-    throw new AppError("csrf_check_failed", `requests from ${origin} may not act with the operator session`);
+    throw new AppError("csrf_check_failed", `requests from ${origin} may not act with ${session}`);
   }
   if (!ctx.header(ADMIN_CSRF_HEADER)) {
     throw new AppError(

@@ -18,6 +18,7 @@ import { listMerchantsProcedure } from "../routes/admin-read/list-merchants";
 import { listTransactionsProcedure } from "../routes/admin-read/list-transactions";
 import { listUsersProcedure } from "../routes/admin-read/list-users";
 import { searchProcedure } from "../routes/admin-read/search";
+import { getPublicUsageProcedure } from "../routes/agents/get-public-usage";
 import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-transactions";
 import { dashboardFeesProcedure } from "../routes/dashboard/dashboard-fees";
 import { dashboardWebhooksProcedure } from "../routes/dashboard/dashboard-webhooks";
@@ -40,6 +41,11 @@ import { updateMerchantProcedure } from "../routes/merchants/update-merchant";
 import { getPartnerProcedure } from "../routes/partners/get-partner";
 import { createQuoteProcedure } from "../routes/quotes/create-quote";
 import { getReceiptProcedure } from "../routes/receipts/get-receipt";
+import { linkWalletProcedure } from "../routes/users/link-wallet";
+import { userLoginProcedure } from "../routes/users/user-login";
+import { userLogoutProcedure } from "../routes/users/user-logout";
+import { userMeProcedure } from "../routes/users/user-me";
+import { userNonceProcedure } from "../routes/users/user-nonce";
 import { rotateWebhookSecretProcedure } from "../routes/webhooks/rotate-webhook-secret";
 import { sendTestWebhookProcedure } from "../routes/webhooks/send-test-webhook";
 import { router } from "./trpc";
@@ -100,7 +106,14 @@ export const appRouter = router({
   partner: router({ get: getPartnerProcedure }),
   quote: router({ create: createQuoteProcedure }),
   receipt: router({ get: getReceiptProcedure }),
-  agent: router({ transactions: listAgentTransactionsProcedure }),
+  agent: router({ transactions: listAgentTransactionsProcedure, publicUsage: getPublicUsageProcedure }),
+  user: router({
+    nonce: userNonceProcedure,
+    login: userLoginProcedure,
+    logout: userLogoutProcedure,
+    me: userMeProcedure,
+    linkWallet: linkWalletProcedure,
+  }),
   webhook: router({ rotateSecret: rotateWebhookSecretProcedure, sendTest: sendTestWebhookProcedure }),
 });
 

@@ -23,7 +23,7 @@ export interface Context {
 }
 
 /** Security schemes of the OpenAPI document (SPEC §5). */
-export type SecurityScheme = "merchantSecret" | "adminSession";
+export type SecurityScheme = "merchantSecret" | "adminSession" | "userSession";
 
 /**
  * REST details beyond trpc-to-openapi's: success status, whether the response may be cached, and the security
@@ -82,6 +82,7 @@ export function acceptsCsv(header: (name: string) => string | undefined): boolea
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure;
+export const middleware = t.middleware;
 
 /** Reads `Authorization: Bearer msec_...` (DESIGN.md §9). */
 export function bearerToken(authorization: string | undefined): string | undefined {

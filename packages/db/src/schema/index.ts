@@ -10,4 +10,5 @@ export * from "./operators";
 export * from "./partners";
 export * from "./payments";
 export * from "./receipt-states";
+export * from "./users";
 export * from "./webhooks";

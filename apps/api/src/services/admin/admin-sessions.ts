@@ -4,34 +4,30 @@
  * then) or, for tools, as `Authorization: Bearer ases_...`. Every login makes a new session (no fixation);
  * logout revokes it server-side. Idle expiry slides on use; the absolute expiry never moves.
  */
-import { createHash } from "node:crypto";
 import { type AdminRole, adminAccounts, adminSessions, type Database } from "@tollgate/db";
 import { AppError, isId, newId } from "@tollgate/shared";
-import * as cookie from "cookie";
 import { and, eq, isNull } from "drizzle-orm";
+import {
+  clearedCookieFor,
+  cookieName,
+  cookieValue,
+  hashToken,
+  type IssuedSession,
+  initialExpiries,
+  isLive,
+  type SessionPolicy,
+  sessionCookieFor,
+  slidExpiry,
+} from "../sessions/session-tokens";
 import type { AdminAccount } from "./admin-accounts";
 
-export interface AdminSessionPolicy {
-  idleMs: number;
-  absoluteMs: number;
-  /** Secure cookie with the `__Host-` prefix (everything but development over plain http). */
-  secureCookie: boolean;
-}
+export { hashToken, type IssuedSession };
+export type AdminSessionPolicy = SessionPolicy;
 
-/** Sliding the idle expiry costs a write; do it at most this often per session. */
-const TOUCH_INTERVAL_MS = 60_000;
+const COOKIE = "tollgate_admin";
 
 export function adminCookieName(policy: Pick<AdminSessionPolicy, "secureCookie">): string {
-  return policy.secureCookie ? "__Host-tollgate_admin" : "tollgate_admin";
-}
-
-export function hashToken(token: string): string {
-  return createHash("sha256").update(token, "utf8").digest("hex");
-}
-
-export interface IssuedSession {
-  token: string;
-  expiresAt: Date;
+  return cookieName(COOKIE, policy);
 }
 
 export async function createAdminSession(
@@ -41,8 +37,7 @@ export async function createAdminSession(
   meta: { now: Date; ip: string; userAgent: string | undefined },
 ): Promise<IssuedSession> {
   const token = newId("adminSession");
-  const absolute = new Date(meta.now.getTime() + policy.absoluteMs);
-  const idle = new Date(Math.min(meta.now.getTime() + policy.idleMs, absolute.getTime()));
+  const { idle, absolute } = initialExpiries(meta.now, policy);
   await db.insert(adminSessions).values({
     tokenHash: hashToken(token),
     adminId: account.id,
@@ -78,17 +73,12 @@ export async function authenticateAdminSession(
     .from(adminSessions)
     .innerJoin(adminAccounts, eq(adminAccounts.id, adminSessions.adminId))
     .where(and(eq(adminSessions.tokenHash, tokenHash), isNull(adminSessions.revokedAt)));
-  if (
-    !row ||
-    row.account.disabledAt !== null ||
-    row.session.idleExpiresAt <= now ||
-    row.session.absoluteExpiresAt <= now
-  ) {
+  if (!row || row.account.disabledAt !== null || !isLive(row.session, now)) {
     throw new AppError("admin_auth_required", "the session is unknown, expired or revoked; sign in again");
   }
-  let expiresAt = row.session.idleExpiresAt;
-  if (now.getTime() - row.session.lastSeenAt.getTime() >= TOUCH_INTERVAL_MS) {
-    expiresAt = new Date(Math.min(now.getTime() + policy.idleMs, row.session.absoluteExpiresAt.getTime()));
+  const slid = slidExpiry(row.session, now, policy);
+  const expiresAt = slid ?? row.session.idleExpiresAt;
+  if (slid) {
     await db
       .update(adminSessions)
       .set({ lastSeenAt: now, idleExpiresAt: expiresAt })
@@ -119,31 +109,14 @@ export async function revokeAdminSession(
 }
 
 export function sessionCookie(token: string, expiresAt: Date, policy: AdminSessionPolicy): string {
-  return cookie.serialize(adminCookieName(policy), token, {
-    httpOnly: true,
-    sameSite: "strict",
-    path: "/",
-    secure: policy.secureCookie,
-    expires: expiresAt,
-  });
+  return sessionCookieFor(COOKIE, token, expiresAt, policy);
 }
 
 export function clearedSessionCookie(policy: AdminSessionPolicy): string {
-  return cookie.serialize(adminCookieName(policy), "", {
-    httpOnly: true,
-    sameSite: "strict",
-    path: "/",
-    secure: policy.secureCookie,
-    expires: new Date(0),
-  });
+  return clearedCookieFor(COOKIE, policy);
 }
 
 /** The session token from the cookie header, if any. */
 export function tokenFromCookie(header: string | undefined, policy: AdminSessionPolicy): string | undefined {
-  if (!header) return undefined;
-  try {
-    return cookie.parse(header)[adminCookieName(policy)] || undefined;
-  } catch {
-    return undefined;
-  }
+  return cookieValue(header, COOKIE, policy);
 }

@@ -1,0 +1,76 @@
+import { z } from "zod";
+
+/** Path `address`: EVM (0x + 40 hex, any case) or Solana (base58 of 32 bytes); SPEC §4.2. */
+export const ZPublicUsageRequest = z.object({ address: z.string().min(1).max(64) });
+
+const ZSettlement = z.object({
+  id: z.string(),
+  network: z.string(),
+  chain_id: z.number().int(),
+  tx_hash: z.string(),
+  log_index: z.number().int(),
+  block_number: z.string(),
+  payer: z.string(),
+  merchant_address: z.string(),
+  merchant_id: z.string().nullable(),
+  token: z.string(),
+  asset: z.string().nullable(),
+  total_amount: z.string(),
+  merchant_amount: z.string(),
+  treasury_amount: z.string(),
+  ip_creator_amount: z.string(),
+  order_id: z.string(),
+  quote_id: z.string().nullable(),
+  bridge_order_id: z.string().nullable(),
+  state: z.enum(["seen", "confirmed", "final", "orphaned"]),
+  seen_at: z.string(),
+  confirmed_at: z.string().nullable(),
+  final_at: z.string().nullable(),
+  orphaned_at: z.string().nullable(),
+});
+
+export const ZPublicUsageResponse = z.object({
+  address: z.string(),
+  family: z.enum(["evm", "solana"]),
+  as_of: z.string(),
+  calls_paid: z.object({
+    receipts: z.number().int().describe("receipts issued to this payer (generation-1 paid calls)"),
+    payments: z.number().int().describe("splitter payments seen on chain (quotes and bridge calls)"),
+  }),
+  receipts: z
+    .array(
+      z.object({
+        receipt_id: z.string(),
+        merchant_id: z.string(),
+        resource: z.string(),
+        tier: z.string(),
+        quota: z
+          .number()
+          .int()
+          .describe("quota bought; the merchant's gate meters it down (AIFP-Quota-Remaining)"),
+        network: z.string(),
+        asset: z.string(),
+        amount_atomic: z.string(),
+        issued_at: z.string(),
+        expires_at: z.string(),
+      }),
+    )
+    .describe("valid, unexpired receipts, newest first (at most 100)"),
+  spend: z
+    .array(
+      z.object({
+        day: z.string().describe("UTC date YYYY-MM-DD the payment was seen"),
+        network: z.string(),
+        chain_id: z.number().int(),
+        merchant_address: z.string(),
+        merchant_id: z.string().nullable(),
+        merchant_name: z.string().nullable(),
+        token: z.string(),
+        asset: z.string().nullable(),
+        payments: z.number().int(),
+        total_amount: z.string().describe("base units of `asset`"),
+      }),
+    )
+    .describe("per day, network, merchant and token, newest day first"),
+  settlements: z.array(ZSettlement).describe("newest first (at most 100); orphaned ones left out"),
+});

@@ -1,0 +1,6 @@
+import { z } from "zod";
+
+export const ZUserLogoutRequest = z.strictObject({}).optional();
+export const ZUserLogoutResponse = z.object({
+  signed_out: z.boolean().describe("true when a live session was revoked; signing out twice is not an error"),
+});
