@@ -94,6 +94,14 @@ describe("app", () => {
         "/api/live-stats",
         "/api/protocol-docs",
         "/api/dashboard/solana",
+        // issue 13 (public registry surfaces)
+        "/api/payment-capabilities",
+        "/api/registry",
+        "/registry",
+        "/api/registry/coverage",
+        "/registry/coverage",
+        "/api/registry/best",
+        "/api/agents/register",
       ].sort(),
     );
     expect(paths["/api/admin/me"]?.get).toMatchObject({
