@@ -106,6 +106,15 @@ describe("app", () => {
         "/api/user/me",
         "/api/user/wallets",
         "/api/agent/{address}/public-usage",
+
+        // issue 13 (public registry surfaces)
+        "/api/payment-capabilities",
+        "/api/registry",
+        "/registry",
+        "/api/registry/coverage",
+        "/registry/coverage",
+        "/api/registry/best",
+        "/api/agents/register",
       ].sort(),
     );
     for (const [path, method] of [

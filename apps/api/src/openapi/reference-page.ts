@@ -54,7 +54,7 @@ export function renderReferencePage(document: OpenAPIObject): string {
         .join("");
       sections.push(`<section>
   <h2><span class="m ${escapeHtml(method)}">${escapeHtml(method.toUpperCase())}</span> <code>${escapeHtml(path)}</code></h2>
-  <p><b>${escapeHtml(operation.summary ?? "")}</b>${operation.security ? " · requires <code>Authorization: Bearer msec_...</code>" : ""}</p>
+  <p><b>${escapeHtml(operation.summary ?? "")}</b>${operation.security?.length ? " · requires <code>Authorization: Bearer msec_...</code>" : ""}</p>
   ${operation.description ? `<p>${escapeHtml(operation.description)}</p>` : ""}
   ${params ? `<h3>Parameters</h3><ul>${params}</ul>` : ""}
   ${body ? `<h3>Body</h3><details open><summary>application/json</summary><pre>${json(body)}</pre></details>` : ""}

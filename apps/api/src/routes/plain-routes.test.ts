@@ -45,7 +45,13 @@ describe.each(testDatabaseKinds())("plain routes on %s", (kind) => {
       expect(res.status, `${route.method} ${route.path}`).not.toBe(404);
       // GETs succeed (identity-gated ones answer their 402 challenge, issue 12); POST /v1/pay refuses an empty
       // body as a client error, not a server one.
-      if (route.method === "get") expect(res.status).toBe(res.json.code === "identity_required" ? 402 : 200);
+      // A GET with a required query parameter (GET /api/registry/best) answers 400 naming it.
+      const required = ((route.openapi.parameters ?? []) as { in: string; required?: boolean }[]).some(
+        (parameter) => parameter.in === "query" && parameter.required,
+      );
+      if (route.method === "get" && required) expect(res.json.code).toBe("validation_failed");
+      else if (route.method === "get")
+        expect(res.status).toBe(res.json.code === "identity_required" ? 402 : 200);
       else expect(res.status).toBe(400);
     }
   });

@@ -1,4 +1,5 @@
 import type { PlainRoute } from "../infra/plain-route";
+import { agentsRegisterRoute } from "./agents/agents-register";
 import { idlRoute } from "./identity/idl";
 import { liveStatsRoute } from "./identity/live-stats";
 import { manifestoRoute } from "./identity/manifesto";
@@ -8,6 +9,9 @@ import { marketplaceFeedRoute } from "./marketplace/marketplace-feed";
 import { metricsRoute } from "./metrics/metrics";
 import { payRoute } from "./pay/pay";
 import { revocationFeedRoute } from "./receipts/revocation-feed";
+import { paymentCapabilitiesRoute } from "./registry/payment-capabilities";
+import { registryRoutesList } from "./registry/registry";
+import { registryBestRoute } from "./registry/registry-best";
 import { jwksRoute } from "./wellknown/jwks";
 
 /** Plain Express routes, in registration order. */
@@ -22,4 +26,8 @@ export const plainRoutes: PlainRoute[] = [
   idlRoute,
   liveStatsRoute,
   protocolDocsRoute,
+  paymentCapabilitiesRoute,
+  ...registryRoutesList,
+  registryBestRoute,
+  agentsRegisterRoute,
 ];

@@ -6,17 +6,13 @@ import { type Database, quotes } from "@tollgate/db";
 import {
   AppError,
   formatUsd,
-  isChainInMode,
   MIN_PAYMENT_MICRO_USD,
-  NETWORKS,
   newId,
   ownValue,
-  type QuoteAsset,
   type QuoteRequest,
   type QuoteResponse,
-  SPLITTER_V14_ROUTES,
   splitTotal,
-  splitterV14Abi,
+  type TokenDeployment,
   unitsForMinimum,
 } from "@tollgate/shared";
 import { type Address, getAddress, type LocalAccount } from "viem";
@@ -26,6 +22,7 @@ import type { ReceiptKeyStore } from "./keys/receipt-keys";
 import { findMerchant } from "./merchant-service";
 import type { PauseGate } from "./operator/pause-service";
 import { type FeedRate, microUsdToNative, readNativeUsdRate } from "./price-service";
+import { selectRoute } from "./route-selection";
 import { buildSettlementCall } from "./settlement-call";
 import { signSettlementCall } from "./token-signer";
 
@@ -42,63 +39,22 @@ export interface QuoteServiceDeps {
   env: { baseUrl: string; quotes: { ttlSeconds: number; priceMaxAgeSeconds: number } };
 }
 
-type Readiness = { at: number; ready: boolean; reason: string };
-/** v1.4 readiness read from the chain itself, cached briefly per registry and chain (checked at quote time). */
-const v14Readiness = new WeakMap<ChainRegistry, Map<string, Readiness>>();
-
-async function checkV14Ready(
-  registry: ChainRegistry,
+/** The atomic amount of `amountMicroUsd` in the route's asset: stablecoins at 1 USD, the native coin at the feed. */
+export async function priceInAsset(
   chain: ChainContext,
-  signer: LocalAccount | undefined,
-  now: number,
-): Promise<void> {
-  const splitter = chain.deployment.splitters["v1.4"];
-  if (!splitter) throw unavailable(`splitter v1.4 is not deployed on ${chain.network}`);
-  if (
-    !signer ||
-    !splitter.signers.some((address) => address.toLowerCase() === signer.address.toLowerCase())
-  ) {
-    throw unavailable(`this service holds no quote signer for splitter v1.4 on ${chain.network}`);
+  token: TokenDeployment | undefined,
+  amountMicroUsd: bigint,
+  now: Date,
+  priceMaxAgeSeconds: number,
+): Promise<{ rate: FeedRate | undefined; amountAtomic: bigint }> {
+  if (token) {
+    // Stablecoins count as 1 USD; micro-USD has 6 decimals.
+    const scale = 10n ** BigInt(Math.abs(token.decimals - 6));
+    const amountAtomic = token.decimals >= 6 ? amountMicroUsd * scale : (amountMicroUsd + scale - 1n) / scale;
+    return { rate: undefined, amountAtomic };
   }
-  const cacheKey = `${chain.chainId}:${splitter.address}`;
-  let cache = v14Readiness.get(registry);
-  if (!cache) {
-    cache = new Map();
-    v14Readiness.set(registry, cache);
-  }
-  let cached = cache.get(cacheKey);
-  if (!cached || now - cached.at > 15_000) {
-    try {
-      const [route, paused] = await Promise.all([
-        chain.client.readContract({
-          address: splitter.address as Address,
-          abi: splitterV14Abi,
-          functionName: "getRoute",
-          args: [SPLITTER_V14_ROUTES.aifp1],
-        }),
-        chain.client.readContract({
-          address: splitter.address as Address,
-          abi: splitterV14Abi,
-          functionName: "paused",
-        }),
-      ]);
-      const ready = route.exists && route.enabled && !paused;
-      cached = { at: now, ready, reason: paused ? "paused" : "route aifp1 disabled" };
-    } catch (error) {
-      throw new AppError("chain_unavailable", `cannot read splitter v1.4 on ${chain.network}`, {
-        cause: error,
-      });
-    }
-    cache.set(cacheKey, cached);
-  }
-  if (!cached.ready) throw unavailable(`splitter v1.4 on ${chain.network} is not ready: ${cached.reason}`);
-}
-
-function unavailable(detail: string): AppError {
-  return new AppError(
-    "settlement_version_unavailable",
-    `${detail}; the merchant can switch to settlement_version 1.2`,
-  );
+  const rate = await readNativeUsdRate(chain, now, priceMaxAgeSeconds);
+  return { rate, amountAtomic: microUsdToNative(amountMicroUsd, rate) };
 }
 
 export async function createQuote(deps: QuoteServiceDeps, input: QuoteRequest): Promise<QuoteResponse> {
@@ -112,43 +68,22 @@ export async function createQuote(deps: QuoteServiceDeps, input: QuoteRequest): 
       `tier ${input.tier} is not offered; tiers: ${Object.keys(merchant.tiers).join(", ")}`,
     );
   }
-  const payTo = merchant.payTo.evm;
-  if (!payTo) throw new AppError("payout_wallet_missing", "the merchant has no EVM payout wallet configured");
-
-  const network = input.network ?? merchant.settlementChain;
-  if (!isChainInMode(network, merchant.networkMode)) {
-    throw new AppError("network_not_allowed", `${network} is not a ${merchant.networkMode} network`);
-  }
-  await deps.pause.assertOpen(network, "quoting");
-  const chain = deps.chains.get(network);
-  if (!chain) throw new AppError("chain_unavailable", `${network} is not configured on this service`);
-  const asset: QuoteAsset = input.asset ?? (chain.deployment.tokens.USDC ? "USDC" : "POL");
-  if (!(NETWORKS[network].quoteAssets as readonly string[]).includes(asset)) {
-    throw new AppError("asset_not_supported", `${asset} is not a settlement asset on ${network}`);
-  }
-
-  const version = merchant.settlementVersion;
-  const splitter = chain.deployment.splitters[version === "1.2" ? "v1.2" : "v1.4"];
-  if (!splitter) throw unavailable(`splitter v${version} is not deployed on ${network}`);
-  if (version === "1.4") await checkV14Ready(deps.chains, chain, deps.quoteSigner, now.getTime());
-
-  const token = asset === "POL" ? undefined : chain.deployment.tokens[asset];
-  if (asset !== "POL" && (!token || !splitter.allowedTokens.includes(asset))) {
-    throw new AppError("asset_not_supported", `${asset} is not accepted by the splitter on ${network}`);
-  }
+  const { network, chain, asset, version, splitter, token, payTo } = await selectRoute(
+    deps,
+    merchant,
+    { network: input.network, asset: input.asset },
+    now.getTime(),
+  );
 
   const units = unitsForMinimum(unitPrice, BigInt(input.units ?? 1), MIN_PAYMENT_MICRO_USD);
   const amountMicroUsd = units * unitPrice;
-  let rate: FeedRate | undefined;
-  let amountAtomic: bigint;
-  if (token) {
-    // Stablecoins count as 1 USD; micro-USD has 6 decimals.
-    const scale = 10n ** BigInt(Math.abs(token.decimals - 6));
-    amountAtomic = token.decimals >= 6 ? amountMicroUsd * scale : (amountMicroUsd + scale - 1n) / scale;
-  } else {
-    rate = await readNativeUsdRate(chain, now, deps.env.quotes.priceMaxAgeSeconds);
-    amountAtomic = microUsdToNative(amountMicroUsd, rate);
-  }
+  const { rate, amountAtomic } = await priceInAsset(
+    chain,
+    token,
+    amountMicroUsd,
+    now,
+    deps.env.quotes.priceMaxAgeSeconds,
+  );
   const split = splitTotal(GEN1_PROFILE, amountAtomic);
   if (!split.valid) throw new AppError("validation_failed", `amount too small to split (${split.reason})`);
 

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { matchesEtag } from "../../infra/cached-json";
 import { sendProblem } from "../../infra/errors";
 import type { PlainRoute } from "../../infra/plain-route";
 import { clientKey } from "../../infra/rate-limit";
@@ -17,15 +18,6 @@ interface Rendered {
 }
 
 const problem = (status: number) => ({ $ref: `#/components/responses/Problem${status}` });
-
-/** True when an If-None-Match header names `etag` (or is `*`); weak comparison, RFC 9110 §13.1.2. */
-export function matchesEtag(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  return header.split(",").some((tag) => {
-    const value = tag.trim();
-    return value === "*" || value.replace(/^W\//, "") === etag;
-  });
-}
 
 /**
  * GET /api/network/marketplace (issue 11; SPEC §4.2): approved listings only, public and rate-limited by the

@@ -1,0 +1,182 @@
+/**
+ * `GET /api/payment-capabilities` (SPEC §2.8, §4.2; issue 13): one entry per canonical network, built from the
+ * network registry, the deployment manifest and the quote path's own answers (`availability.ts`). Solana is listed
+ * as `disabled`, informational only (SPEC §1, §3.2).
+ */
+import { EVM_NETWORKS, NETWORKS, type QuoteAsset } from "@tollgate/shared";
+import { getAddress } from "viem";
+import {
+  type Availability,
+  type AvailabilityStatus,
+  type NetworkAvailability,
+  type Refusal,
+  summarize,
+} from "./availability";
+import { AGENT_TRANSACTIONS_PATH, QUOTE_FLOW } from "./paths";
+
+export const CAPABILITIES_CONTRACT = "payment-capabilities-v1";
+/** Solana mainnet-beta's CAIP-2 id (genesis hash prefix). */
+export const SOLANA_CAIP2 = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
+export const GEN1_PROFILE_ID = "aifp1-gross-inclusive-100-0-v1";
+
+export interface CapabilityAsset {
+  symbol: string;
+  native: boolean;
+  /** Token contract (EVM) or mint (Solana); null for the native coin. */
+  address: string | null;
+  decimals: number;
+  status: AvailabilityStatus;
+}
+
+export interface CapabilityVersion {
+  version: "1.2" | "1.4";
+  splitter: string | null;
+  status: AvailabilityStatus;
+  refusal: Refusal | null;
+  economics_profile: string;
+  assets: { symbol: QuoteAsset; status: AvailabilityStatus; refusal: Refusal | null }[];
+}
+
+export interface Coverage {
+  supported: boolean;
+  via: string | null;
+  note: string;
+}
+
+export interface ChainCapability {
+  network: string;
+  family: "evm" | "solana";
+  chain_id: number | null;
+  caip2: string;
+  mode: "live" | "test";
+  status: AvailabilityStatus;
+  informational: boolean;
+  configured: boolean;
+  native_symbol: string;
+  pause: { reason: string; paused_at: string } | null;
+  assets: CapabilityAsset[];
+  settlement_versions: CapabilityVersion[];
+  coverage: { payment: Coverage; balance_read: Coverage; history: Coverage };
+}
+
+export interface PaymentCapabilities {
+  contract: typeof CAPABILITIES_CONTRACT;
+  generated_at: string;
+  chains: ChainCapability[];
+}
+
+const view = (answer: Availability) => ({ status: answer.status, refusal: answer.refusal });
+
+function evmCapability(entry: NetworkAvailability): ChainCapability {
+  const network = NETWORKS[entry.network];
+  const quoteAssets = network.quoteAssets as readonly QuoteAsset[];
+  const combos = entry.versions.flatMap((version) =>
+    version.assets.filter((asset) => quoteAssets.includes(asset.asset)),
+  );
+  const status = summarize(combos);
+  const assets = quoteAssets.map((symbol): CapabilityAsset => {
+    const token = symbol === "POL" ? undefined : entry.chain?.deployment.tokens[symbol];
+    return {
+      symbol,
+      native: symbol === "POL",
+      address: token ? getAddress(token.address) : null,
+      decimals: token?.decimals ?? 18,
+      status: summarize(combos.filter((combo) => combo.asset === symbol)),
+    };
+  });
+  const configured = entry.chain !== undefined;
+  return {
+    network: entry.network,
+    family: "evm",
+    chain_id: network.chainId,
+    caip2: network.caip2,
+    mode: network.mode,
+    status,
+    informational: false,
+    configured,
+    native_symbol: network.nativeSymbol,
+    pause: entry.pause ? { reason: entry.pause.reason, paused_at: entry.pause.paused_at } : null,
+    assets,
+    settlement_versions: entry.versions.map((version) => {
+      const splitter = entry.chain?.deployment.splitters[version.version === "1.2" ? "v1.2" : "v1.4"];
+      return {
+        version: version.version,
+        splitter: splitter ? getAddress(splitter.address) : null,
+        ...view(version.splitter),
+        economics_profile: GEN1_PROFILE_ID,
+        assets: version.assets
+          .filter((asset) => quoteAssets.includes(asset.asset))
+          .map((asset) => ({ symbol: asset.asset, ...view(asset) })),
+      };
+    }),
+    coverage: {
+      payment: {
+        supported: status === "enabled",
+        via: QUOTE_FLOW,
+        note:
+          status === "enabled"
+            ? "a quote is issued for every asset and version marked enabled"
+            : `no quote is issued on ${entry.network} now (${status})`,
+      },
+      balance_read: {
+        supported: configured,
+        via: configured ? "eth_getBalance / ERC-20 balanceOf on the network's own RPC" : null,
+        note: "the service does not proxy balances; token addresses and decimals are listed under assets",
+      },
+      history: {
+        supported: configured,
+        via: configured ? AGENT_TRANSACTIONS_PATH : null,
+        note: "settlements indexed from the splitters' Payment events, newest first",
+      },
+    },
+  };
+}
+
+function solanaCapability(mints: { usdc: string; usdt: string }): ChainCapability {
+  const disabled = "Solana settlement is disabled: a payment on Solana earns no receipt and must not be made";
+  return {
+    network: "solana",
+    family: "solana",
+    chain_id: null,
+    caip2: SOLANA_CAIP2,
+    mode: "live",
+    status: "disabled",
+    informational: true,
+    configured: false,
+    native_symbol: "SOL",
+    pause: null,
+    assets: [
+      { symbol: "USDC", native: false, address: mints.usdc, decimals: 6, status: "disabled" },
+      { symbol: "USDT", native: false, address: mints.usdt, decimals: 6, status: "disabled" },
+    ],
+    settlement_versions: [],
+    coverage: {
+      payment: { supported: false, via: null, note: disabled },
+      balance_read: { supported: false, via: null, note: "Solana keys serve the identity gate only (seats)" },
+      history: {
+        supported: false,
+        via: AGENT_TRANSACTIONS_PATH,
+        note: "answers an empty list for a Solana address while settlement is disabled",
+      },
+    },
+  };
+}
+
+export function buildCapabilities(
+  availability: NetworkAvailability[],
+  mints: { usdc: string; usdt: string },
+  now: Date,
+): PaymentCapabilities {
+  const byNetwork = new Map(availability.map((entry) => [entry.network, entry]));
+  return {
+    contract: CAPABILITIES_CONTRACT,
+    generated_at: now.toISOString(),
+    chains: [
+      ...EVM_NETWORKS.flatMap((network) => {
+        const entry = byNetwork.get(network);
+        return entry ? [evmCapability(entry)] : [];
+      }),
+      solanaCapability(mints),
+    ],
+  };
+}
