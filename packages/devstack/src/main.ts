@@ -26,7 +26,6 @@ import { IndexerEnvError, loadIndexerEnv, startIndexer } from "@tollgate/indexer
 import { handleShutdown, type ShutdownLog } from "@tollgate/shared/shutdown";
 import {
   DEMO_BRIDGE_PROVIDERS,
-  DEMO_PAYOUT,
   type DemoFile,
   demoBridgeProviders,
   demoFilePath,
