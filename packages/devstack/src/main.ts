@@ -1,8 +1,8 @@
 /**
  * `pnpm start` (DESIGN.md §11): everything on embedded defaults in one process — local chains with the
  * contracts deployed, the API (PGlite in DATA_DIR, gateway at /g, console at /console/), the indexer and
- * webhook dispatcher, the bridge router with a demo provider, a demo merchant and the example merchant app
- * selling two routes. Prints every URL once ready; Ctrl-C stops it all cleanly (twice: at once).
+ * webhook dispatcher, the bridge router with a demo provider per local network, a demo merchant and the
+ * example merchant app selling two routes. Prints every URL once ready; Ctrl-C stops it all cleanly (twice: at once).
  * Composes the apps through their public entries only (`@tollgate/api`, `@tollgate/indexer`).
  */
 import { chmodSync, writeFileSync } from "node:fs";
