@@ -100,6 +100,11 @@ export interface TokenSpec {
   name: string;
   /** EIP-712 domain (USDC-like only). */
   eip712?: { name: string; version: string };
+  /**
+   * Where the token lives: the real network's address (local chains, issue 17), so stock x402 clients that
+   * accept only canonical assets pay it. Absent: wherever the deployer's nonce puts it.
+   */
+  at?: Address;
 }
 
 export interface DeployOptions {
@@ -174,6 +179,47 @@ export async function deployArtifact(
   return { address: getAddress(receipt.contractAddress), deploymentBlock: Number(receipt.blockNumber) };
 }
 
+/** Untyped JSON-RPC for Hardhat-only methods (hardhat_setCode, hardhat_setStorageAt) outside viem's schema. */
+function hardhatRpc(provider: EIP1193Provider, method: string, params: unknown[]): Promise<unknown> {
+  return (
+    provider as unknown as { request(a: { method: string; params: unknown[] }): Promise<unknown> }
+  ).request({
+    method,
+    params,
+  });
+}
+
+/** Plain storage slots copied when a contract moves: every state variable of the test tokens sits below this. */
+const MOVED_STORAGE_SLOTS = 32;
+
+/**
+ * Moves a freshly deployed contract (nothing minted yet) to `target` with `hardhat_setCode` and copies its plain
+ * storage slots (name, symbol, owner; mappings are still empty), then empties the old address so nothing uses it.
+ * Immutables travel inside the runtime code: OpenZeppelin's EIP712 caches the domain separator with the deploying
+ * address and rebuilds it whenever `address(this)` differs, so EIP-3009 and permit signatures verify at `target`
+ * (contracts/test/local-chains.test.ts proves it). Strings of 32 bytes or more would live outside these slots.
+ */
+export async function moveContract(
+  provider: EIP1193Provider,
+  c: Clients,
+  from: Address,
+  target: Address,
+): Promise<void> {
+  const code = await c.publicClient.getCode({ address: from });
+  if (!code || code === "0x") throw new Error(`no contract at ${from} to move`);
+  const existing = await c.publicClient.getCode({ address: target });
+  if (existing && existing !== "0x") throw new Error(`${target} already holds code`);
+  await hardhatRpc(provider, "hardhat_setCode", [target, code]);
+  for (let slot = 0; slot < MOVED_STORAGE_SLOTS; slot++) {
+    const position = `0x${slot.toString(16)}` as Hex;
+    const value = await c.publicClient.getStorageAt({ address: from, slot: position });
+    if (!value || /^0x0*$/.test(value)) continue;
+    await hardhatRpc(provider, "hardhat_setStorageAt", [target, position, value]);
+    await hardhatRpc(provider, "hardhat_setStorageAt", [from, position, `0x${"0".repeat(64)}`]);
+  }
+  await hardhatRpc(provider, "hardhat_setCode", [from, "0x"]);
+}
+
 async function send(c: Clients, hash: Promise<Hex>): Promise<void> {
   const receipt = await c.publicClient.waitForTransactionReceipt({ hash: await hash });
   if (receipt.status !== "success") throw new Error(`transaction ${receipt.transactionHash} reverted`);
@@ -202,6 +248,11 @@ export async function deployTollgate(provider: EIP1193Provider, opts: DeployOpti
             deployer,
           ])
         : await deployArtifact(c, deployer, "TestUSDT", [spec.name, spec.symbol, deployer]);
+    if (spec.at) {
+      if (Buffer.byteLength(spec.name) >= 32) throw new Error(`token name "${spec.name}" too long to move`);
+      await moveContract(provider, c, deployed.address, spec.at);
+      deployed.address = getAddress(spec.at);
+    }
     tokens.push({ spec, ...deployed });
   }
   const priceFeed =

@@ -24,26 +24,59 @@ export const FUND_TOKEN_AMOUNT = 1_000_000n * 10n ** 6n;
 /** Initial POL/USD answer of the price feed: 0.25 USD, 8 decimals. */
 export const INITIAL_POL_USD = 25_000_000n;
 
+/**
+ * Real networks' token addresses (x402-wire §e.7; issue 17): the local test tokens are placed there, so stock x402
+ * clients whose default spend controls accept only canonical USDC pay the local chains. Only this table and the
+ * manifest it produces name them.
+ */
+export const REAL_TOKEN_ADDRESSES = {
+  polygon: {
+    USDC: "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+    USDT: "0xc2132D05D31c914a87C6611C10748AEb04B58e8F",
+  },
+  base: { USDC: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" },
+  amoy: { USDC: "0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582" },
+} as const satisfies Record<EvmNetworkName, Partial<Record<"USDC" | "USDT", Address>>>;
+
 /** Per-network test deployment: tokens mimic the real USDC/USDT of that network (x402-wire §e.7). */
 const NETWORK_SETUP: Readonly<
   Record<EvmNetworkName, { tokens: TokenSpec[]; priceFeed: boolean; aifp2: boolean }>
 > = {
   polygon: {
     tokens: [
-      { symbol: "USDC", name: "USD Coin", eip712: { name: "USD Coin", version: "2" } },
-      { symbol: "USDT", name: "Tether USD" },
+      {
+        symbol: "USDC",
+        name: "USD Coin",
+        eip712: { name: "USD Coin", version: "2" },
+        at: REAL_TOKEN_ADDRESSES.polygon.USDC,
+      },
+      // The real one is "(PoS) Tether USD" (a bridged child token: no ERC-3009, no permit); so is this one.
+      { symbol: "USDT", name: "(PoS) Tether USD", at: REAL_TOKEN_ADDRESSES.polygon.USDT },
     ],
     priceFeed: true,
     aifp2: false,
   },
   base: {
-    tokens: [{ symbol: "USDC", name: "USD Coin", eip712: { name: "USD Coin", version: "2" } }],
+    tokens: [
+      {
+        symbol: "USDC",
+        name: "USD Coin",
+        eip712: { name: "USD Coin", version: "2" },
+        at: REAL_TOKEN_ADDRESSES.base.USDC,
+      },
+    ],
     priceFeed: false,
     aifp2: false,
   },
   amoy: {
     tokens: [
-      { symbol: "USDC", name: "USDC", eip712: { name: "USDC", version: "2" } },
+      {
+        symbol: "USDC",
+        name: "USDC",
+        eip712: { name: "USDC", version: "2" },
+        at: REAL_TOKEN_ADDRESSES.amoy.USDC,
+      },
+      // No real USDT on amoy: it stays where the deployer's nonce puts it.
       { symbol: "USDT", name: "Tether USD" },
     ],
     priceFeed: true,

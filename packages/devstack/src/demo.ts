@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type Env, findMerchant, type RunningApi, registerMerchant } from "@tollgate/api";
+import type { EvmNetworkName } from "@tollgate/shared";
 import express from "express";
 
 /** Hardhat account #19 receives the demo merchant's payouts (a well-known development address). */
@@ -39,6 +40,30 @@ export async function ensureDemoMerchant(
     settlement_chain: "amoy",
   });
   return { merchantId: merchant.id, secret };
+}
+
+/**
+ * The demo bridge providers, one per local network (issue 17): `/bridge/demo/…` stays on amoy (the bridge's
+ * default network), `/bridge/demo-polygon/…` and `/bridge/demo-base/…` sell on polygon and base, where the test
+ * USDC sits at the real address, so stock x402 clients pay them with their default settings.
+ */
+export const DEMO_BRIDGE_PROVIDERS = [
+  { id: "demo", network: "amoy" },
+  { id: "demo-polygon", network: "polygon" },
+  { id: "demo-base", network: "base" },
+] as const satisfies readonly { id: string; network: EvmNetworkName }[];
+
+/** The providers file content of the demo bridge: 0.1 USDC (within x402-fetch's default ceiling) or 0.004 native. */
+export function demoBridgeProviders(upstreamUrl: string): Record<string, string>[] {
+  return DEMO_BRIDGE_PROVIDERS.map((demo) => ({
+    id: demo.id,
+    description: `Demo upstream behind the legacy bridge (${demo.network})`,
+    upstream_url: upstreamUrl,
+    price_wei: "4000000000000000", // 0.004 POL or ETH
+    price_usdc_units: "100000", // 0.1 USDC
+    merchant_wallet: DEMO_PAYOUT,
+    network: demo.network,
+  }));
 }
 
 /** The upstream behind the demo bridge provider: answers whatever it is asked, free, on a loopback port. */

@@ -78,6 +78,28 @@ describe("pnpm start (devstack)", () => {
       expect(challenge.status).toBe(402);
       expect(await challenge.json()).toMatchObject({ protocol: "AIFP-1", merchant_id: demo.merchant_id });
       expect((await fetch(`${baseUrl}/v1/merchants/${demo.merchant_id}`)).status).toBe(200);
+      // Issue 17: a demo bridge provider on every local network, each named in the banner, each 402 offering
+      // that network's USDC at the address the manifest records (the real network's).
+      const manifest = JSON.parse(readFileSync(join(dataDir, "deployments.json"), "utf8")) as {
+        chains: Record<string, { chainId: number; tokens: { USDC: { address: string } } }>;
+      };
+      for (const [id, network] of [
+        ["demo", "amoy"],
+        ["demo-polygon", "polygon"],
+        ["demo-base", "base"],
+      ] as const) {
+        expect(output).toContain(`${baseUrl}/bridge/${id}/v1/echo`);
+        const bridged = await fetch(`${baseUrl}/bridge/${id}/v1/echo`);
+        expect(bridged.status).toBe(402);
+        const required = JSON.parse(
+          Buffer.from(bridged.headers.get("payment-required") ?? "", "base64").toString("utf8"),
+        ) as { accepts: { network: string; asset: string }[] };
+        expect(required.accepts[0]).toMatchObject({
+          network: `eip155:${manifest.chains[network]!.chainId}`,
+          asset: manifest.chains[network]!.tokens.USDC.address,
+        });
+        expect(((await bridged.json()) as { pay_matic: { chain: string } }).pay_matic.chain).toBe(network);
+      }
       // Identity gate (issue 12) against the local Solana RPC: 402, a seat the way `pnpm seat:reserve` makes it, 200.
       expect(output).toMatch(/Solana RPC\s+http:\/\/127\.0\.0\.1:\d+/);
       const gated = await fetch(`${baseUrl}/api/live-stats`);

@@ -1,8 +1,8 @@
 /**
  * `pnpm start` (DESIGN.md §11): everything on embedded defaults in one process — local chains with the
  * contracts deployed, the API (PGlite in DATA_DIR, gateway at /g, console at /console/), the indexer and
- * webhook dispatcher, the bridge router with a demo provider, a demo merchant and the example merchant app
- * selling two routes. Prints every URL once ready; Ctrl-C stops it all cleanly (twice: at once).
+ * webhook dispatcher, the bridge router with a demo provider per local network, a demo merchant and the
+ * example merchant app selling two routes. Prints every URL once ready; Ctrl-C stops it all cleanly (twice: at once).
  * Composes the apps through their public entries only (`@tollgate/api`, `@tollgate/indexer`).
  */
 import { chmodSync, writeFileSync } from "node:fs";
@@ -24,7 +24,14 @@ import { type LocalChains, PortInUseError, startLocalChains } from "@tollgate/co
 import { startExampleMerchant } from "@tollgate/gate/example";
 import { IndexerEnvError, loadIndexerEnv, startIndexer } from "@tollgate/indexer";
 import { handleShutdown, type ShutdownLog } from "@tollgate/shared/shutdown";
-import { DEMO_PAYOUT, type DemoFile, demoFilePath, ensureDemoMerchant, startDemoUpstream } from "./demo";
+import {
+  DEMO_BRIDGE_PROVIDERS,
+  type DemoFile,
+  demoBridgeProviders,
+  demoFilePath,
+  ensureDemoMerchant,
+  startDemoUpstream,
+} from "./demo";
 
 /** The one place this process reads its environment; every part gets the same source. */
 const source = process.env;
@@ -62,19 +69,7 @@ async function main(): Promise<void> {
     if (!env.bridge) {
       env = {
         ...env,
-        bridge: routerConfig(
-          [
-            {
-              id: "demo",
-              description: "Demo upstream behind the legacy bridge",
-              upstream_url: upstream.url,
-              price_wei: "4000000000000000", // 0.004 POL
-              price_usdc_units: "100000", // 0.1 USDC
-              merchant_wallet: DEMO_PAYOUT,
-            },
-          ],
-          source,
-        ),
+        bridge: routerConfig(demoBridgeProviders(upstream.url), source),
       };
     }
     // Identity gate (issue 12): a local Solana JSON-RPC serving seats from DATA_DIR, unless one is configured.
@@ -133,7 +128,11 @@ async function main(): Promise<void> {
       `  API reference    ${env.baseUrl}/docs   (OpenAPI ${env.baseUrl}/openapi.json)`,
       `  JWKS             ${env.baseUrl}/.well-known/jwks.json`,
       `  Gateway          ${env.gateway.url}/<slug>/...`,
-      `  Bridge           ${env.baseUrl}/bridge/<provider>/...  (try ${env.baseUrl}/bridge/demo/v1/echo; ${env.baseUrl}/bridge/.well-known/x402.json)`,
+      `  Bridge           ${env.baseUrl}/bridge/<provider>/...  (discovery ${env.baseUrl}/bridge/.well-known/x402.json)`,
+      ...DEMO_BRIDGE_PROVIDERS.map(
+        (demo) =>
+          `    ${demo.network.padEnd(14)} ${env.baseUrl}/bridge/${demo.id}/v1/echo  (x402 and pay_matic)`,
+      ),
       `  Example merchant ${example.url}/v1/search?q=hello  (merchant ${demo.merchantId}; secret in ${demoFilePath(env)})`,
       ...(chains
         ? chains.chains.map(

@@ -21,6 +21,7 @@ import type { Address } from "viem";
 import type { ProviderConfig } from "./config";
 import type { BridgeOrder, PayMaticTerms } from "./orders";
 import type { ExactRequirement, TokenOffer } from "./x402/facilitator";
+import { PAYMENT_IDENTIFIER, paymentIdentifierDeclaration } from "./x402/payment-identifier";
 import { encodeHeader } from "./x402/wire";
 
 export const BRIDGE_PROTOCOL = "AIFP-bridge-v1.2";
@@ -190,6 +191,9 @@ export function buildChallenge(input: ChallengeInput): Challenge {
     error: input.error ?? "Payment Required",
     resource: { url: input.resourceUrl, description: provider.description, mimeType: "application/json" },
     accepts: requirements.map((req) => v2Accept(req, order.id)),
+    ...(requirements.length > 0
+      ? { extensions: { [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration() } }
+      : {}),
   });
   return { body, paymentRequired };
 }

@@ -44,6 +44,8 @@ export interface ProviderConfig {
   ipCreator: Address | undefined;
   /** Another bridge's base URL to ping (registry views); absent for providers served here. */
   pingUrl: string | undefined;
+  /** The network this provider sells on; absent: the bridge's `BRIDGE_NETWORK` (router mode only, issue 17). */
+  network: EvmNetworkName | undefined;
 }
 
 export interface BridgeConfig {
@@ -108,6 +110,7 @@ const ProviderSchema = z
     merchant_wallet: evmAddress,
     ip_creator: evmAddress.optional(),
     ping_url: httpUrl.optional(),
+    network: z.enum(EVM_NETWORKS).optional(),
   })
   .strict();
 
@@ -141,6 +144,7 @@ function toProvider(raw: RawProvider): ProviderConfig {
     merchantWallet: raw.merchant_wallet,
     ipCreator: raw.ip_creator,
     pingUrl: raw.ping_url,
+    network: raw.network,
   };
 }
 

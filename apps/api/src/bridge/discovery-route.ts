@@ -32,13 +32,22 @@ export function mountDiscoveryRoute(router: Router, ctx: BridgeContext): void {
       const providers = await Promise.all(
         config.providers.map(async (provider) => {
           // A chain outage shows as no offers rather than a failed document (the pinger reads liveness here).
-          const requirements = await ctx.requirementsFor(provider).catch(() => []);
+          const seller = ctx.contextFor(provider.id) ?? ctx;
+          const requirements = await seller.requirementsFor(provider).catch(() => []);
           const path = config.mode === "single" ? (provider.routePath ?? "/") : `/${provider.id}/`;
           return {
             id: provider.id,
             description: provider.description,
             resource: `${base}${path}`,
             ...(provider.routePath && config.mode === "router" ? { route_path: provider.routePath } : {}),
+            // Where the bridge's network differs (issue 17): the provider's own chain and splitter.
+            ...(seller.network !== ctx.network
+              ? {
+                  network: seller.network,
+                  chain_id: seller.deployedChain?.chainId,
+                  splitter: seller.splitter ?? null,
+                }
+              : {}),
             merchant_wallet: provider.merchantWallet,
             prices: prices(provider),
             accepts: requirements.map((r) => v2Accept(r)),

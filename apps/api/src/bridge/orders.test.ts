@@ -53,6 +53,22 @@ function contract(
       }
     });
 
+    it("keeps a payment-identifier result for its retention only (issue 17)", async () => {
+      const { store, close } = make();
+      try {
+        const key = claimKeys.paymentId(80002, "0xF", `pid-${Date.now()}-0123456789`);
+        expect(await store.getResult(key)).toBeUndefined();
+        await store.putResult(key, '{"kept":true}', 60_000);
+        expect(await store.getResult(key)).toBe('{"kept":true}');
+        const brief = claimKeys.paymentId(80002, "0xF", `pid-${Date.now()}-brief-000000`);
+        await store.putResult(brief, "x", 1);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(await store.getResult(brief)).toBeUndefined();
+      } finally {
+        await close();
+      }
+    });
+
     it("a lapsed lease makes the payment claimable again", async () => {
       const { store, close } = make();
       try {

@@ -62,6 +62,9 @@ export interface OrderStore {
   consume(keys: readonly string[], lease: string, usedMs: number): Promise<void>;
   /** Current state of one key (tests and diagnostics). */
   state(key: string): Promise<"free" | "used" | "in_flight">;
+  /** Keeps a settled call's result for `retentionMs` (x402 `payment-identifier` replays, issue 17). */
+  putResult(key: string, value: string, retentionMs: number): Promise<void>;
+  getResult(key: string): Promise<string | undefined>;
   ready(): Promise<void>;
   close(): Promise<void>;
 }
@@ -77,6 +80,8 @@ export const claimKeys = {
     `log:${chainId}:${hash.toLowerCase()}:${logIndex}`,
   authorization: (chainId: number, token: string, from: string, nonce: string) =>
     `auth:${chainId}:${token.toLowerCase()}:${from.toLowerCase()}:${nonce.toLowerCase()}`,
+  /** An x402 `payment-identifier` of one payer (issue 17): one settlement per id, whatever authorization carries it. */
+  paymentId: (chainId: number, payer: string, id: string) => `pid:${chainId}:${payer.toLowerCase()}:${id}`,
 };
 
 const newLease = () => `lease:${randomBytes(12).toString("hex")}`;
@@ -84,6 +89,7 @@ const newLease = () => `lease:${randomBytes(12).toString("hex")}`;
 export function createMemoryOrderStore(now: () => number = Date.now): OrderStore {
   const orders = new Map<string, { order: BridgeOrder; until: number }>();
   const claims = new Map<string, { value: string; until: number }>();
+  const results = new Map<string, { value: string; until: number }>();
   const live = (key: string) => {
     const entry = claims.get(key);
     if (entry && entry.until <= now()) {
@@ -99,6 +105,7 @@ export function createMemoryOrderStore(now: () => number = Date.now): OrderStore
     const t = now();
     for (const [key, entry] of orders) if (entry.until <= t) orders.delete(key);
     for (const [key, entry] of claims) if (entry.until <= t) claims.delete(key);
+    for (const [key, entry] of results) if (entry.until <= t) results.delete(key);
   };
   return {
     kind: "memory",
@@ -143,6 +150,14 @@ export function createMemoryOrderStore(now: () => number = Date.now): OrderStore
     async state(key) {
       const entry = live(key);
       return !entry ? "free" : entry.value === "used" ? "used" : "in_flight";
+    },
+    async putResult(key, value, retentionMs) {
+      results.set(key, { value, until: now() + retentionMs });
+      sweep();
+    },
+    async getResult(key) {
+      const entry = results.get(key);
+      return entry && entry.until > now() ? entry.value : undefined;
     },
     async ready() {},
     async close() {},
@@ -286,6 +301,12 @@ export function createRedisOrderStore(options: RedisOrderStoreOptions): OrderSto
         const value = await redis.get(full([key])[0]!);
         return !value ? "free" : value === "used" ? "used" : "in_flight";
       }),
+    putResult: (key, value, retentionMs) =>
+      run("putResult", async () => {
+        await redis.set(`${prefix}result:${key}`, value, "PX", Math.max(1, retentionMs));
+      }),
+    getResult: (key) =>
+      run("getResult", async () => (await redis.get(`${prefix}result:${key}`)) ?? undefined),
     ready: () => run("ready", async () => {}),
     async close() {
       redis.disconnect();

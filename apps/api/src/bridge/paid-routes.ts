@@ -94,14 +94,17 @@ export function mountPaidRoutes(router: Router, ctx: BridgeContext): void {
     raw,
     bridgeHandler(ctx, async (req, res) => {
       const params = req.params as { provider: string; rest?: string[] };
-      const provider = ctx.providers.get(params.provider);
-      if (!provider) throw new AppError("provider_not_found", `no bridge provider ${params.provider}`);
+      // Each provider is sold on its own network's context (issue 17); unknown ids are 404.
+      const target = ctx.contextFor(params.provider);
+      const provider = target?.providers.get(params.provider);
+      if (!target || !provider)
+        throw new AppError("provider_not_found", `no bridge provider ${params.provider}`);
       if (hasDotSegment(params.rest))
         throw new AppError("validation_failed", "dot segments are not allowed in bridge paths");
       const subPath = subPathOf(params.rest);
       if (provider.routePath && subPath !== provider.routePath)
         throw new AppError("not_found", `${provider.id} serves ${provider.routePath} only`);
-      await handlePaidRequest(ctx, req, res, provider, subPath);
+      await handlePaidRequest(target, req, res, provider, subPath);
     }),
   );
 }

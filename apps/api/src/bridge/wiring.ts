@@ -1,7 +1,8 @@
 /**
- * The bridge's wiring and lifecycle (docs/bridge.md): one context per bridge router holding the order store, the
- * outbound client, the relayer and facilitator, the challenge limiter and the provider pinger, built from the
- * configuration once. The rails and routes take this context; none of them builds a dependency itself.
+ * The bridge's wiring and lifecycle (docs/bridge.md): one context per network the bridge sells on (the bridge's
+ * `BRIDGE_NETWORK` and each provider's own `network`, issue 17), sharing the order store, the outbound client, the
+ * challenge limiter and the provider pinger; each has its own chain, relayer and facilitator. Built from the
+ * configuration once. The rails and routes take a context; none of them builds a dependency itself.
  * Invariants: a store or outbound client passed in is the caller's to close; `ready()` fails loudly when the store
  * is unreachable or the token domains cannot be read, so a misconfigured bridge never starts serving.
  */
@@ -88,6 +89,22 @@ export interface BridgeContext {
   wireNetwork(version: 1 | 2): string;
   /** The x402 requirements offered for a provider; none without a relayer (never advertise a rail that cannot settle). */
   requirementsFor(provider: ProviderConfig): Promise<ExactRequirement[]>;
+  /** The context that sells provider `id` (its network's), whichever network that is; undefined when unknown. */
+  contextFor(id: string): BridgeContext | undefined;
+}
+
+/** The network a provider sells on: its own, else the bridge's (issue 17). */
+export function providerNetwork(config: BridgeConfig, provider: ProviderConfig): EvmNetworkName {
+  return provider.network ?? config.network;
+}
+
+/** What every network's context shares. */
+interface SharedParts {
+  store: OrderStore;
+  outbound: OutboundClient;
+  limiter: RateLimiter;
+  relayerBounds: RelayerBounds;
+  contexts: Map<EvmNetworkName, BridgeContext>;
 }
 
 export function createBridgeContext(
@@ -96,8 +113,6 @@ export function createBridgeContext(
   options: BridgeRouterOptions = {},
 ): { context: BridgeContext; handle: BridgeHandle } {
   const log = deps.log.child({ component: "bridge" });
-  const network = config.network;
-  const deployedChain = deps.chains.get(network);
   const store =
     options.store ??
     (config.redisUrl
@@ -110,16 +125,6 @@ export function createBridgeContext(
       timeoutMs: config.upstreamTimeoutMs,
       maxBodyBytes: config.maxBodyBytes,
     });
-  const relayer = options.relayer ?? resolveRelayer(config, deps.chains);
-  if (!relayer) log.warn("no x402 relayer key (BRIDGE_RELAYER_PRIVATE_KEY): x402 is not offered");
-  const facilitator = createFacilitator({
-    chains: deps.chains,
-    network,
-    relayer,
-    settlementGasLimit: config.settlementGasLimit,
-    now: () => deps.clock.now(),
-    log,
-  });
   const pinger = createProviderPinger({
     outbound,
     targets: () =>
@@ -128,13 +133,68 @@ export function createBridgeContext(
     timeoutMs: 5_000,
   });
   if (options.pingIntervalMs) pinger.start(options.pingIntervalMs);
+  const shared: SharedParts = {
+    store,
+    outbound,
+    limiter: createRateLimiter(
+      { name: "bridge-challenge", points: config.challengesPerMinute, durationSeconds: 60 },
+      options.limiterRedis,
+    ),
+    relayerBounds: createRelayerBounds(),
+    contexts: new Map(),
+  };
+  // The bridge's own network first (discovery and /facilitator speak for it), then every provider's.
+  const networks = new Set<EvmNetworkName>([config.network]);
+  for (const provider of config.providers) networks.add(providerNetwork(config, provider));
+  for (const network of networks)
+    shared.contexts.set(network, networkContext(deps, config, network, options, log, shared));
+  const context = shared.contexts.get(config.network)!;
+  const handle: BridgeHandle = {
+    config,
+    store,
+    facilitator: context.facilitator,
+    pinger,
+    async ready() {
+      await store.ready();
+      for (const network of shared.contexts.values())
+        if (network.deployedChain) await network.facilitator.offers();
+    },
+    async close() {
+      pinger.stop();
+      if (!options.store) await store.close();
+      if (!options.outbound) await outbound.close();
+    },
+  };
+  return { context, handle };
+}
 
+/** One network's context: its chain, splitter, relayer and facilitator, and the providers that sell on it. */
+function networkContext(
+  deps: BridgeDeps,
+  config: BridgeConfig,
+  network: EvmNetworkName,
+  options: BridgeRouterOptions,
+  log: Logger,
+  shared: SharedParts,
+): BridgeContext {
+  const deployedChain = deps.chains.get(network);
+  const relayer = options.relayer ?? resolveRelayer({ ...config, network }, deps.chains);
+  if (!relayer)
+    log.warn({ network }, "no x402 relayer key (BRIDGE_RELAYER_PRIVATE_KEY): x402 is not offered");
+  const facilitator = createFacilitator({
+    chains: deps.chains,
+    network,
+    relayer,
+    settlementGasLimit: config.settlementGasLimit,
+    now: () => deps.clock.now(),
+    log,
+  });
   const chain = (): ChainContext => {
     if (deployedChain) return deployedChain;
     throw new AppError("chain_unavailable", `no deployment for ${network}; the bridge cannot take payments`);
   };
   const orderTtlMs = config.orderTtlSeconds * 1000;
-  const context: BridgeContext = {
+  return {
     config,
     clock: deps.clock,
     log,
@@ -142,16 +202,15 @@ export function createBridgeContext(
     pause: deps.pause,
     splitter: deployedChain?.deployment.splitters["v1.2"]?.address as Address | undefined,
     deployedChain,
-    store,
-    outbound,
+    store: shared.store,
+    outbound: shared.outbound,
     facilitator,
-    limiter: createRateLimiter(
-      { name: "bridge-challenge", points: config.challengesPerMinute, durationSeconds: 60 },
-      options.limiterRedis,
-    ),
-    relayerBounds: createRelayerBounds(),
+    limiter: shared.limiter,
+    relayerBounds: shared.relayerBounds,
     upstreamPolicy: bridgeUpstreamPolicy(config.maxBodyBytes),
-    providers: new Map(config.providers.map((p) => [p.id, p])),
+    providers: new Map(
+      config.providers.filter((p) => providerNetwork(config, p) === network).map((p) => [p.id, p]),
+    ),
     orderTtlMs,
     orderRetentionMs: orderTtlMs + config.lateConfirmationGraceSeconds * 1000,
     claimLeaseMs: config.upstreamTimeoutMs + 90_000,
@@ -168,21 +227,9 @@ export function createBridgeContext(
       });
       return exactRequirements(provider, network, chain().chainId, offers, config.orderTtlSeconds);
     },
-  };
-  const handle: BridgeHandle = {
-    config,
-    store,
-    facilitator,
-    pinger,
-    async ready() {
-      await store.ready();
-      if (deployedChain) await facilitator.offers();
-    },
-    async close() {
-      pinger.stop();
-      if (!options.store) await store.close();
-      if (!options.outbound) await outbound.close();
+    contextFor(id) {
+      for (const candidate of shared.contexts.values()) if (candidate.providers.has(id)) return candidate;
+      return undefined;
     },
   };
-  return { context, handle };
 }

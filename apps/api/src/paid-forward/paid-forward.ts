@@ -15,6 +15,13 @@ import type { Logger } from "../infra/logger";
 import { writeUpstreamResponse } from "./proxy-headers";
 import { callUpstream, type UpstreamPolicy, type UpstreamRequest } from "./upstream-call";
 
+/** The upstream's answer, as it will be written (a rail may keep it: x402 `payment-identifier` replays). */
+export interface DeliveredAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Uint8Array;
+}
+
 /** A payment taken for one upstream call. */
 export interface HeldPayment {
   /** The upstream did not deliver: give the payment back untouched. */
@@ -23,7 +30,7 @@ export interface HeldPayment {
    * The upstream delivered: make the payment permanent. Returns the headers that prove it, or `"answered"` when
    * it could not be made permanent and the response was already written instead (the answer is withheld).
    */
-  consume(): Promise<{ headers: Record<string, string> } | "answered">;
+  consume(delivered: DeliveredAnswer): Promise<{ headers: Record<string, string> } | "answered">;
 }
 
 export interface PaidForward {
@@ -52,7 +59,7 @@ export async function forwardPaid(res: Response, step: PaidForward): Promise<voi
     writeProblem(res, outcome.error, { requestId: step.requestId, extensions: step.failureExtensions });
     return;
   }
-  const consumed = await held.consume();
+  const consumed = await held.consume(outcome.response);
   if (consumed === "answered") return;
   writeUpstreamResponse(res, outcome.response, consumed.headers);
 }

@@ -17,6 +17,7 @@ import { forwardToProvider, type PaidRequest } from "../paid-request";
 import { encodePaymentReceipt, RECEIPT_HEADER } from "../payment-receipt";
 import type { BridgeContext } from "../wiring";
 import { type ExactRequirement, X402_PROFILE } from "./facilitator";
+import { encodeResult, readPaymentId, replayResult } from "./payment-identifier";
 import { encodeHeader, HEADER_V1_RESPONSE, HEADER_V2_RESPONSE, type ParsedPayment } from "./wire";
 
 /** Finds the requirements a payment may answer (v2: `accepted`; v1: every offered token, tried in turn). */
@@ -75,6 +76,15 @@ export async function payWithX402(
       },
     });
 
+  // Issue 17: a v2 `payment-identifier` already settled for this payer answers what it answered then, and a new
+  // authorization under it is never settled (the id is one more claim key below).
+  const paymentId = version === 2 ? readPaymentId(payment.payload.extensions) : undefined;
+  const idKey = paymentId ? claimKeys.paymentId(ctx.chain().chainId, auth.from, paymentId) : undefined;
+  if (idKey) {
+    const stored = await ctx.store.getResult(idKey);
+    if (stored) return replayResult(res, stored, paid.provider.id, paid.requestHash);
+  }
+
   // Issue 20 finding 5: a v2 payment must name (`accepted.extra.order_id`) this request's challenge, and that order
   // is claimed with the authorization, so one authorization pays one order. v1 payloads carry no requirements to
   // name an order with: they stay bound to payTo and price only (docs/bridge.md "Threat model").
@@ -121,7 +131,7 @@ export async function payWithX402(
   }
   if (!requirement) return refuse(lastInvalid.reason, lastInvalid.message);
   const verified = requirement;
-  const keys = orderKey ? [keyOf(verified), orderKey] : [keyOf(verified)];
+  const keys = [keyOf(verified), ...(orderKey ? [orderKey] : []), ...(idKey ? [idKey] : [])];
 
   const claim = async (): Promise<HeldPayment | undefined> => {
     const claimed = await ctx.store.claim(keys, ctx.claimLeaseMs);
@@ -141,7 +151,7 @@ export async function payWithX402(
     return {
       // Nothing was settled: the authorization stays usable.
       release: () => ctx.store.release(keys, claimed.lease),
-      async consume() {
+      async consume(delivered) {
         // Issue 20: the lease must outlive the settlement; a lost lease means another request may hold the payment.
         if (!(await ctx.store.extend(keys, claimed.lease, ctx.facilitator.settleLeaseMs))) {
           throw new AppError("payment_in_flight", "this authorization's claim lapsed; retry shortly", {
@@ -173,25 +183,31 @@ export async function payWithX402(
           return "answered";
         }
         await ctx.store.consume(keys, claimed.lease, USED_RETENTION_MS);
-        return {
-          headers: {
-            [version === 2 ? HEADER_V2_RESPONSE : HEADER_V1_RESPONSE]: encodeHeader(settled),
-            [RECEIPT_HEADER]: encodePaymentReceipt({
-              rail: `x402-v${version}`,
-              network: ctx.network,
-              chain_id: chain.chainId,
-              tx_hash: settled.transaction,
-              payer: getAddress(auth.from),
-              asset: verified.token.symbol,
-              amount: auth.value,
-              pay_to: verified.payTo,
-              economics_profile: X402_PROFILE,
-            }),
-            "Access-Control-Expose-Headers": [HEADER_V1_RESPONSE, HEADER_V2_RESPONSE, RECEIPT_HEADER].join(
-              ", ",
-            ),
-          },
+        const proof = {
+          [version === 2 ? HEADER_V2_RESPONSE : HEADER_V1_RESPONSE]: encodeHeader(settled),
+          [RECEIPT_HEADER]: encodePaymentReceipt({
+            rail: `x402-v${version}`,
+            network: ctx.network,
+            chain_id: chain.chainId,
+            tx_hash: settled.transaction,
+            payer: getAddress(auth.from),
+            asset: verified.token.symbol,
+            amount: auth.value,
+            pay_to: verified.payTo,
+            economics_profile: X402_PROFILE,
+          }),
+          "Access-Control-Expose-Headers": [HEADER_V1_RESPONSE, HEADER_V2_RESPONSE, RECEIPT_HEADER].join(
+            ", ",
+          ),
         };
+        if (idKey) {
+          const kept = encodeResult(paid.provider.id, paid.requestHash, delivered, proof);
+          // Settled already: a store hiccup only costs the replay (a retry then gets duplicate_settlement).
+          await ctx.store
+            .putResult(idKey, kept, ctx.orderRetentionMs)
+            .catch((error: unknown) => ctx.log.warn({ err: error }, "payment-identifier result not kept"));
+        }
+        return { headers: proof };
       },
     };
   };
