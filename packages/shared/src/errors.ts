@@ -106,6 +106,8 @@ export const ERROR_STATUS = {
   config_already_initialized: 409,
   network_not_configured: 404,
   webhook_event_not_found: 404,
+  // Issue 16: a network halted by a too-deep reorg is resumed only by an operator.
+  network_not_halted: 409,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -209,6 +211,7 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   config_already_initialized: "The configuration of this network is already recorded",
   network_not_configured: "That network is not configured on this service",
   webhook_event_not_found: "No webhook event with this id",
+  network_not_halted: "That network is not halted",
 };
 
 /**

@@ -3,6 +3,7 @@ import { adminLoginProcedure } from "../routes/admin/admin-login";
 import { adminLogoutProcedure } from "../routes/admin/admin-logout";
 import { adminMeProcedure } from "../routes/admin/admin-me";
 import { adminPauseProcedure } from "../routes/admin/admin-pause";
+import { adminResumeNetworkProcedure } from "../routes/admin/admin-resume-network";
 import { adminUnpauseProcedure } from "../routes/admin/admin-unpause";
 import { approveListingProcedure } from "../routes/admin/marketplace/approve-listing";
 import { marketplaceQueueProcedure } from "../routes/admin/marketplace/marketplace-queue";
@@ -53,6 +54,7 @@ export const appRouter = router({
     }),
     pause: adminPauseProcedure,
     unpause: adminUnpauseProcedure,
+    resumeNetwork: adminResumeNetworkProcedure,
     initializeConfig: adminInitializeConfigProcedure,
   }),
   adminRead: router({
