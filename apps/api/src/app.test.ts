@@ -72,6 +72,8 @@ describe("app", () => {
         // issue 10, action part
         "/api/admin/pause",
         "/api/admin/unpause",
+        // issue 16 (a halted network resumes only by an operator)
+        "/api/admin/networks/{network}/resume",
         "/api/admin/initialize-config",
         "/api/dashboard/webhooks",
         "/api/dashboard/fees",

@@ -25,6 +25,7 @@ import {
   renderReferencePage,
 } from "./openapi/reference-page";
 import { plainRoutes } from "./routes/plain-routes";
+import { listOpenHalts } from "./services/operator/network-halt-service";
 import { createRestRouter } from "./trpc/rest-adapter";
 import { appRouter } from "./trpc/router";
 import { type Context, createCallerFactory } from "./trpc/trpc";
@@ -120,7 +121,14 @@ export function createApp(deps: Deps): express.Express {
   app.get("/readyz", async (req, res) => {
     try {
       await deps.db.ping();
-      res.json({ status: "ready", database: deps.db.kind });
+      // A halted network (issue 16) degrades the service but does not unready it: every other network and
+      // every read still work, and taking all replicas out of a load balancer would stop those too.
+      const halted = await listOpenHalts(deps.db.db);
+      res.json({
+        status: halted.length > 0 ? "degraded" : "ready",
+        database: deps.db.kind,
+        ...(halted.length > 0 ? { halted_networks: halted.map((halt) => halt.network) } : {}),
+      });
     } catch (error) {
       sendProblem(
         res,

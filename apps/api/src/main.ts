@@ -1,5 +1,7 @@
 /**
- * The API process alone: prints the URLs it serves once ready, shuts down gracefully on SIGINT/SIGTERM.
+ * The API process alone: prints the URLs it serves once ready, shuts down gracefully on SIGINT/SIGTERM
+ * (issue 16: a signal during start waits for migrations, which run in one transaction before listening;
+ * a second signal or SHUTDOWN_GRACE_MS + 5 s forces exit).
  * `pnpm start` runs everything (chains, API, gateway, example merchant) through `@tollgate/devstack` instead.
  */
 import { handleShutdown } from "@tollgate/shared/shutdown";
@@ -10,12 +12,17 @@ import { PortBusyError, startApi } from "./server";
 try {
   const env = loadEnv();
   const log = createLogger(env.logLevel);
-  const api = await startApi(env, log);
-  log.info({ url: env.baseUrl, database: api.deps.db.kind }, "tollgate api ready");
-  process.stdout.write(
-    `\n  Tollgate API      ${env.baseUrl}\n  Console          ${env.baseUrl}/console/\n  API reference    ${env.baseUrl}/docs\n  OpenAPI          ${env.baseUrl}/openapi.json\n  Database         ${api.deps.db.kind}\n\n`,
-  );
-  handleShutdown({ log }).add("api", () => api.close());
+  const shutdown = handleShutdown({ log, deadlineMs: env.shutdownGraceMs + 5_000 });
+  const starting = startApi(env, log);
+  shutdown.starting(starting);
+  const api = await starting;
+  shutdown.add("api", () => api.close());
+  if (!shutdown.stopping) {
+    log.info({ url: env.baseUrl, database: api.deps.db.kind }, "tollgate api ready");
+    process.stdout.write(
+      `\n  Tollgate API      ${env.baseUrl}\n  Console          ${env.baseUrl}/console/\n  API reference    ${env.baseUrl}/docs\n  OpenAPI          ${env.baseUrl}/openapi.json\n  Database         ${api.deps.db.kind}\n\n`,
+    );
+  }
 } catch (error) {
   if (error instanceof EnvError || error instanceof PortBusyError) {
     console.error(error.message);

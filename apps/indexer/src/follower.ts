@@ -3,13 +3,16 @@
  * - at most one active follower per network (lock.ts); others wait in standby and take over;
  * - errors back off and retry on this network only; one network's outage never stalls another, since
  *   each follower is its own loop;
- * - a reorg deeper than maxReorgDepth halts this follower with an alert and writes nothing;
+ * - a reorg deeper than maxReorgDepth halts this network with an alert and writes nothing but the halt
+ *   (`network_halts`, issue 16): the follower keeps its lock, does not follow while the halt is open (after a
+ *   restart too), and follows again once an operator resumed the network;
  * - the lag watchdog alerts when the head has not moved for `stallAlertMs` (ponder #2264).
  */
 import type { DatabaseHandle } from "@tollgate/db";
 import type { Logger } from "pino";
 import type { NetworkConfig } from "./config";
-import { type NetworkLock, tryLockNetwork } from "./lock";
+import { LockLostError, type NetworkLock, tryLockNetwork } from "./lock";
+import { openHalt, recordHalt } from "./reorg/halts";
 import { ReorgTooDeepError } from "./reorg/reorg";
 import { createRpc, type RpcRequest } from "./rpc/rpc";
 import { newSyncState, type StepResult, syncStep } from "./sync/sync-step";
@@ -28,6 +31,8 @@ export interface FollowerStatus {
   haltReason: string | undefined;
   /** Lock attempts that found another follower active: a standby's sign of life. */
   standbyRetries: number;
+  /** Times the advisory lock was found lost while following (issue 16). */
+  lockLosses: number;
 }
 
 export interface Alert {
@@ -45,7 +50,7 @@ export interface FollowerOptions {
   now?: () => Date;
   onAlert?: (alert: Alert) => void;
   onStep?: (result: StepResult) => void;
-  /** Standby followers retry the lock this often. Default 5 s. */
+  /** Standby followers retry the lock, and halted ones re-read their halt, this often. Default 5 s. */
   lockRetryMs?: number;
   /** Test hook passed to every batch commit. */
   beforeCommit?: () => Promise<void> | void;
@@ -65,7 +70,7 @@ export function startFollower(options: FollowerOptions): Follower {
   const { handle, cfg, log } = options;
   const now = options.now ?? (() => new Date());
   const rpc = createRpc(options.request);
-  const state = newSyncState(cfg);
+  let state = newSyncState(cfg);
   const status: FollowerStatus = {
     network: cfg.network,
     chainId: cfg.chainId,
@@ -77,6 +82,7 @@ export function startFollower(options: FollowerOptions): Follower {
     lastError: undefined,
     haltReason: undefined,
     standbyRetries: 0,
+    lockLosses: 0,
   };
   let stopped = false;
   let wake: (() => void) | undefined;
@@ -117,6 +123,49 @@ export function startFollower(options: FollowerOptions): Follower {
   );
   watchdog.unref();
 
+  let haltChecked = false;
+  let haltRecorded = true;
+  let haltCursor: bigint | undefined;
+  /**
+   * True when this network may be followed. A halt found in memory is written first (retried until it is,
+   * so it is never forgotten); then the open halt in the table decides, and only its removal resumes.
+   */
+  const checkHalt = async (): Promise<boolean> => {
+    try {
+      if (!haltRecorded) {
+        await recordHalt(handle.db, {
+          chainId: cfg.chainId,
+          network: cfg.network,
+          reason: status.haltReason ?? "halted",
+          blockNumber: haltCursor,
+          at: now(),
+        });
+        haltRecorded = true;
+      }
+      const halt = await openHalt(handle.db, cfg.chainId);
+      haltChecked = true;
+      if (halt) {
+        if (status.state !== "halted") {
+          log.error({ network: cfg.network, reason: halt.reason }, "network halted: not following it");
+        }
+        status.state = "halted";
+        status.haltReason = halt.reason;
+        return false;
+      }
+      if (status.state === "halted") {
+        log.warn({ network: cfg.network }, "halt cleared by an operator: following again");
+        state = newSyncState(cfg);
+        lastHeadChange = Date.now();
+      }
+      status.state = "running";
+      status.haltReason = undefined;
+      return true;
+    } catch (err) {
+      log.warn({ err, network: cfg.network }, "reading the network halt failed; retrying");
+      return false;
+    }
+  };
+
   const loop = (async () => {
     while (!stopped) {
       if (!lock) {
@@ -134,11 +183,27 @@ export function startFollower(options: FollowerOptions): Follower {
         status.state = "running";
         lastHeadChange = Date.now();
         log.info({ network: cfg.network, chainId: cfg.chainId }, "follower active");
+        haltChecked = false;
+      }
+      if (!haltChecked || status.state === "halted") {
+        if (!(await checkHalt())) {
+          await sleep(options.lockRetryMs ?? 5_000);
+          continue;
+        }
       }
       try {
+        const held = lock;
+        const assertHeld = async () => {
+          if (!(await held.held())) throw new LockLostError(`lost the advisory lock of ${cfg.network}`);
+        };
+        await assertHeld();
         const result = await syncStep(handle.db, rpc, cfg, state, {
           now,
-          ...(options.beforeCommit ? { beforeCommit: options.beforeCommit } : {}),
+          // Inside the batch transaction: a commit made without the lock is rolled back.
+          beforeCommit: async () => {
+            await assertHeld();
+            await options.beforeCommit?.();
+          },
         });
         status.consecutiveErrors = 0;
         status.lastError = undefined;
@@ -160,11 +225,22 @@ export function startFollower(options: FollowerOptions): Follower {
         }
         await sleep(cfg.pollIntervalMs);
       } catch (err) {
+        if (err instanceof LockLostError) {
+          log.error({ network: cfg.network }, "advisory lock lost: not following until it is held again");
+          await lock?.release().catch(() => {});
+          lock = undefined;
+          state = newSyncState(cfg);
+          status.state = "standby";
+          status.lockLosses++;
+          continue;
+        }
         if (err instanceof ReorgTooDeepError) {
           status.state = "halted";
           status.haltReason = err.message;
+          haltRecorded = false;
+          haltCursor = err.cursor;
           alert({ kind: "reorg_too_deep", network: cfg.network, chainId: cfg.chainId, message: err.message });
-          break;
+          continue;
         }
         status.consecutiveErrors++;
         status.lastError = err instanceof Error ? err.message : String(err);

@@ -2,12 +2,22 @@
  * One active follower per network (DESIGN §2): on PostgreSQL a session advisory lock held on a reserved
  * connection (`pg_try_advisory_lock`), released when that connection ends, so a crashed process frees
  * it at once; on PGlite (single process) an in-process registry per database handle.
+ * Losing the lock connection (killed backend, network cut, `pg_terminate_backend`) frees the lock on the
+ * server without telling us (issue 16): `held()` asks pg_locks whether the backend we locked it with still
+ * holds it, and the follower asks before every step and inside every commit, so two followers never write
+ * at once.
  */
 import type { Database, DatabaseHandle } from "@tollgate/db";
 import type { ReservedSql, Sql } from "postgres";
 
 export interface NetworkLock {
+  /** False once the lock is gone (its connection ended); then release it and try to lock again. */
+  held(): Promise<boolean>;
   release(): Promise<void>;
+}
+
+export class LockLostError extends Error {
+  override readonly name = "LockLostError";
 }
 
 /** Namespaced key: "tg" in the high bits, the chain id in the low bits. */
@@ -29,6 +39,7 @@ export async function tryLockNetwork(
     held.add(chainId);
     let released = false;
     return {
+      held: async () => !released,
       async release() {
         if (released) return;
         released = true;
@@ -40,21 +51,38 @@ export async function tryLockNetwork(
   const client = (handle.db as Database & { $client: Sql }).$client;
   const reserved: ReservedSql = await client.reserve();
   try {
-    const key = advisoryKey(chainId).toString();
-    const [row] = await reserved.unsafe<{ locked: boolean }[]>(
-      `select pg_try_advisory_lock(${key}) as locked`,
+    const bigKey = advisoryKey(chainId);
+    const key = bigKey.toString();
+    const [row] = await reserved.unsafe<{ locked: boolean; pid: number }[]>(
+      `select pg_try_advisory_lock(${key}) as locked, pg_backend_pid() as pid`,
     );
     if (!row?.locked) {
       reserved.release();
       return undefined;
     }
     let released = false;
+    let lost = false;
+    const pid = row.pid;
+    // A bigint advisory key shows in pg_locks as classid (high 32 bits), objid (low 32 bits), objsubid 1.
+    const [hi, lo] = [(bigKey >> 32n).toString(), (bigKey & 0xffffffffn).toString()];
     return {
+      async held() {
+        if (released || lost) return false;
+        // Asked on the pool, not the lock connection: that one may be dead or silently reconnected.
+        const [check] = await client.unsafe<{ held: boolean }[]>(
+          `select exists(select 1 from pg_locks where locktype = 'advisory' and granted and pid = ${pid}
+             and classid = ${hi} and objid = ${lo} and objsubid = 1) as held`,
+        );
+        lost = !check?.held;
+        return !lost;
+      },
       async release() {
         if (released) return;
         released = true;
         try {
-          await reserved.unsafe(`select pg_advisory_unlock(${key})`);
+          if (!lost) await reserved.unsafe(`select pg_advisory_unlock(${key})`);
+        } catch {
+          // the connection is gone, and the lock with it
         } finally {
           reserved.release();
         }

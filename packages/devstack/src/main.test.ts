@@ -1,7 +1,9 @@
 /**
  * `pnpm start` end to end (DESIGN.md §11): the real process on free ports and a fresh data directory —
  * local chains, API, indexer, bridge demo and example merchant come up, print the banner, answer, and
- * stop cleanly on Ctrl-C (SIGINT), exit 0.
+ * stop cleanly, exit 0, with every port they opened free within 10 s (issue 16): on Ctrl-C (SIGINT to the
+ * whole process group, as a terminal sends it) and on SIGTERM to the `pnpm start` parent alone (as
+ * `docker stop` sends it).
  */
 import { spawn } from "node:child_process";
 import { generateKeyPairSync, sign } from "node:crypto";
@@ -19,6 +21,7 @@ import {
 } from "@tollgate/api";
 import bs58 from "bs58";
 import { afterAll, describe, expect, it } from "vitest";
+import { groupPids, listeningPorts } from "./process-ports";
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -28,15 +31,73 @@ async function freePort(): Promise<number> {
   return typeof address === "object" && address ? address.port : 0;
 }
 
+const root = join(import.meta.dirname, "../../..");
+
+/** Starts `command` as its own process group and follows its output. */
+function launch(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
+  const child = spawn(command, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const waiters: (() => void)[] = [];
+  const collect = (chunk: unknown) => {
+    output += String(chunk);
+    for (const wake of waiters.splice(0)) wake();
+  };
+  child.stdout.on("data", collect);
+  child.stderr.on("data", collect);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => {
+      resolve(code);
+      collect("");
+    }),
+  );
+  return {
+    child,
+    exited,
+    output: () => output,
+    async seen(text: string) {
+      while (!output.includes(text) && child.exitCode === null)
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      expect(output).toContain(text);
+    },
+    /** Every port the group listens on now, plus every port the banner printed. */
+    ports(): number[] {
+      const printed = [...output.matchAll(/http:\/\/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1]));
+      const opened = listeningPorts(groupPids(child.pid ?? 0)) ?? new Set<number>();
+      return [...new Set([...printed, ...opened])].sort();
+    },
+    /** Last resort so a failing test never leaves a stack running. */
+    kill() {
+      try {
+        process.kill(-(child.pid ?? 0), "SIGKILL");
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
+/** Polls until none of `ports` is listening, for at most 10 s (issue 16); returns those still open. */
+async function stillOpen(ports: readonly number[]): Promise<number[]> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const listening = listeningPorts() ?? new Set<number>();
+    const open = ports.filter((port) => listening.has(port));
+    if (open.length === 0 || Date.now() > deadline) return open;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 describe("pnpm start (devstack)", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-devstack-"));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it("starts everything, serves the API and a gated example route, and stops on SIGINT", async () => {
+  it("starts everything, serves the API and a gated example route, and stops on Ctrl-C (SIGINT to the group)", async () => {
     const [port, examplePort] = [await freePort(), await freePort()];
-    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-      cwd: join(import.meta.dirname, ".."),
-      env: {
+    const stack = launch(
+      process.execPath,
+      ["--import", "tsx", "src/main.ts"],
+      join(import.meta.dirname, ".."),
+      {
         PATH: process.env.PATH,
         DATA_DIR: dataDir,
         PORT: String(port),
@@ -45,31 +106,13 @@ describe("pnpm start (devstack)", () => {
         LOG_LEVEL: "warn",
         SERVE_CONSOLE: "false",
       },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    const waiters: (() => void)[] = [];
-    const collect = (chunk: unknown) => {
-      output += String(chunk);
-      for (const wake of waiters.splice(0)) wake();
-    };
-    child.stdout.on("data", collect);
-    child.stderr.on("data", collect);
-    const exited = new Promise<number | null>((resolve) =>
-      child.once("exit", (code) => {
-        resolve(code);
-        collect("");
-      }),
     );
-    const seen = async (text: string) => {
-      while (!output.includes(text) && child.exitCode === null)
-        await new Promise<void>((resolve) => waiters.push(resolve));
-      expect(output).toContain(text);
-    };
+    const { seen, exited } = stack;
+    let ports: number[] = [];
     try {
       await seen("Tollgate is running");
       const baseUrl = `http://127.0.0.1:${port}`;
-      expect(output).toContain(`API              ${baseUrl}`);
+      expect(stack.output()).toContain(`API              ${baseUrl}`);
       expect((await fetch(`${baseUrl}/healthz`)).status).toBe(200);
       const demo = JSON.parse(readFileSync(join(dataDir, "demo.json"), "utf8")) as Record<string, string>;
       expect(statSync(join(dataDir, "demo.json")).mode & 0o777).toBe(0o600);
@@ -101,7 +144,7 @@ describe("pnpm start (devstack)", () => {
         expect(((await bridged.json()) as { pay_matic: { chain: string } }).pay_matic.chain).toBe(network);
       }
       // Identity gate (issue 12) against the local Solana RPC: 402, a seat the way `pnpm seat:reserve` makes it, 200.
-      expect(output).toMatch(/Solana RPC\s+http:\/\/127\.0\.0\.1:\d+/);
+      expect(stack.output()).toMatch(/Solana RPC\s+http:\/\/127\.0\.0\.1:\d+/);
       const gated = await fetch(`${baseUrl}/api/live-stats`);
       expect(gated.status).toBe(402);
       const nonce = gated.headers.get("x-nonce") ?? "";
@@ -119,10 +162,43 @@ describe("pnpm start (devstack)", () => {
         headers: { "x-agent-pubkey": pubkey, "x-nonce": nonce, "x-signature": signature },
       });
       expect(admitted.status).toBe(200);
+      ports = stack.ports();
+      // API, example merchant, three chains, Solana RPC, demo upstream at least.
+      expect(ports.length).toBeGreaterThanOrEqual(7);
+      process.kill(-(stack.child.pid ?? 0), "SIGINT");
+      expect(await exited).toBe(0);
+      expect(await stillOpen(ports)).toEqual([]);
+      expect(stack.output()).toContain("▶ stopped");
     } finally {
-      child.kill("SIGINT");
+      stack.kill();
     }
-    expect(await exited).toBe(0);
-    expect(output).toContain("▶ stopped");
+  });
+
+  it("`pnpm start` stops to the last child and frees every port when only its parent gets SIGTERM", async () => {
+    const [port, examplePort] = [await freePort(), await freePort()];
+    const stack = launch("pnpm", ["start"], root, {
+      PATH: process.env.PATH,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      CHAINS_BASE_PORT: "0",
+      EXAMPLE_MERCHANT_PORT: String(examplePort),
+      LOG_LEVEL: "warn",
+      SERVE_CONSOLE: "false",
+    });
+    try {
+      await stack.seen("Tollgate is running");
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      const ports = stack.ports();
+      expect(ports).toContain(port);
+      expect(ports).toContain(examplePort);
+      expect(ports.length).toBeGreaterThanOrEqual(7);
+      stack.child.kill("SIGTERM"); // the pnpm process only, as `docker stop` does
+      expect(await stack.exited).toBe(0);
+      expect(await stillOpen(ports)).toEqual([]);
+      expect(stack.output()).toContain("▶ SIGTERM: stopping");
+      expect(stack.output()).toContain("▶ stopped");
+    } finally {
+      stack.kill();
+    }
   });
 });

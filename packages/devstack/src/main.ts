@@ -2,7 +2,9 @@
  * `pnpm start` (DESIGN.md §11): everything on embedded defaults in one process — local chains with the
  * contracts deployed, the API (PGlite in DATA_DIR, gateway at /g, console at /console/), the indexer and
  * webhook dispatcher, the bridge router with a demo provider per local network, a demo merchant and the
- * example merchant app selling two routes. Prints every URL once ready; Ctrl-C stops it all cleanly (twice: at once).
+ * example merchant app selling two routes. Prints every URL once ready; Ctrl-C or SIGTERM stops it all cleanly
+ * and frees every port (twice: at once; issue 16). A signal during start waits for the start (migrations
+ * included) to finish, then stops what it started; if the parent (`scripts/start.mjs`) dies, this stops too.
  * Composes the apps through their public entries only (`@tollgate/api`, `@tollgate/indexer`).
  */
 import { chmodSync, writeFileSync } from "node:fs";
@@ -23,7 +25,7 @@ import {
 import { type LocalChains, PortInUseError, startLocalChains } from "@tollgate/contracts/local-chains";
 import { startExampleMerchant } from "@tollgate/gate/example";
 import { IndexerEnvError, loadIndexerEnv, startIndexer } from "@tollgate/indexer";
-import { handleShutdown, type ShutdownLog } from "@tollgate/shared/shutdown";
+import { handleShutdown, type ShutdownHandler, type ShutdownLog } from "@tollgate/shared/shutdown";
 import {
   DEMO_BRIDGE_PROVIDERS,
   type DemoFile,
@@ -53,8 +55,14 @@ async function main(): Promise<void> {
     throw error;
   }
   const log = createLogger(env.logLevel);
-  const shutdown = handleShutdown({ log: say });
+  const shutdown = handleShutdown({ log: say, exitWithParent: true });
+  const starting = start(env, log, shutdown);
+  shutdown.starting(starting);
+  await starting;
+}
 
+async function start(initialEnv: Env, log: ReturnType<typeof createLogger>, shutdown: ShutdownHandler) {
+  let env = initialEnv;
   try {
     let chains: LocalChains | undefined;
     if (env.startAll.localChains) {
@@ -149,7 +157,7 @@ async function main(): Promise<void> {
       '             (or set ADMIN_BOOTSTRAP_EMAIL + ADMIN_BOOTSTRAP_PASSWORD_FILE; README "Operators")',
       "",
     ];
-    process.stdout.write(`${lines.join("\n")}\n`);
+    if (!shutdown.stopping) process.stdout.write(`${lines.join("\n")}\n`);
   } catch (error) {
     await shutdown.stopAll();
     if (error instanceof PortInUseError || error instanceof PortBusyError) {

@@ -117,6 +117,9 @@ export const ERROR_STATUS = {
   signin_signature_invalid: 401,
   wallet_already_linked: 409,
   wallet_not_linked: 403,
+
+  // Issue 16: a network halted by a too-deep reorg is resumed only by an operator.
+  network_not_halted: 409,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -230,6 +233,8 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   signin_signature_invalid: "Sign-in signature does not match the wallet",
   wallet_already_linked: "That wallet belongs to another account",
   wallet_not_linked: "That address is not one of your account's wallets",
+
+  network_not_halted: "That network is not halted",
 };
 
 /**

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
-import { FORCED_EXIT_CODE, handleShutdown, type ShutdownLog } from "./shutdown";
+import { DEADLINE_EXIT_CODE, FORCED_EXIT_CODE, handleShutdown, type ShutdownLog } from "./shutdown";
 
 function fakeProcess() {
   const emitter = new EventEmitter();
@@ -10,15 +10,16 @@ function fakeProcess() {
   const exit = new Promise<number>((resolve) => {
     exited = resolve;
   });
-  return {
-    proc: {
-      on: (signal: NodeJS.Signals, listener: (signal: NodeJS.Signals) => void) =>
-        emitter.on(signal, listener),
-      exit: (code: number) => {
-        exits.push(code);
-        exited(code);
-      },
+  const proc = {
+    ppid: 4242,
+    on: (signal: NodeJS.Signals, listener: (signal: NodeJS.Signals) => void) => emitter.on(signal, listener),
+    exit: (code: number) => {
+      exits.push(code);
+      exited(code);
     },
+  };
+  return {
+    proc,
     signal: (name: NodeJS.Signals) => emitter.emit(name, name),
     exits,
     exit,
@@ -64,7 +65,7 @@ describe("handleShutdown", () => {
   it("a second signal while stopping exits at once", async () => {
     const { proc, signal, exits, exit } = fakeProcess();
     let release: () => void = () => {};
-    const shutdown = handleShutdown({ log: recordingLog([]), process: proc });
+    const shutdown = handleShutdown({ log: recordingLog([]), process: proc, duplicateWindowMs: 0 });
     shutdown.add("slow", () => new Promise<void>((resolve) => (release = resolve)));
     signal("SIGINT");
     signal("SIGTERM");
@@ -72,6 +73,71 @@ describe("handleShutdown", () => {
     release();
     await shutdown.stopAll();
     expect(exits[0]).toBe(FORCED_EXIT_CODE);
+  });
+
+  it("the same signal delivered twice at once (directly and through a wrapper) is one request", async () => {
+    const { proc, signal, exits, exit } = fakeProcess();
+    const shutdown = handleShutdown({ log: recordingLog([]), process: proc, duplicateWindowMs: 60_000 });
+    let release: () => void = () => {};
+    shutdown.add("slow", () => new Promise<void>((resolve) => (release = resolve)));
+    signal("SIGTERM");
+    signal("SIGTERM");
+    await Promise.resolve();
+    expect(exits).toEqual([]);
+    release();
+    expect(await exit).toBe(0);
+    expect(exits).toEqual([0]);
+  });
+
+  it("a signal during a start waits for it (migrations are never cut short), then stops what it registered", async () => {
+    const { proc, signal, exit } = fakeProcess();
+    const order: string[] = [];
+    const shutdown = handleShutdown({ log: recordingLog([]), process: proc });
+    let finishStart: () => void = () => {};
+    const start = new Promise<void>((resolve) => (finishStart = resolve)).then(() => {
+      order.push("migrated");
+      shutdown.add("api", () => {
+        order.push("api stopped");
+      });
+    });
+    shutdown.starting(start);
+    signal("SIGTERM");
+    expect(shutdown.stopping).toBe(true);
+    await Promise.resolve();
+    expect(order).toEqual([]);
+    finishStart();
+    expect(await exit).toBe(0);
+    expect(order).toEqual(["migrated", "api stopped"]);
+  });
+
+  it("a stop that outlives the deadline forces exit with the deadline code", async () => {
+    const { proc, signal, exit } = fakeProcess();
+    const lines: string[] = [];
+    const shutdown = handleShutdown({ log: recordingLog(lines), process: proc, deadlineMs: 1 });
+    shutdown.add("stuck", () => new Promise<void>(() => {}));
+    signal("SIGTERM");
+    expect(await exit).toBe(DEADLINE_EXIT_CODE);
+    expect(lines).toContain("not stopped within 1 ms: exiting without waiting");
+    expect(lines).not.toContain("stopped");
+  });
+
+  it("with exitWithParent, the parent going away stops everything as SIGTERM does", async () => {
+    const { proc, exit } = fakeProcess();
+    const lines: string[] = [];
+    const stopped: string[] = [];
+    const shutdown = handleShutdown({
+      log: recordingLog(lines),
+      process: proc,
+      exitWithParent: true,
+      parentCheckMs: 1,
+    });
+    shutdown.add("chains", () => {
+      stopped.push("chains");
+    });
+    proc.ppid = 1; // re-parented: the wrapper died without forwarding the signal
+    expect(await exit).toBe(0);
+    expect(stopped).toEqual(["chains"]);
+    expect(lines[0]).toBe("parent 4242 gone: stopping (parent 4242 gone again to exit at once)");
   });
 
   it("stopAll after a failed start stops what had started, without exiting", async () => {
@@ -92,7 +158,7 @@ describe("handleShutdown", () => {
   it("in a real process: SIGTERM stops gracefully (exit 0), a second signal forces exit", async () => {
     const script = `
       import { handleShutdown } from ${JSON.stringify(new URL("./shutdown.ts", import.meta.url).href)};
-      const shutdown = handleShutdown();
+      const shutdown = handleShutdown({ duplicateWindowMs: 0 });
       const hang = process.argv[1] === "hang";
       shutdown.add("worker", () => new Promise((resolve) => { console.log("stopping worker"); if (!hang) setTimeout(resolve, 10); }));
       setInterval(() => {}, 1000);

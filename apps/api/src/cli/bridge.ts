@@ -9,7 +9,11 @@ import { startBridgeServer } from "../bridge/server";
 import { EnvError } from "../env";
 
 try {
-  const bridge = await startBridgeServer(process.env);
+  const shutdown = handleShutdown();
+  const starting = startBridgeServer(process.env);
+  shutdown.starting(starting);
+  const bridge = await starting;
+  shutdown.add("bridge", () => bridge.close());
   const paths =
     bridge.config.mode === "single"
       ? [`${bridge.url}${bridge.config.providers[0]?.routePath ?? "/"}`]
@@ -19,7 +23,6 @@ try {
       paths.map((p) => `  Paid route       ${p}\n`).join("") +
       `  Discovery        ${bridge.url}/.well-known/x402.json\n  Facilitator      ${bridge.url}/facilitator/supported\n\n`,
   );
-  handleShutdown().add("bridge", () => bridge.close());
 } catch (error) {
   if (error instanceof BridgeConfigError || error instanceof EnvError) {
     console.error(error.message);

@@ -2,7 +2,7 @@
  * Merchant registry (SPEC §2.1, §2.2, §4.1). Dependencies come in as arguments; nothing here knows HTTP.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { type Database, merchants, merchantTiers, type Transaction } from "@tollgate/db";
+import { type Database, merchants, merchantTiers, settlements, type Transaction } from "@tollgate/db";
 import {
   AppError,
   DEFAULT_TIERS_MICRO_USD,
@@ -21,7 +21,7 @@ import {
   type RegisterMerchantInput,
   type UpdateMerchantInput,
 } from "@tollgate/shared";
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { Clock } from "../infra/clock";
 import { type AuditRequest, recordAudit } from "./audit/audit-log";
 
@@ -86,6 +86,27 @@ function newSecret(): string {
   return newId("merchantSecret");
 }
 
+/**
+ * Links settlements the indexer recorded before any merchant had their payout address (`merchant_id` null) to
+ * `merchantId` (issue 16). Called in the transaction that sets the merchant's EVM payout: registration now, and
+ * every future write of `pay_to.evm` (the owner step-up payout change must call it too). Rows already linked to
+ * a merchant stay theirs: history is never reassigned. Returns how many rows it linked.
+ */
+export async function linkUnattributedSettlements(
+  tx: Transaction,
+  merchantId: string,
+  payTo: PayTo,
+): Promise<number> {
+  if (!payTo.evm) return 0;
+  // The indexer stores merchant addresses lower-cased (decode.ts).
+  const linked = await tx
+    .update(settlements)
+    .set({ merchantId })
+    .where(and(isNull(settlements.merchantId), eq(settlements.merchantAddress, payTo.evm.toLowerCase())))
+    .returning({ id: settlements.id });
+  return linked.length;
+}
+
 /** Registers a merchant; the secret is returned here once and stored only as a hash. */
 export async function registerMerchant(
   deps: MerchantServiceDeps,
@@ -118,6 +139,7 @@ export async function registerMerchant(
         unitPriceMicroUsd: price,
       })),
     );
+    await linkUnattributedSettlements(tx, row.id, row.payTo);
   });
   return { merchant: { ...row, tiers: nullProtoRecord(Object.entries(tiers)) }, secret };
 }

@@ -4,6 +4,7 @@ import { adminLogoutProcedure } from "../routes/admin/admin-logout";
 import { adminMeProcedure } from "../routes/admin/admin-me";
 import { adminPauseProcedure } from "../routes/admin/admin-pause";
 import { adminRegisterPartnerProcedure } from "../routes/admin/admin-register-partner";
+import { adminResumeNetworkProcedure } from "../routes/admin/admin-resume-network";
 import { adminUnpauseProcedure } from "../routes/admin/admin-unpause";
 import { approveListingProcedure } from "../routes/admin/marketplace/approve-listing";
 import { marketplaceQueueProcedure } from "../routes/admin/marketplace/marketplace-queue";
@@ -62,6 +63,7 @@ export const appRouter = router({
     }),
     pause: adminPauseProcedure,
     unpause: adminUnpauseProcedure,
+    resumeNetwork: adminResumeNetworkProcedure,
     initializeConfig: adminInitializeConfigProcedure,
     registerPartner: adminRegisterPartnerProcedure,
   }),

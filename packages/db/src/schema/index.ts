@@ -6,6 +6,7 @@ export * from "./identity";
 export * from "./indexer";
 export * from "./marketplace";
 export * from "./merchants";
+export * from "./network-halts";
 export * from "./operators";
 export * from "./partners";
 export * from "./payments";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ZHaltView } from "../admin/admin-resume-network.types";
 
 const ZAmount = z.string().describe("decimal string of base units");
 
@@ -50,6 +51,7 @@ export const ZOverviewResponse = z.object({
       head_block: z.string().nullable(),
       lag_blocks: z.string().nullable(),
       halted_reason: z.string().nullable(),
+      halted_at: z.string().nullable().describe("when the open halt began (issue 16); null when following"),
       updated_at: z.string(),
     }),
   ),
@@ -73,4 +75,9 @@ export const ZOverviewResponse = z.object({
     )
     .nullable()
     .describe("null until the recorded configuration exists to compare with"),
+  halted_networks: z
+    .array(ZHaltView)
+    .describe(
+      "networks the indexer halted (reorg deeper than maxReorgDepth) and follows no more until an operator resumes them: POST /api/admin/networks/{network}/resume",
+    ),
 });

@@ -13,6 +13,7 @@ import {
   webhookEndpoints,
 } from "@tollgate/db";
 import { count, countDistinct, ne, sql } from "drizzle-orm";
+import { listOpenHalts } from "../operator/network-halt-service";
 import { type AdminReadDeps, assetResolver } from "./common";
 
 /** Pause state as the pause work will report it: the scopes paused now. */
@@ -51,6 +52,7 @@ export async function readOverview(deps: AdminReadDeps, extensions: OverviewExte
     cursors,
     pause,
     drift,
+    halts,
   ] = await Promise.all([
     db.select({ n: count() }).from(merchants),
     db.select({ n: count() }).from(receipts),
@@ -81,7 +83,9 @@ export async function readOverview(deps: AdminReadDeps, extensions: OverviewExte
     db.select().from(indexerCursors),
     extensions.pauseState ? extensions.pauseState() : Promise.resolve(null),
     extensions.configDrift ? extensions.configDrift() : Promise.resolve(null),
+    listOpenHalts(db),
   ]);
+  const haltOf = new Map(halts.map((halt) => [halt.chain_id, halt]));
   const stateCounts = new Map(byState.map((row) => [row.state, row.n]));
   const deliveryCounts = new Map<string, number>(deliveries.map((row) => [row.status, row.n]));
   const endpointCounts = new Map<string, number>(endpoints.map((row) => [row.status, row.n]));
@@ -141,11 +145,14 @@ export async function readOverview(deps: AdminReadDeps, extensions: OverviewExte
                 ? cursor.headNumber - cursor.blockNumber
                 : 0n
               ).toString(),
-        halted_reason: cursor.haltedReason,
+        // The open network_halts row (issue 16); the cursor column is the older, in-place note.
+        halted_reason: haltOf.get(cursor.chainId)?.reason ?? cursor.haltedReason,
+        halted_at: haltOf.get(cursor.chainId)?.halted_at ?? null,
         updated_at: cursor.updatedAt.toISOString(),
       })),
     pause,
     config_drift: drift,
+    halted_networks: halts,
   };
 }
 
