@@ -15,6 +15,7 @@ import type { Deps } from "./deps";
 import { createHostedGatewayRouter } from "./hosted-gateway/hosted-gateway-router";
 import { jsonBody, requireDeclaredBodies } from "./infra/body";
 import { sendProblem } from "./infra/errors";
+import { noteMerchant, telemetryMiddleware } from "./infra/telemetry-middleware";
 import { buildOpenApiDocument } from "./openapi/document";
 import { renderErrorsPage, renderReferencePage } from "./openapi/reference-page";
 import { plainRoutes } from "./routes/plain-routes";
@@ -59,6 +60,7 @@ export function createApp(deps: Deps): express.Express {
     });
     next();
   });
+  app.use(telemetryMiddleware(deps.telemetry, new Set(Object.keys(appRouter._def.procedures))));
 
   const document = buildOpenApiDocument(
     appRouter,
@@ -96,6 +98,7 @@ export function createApp(deps: Deps): express.Express {
     ip: req.ip ?? req.socket.remoteAddress ?? "unknown",
     authorization: req.header("authorization"),
     header: (name) => req.header(name),
+    noteMerchant: (merchantId) => noteMerchant(res, merchantId),
     setHeader: (name, value) => {
       if (res.headersSent) return;
       // Several Set-Cookie headers may be set by one procedure; others replace.

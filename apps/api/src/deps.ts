@@ -11,6 +11,7 @@ import type { Env } from "./env";
 import { type Clock, systemClock } from "./infra/clock";
 import type { Logger } from "./infra/logger";
 import { createRateLimiter, type RateLimiter } from "./infra/rate-limit";
+import { Telemetry } from "./infra/telemetry";
 import type { AdminSessionPolicy } from "./services/admin/admin-sessions";
 import { createLoginLimiter, type LoginLimiter } from "./services/admin/login-limiter";
 import type { OverviewExtensions } from "./services/admin-read/overview";
@@ -58,6 +59,8 @@ export interface Deps {
   pause: PauseGate;
   /** Identity gate (issue 12): nonces, signatures, Solana seats, and the documents agents read. */
   identity: IdentityDeps;
+  /** Request counts and latency per route and merchant, in this process's memory (issue 10). */
+  telemetry: Telemetry;
   /** Signs v1.4 EIP-712 quotes; absent when none is configured (v1.4 quotes are then refused). */
   quoteSigner: LocalAccount | undefined;
   /** Releases connections; called once on shutdown. */
@@ -122,6 +125,7 @@ export async function buildDeps(
     quoteSigner: quoteSignerKey ? privateKeyToAccount(quoteSignerKey) : undefined,
     redis,
     pause: createPauseGate(db.db, clock, env.admin.pausePollMs),
+    telemetry: new Telemetry(clock),
     admin: {
       sessionPolicy: {
         idleMs: env.admin.sessionIdleMs,
@@ -132,7 +136,7 @@ export async function buildDeps(
       loginLimiter: createLoginLimiter(env.admin.login, redis),
       allowedOrigins: env.admin.allowedOrigins,
       metricsToken: env.admin.metricsToken,
-      overview: overviewProviders(db, chains),
+      overview: overviewProviders(db, chains, clock),
     },
     limiters: {
       publicSurface: createRateLimiter(

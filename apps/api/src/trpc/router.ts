@@ -19,6 +19,7 @@ import { listUsersProcedure } from "../routes/admin-read/list-users";
 import { searchProcedure } from "../routes/admin-read/search";
 import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-transactions";
 import { dashboardFeesProcedure } from "../routes/dashboard/dashboard-fees";
+import { dashboardTelemetryProcedure } from "../routes/dashboard/dashboard-telemetry";
 import { dashboardWebhooksProcedure } from "../routes/dashboard/dashboard-webhooks";
 import { replayWebhookProcedure } from "../routes/dashboard/replay-webhook";
 import { solanaDashboardProcedure } from "../routes/dashboard/solana-dashboard";
@@ -72,6 +73,7 @@ export const appRouter = router({
     replayWebhook: replayWebhookProcedure,
     fees: dashboardFeesProcedure,
     solana: solanaDashboardProcedure,
+    telemetry: dashboardTelemetryProcedure,
   }),
   merchant: router({
     register: registerMerchantProcedure,
