@@ -106,6 +106,8 @@ export const ERROR_STATUS = {
   config_already_initialized: 409,
   network_not_configured: 404,
   webhook_event_not_found: 404,
+  // Operator dashboards (issue 10): the refund-by-hand queue.
+  failed_payment_not_found: 404,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -209,6 +211,8 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   config_already_initialized: "The configuration of this network is already recorded",
   network_not_configured: "That network is not configured on this service",
   webhook_event_not_found: "No webhook event with this id",
+  // issue 10, operator dashboards
+  failed_payment_not_found: "No failed payment with this id",
 };
 
 /**

@@ -18,10 +18,12 @@ import { listTransactionsProcedure } from "../routes/admin-read/list-transaction
 import { listUsersProcedure } from "../routes/admin-read/list-users";
 import { searchProcedure } from "../routes/admin-read/search";
 import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-transactions";
+import { dashboardFailedProcedure } from "../routes/dashboard/dashboard-failed";
 import { dashboardFeesProcedure } from "../routes/dashboard/dashboard-fees";
 import { dashboardTelemetryProcedure } from "../routes/dashboard/dashboard-telemetry";
 import { dashboardWebhooksProcedure } from "../routes/dashboard/dashboard-webhooks";
 import { replayWebhookProcedure } from "../routes/dashboard/replay-webhook";
+import { resolveFailedProcedure } from "../routes/dashboard/resolve-failed";
 import { solanaDashboardProcedure } from "../routes/dashboard/solana-dashboard";
 import { getGatewayRouteProcedure } from "../routes/gateway-config/get-gateway-route";
 import { rotateOriginSecretProcedure } from "../routes/gateway-config/rotate-origin-secret";
@@ -74,6 +76,8 @@ export const appRouter = router({
     fees: dashboardFeesProcedure,
     solana: solanaDashboardProcedure,
     telemetry: dashboardTelemetryProcedure,
+    failed: dashboardFailedProcedure,
+    resolveFailed: resolveFailedProcedure,
   }),
   merchant: router({
     register: registerMerchantProcedure,
