@@ -87,6 +87,12 @@ export function createApp(deps: Deps): express.Express {
     });
     app.use("/bridge", bridge);
     app.locals.bridge = bridge.bridge;
+    deps.x402.attach({
+      network: deps.env.bridge.network,
+      relayer: bridge.bridge.facilitator.relayer,
+      stats: bridge.bridge.facilitatorStats,
+      store: bridge.bridge.store.kind,
+    });
   }
   app.use(createB2bRouter(deps, { defaultNetwork: "amoy" }));
   app.use(jsonBody("64kb"));

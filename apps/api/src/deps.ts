@@ -30,6 +30,7 @@ import {
   type ReceiptKeyStore,
 } from "./services/keys/receipt-keys";
 import { createPauseGate, type PauseGate } from "./services/operator/pause-service";
+import { X402Monitor } from "./services/operator/x402-monitor";
 
 export interface Deps {
   env: Env;
@@ -61,6 +62,8 @@ export interface Deps {
   identity: IdentityDeps;
   /** Request counts and latency per route and merchant, in this process's memory (issue 10). */
   telemetry: Telemetry;
+  /** The bridges mounted in this process, their relayers and facilitator counts (issue 10). */
+  x402: X402Monitor;
   /** Signs v1.4 EIP-712 quotes; absent when none is configured (v1.4 quotes are then refused). */
   quoteSigner: LocalAccount | undefined;
   /** Releases connections; called once on shutdown. */
@@ -126,6 +129,7 @@ export async function buildDeps(
     redis,
     pause: createPauseGate(db.db, clock, env.admin.pausePollMs),
     telemetry: new Telemetry(clock),
+    x402: new X402Monitor(chains, clock, env.admin.relayerLowBalanceWei),
     admin: {
       sessionPolicy: {
         idleMs: env.admin.sessionIdleMs,

@@ -22,6 +22,7 @@ import { dashboardFailedProcedure } from "../routes/dashboard/dashboard-failed";
 import { dashboardFeesProcedure } from "../routes/dashboard/dashboard-fees";
 import { dashboardTelemetryProcedure } from "../routes/dashboard/dashboard-telemetry";
 import { dashboardWebhooksProcedure } from "../routes/dashboard/dashboard-webhooks";
+import { dashboardX402Procedure } from "../routes/dashboard/dashboard-x402";
 import { replayWebhookProcedure } from "../routes/dashboard/replay-webhook";
 import { resolveFailedProcedure } from "../routes/dashboard/resolve-failed";
 import { solanaDashboardProcedure } from "../routes/dashboard/solana-dashboard";
@@ -78,6 +79,7 @@ export const appRouter = router({
     telemetry: dashboardTelemetryProcedure,
     failed: dashboardFailedProcedure,
     resolveFailed: resolveFailedProcedure,
+    x402: dashboardX402Procedure,
   }),
   merchant: router({
     register: registerMerchantProcedure,
