@@ -1,5 +1,6 @@
+import { settlements } from "@tollgate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerMerchant } from "../../test/admin-fixtures";
+import { registerMerchant, settlementRow } from "../../test/admin-fixtures";
 import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 import { type SignedIn, signInAs } from "../admin/testing";
 
@@ -62,6 +63,27 @@ describe.each(testDatabaseKinds())("GET /api/dashboard/telemetry on %s", (kind) 
     expect(labels.some((label) => label.includes(merchant.id))).toBe(false);
     const own = await read(`?merchant_id=${merchant.id}`);
     expect(own.merchants).toEqual([expect.objectContaining({ merchant_id: merchant.id, requests: 3 })]);
+  });
+
+  it("happy: settlement latency (first seen to confirmed) per network over the window", async () => {
+    const confirmedAt = new Date();
+    for (const [k, seconds] of [
+      [9001, 10],
+      [9002, 20],
+      [9003, 30],
+    ] as const) {
+      await api.deps.db.db
+        .insert(settlements)
+        .values(settlementRow(k, { seenAt: new Date(confirmedAt.getTime() - seconds * 1000), confirmedAt }));
+    }
+    // Confirmed long ago: outside any window.
+    await api.deps.db.db.insert(settlements).values(settlementRow(9004, { confirmedAt: new Date(0) }));
+    const telemetry = (await read()) as unknown as {
+      settlement_latency: { network: string; settlements: number; seconds: Record<string, number> }[];
+    };
+    expect(telemetry.settlement_latency).toEqual([
+      { network: "amoy", settlements: 3, seconds: { p50: 20, p90: 28, p99: 29.8 } },
+    ]);
   });
 
   it("error: bad windows, ids and unknown parameters are 400 problem+json", async () => {

@@ -7,20 +7,34 @@ import { startTestApi, type TestApi } from "../../test/harness";
 import { ManualClock } from "../../test/identity";
 import { CONFIG_DRIFT_CACHE_MS } from "./overview-providers";
 
-/** A JSON-RPC endpoint on loopback that counts calls and refuses every method (the chain reads as unreachable). */
+/**
+ * A JSON-RPC endpoint on loopback that counts calls and answers every `eth_call` with a zero word: the splitter reports
+ * treasury 0x0 (drift against the manifest) and not paused. Every call succeeds, so no retry blurs the count.
+ */
 async function countingRpc(): Promise<{ url: string; calls: () => number; server: Server }> {
   let calls = 0;
   const server = createServer((request, response) => {
     calls++;
-    request.resume();
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      response.writeHead(500, { "content-type": "application/json" });
-      response.end(JSON.stringify({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: "refused" } }));
+      const answer = (call: { id: unknown; method: string }) => ({
+        jsonrpc: "2.0",
+        id: call.id,
+        result: call.method === "eth_chainId" ? "0x13882" : `0x${"0".repeat(64)}`,
+      });
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as
+        | { id: unknown; method: string }
+        | { id: unknown; method: string }[];
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify(Array.isArray(body) ? body.map(answer) : answer(body)));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls: () => calls, server };
 }
+
+const ZERO = "0x0000000000000000000000000000000000000000";
 
 describe("overview config drift cache (issue 10)", () => {
   let api: TestApi;
@@ -44,7 +58,9 @@ describe("overview config drift cache (issue 10)", () => {
 
   it("reads the chains once per window by the injected clock, again once it has passed", async () => {
     const first = await overview();
-    expect(first).toContainEqual(expect.objectContaining({ network: "amoy", field: "rpc" }));
+    expect(first).toContainEqual(
+      expect.objectContaining({ network: "amoy", field: "chain.splitters.v1.2.treasury", on_chain: ZERO }),
+    );
     const afterFirst = rpc.calls();
     expect(afterFirst).toBeGreaterThan(0);
     clock.advance(CONFIG_DRIFT_CACHE_MS - 1);
@@ -70,6 +86,8 @@ describe("overview config drift cache (issue 10)", () => {
     expect(recorded.status, recorded.text).toBe(200);
     const drift = await overview();
     expect(rpc.calls() - before).toBe(2 * one);
-    expect(drift).toContainEqual(expect.objectContaining({ network: "amoy", field: "rpc" }));
+    expect(drift).toContainEqual(
+      expect.objectContaining({ network: "amoy", field: "chain.splitters.v1.2.treasury", on_chain: ZERO }),
+    );
   });
 });

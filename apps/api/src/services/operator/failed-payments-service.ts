@@ -42,7 +42,8 @@ type FailedDeps = AdminReadDeps & { env: { pay: { latePaymentGraceSeconds: numbe
 /** The kind of a settlement row joined with its quote and receipt, or null when nothing failed. */
 function kindOf(deps: FailedDeps): SQL<string | null> {
   const now = deps.clock.now();
-  const unclaimedBefore = new Date(now.getTime() - UNCLAIMED_AFTER_MS);
+  // Raw parameters go as text with a cast: the postgres-js driver does not serialise a Date outside a column.
+  const unclaimedBefore = new Date(now.getTime() - UNCLAIMED_AFTER_MS).toISOString();
   const graceSeconds = deps.env.pay.latePaymentGraceSeconds;
   return sql<string | null>`case
     when ${settlements.quoteMismatch} is not null and ${settlements.state} <> 'orphaned' then 'unmatched_payment'
@@ -50,8 +51,8 @@ function kindOf(deps: FailedDeps): SQL<string | null> {
       then 'reverted'
     when ${settlements.quoteId} is not null and ${receipts.id} is null
       and ${settlements.state} in ('confirmed', 'final')
-      and (${settlements.seenAt} > ${quotes.expiresAt} + make_interval(secs => ${graceSeconds})
-        or ${quotes.expiresAt} < ${unclaimedBefore})
+      and (${settlements.seenAt} > ${quotes.expiresAt} + make_interval(secs => ${graceSeconds}::int)
+        or ${quotes.expiresAt} < ${unclaimedBefore}::timestamptz)
       then 'paid_without_receipt'
     end`;
 }
