@@ -94,8 +94,23 @@ describe("app", () => {
         "/api/live-stats",
         "/api/protocol-docs",
         "/api/dashboard/solana",
+        // issue 10, operator dashboards
+        "/api/dashboard/failed",
+        "/api/dashboard/failed/{id}/resolve",
+        "/api/dashboard/telemetry",
+        "/api/dashboard/x402",
       ].sort(),
     );
+    for (const [path, method] of [
+      ["/api/dashboard/failed", "get"],
+      ["/api/dashboard/failed/{id}/resolve", "post"],
+      ["/api/dashboard/telemetry", "get"],
+      ["/api/dashboard/x402", "get"],
+    ] as const) {
+      expect(paths[path]?.[method], path).toMatchObject({
+        security: [{ adminSession: [] }, { adminSessionToken: [] }],
+      });
+    }
     expect(paths["/api/admin/me"]?.get).toMatchObject({
       security: [{ adminSession: [] }, { adminSessionToken: [] }],
     });
