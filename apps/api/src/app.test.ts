@@ -117,6 +117,11 @@ describe("app", () => {
         "/registry/coverage",
         "/api/registry/best",
         "/api/agents/register",
+        // issue 10, operator dashboards
+        "/api/dashboard/failed",
+        "/api/dashboard/failed/{id}/resolve",
+        "/api/dashboard/telemetry",
+        "/api/dashboard/x402",
       ].sort(),
     );
     for (const [path, method] of [
@@ -126,6 +131,16 @@ describe("app", () => {
     ] as const) {
       expect(paths[path]?.[method], path).toMatchObject({
         security: [{ userSession: [] }, { userSessionToken: [] }],
+      });
+    }
+    for (const [path, method] of [
+      ["/api/dashboard/failed", "get"],
+      ["/api/dashboard/failed/{id}/resolve", "post"],
+      ["/api/dashboard/telemetry", "get"],
+      ["/api/dashboard/x402", "get"],
+    ] as const) {
+      expect(paths[path]?.[method], path).toMatchObject({
+        security: [{ adminSession: [] }, { adminSessionToken: [] }],
       });
     }
     expect(paths["/api/admin/me"]?.get).toMatchObject({

@@ -17,6 +17,7 @@ import { jsonBody, requireDeclaredBodies } from "./infra/body";
 import { corsForAgents } from "./infra/cors";
 import { sendProblem } from "./infra/errors";
 import { htmlSecurityHeaders } from "./infra/security-headers";
+import { noteMerchant, telemetryMiddleware } from "./infra/telemetry-middleware";
 import { buildOpenApiDocument } from "./openapi/document";
 import {
   DOCS_STYLESHEET,
@@ -67,6 +68,7 @@ export function createApp(deps: Deps): express.Express {
     });
     next();
   });
+  app.use(telemetryMiddleware(deps.telemetry, new Set(Object.keys(appRouter._def.procedures))));
 
   // Before every router: a preflight is answered here and never forwarded to a gateway upstream (issue 16).
   app.use(corsForAgents(deps.env.cors.allowedOrigins));
@@ -96,6 +98,12 @@ export function createApp(deps: Deps): express.Express {
     });
     app.use("/bridge", bridge);
     app.locals.bridge = bridge.bridge;
+    deps.x402.attach({
+      network: deps.env.bridge.network,
+      relayer: bridge.bridge.facilitator.relayer,
+      stats: bridge.bridge.facilitatorStats,
+      store: bridge.bridge.store.kind,
+    });
   }
   app.use(createB2bRouter(deps, { defaultNetwork: "amoy" }));
   app.use(jsonBody("64kb"));
@@ -107,6 +115,7 @@ export function createApp(deps: Deps): express.Express {
     ip: req.ip ?? req.socket.remoteAddress ?? "unknown",
     authorization: req.header("authorization"),
     header: (name) => req.header(name),
+    noteMerchant: (merchantId) => noteMerchant(res, merchantId),
     setHeader: (name, value) => {
       if (res.headersSent) return;
       // Several Set-Cookie headers may be set by one procedure; others replace.

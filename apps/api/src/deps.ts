@@ -11,6 +11,7 @@ import type { Env } from "./env";
 import { type Clock, systemClock } from "./infra/clock";
 import type { Logger } from "./infra/logger";
 import { createRateLimiter, type RateLimiter } from "./infra/rate-limit";
+import { Telemetry } from "./infra/telemetry";
 import type { AdminSessionPolicy } from "./services/admin/admin-sessions";
 import { createLoginLimiter, type LoginLimiter } from "./services/admin/login-limiter";
 import type { OverviewExtensions } from "./services/admin-read/overview";
@@ -29,6 +30,7 @@ import {
   type ReceiptKeyStore,
 } from "./services/keys/receipt-keys";
 import { createPauseGate, type PauseGate } from "./services/operator/pause-service";
+import { X402Monitor } from "./services/operator/x402-monitor";
 import { buildUsers, type UsersDeps } from "./services/users/user-deps";
 
 export interface Deps {
@@ -61,6 +63,10 @@ export interface Deps {
   identity: IdentityDeps;
   /** Wallet sign-in for users and agents (issue 13): the `userSession` scheme. */
   users: UsersDeps;
+  /** Request counts and latency per route and merchant, in this process's memory (issue 10). */
+  telemetry: Telemetry;
+  /** The bridges mounted in this process, their relayers and facilitator counts (issue 10). */
+  x402: X402Monitor;
   /** Signs v1.4 EIP-712 quotes; absent when none is configured (v1.4 quotes are then refused). */
   quoteSigner: LocalAccount | undefined;
   /** Releases connections; called once on shutdown. */
@@ -127,6 +133,8 @@ export async function buildDeps(
     quoteSigner: quoteSignerKey ? privateKeyToAccount(quoteSignerKey) : undefined,
     redis,
     pause: createPauseGate(db.db, clock, env.admin.pausePollMs),
+    telemetry: new Telemetry(clock),
+    x402: new X402Monitor(chains, clock, env.admin.relayerLowBalanceWei),
     admin: {
       sessionPolicy: {
         idleMs: env.admin.sessionIdleMs,
@@ -136,7 +144,7 @@ export async function buildDeps(
       loginLimiter: createLoginLimiter(env.admin.login, redis),
       allowedOrigins: env.admin.allowedOrigins,
       metricsToken: env.admin.metricsToken,
-      overview: overviewProviders(db, chains),
+      overview: overviewProviders(db, chains, clock),
     },
     limiters: {
       publicSurface: createRateLimiter(

@@ -79,6 +79,11 @@ const ZRawEnv = z.object({
   METRICS_TOKEN: envOptional(z.string().min(24, "at least 24 characters")),
   /** How often each API process re-reads the operator pause (issue 10): a pause is seen everywhere within it. */
   PAUSE_POLL_MS: envDefault(envInteger({ min: 0, max: 60_000 }), 2_000),
+  /** Below this native balance (wei) the x402 dashboard warns that a relayer cannot pay gas for long. */
+  RELAYER_LOW_BALANCE_WEI: envDefault(
+    z.string().regex(/^(0|[1-9][0-9]{0,38})$/, "a decimal amount of wei"),
+    "50000000000000000",
+  ),
   // Identity gate (issue 12; docs/identity-gate.md).
   IDENTITY_PREFIX: envDefault(
     z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "lower-case letters, digits, -"),
@@ -193,6 +198,8 @@ export type Env = {
     metricsToken: string | undefined;
     /** Pause state cache per process (issue 10). */
     pausePollMs: number;
+    /** x402 dashboard (issue 10): a relayer's native balance below this is flagged `low`. */
+    relayerLowBalanceWei: bigint;
   };
   /** Identity gate (issue 12; SPEC §5): nonce signing, Solana seats. */
   identity: {
@@ -322,6 +329,7 @@ export function loadEnv(source: EnvSource = process.env): Env {
       },
       metricsToken: raw.METRICS_TOKEN,
       pausePollMs: raw.PAUSE_POLL_MS,
+      relayerLowBalanceWei: BigInt(raw.RELAYER_LOW_BALANCE_WEI),
     },
     bridge: bridgeConfig(raw.BRIDGE_PROVIDERS_FILE ? fromRoot(raw.BRIDGE_PROVIDERS_FILE) : undefined, source),
     identity: {

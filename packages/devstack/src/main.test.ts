@@ -131,7 +131,7 @@ describe("pnpm start (devstack)", () => {
         ["demo-polygon", "polygon"],
         ["demo-base", "base"],
       ] as const) {
-        expect(output).toContain(`${baseUrl}/bridge/${id}/v1/echo`);
+        expect(stack.output()).toContain(`${baseUrl}/bridge/${id}/v1/echo`);
         const bridged = await fetch(`${baseUrl}/bridge/${id}/v1/echo`);
         expect(bridged.status).toBe(402);
         const required = JSON.parse(

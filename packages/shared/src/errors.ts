@@ -120,6 +120,8 @@ export const ERROR_STATUS = {
 
   // Issue 16: a network halted by a too-deep reorg is resumed only by an operator.
   network_not_halted: 409,
+  // Operator dashboards (issue 10): the refund-by-hand queue.
+  failed_payment_not_found: 404,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -235,6 +237,8 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   wallet_not_linked: "That address is not one of your account's wallets",
 
   network_not_halted: "That network is not halted",
+  // issue 10, operator dashboards
+  failed_payment_not_found: "No failed payment with this id",
 };
 
 /**

@@ -24,6 +24,7 @@ import { resolveRelayer } from "./relayer";
 import { createRelayerBounds, type RelayerBounds } from "./relayer-bounds";
 import { bridgeUpstreamPolicy } from "./upstream";
 import { createFacilitator, type ExactRequirement, type Facilitator } from "./x402/facilitator";
+import { countingFacilitator, type FacilitatorStats } from "./x402/facilitator-stats";
 
 /** What the bridge needs from the API's Deps (a subset, so single-provider mode runs without a database). */
 export interface BridgeDeps {
@@ -51,6 +52,8 @@ export interface BridgeHandle {
   config: BridgeConfig;
   store: OrderStore;
   facilitator: Facilitator;
+  /** Verify/settle counts, refusals, settlements in flight and gas (issue 10, `/api/dashboard/x402`). */
+  facilitatorStats: FacilitatorStats;
   /** Live/down of providers with a `ping_url`, kept for the registry views. */
   pinger: ProviderPinger;
   /** Resolves once the store is reachable and token domains are read (fails loudly otherwise). */
@@ -153,6 +156,8 @@ export function createBridgeContext(
     config,
     store,
     facilitator: context.facilitator,
+    // The bridge's own network (the one /facilitator/* speaks for); every context's facilitator is counted.
+    facilitatorStats: (context.facilitator as Facilitator & { stats: FacilitatorStats }).stats,
     pinger,
     async ready() {
       await store.ready();
@@ -181,14 +186,19 @@ function networkContext(
   const relayer = options.relayer ?? resolveRelayer({ ...config, network }, deps.chains);
   if (!relayer)
     log.warn({ network }, "no x402 relayer key (BRIDGE_RELAYER_PRIVATE_KEY): x402 is not offered");
-  const facilitator = createFacilitator({
-    chains: deps.chains,
-    network,
-    relayer,
-    settlementGasLimit: config.settlementGasLimit,
-    now: () => deps.clock.now(),
-    log,
-  });
+  // Counted for the operators' x402 dashboard (issue 10): every door (rail, /facilitator/*) goes through it.
+  const facilitator = countingFacilitator(
+    createFacilitator({
+      chains: deps.chains,
+      network,
+      relayer,
+      settlementGasLimit: config.settlementGasLimit,
+      now: () => deps.clock.now(),
+      log,
+    }),
+    () => deps.clock.now(),
+    deployedChain,
+  );
   const chain = (): ChainContext => {
     if (deployedChain) return deployedChain;
     throw new AppError("chain_unavailable", `no deployment for ${network}; the bridge cannot take payments`);

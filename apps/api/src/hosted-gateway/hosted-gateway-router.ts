@@ -14,6 +14,7 @@ import { type Request, type Response, Router } from "express";
 import type { Deps } from "../deps";
 import { rawBody } from "../infra/body";
 import { sendProblem } from "../infra/errors";
+import { noteMerchant } from "../infra/telemetry-middleware";
 import { forwardPaid } from "../paid-forward/paid-forward";
 import { forwardableRequestHeaders } from "../paid-forward/proxy-headers";
 import {
@@ -113,6 +114,7 @@ export function createHostedGatewayRouter(deps: Deps, options: GatewayOptions): 
         const route = await gates.lookup((req.params as { slug: string }).slug);
         if (!route) throw new AppError("gateway_route_not_found", "no gateway route with this slug");
         res.locals.gatewayRoute = route;
+        noteMerchant(res, route.merchantId);
         // A paused network sells nothing new (issue 10); a request carrying a receipt is a sale already made.
         if (req.header(RECEIPT_HEADER) === undefined) {
           const merchant = await findMerchant(deps, route.merchantId);

@@ -21,9 +21,13 @@ import { listUsersProcedure } from "../routes/admin-read/list-users";
 import { searchProcedure } from "../routes/admin-read/search";
 import { getPublicUsageProcedure } from "../routes/agents/get-public-usage";
 import { listAgentTransactionsProcedure } from "../routes/agents/list-agent-transactions";
+import { dashboardFailedProcedure } from "../routes/dashboard/dashboard-failed";
 import { dashboardFeesProcedure } from "../routes/dashboard/dashboard-fees";
+import { dashboardTelemetryProcedure } from "../routes/dashboard/dashboard-telemetry";
 import { dashboardWebhooksProcedure } from "../routes/dashboard/dashboard-webhooks";
+import { dashboardX402Procedure } from "../routes/dashboard/dashboard-x402";
 import { replayWebhookProcedure } from "../routes/dashboard/replay-webhook";
+import { resolveFailedProcedure } from "../routes/dashboard/resolve-failed";
 import { solanaDashboardProcedure } from "../routes/dashboard/solana-dashboard";
 import { getGatewayRouteProcedure } from "../routes/gateway-config/get-gateway-route";
 import { rotateOriginSecretProcedure } from "../routes/gateway-config/rotate-origin-secret";
@@ -84,6 +88,10 @@ export const appRouter = router({
     replayWebhook: replayWebhookProcedure,
     fees: dashboardFeesProcedure,
     solana: solanaDashboardProcedure,
+    telemetry: dashboardTelemetryProcedure,
+    failed: dashboardFailedProcedure,
+    resolveFailed: resolveFailedProcedure,
+    x402: dashboardX402Procedure,
   }),
   merchant: router({
     register: registerMerchantProcedure,

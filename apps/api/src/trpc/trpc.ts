@@ -20,6 +20,8 @@ export interface Context {
   /** Any request header (lower-case name); cookies, Origin, CSRF proof and user agent are read through it. */
   header(name: string): string | undefined;
   setHeader(name: string, value: string): void;
+  /** Labels the request's telemetry with the merchant it acts for (issue 10); absent outside HTTP. */
+  noteMerchant?(merchantId: string): void;
 }
 
 /** Security schemes of the OpenAPI document (SPEC §5). */
@@ -98,5 +100,6 @@ export const merchantProcedure = t.procedure.use(async ({ ctx, next }) => {
     throw new AppError("merchant_auth_required", "send Authorization: Bearer msec_...");
   }
   const merchant = await authenticateMerchantSecret(ctx.deps, secret);
+  ctx.noteMerchant?.(merchant.id);
   return next({ ctx: { merchant } });
 });

@@ -1,6 +1,7 @@
 /** The database schema, one file per domain (drizzle-kit reads this index). */
 
 export * from "./controls";
+export * from "./failed-payments";
 export * from "./gateway";
 export * from "./identity";
 export * from "./indexer";

@@ -27,6 +27,8 @@ export const adminInitializeConfigProcedure = adminProcedure
       ip: ctx.ip,
       requestId: ctx.requestId,
     });
+    // The recorded configuration changed: the overview's next drift read must not be the cached one.
+    ctx.deps.admin.overview.invalidateConfigDrift?.();
     ctx.log.info({ networks: configs.map((config) => config.network) }, "service configuration recorded");
     return { configs };
   });

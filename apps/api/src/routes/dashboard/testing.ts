@@ -1,7 +1,8 @@
-/** Fixtures for the operator dashboard tests: merchants with webhook deliveries in given states (issue 10). */
-import { webhookDeliveries } from "@tollgate/db";
+/** Fixtures for the operator dashboard tests (issue 10): webhook deliveries in given states, failed payments. */
+import { receipts, settlements, webhookDeliveries } from "@tollgate/db";
 import { enqueueWebhookEvents } from "@tollgate/webhooks";
 import { eq } from "drizzle-orm";
+import { insertPaidQuote, settlementRow } from "../../test/admin-fixtures";
 import { bearer, registrationBody, type TestApi } from "../../test/harness";
 
 /** A merchant with a webhook endpoint and one event per status given. */
@@ -31,4 +32,56 @@ export async function merchantWithDeliveries(
       .where(eq(webhookDeliveries.eventId, events[index]!.eventId));
   }
   return { merchantId, eventIds: events.map((event) => event.eventId) };
+}
+
+let failedCounter = 5_000;
+
+/**
+ * Settlements as the indexer writes them, one per failure kind and two that did not fail (issue 10
+ * `/api/dashboard/failed`): a paid quote with its receipt, and an orphaned log nobody was told about.
+ */
+export async function failedPaymentFixtures(api: TestApi, merchantId: string) {
+  const db = api.deps.db.db;
+  const k = () => (failedCounter += 1);
+  const settlementOf = async (txHash: string) =>
+    (await db.select().from(settlements).where(eq(settlements.txHash, txHash)))[0]!;
+  // Underpaid: the log names a quote it does not pay.
+  const unmatchedK = k();
+  await db.insert(settlements).values(
+    settlementRow(unmatchedK, {
+      merchantId,
+      quoteMismatch: { quote_id: "qt_unpaid1", reason: "amount_mismatch" },
+    }),
+  );
+  const unmatched = await settlementOf(settlementRow(unmatchedK).txHash);
+  // Paid in time, never claimed: the receipt is not there.
+  const unclaimedPaid = await insertPaidQuote(api, merchantId, k());
+  await db.delete(receipts).where(eq(receipts.id, unclaimedPaid.receiptId));
+  // Mined two hours after the quote expired: /v1/pay refused it.
+  const latePaid = await insertPaidQuote(api, merchantId, k());
+  await db.delete(receipts).where(eq(receipts.id, latePaid.receiptId));
+  const late = await settlementOf(latePaid.txHash);
+  await db
+    .update(settlements)
+    .set({ seenAt: new Date(late.seenAt.getTime() + 2 * 3_600_000) })
+    .where(eq(settlements.id, late.id));
+  // Reorged away after the merchant was told and the receipt issued.
+  const revertedPaid = await insertPaidQuote(api, merchantId, k());
+  await db
+    .update(settlements)
+    .set({ state: "orphaned", notifiedAt: new Date(), orphanedAt: new Date() })
+    .where(eq(settlements.txHash, revertedPaid.txHash));
+  await db.update(receipts).set({ state: "revoked" }).where(eq(receipts.id, revertedPaid.receiptId));
+  // Healthy, and orphaned before anyone relied on it: neither is listed.
+  const healthy = await insertPaidQuote(api, merchantId, k());
+  const quietK = k();
+  await db.insert(settlements).values(settlementRow(quietK, { merchantId, state: "orphaned" }));
+  return {
+    unmatched: `fail_${unmatched.id}`,
+    unclaimed: `fail_${(await settlementOf(unclaimedPaid.txHash)).id}`,
+    late: `fail_${late.id}`,
+    reverted: `fail_${(await settlementOf(revertedPaid.txHash)).id}`,
+    healthy: `fail_${(await settlementOf(healthy.txHash)).id}`,
+    quiet: `fail_${(await settlementOf(settlementRow(quietK).txHash)).id}`,
+  };
 }

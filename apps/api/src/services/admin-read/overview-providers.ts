@@ -3,6 +3,8 @@
  * state this process enforces and how the recorded configuration differs from the manifest and the contracts.
  */
 import type { DatabaseHandle } from "@tollgate/db";
+import type { Clock } from "../../infra/clock";
+import { ttlCache } from "../../infra/ttl-cache";
 import type { ChainRegistry } from "../chains";
 import { configDrift } from "../operator/network-config-service";
 import { listPauses } from "../operator/pause-service";
@@ -11,8 +13,18 @@ import type { OverviewConfigDrift, OverviewExtensions } from "./overview";
 const text = (value: string | number | boolean | null): string | null =>
   value === null ? null : String(value);
 
-export function overviewProviders(db: DatabaseHandle, chains: ChainRegistry): OverviewExtensions {
+/** How long the overview reuses one config-drift read (each read calls every chain's RPC). */
+export const CONFIG_DRIFT_CACHE_MS = 30_000;
+
+export function overviewProviders(
+  db: DatabaseHandle,
+  chains: ChainRegistry,
+  clock: Clock,
+  driftCacheMs = CONFIG_DRIFT_CACHE_MS,
+): OverviewExtensions & { invalidateConfigDrift(): void } {
+  const drift = ttlCache(() => readConfigDrift(db, chains), driftCacheMs, clock);
   return {
+    invalidateConfigDrift: () => drift.invalidate(),
     async pauseState() {
       const pauses = await listPauses(db.db);
       return {
@@ -25,27 +37,29 @@ export function overviewProviders(db: DatabaseHandle, chains: ChainRegistry): Ov
         })),
       };
     },
-    async configDrift() {
-      const drift: OverviewConfigDrift[] = [];
-      for (const network of await configDrift({ db, chains })) {
-        if (!network.chain.reachable) {
-          drift.push({
-            network: network.network,
-            field: "rpc",
-            recorded: "reachable",
-            on_chain: network.chain.error ?? null,
-          });
-        }
-        for (const item of network.drift) {
-          drift.push({
-            network: network.network,
-            field: item.field,
-            recorded: text(item.expected),
-            on_chain: text(item.actual),
-          });
-        }
-      }
-      return drift;
-    },
+    configDrift: () => drift.get(),
   };
+}
+
+async function readConfigDrift(db: DatabaseHandle, chains: ChainRegistry): Promise<OverviewConfigDrift[]> {
+  const drift: OverviewConfigDrift[] = [];
+  for (const network of await configDrift({ db, chains })) {
+    if (!network.chain.reachable) {
+      drift.push({
+        network: network.network,
+        field: "rpc",
+        recorded: "reachable",
+        on_chain: network.chain.error ?? null,
+      });
+    }
+    for (const item of network.drift) {
+      drift.push({
+        network: network.network,
+        field: item.field,
+        recorded: text(item.expected),
+        on_chain: text(item.actual),
+      });
+    }
+  }
+  return drift;
 }

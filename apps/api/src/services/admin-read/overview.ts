@@ -33,7 +33,9 @@ export interface OverviewConfigDrift {
 /** Hooks the pause and initialize-config work fill in; absent providers answer `null` in the overview. */
 export interface OverviewExtensions {
   pauseState?: () => Promise<OverviewPauseState>;
+  /** Cached briefly by the provider (overview-providers.ts); `invalidateConfigDrift` drops the cached read. */
   configDrift?: () => Promise<OverviewConfigDrift[]>;
+  invalidateConfigDrift?: () => void;
 }
 
 const sum = (column: unknown) => sql<string>`coalesce(sum(${column}), 0)::text`;

@@ -1,0 +1,77 @@
+import { FAILED_PAYMENT_KINDS, SETTLEMENT_STATES } from "@tollgate/db";
+import { queryInteger } from "@tollgate/shared";
+import { z } from "zod";
+import { typedId, ZEvmAddress, ZInstant, ZNetworkFilter } from "../../services/admin-read/common";
+
+const ZAmount = z.string().describe("decimal string of base units");
+
+/** Query of GET /api/dashboard/failed; unknown parameters are refused (a typo must not silently widen a filter). */
+export const ZDashboardFailedRequest = z
+  .strictObject({
+    status: z
+      .enum(["open", "refunded", "dismissed", "all"])
+      .default("open")
+      .describe("open: the refund-by-hand queue"),
+    kind: z.enum(FAILED_PAYMENT_KINDS).optional(),
+    network: ZNetworkFilter.optional(),
+    merchant: typedId("mrch_").optional(),
+    payer: ZEvmAddress.optional(),
+    from: ZInstant.optional().describe("seen at or after (ISO 8601 UTC)"),
+    to: ZInstant.optional().describe("seen before (ISO 8601 UTC)"),
+    cursor: z.string().max(400).optional().describe("next_cursor of the previous page"),
+    limit: queryInteger({ min: 1, max: 200 }).default(50),
+  })
+  .refine((query) => !(query.from && query.to && query.from >= query.to), {
+    message: "from must be before to",
+    path: ["from"],
+  })
+  // A GET without a query string arrives as no input at all.
+  .prefault({});
+
+export const ZFailedPayment = z.object({
+  id: z.string().describe("`fail_` + the settlement id"),
+  kind: z.enum(FAILED_PAYMENT_KINDS),
+  reason: z
+    .string()
+    .describe(
+      "unmatched_payment: the quote mismatch (amount_mismatch, merchant_mismatch, unknown_quote ...); paid_without_receipt: paid_after_expiry or receipt_never_claimed; reverted: receipt_suspended, receipt_revoked or orphaned_after_notice",
+    ),
+  status: z.enum(["open", "refunded", "dismissed"]),
+  network: z.string(),
+  chain_id: z.number().int(),
+  tx_hash: z.string(),
+  log_index: z.number().int(),
+  payer: z.string(),
+  merchant_id: z.string().nullable(),
+  merchant_address: z.string(),
+  token: z.string(),
+  asset: z.string().nullable(),
+  total_amount: ZAmount,
+  merchant_amount: ZAmount,
+  treasury_amount: ZAmount,
+  ip_creator_amount: ZAmount,
+  order_id: z.string(),
+  quote_id: z.string().nullable(),
+  quote_expires_at: z.string().nullable(),
+  receipt_id: z.string().nullable(),
+  settlement_state: z.enum(SETTLEMENT_STATES),
+  seen_at: z.string(),
+  resolution: z
+    .object({
+      resolution: z.enum(["refunded", "dismissed"]),
+      note: z.string(),
+      refund_tx_hash: z.string().nullable(),
+      resolved_by: z.string(),
+      resolved_at: z.string(),
+    })
+    .nullable(),
+});
+
+export const ZDashboardFailedResponse = z.object({
+  failed: z.array(ZFailedPayment),
+  next_cursor: z.string().nullable(),
+  dead_letter_webhooks: z
+    .number()
+    .int()
+    .describe("webhook deliveries out of retries: see GET /api/dashboard/webhooks"),
+});
