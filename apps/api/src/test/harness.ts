@@ -17,7 +17,7 @@ import { createApp } from "../app";
 import { buildDeps, type Deps } from "../deps";
 import { loadEnv } from "../env";
 import type { Clock } from "../infra/clock";
-import { createHttpServer } from "../infra/http-server";
+import { createHttpServer, HTTP_SERVER_LIMITS } from "../infra/http-server";
 import { createLogger } from "../infra/logger";
 import type { ChainRegistry } from "../services/chains";
 
@@ -56,7 +56,9 @@ export async function startTestApi(
   // A shared database (a second API instance over the same data) is left open for its owner to close.
   const db = options.db ?? (await createTestDatabase(kind));
   // Bind first, so BASE_URL (the receipt issuer) names the real port.
-  const server = createHttpServer();
+  // The server keeps idle connections longer than fetch's own 4 s keep-alive, so a loaded machine never races a
+  // reused connection against the server closing it (an ECONNRESET that is no fault of the code under test).
+  const server = createHttpServer(undefined, { ...HTTP_SERVER_LIMITS, keepAliveTimeoutMs: 65_000 });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // Never the repository's .tollgate/: each API gets its own data directory unless a test shares one.
