@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { signInAs } from "../../test/admin-fixtures";
-import { type LocalChains, startTestChains } from "../../test/chains";
-import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { useApiOnChains } from "../../test/api-on-chains";
+import { startTestApi, testDatabaseKinds } from "../../test/harness";
 
 type Step = { step: number; method: string; path: string; what: string };
 type Onboarding = {
@@ -21,22 +18,10 @@ type Onboarding = {
 };
 
 describe.each(testDatabaseKinds())("GET /api/agents/register on %s", (kind) => {
-  const dataDir = mkdtempSync(join(tmpdir(), "tollgate-onboard-"));
-  let chains: LocalChains;
-  let api: TestApi;
-
-  beforeAll(async () => {
-    chains = await startTestChains(dataDir, ["amoy"]);
-    api = await startTestApi(kind, { DATA_DIR: dataDir, RATE_LIMIT_PUBLIC_PER_MINUTE: "1000" });
-  }, 120_000);
-  afterAll(async () => {
-    await api?.close();
-    await chains?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const stack = useApiOnChains(kind, { prefix: "onboard", env: { RATE_LIMIT_PUBLIC_PER_MINUTE: "1000" } });
 
   const read = async () => {
-    const response = await api.call("GET", "/api/agents/register");
+    const response = await stack.api.call("GET", "/api/agents/register");
     return { ...response, doc: response.json as unknown as Onboarding };
   };
 
@@ -51,7 +36,7 @@ describe.each(testDatabaseKinds())("GET /api/agents/register on %s", (kind) => {
         ["ed25519_key", false],
         ["solana_seat", false],
       ]);
-      const capabilities = (await api.call("GET", "/api/payment-capabilities")).json as {
+      const capabilities = (await stack.api.call("GET", "/api/payment-capabilities")).json as {
         chains: { network: string; status: string; assets: { symbol: string; status: string }[] }[];
       };
       const enabled = capabilities.chains
@@ -110,17 +95,17 @@ describe.each(testDatabaseKinds())("GET /api/agents/register on %s", (kind) => {
       const { doc } = await read();
       for (const path of Object.values(doc.documents)) {
         if (path.includes("{")) continue;
-        const response = await api.call("GET", path);
+        const response = await stack.api.call("GET", path);
         expect(response.status, path).toBe(200);
       }
-      expect((await api.call("GET", doc.flows.identity_gate[0]!.path)).status).toBe(200);
+      expect((await stack.api.call("GET", doc.flows.identity_gate[0]!.path)).status).toBe(200);
     });
   });
 
   describe("error", () => {
     it("a paused network leaves the payable list (it never names a route a quote refuses)", async () => {
-      const operator = { ...(await signInAs(api, "operator")), "x-tollgate-csrf": "1" };
-      await api.call("POST", "/api/admin/pause", {
+      const operator = { ...(await signInAs(stack.api, "operator")), "x-tollgate-csrf": "1" };
+      await stack.api.call("POST", "/api/admin/pause", {
         headers: operator,
         body: { scope: "all", reason: "drill" },
       });
@@ -129,7 +114,7 @@ describe.each(testDatabaseKinds())("GET /api/agents/register on %s", (kind) => {
         expect(doc.payable).toEqual([]);
         expect(doc.not_payable).toContainEqual({ network: "amoy", status: "paused" });
       } finally {
-        await api.call("POST", "/api/admin/unpause", {
+        await stack.api.call("POST", "/api/admin/unpause", {
           headers: operator,
           body: { scope: "all", reason: "end" },
         });
@@ -140,19 +125,19 @@ describe.each(testDatabaseKinds())("GET /api/agents/register on %s", (kind) => {
 
   describe("security", () => {
     it("is public in /openapi.json (security none), cacheable with ETag/304 and rate-limited", async () => {
-      const document = (await api.call("GET", "/openapi.json")).json as {
+      const document = (await stack.api.call("GET", "/openapi.json")).json as {
         paths: Record<string, Record<string, { security?: unknown[] }>>;
       };
       expect(document.paths["/api/agents/register"]?.get?.security).toEqual([]);
       const first = await read();
-      const cached = await api.call("GET", "/api/agents/register", {
+      const cached = await stack.api.call("GET", "/api/agents/register", {
         headers: { "if-none-match": first.headers.get("etag")! },
       });
       expect(cached.status).toBe(304);
       const limited = await startTestApi(
         kind,
-        { DATA_DIR: dataDir, RATE_LIMIT_PUBLIC_PER_MINUTE: "1" },
-        { db: api.deps.db },
+        { DATA_DIR: stack.dataDir, RATE_LIMIT_PUBLIC_PER_MINUTE: "1" },
+        { db: stack.api.deps.db },
       );
       try {
         expect((await limited.call("GET", "/api/agents/register")).status).toBe(200);

@@ -1,31 +1,16 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { getAddress } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { signInAs } from "../../test/admin-fixtures";
-import { type LocalChains, startTestChains } from "../../test/chains";
+import { useApiOnChains } from "../../test/api-on-chains";
 import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 import { ZPaymentCapabilities } from "./payment-capabilities.types";
 
 type Capabilities = ReturnType<typeof ZPaymentCapabilities.parse>;
 
 describe.each(testDatabaseKinds())("GET /api/payment-capabilities on %s", (kind) => {
-  const dataDir = mkdtempSync(join(tmpdir(), "tollgate-caps-"));
-  let chains: LocalChains;
-  let api: TestApi;
+  const stack = useApiOnChains(kind, { prefix: "caps", env: { RATE_LIMIT_PUBLIC_PER_MINUTE: "1000" } });
 
-  beforeAll(async () => {
-    chains = await startTestChains(dataDir, ["amoy"]);
-    api = await startTestApi(kind, { DATA_DIR: dataDir, RATE_LIMIT_PUBLIC_PER_MINUTE: "1000" });
-  }, 120_000);
-  afterAll(async () => {
-    await api?.close();
-    await chains?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  const read = async (on = api, headers: Record<string, string> = {}) => {
+  const read = async (on: TestApi = stack.api, headers: Record<string, string> = {}) => {
     const response = await on.call("GET", "/api/payment-capabilities", { headers });
     return { ...response, capabilities: ZPaymentCapabilities.parse(response.json) as Capabilities };
   };
@@ -45,7 +30,7 @@ describe.each(testDatabaseKinds())("GET /api/payment-capabilities on %s", (kind)
         ["solana", null, "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"],
       ]);
       const amoy = chainOf(capabilities, "amoy");
-      const deployed = chains.manifest.chains.amoy!;
+      const deployed = stack.chains.manifest.chains.amoy!;
       expect(amoy).toMatchObject({ status: "enabled", mode: "test", configured: true, pause: null });
       expect(amoy.assets).toEqual([
         { symbol: "POL", native: true, address: null, decimals: 18, status: "enabled" },
@@ -88,7 +73,7 @@ describe.each(testDatabaseKinds())("GET /api/payment-capabilities on %s", (kind)
       const etag = first.headers.get("etag")!;
       expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
       expect((await read()).headers.get("etag")).toBe(etag);
-      const again = await api.call("GET", "/api/payment-capabilities", {
+      const again = await stack.api.call("GET", "/api/payment-capabilities", {
         headers: { "if-none-match": etag },
       });
       expect(again.status).toBe(304);
@@ -96,9 +81,9 @@ describe.each(testDatabaseKinds())("GET /api/payment-capabilities on %s", (kind)
     });
 
     it("shows an operator pause at once and the network as payable again after unpause", async () => {
-      const operator = { ...(await signInAs(api, "operator")), "x-tollgate-csrf": "1" };
+      const operator = { ...(await signInAs(stack.api, "operator")), "x-tollgate-csrf": "1" };
       await read(); // cached while open
-      const paused = await api.call("POST", "/api/admin/pause", {
+      const paused = await stack.api.call("POST", "/api/admin/pause", {
         headers: operator,
         body: { scope: "amoy", reason: "maintenance" },
       });
@@ -111,7 +96,7 @@ describe.each(testDatabaseKinds())("GET /api/payment-capabilities on %s", (kind)
         code: "service_paused",
         status: 503,
       });
-      await api.call("POST", "/api/admin/unpause", {
+      await stack.api.call("POST", "/api/admin/unpause", {
         headers: operator,
         body: { scope: "amoy", reason: "done" },
       });
@@ -123,8 +108,8 @@ describe.each(testDatabaseKinds())("GET /api/payment-capabilities on %s", (kind)
     it("an unreachable RPC makes the network unavailable (chain_unavailable), never a 5xx", async () => {
       const down = await startTestApi(
         kind,
-        { DATA_DIR: dataDir, RPC_URL_AMOY: "http://127.0.0.1:9", RPC_TIMEOUT_MS: "500" },
-        { db: api.deps.db },
+        { DATA_DIR: stack.dataDir, RPC_URL_AMOY: "http://127.0.0.1:9", RPC_TIMEOUT_MS: "500" },
+        { db: stack.api.deps.db },
       );
       try {
         const { status, capabilities } = await read(down);
@@ -141,7 +126,7 @@ describe.each(testDatabaseKinds())("GET /api/payment-capabilities on %s", (kind)
     });
 
     it("another method is refused with a 4xx problem, not served", async () => {
-      const posted = await api.call("POST", "/api/payment-capabilities", { body: {} });
+      const posted = await stack.api.call("POST", "/api/payment-capabilities", { body: {} });
       expect(posted.status).toBeGreaterThanOrEqual(400);
       expect(posted.status).toBeLessThan(500);
       expect(posted.headers.get("content-type")).toMatch(/^application\/problem\+json/);
@@ -151,7 +136,10 @@ describe.each(testDatabaseKinds())("GET /api/payment-capabilities on %s", (kind)
   describe("security", () => {
     it("is public: credentials change nothing, and no RPC URL or key is published", async () => {
       const anonymous = await read();
-      const withJunk = await read(api, { authorization: "Bearer msec_nothing", cookie: "tollgate_admin=x" });
+      const withJunk = await read(stack.api, {
+        authorization: "Bearer msec_nothing",
+        cookie: "tollgate_admin=x",
+      });
       expect(withJunk.status).toBe(200);
       expect(withJunk.headers.get("etag")).toBe(anonymous.headers.get("etag"));
       expect(anonymous.text).not.toContain("127.0.0.1");
@@ -162,8 +150,8 @@ describe.each(testDatabaseKinds())("GET /api/payment-capabilities on %s", (kind)
     it("is rate-limited by the public-surface limiter (429 problem with Retry-After)", async () => {
       const limited = await startTestApi(
         kind,
-        { DATA_DIR: dataDir, RATE_LIMIT_PUBLIC_PER_MINUTE: "2" },
-        { db: api.deps.db },
+        { DATA_DIR: stack.dataDir, RATE_LIMIT_PUBLIC_PER_MINUTE: "2" },
+        { db: stack.api.deps.db },
       );
       try {
         expect((await limited.call("GET", "/api/payment-capabilities")).status).toBe(200);
@@ -179,7 +167,7 @@ describe.each(testDatabaseKinds())("GET /api/payment-capabilities on %s", (kind)
     });
 
     it("is in /openapi.json without security and with its description", async () => {
-      const document = (await api.call("GET", "/openapi.json")).json as {
+      const document = (await stack.api.call("GET", "/openapi.json")).json as {
         paths: Record<string, Record<string, { security?: unknown[]; description?: string }>>;
       };
       const operation = document.paths["/api/payment-capabilities"]!.get!;

@@ -1,44 +1,33 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { getAddress } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalChains, startTestChains } from "../../test/chains";
-import { registrationBody, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useApiOnChains } from "../../test/api-on-chains";
+import { registrationBody, startTestApi, testDatabaseKinds } from "../../test/harness";
 import { ZRegistryBest } from "./registry-best.types";
 
 const PAYER = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720";
 
 describe.each(testDatabaseKinds())("GET /api/registry/best on %s", (kind) => {
-  const dataDir = mkdtempSync(join(tmpdir(), "tollgate-best-"));
-  let chains: LocalChains;
-  let api: TestApi;
+  const stack = useApiOnChains(kind, {
+    prefix: "best",
+    env: { RATE_LIMIT_PUBLIC_PER_MINUTE: "1000", RATE_LIMIT_QUOTES_PER_MINUTE: "1000" },
+  });
   let test12: string;
   let test14: string;
   let live: string;
 
   beforeAll(async () => {
-    chains = await startTestChains(dataDir, ["amoy"]);
-    api = await startTestApi(kind, {
-      DATA_DIR: dataDir,
-      RATE_LIMIT_PUBLIC_PER_MINUTE: "1000",
-      RATE_LIMIT_QUOTES_PER_MINUTE: "1000",
-    });
     const register = async (body: Record<string, unknown>) =>
-      String((await api.call("POST", "/v1/merchants", { body: registrationBody(body) })).json.merchant_id);
+      String(
+        (await stack.api.call("POST", "/v1/merchants", { body: registrationBody(body) })).json.merchant_id,
+      );
     test12 = await register({ network_mode: "test", tiers: { standard: "0.25" } });
     test14 = await register({ network_mode: "test", settlement_version: "1.4", tiers: { standard: "0.25" } });
     live = await register({});
-  }, 120_000);
-  afterAll(async () => {
-    await api?.close();
-    await chains?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const best = (query: string) => api.call("GET", `/api/registry/best?${query}`);
+  const best = (query: string) => stack.api.call("GET", `/api/registry/best?${query}`);
   const quote = (merchantId: string, extra: Record<string, unknown> = {}) =>
-    api.call("POST", "/v1/quote", {
+    stack.api.call("POST", "/v1/quote", {
       body: { merchant_id: merchantId, resource: "/r", tier: "standard", payer: PAYER, ...extra },
     });
 
@@ -121,14 +110,14 @@ describe.each(testDatabaseKinds())("GET /api/registry/best on %s", (kind) => {
     });
 
     it("is public (security none in /openapi.json) and rate-limited by the public-surface limiter", async () => {
-      const document = (await api.call("GET", "/openapi.json")).json as {
+      const document = (await stack.api.call("GET", "/openapi.json")).json as {
         paths: Record<string, Record<string, { security?: unknown[] }>>;
       };
       expect(document.paths["/api/registry/best"]?.get?.security).toEqual([]);
       const limited = await startTestApi(
         kind,
-        { DATA_DIR: dataDir, RATE_LIMIT_PUBLIC_PER_MINUTE: "1" },
-        { db: api.deps.db },
+        { DATA_DIR: stack.dataDir, RATE_LIMIT_PUBLIC_PER_MINUTE: "1" },
+        { db: stack.api.deps.db },
       );
       try {
         expect((await limited.call("GET", `/api/registry/best?merchant_id=${test12}`)).status).toBe(200);

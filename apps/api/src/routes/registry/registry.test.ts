@@ -1,34 +1,19 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { SPLITTER_V14_ROUTES } from "@tollgate/shared";
 import { getAddress } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalChains, startTestChains } from "../../test/chains";
-import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { describe, expect, it } from "vitest";
+import { useApiOnChains } from "../../test/api-on-chains";
+import { startTestApi, testDatabaseKinds } from "../../test/harness";
 import { ZRegistryCoverage, ZSplitterRegistry } from "./registry.types";
 
 describe.each(testDatabaseKinds())("GET /api/registry and /api/registry/coverage on %s", (kind) => {
-  const dataDir = mkdtempSync(join(tmpdir(), "tollgate-registry-"));
-  let chains: LocalChains;
-  let api: TestApi;
-
-  beforeAll(async () => {
-    chains = await startTestChains(dataDir, ["amoy"]);
-    api = await startTestApi(kind, { DATA_DIR: dataDir, RATE_LIMIT_PUBLIC_PER_MINUTE: "1000" });
-  }, 120_000);
-  afterAll(async () => {
-    await api?.close();
-    await chains?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const stack = useApiOnChains(kind, { prefix: "registry", env: { RATE_LIMIT_PUBLIC_PER_MINUTE: "1000" } });
 
   describe("happy", () => {
     it("lists each splitter keyed by (chain id, version) with routes, profiles, allow-list and status", async () => {
-      const response = await api.call("GET", "/api/registry");
+      const response = await stack.api.call("GET", "/api/registry");
       expect(response.status).toBe(200);
       const registry = ZSplitterRegistry.parse(response.json);
-      const deployed = chains.manifest.chains.amoy!;
+      const deployed = stack.chains.manifest.chains.amoy!;
       expect(registry.deployments.map((d) => [d.key, d.address, d.status])).toEqual([
         ["80002:1.2", getAddress(deployed.splitters["v1.2"]!.address), "enabled"],
         ["80002:1.4", getAddress(deployed.splitters["v1.4"]!.address), "enabled"],
@@ -54,7 +39,7 @@ describe.each(testDatabaseKinds())("GET /api/registry and /api/registry/coverage
     });
 
     it("the coverage matrix has quote, bridge and reserved rows for each network, version and asset", async () => {
-      const coverage = ZRegistryCoverage.parse((await api.call("GET", "/api/registry/coverage")).json);
+      const coverage = ZRegistryCoverage.parse((await stack.api.call("GET", "/api/registry/coverage")).json);
       const row = (network: string, version: string, asset: string, profile: string) =>
         coverage.rows.find(
           (r) =>
@@ -86,14 +71,16 @@ describe.each(testDatabaseKinds())("GET /api/registry and /api/registry/coverage
         ["/api/registry", "/registry"],
         ["/api/registry/coverage", "/registry/coverage"],
       ] as const) {
-        const a = await api.call("GET", canonical);
-        const b = await api.call("GET", alias);
+        const a = await stack.api.call("GET", canonical);
+        const b = await stack.api.call("GET", alias);
         expect(b.status).toBe(200);
         expect(b.text).toBe(a.text);
         expect(b.headers.get("etag")).toBe(a.headers.get("etag"));
         expect(b.headers.get("link")).toBe(`<${canonical}>; rel="canonical"`);
         expect(a.headers.get("cache-control")).toBe("public, max-age=10");
-        const cached = await api.call("GET", alias, { headers: { "if-none-match": a.headers.get("etag")! } });
+        const cached = await stack.api.call("GET", alias, {
+          headers: { "if-none-match": a.headers.get("etag")! },
+        });
         expect(cached.status).toBe(304);
       }
     });
@@ -101,7 +88,7 @@ describe.each(testDatabaseKinds())("GET /api/registry and /api/registry/coverage
 
   describe("error", () => {
     it("without a deployment manifest the registry is empty and every quote row names chain_unavailable", async () => {
-      const bare = await startTestApi(kind, {}, { db: api.deps.db });
+      const bare = await startTestApi(kind, {}, { db: stack.api.deps.db });
       try {
         const registry = await bare.call("GET", "/api/registry");
         expect(registry.status).toBe(200);
@@ -115,7 +102,7 @@ describe.each(testDatabaseKinds())("GET /api/registry and /api/registry/coverage
     });
 
     it("a path below the registry that does not exist is a 404 problem", async () => {
-      const response = await api.call("GET", "/api/registry/nothing");
+      const response = await stack.api.call("GET", "/api/registry/nothing");
       expect(response.status).toBe(404);
       expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/);
     });
@@ -123,7 +110,7 @@ describe.each(testDatabaseKinds())("GET /api/registry and /api/registry/coverage
 
   describe("security", () => {
     it("all four paths are public in /openapi.json (security none) and rate-limited", async () => {
-      const document = (await api.call("GET", "/openapi.json")).json as {
+      const document = (await stack.api.call("GET", "/openapi.json")).json as {
         paths: Record<string, Record<string, { security?: unknown[]; description?: string }>>;
       };
       for (const path of ["/api/registry", "/registry", "/api/registry/coverage", "/registry/coverage"]) {
@@ -132,8 +119,8 @@ describe.each(testDatabaseKinds())("GET /api/registry and /api/registry/coverage
       }
       const limited = await startTestApi(
         kind,
-        { DATA_DIR: dataDir, RATE_LIMIT_PUBLIC_PER_MINUTE: "1" },
-        { db: api.deps.db },
+        { DATA_DIR: stack.dataDir, RATE_LIMIT_PUBLIC_PER_MINUTE: "1" },
+        { db: stack.api.deps.db },
       );
       try {
         expect((await limited.call("GET", "/registry")).status).toBe(200);
@@ -147,7 +134,7 @@ describe.each(testDatabaseKinds())("GET /api/registry and /api/registry/coverage
 
     it("publishes no RPC URL, key or mnemonic", async () => {
       for (const path of ["/api/registry", "/api/registry/coverage"]) {
-        const { text } = await api.call("GET", path);
+        const { text } = await stack.api.call("GET", path);
         expect(text).not.toContain("127.0.0.1");
         expect(text).not.toContain("mnemonic");
         expect(text).not.toMatch(/private/i);
