@@ -71,8 +71,7 @@ export function databaseUnavailable(error: unknown): boolean {
   for (let current = error, depth = 0; current && typeof current === "object" && depth < 6; depth++) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === "string" && (UNAVAILABLE_CODES.has(code) || /^(08|53|57P)/.test(code))) return true;
-    if (AggregateError && current instanceof AggregateError && current.errors.some(databaseUnavailable))
-      return true;
+    if (current instanceof AggregateError && current.errors.some(databaseUnavailable)) return true;
     current = (current as { cause?: unknown }).cause;
   }
   return false;
