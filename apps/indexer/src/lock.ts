@@ -1,5 +1,5 @@
 /**
- * One active follower per network (DESIGN §2): on PostgreSQL a session advisory lock held on a reserved
+ * One active follower per network (DESIGN §2): on PostgreSQL a session advisory lock held on a dedicated
  * connection (`pg_try_advisory_lock`), released when that connection ends, so a crashed process frees
  * it at once; on PGlite (single process) an in-process registry per database handle.
  * Losing the lock connection (killed backend, network cut, `pg_terminate_backend`) frees the lock on the
@@ -8,7 +8,7 @@
  * at once.
  */
 import type { Database, DatabaseHandle } from "@tollgate/db";
-import type { ReservedSql, Sql } from "postgres";
+import type { Sql } from "postgres";
 
 export interface NetworkLock {
   /** False once the lock is gone (its connection ended); then release it and try to lock again. */
@@ -48,16 +48,22 @@ export async function tryLockNetwork(
     };
   }
   // drizzle's postgres-js database exposes its client as `$client` (not in the driver-agnostic type).
-  const client = (handle.db as Database & { $client: Sql }).$client;
-  const reserved: ReservedSql = await client.reserve();
+  const pool = (handle.db as Database & { $client: Sql }).$client;
+  if (!handle.openSession)
+    throw new Error("this PostgreSQL handle cannot open a session for the advisory lock");
+  // The lock lives on its own one-connection client, not a reserved pool connection: after its backend
+  // dies, postgres.js 3.4.9 throws an uncatchable TypeError when a reserved connection is queried or
+  // released (porsager/postgres#1199, #1208). A plain client reconnects instead; `held()` notices.
+  const session = handle.openSession();
+  const end = () => session.end({ timeout: 5 }).catch(() => {});
   try {
     const bigKey = advisoryKey(chainId);
     const key = bigKey.toString();
-    const [row] = await reserved.unsafe<{ locked: boolean; pid: number }[]>(
+    const [row] = await session.unsafe<{ locked: boolean; pid: number }[]>(
       `select pg_try_advisory_lock(${key}) as locked, pg_backend_pid() as pid`,
     );
     if (!row?.locked) {
-      reserved.release();
+      await end();
       return undefined;
     }
     let released = false;
@@ -68,8 +74,8 @@ export async function tryLockNetwork(
     return {
       async held() {
         if (released || lost) return false;
-        // Asked on the pool, not the lock connection: that one may be dead or silently reconnected.
-        const [check] = await client.unsafe<{ held: boolean }[]>(
+        // Asked on the pool, not the lock session: that one may be dead or silently reconnected.
+        const [check] = await pool.unsafe<{ held: boolean }[]>(
           `select exists(select 1 from pg_locks where locktype = 'advisory' and granted and pid = ${pid}
              and classid = ${hi} and objid = ${lo} and objsubid = 1) as held`,
         );
@@ -79,17 +85,12 @@ export async function tryLockNetwork(
       async release() {
         if (released) return;
         released = true;
-        try {
-          if (!lost) await reserved.unsafe(`select pg_advisory_unlock(${key})`);
-        } catch {
-          // the connection is gone, and the lock with it
-        } finally {
-          reserved.release();
-        }
+        // Ending the session frees its session locks on the server; a dead one has freed them already.
+        await end();
       },
     };
   } catch (err) {
-    reserved.release();
+    await end();
     throw err;
   }
 }

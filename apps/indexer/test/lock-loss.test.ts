@@ -47,9 +47,7 @@ describe.skipIf(!onPostgres)("advisory lock loss on postgres", () => {
     await handle.close();
   });
 
-  // Disabled (issue 16, open): after pg_terminate_backend, postgres.js throws an unhandled TypeError in its own
-  // connection code and the test times out on this machine; the detection in lock.ts is unproven until it is fixed.
-  it.skip("pg_terminate_backend on the lock connection: the holder stops writing, one follower goes on", async () => {
+  it("pg_terminate_backend on the lock connection: the holder stops writing, one follower goes on", async () => {
     const amoy = chainOf(chains, "amoy");
     const cfg = { ...configFor(chains, "amoy", { confirmations: 1 }), pollIntervalMs: 30 };
     const count = async () =>

@@ -7,7 +7,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
-import postgres from "postgres";
+import postgres, { type Sql } from "postgres";
 import { lockDataDir } from "./pglite-lock";
 import * as schema from "./schema";
 
@@ -25,6 +25,12 @@ export interface DatabaseHandle {
   /** Answers when the database can run a query; used by `/readyz`. */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * PostgreSQL only: a dedicated one-connection client for session state (advisory locks), never recycled
+   * by age. The caller ends it. Not `reserve()`: postgres.js 3.4.9 crashes the process when a reserved
+   * connection whose backend died is queried or released (porsager/postgres#1199, #1208).
+   */
+  openSession?(): Sql;
 }
 
 export const MIGRATIONS_FOLDER = join(dirname(fileURLToPath(import.meta.url)), "..", "drizzle");
@@ -47,6 +53,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
         await client`select 1`;
       },
       close: () => client.end({ timeout: 5 }),
+      openSession: () => postgres(options.url, { max: 1, max_lifetime: 0, onnotice: () => {} }),
     };
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });

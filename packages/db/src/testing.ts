@@ -53,3 +53,9 @@ export async function createTestDatabase(
     },
   };
 }
+export {
+  findPostgresBinaries,
+  type PostgresBinaries,
+  startThrowawayCluster,
+  type ThrowawayCluster,
+} from "./throwaway-cluster";

@@ -23,6 +23,28 @@ describe("toAppError", () => {
   });
 });
 
+describe("database outages (issue 16 drills)", () => {
+  const wrapped = (code: string) =>
+    Object.assign(new Error("Failed query"), { cause: Object.assign(new Error("db"), { code }) });
+  it("are 503 service_unavailable with Retry-After, however the driver wraps them", () => {
+    for (const error of [
+      wrapped("53100"), // disk_full (PGlite and PostgreSQL)
+      wrapped("57P01"), // admin_shutdown
+      wrapped("08006"), // connection_failure
+      Object.assign(new Error("closed"), { code: "CONNECTION_CLOSED" }), // postgres.js
+      new AggregateError([Object.assign(new Error("refused"), { code: "ECONNREFUSED" })]),
+    ]) {
+      const mapped = toAppError(error);
+      expect(mapped.code).toBe("service_unavailable");
+      expect(mapped.headers?.["Retry-After"]).toBe("5");
+    }
+  });
+  it("leave query errors (constraint, syntax) as internal errors", () => {
+    expect(toAppError(wrapped("23505")).code).toBe("internal_error");
+    expect(toAppError(wrapped("42P01")).code).toBe("internal_error");
+  });
+});
+
 describe("bodyParserError", () => {
   it("maps body-parser failures to 4xx codes and leaves other errors alone", () => {
     expect(bodyParserError({ type: "entity.parse.failed" })?.code).toBe("malformed_json");

@@ -11,6 +11,12 @@ import type { Logger } from "./logger";
 
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  if (databaseUnavailable(error)) {
+    return new AppError("service_unavailable", "the database is unavailable; retry later", {
+      cause: error,
+      headers: { "Retry-After": "5" },
+    });
+  }
   const bodyError = bodyParserError(error);
   if (bodyError) return bodyError;
   if (error instanceof ZodError) {
@@ -42,6 +48,33 @@ export function toAppError(error: unknown): AppError {
     }
   }
   return new AppError("internal_error", undefined, { cause: error });
+}
+
+// postgres.js connection codes, errno codes, and SQLSTATE classes 08 (connection), 53 (insufficient resources:
+// disk full, out of memory) and 57P (server shutting down or starting).
+const UNAVAILABLE_CODES = new Set([
+  "CONNECTION_CLOSED",
+  "CONNECTION_DESTROYED",
+  "CONNECTION_ENDED",
+  "CONNECT_TIMEOUT",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ENOSPC",
+]);
+
+/**
+ * True when the database (or the disk under it) failed, not the request: PostgreSQL restarting or unreachable, a
+ * full disk (issue 16 drills). Looks through drizzle's wrapping (`cause`).
+ */
+export function databaseUnavailable(error: unknown): boolean {
+  for (let current = error, depth = 0; current && typeof current === "object" && depth < 6; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && (UNAVAILABLE_CODES.has(code) || /^(08|53|57P)/.test(code))) return true;
+    if (current instanceof AggregateError && current.errors.some(databaseUnavailable)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 /**

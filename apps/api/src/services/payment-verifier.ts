@@ -56,6 +56,18 @@ function rpcDown(error: unknown): AppError {
   });
 }
 
+function wellFormed(receipt: unknown): receipt is Awaited<ReturnType<PublicClient["getTransactionReceipt"]>> {
+  if (!receipt || typeof receipt !== "object") return false;
+  const r = receipt as Record<string, unknown>;
+  return (
+    (r.status === "success" || r.status === "reverted") &&
+    typeof r.blockNumber === "bigint" &&
+    typeof r.blockHash === "string" &&
+    /^0x[0-9a-fA-F]{64}$/.test(r.blockHash) &&
+    Array.isArray(r.logs)
+  );
+}
+
 export async function verifyPayment(
   client: PublicClient,
   txHash: Hash,
@@ -71,6 +83,8 @@ export async function verifyPayment(
     }
     throw rpcDown(error);
   }
+  // A garbage answer (issue 16 RPC drill) is the node's fault, not a revert: never tell the agent it reverted.
+  if (!wellFormed(receipt)) throw rpcDown(new Error(`malformed transaction receipt for ${txHash}`));
   if (receipt.status !== "success") throw new AppError("tx_reverted", `transaction ${txHash} reverted`);
 
   // Only logs the splitter itself emitted count: any contract it calls can emit a look-alike event.

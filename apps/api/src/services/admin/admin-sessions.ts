@@ -73,6 +73,13 @@ export async function authenticateAdminSession(
     .from(adminSessions)
     .innerJoin(adminAccounts, eq(adminAccounts.id, adminSessions.adminId))
     .where(and(eq(adminSessions.tokenHash, tokenHash), isNull(adminSessions.revokedAt)));
+  if (row && !isLive(row.session, now)) {
+    // Seen expired once, ended for good: a clock that later jumps back must not revive it (issue 16 drill).
+    await db
+      .update(adminSessions)
+      .set({ revokedAt: now })
+      .where(and(eq(adminSessions.tokenHash, tokenHash), isNull(adminSessions.revokedAt)));
+  }
   if (!row || row.account.disabledAt !== null || !isLive(row.session, now)) {
     throw new AppError("admin_auth_required", "the session is unknown, expired or revoked; sign in again");
   }

@@ -66,6 +66,13 @@ export async function authenticateUserSession(
     .from(userSessions)
     .innerJoin(userAccounts, eq(userAccounts.id, userSessions.accountId))
     .where(and(eq(userSessions.tokenHash, tokenHash), isNull(userSessions.revokedAt)));
+  if (row && !isLive(row.session, now)) {
+    // Seen expired once, ended for good: a clock that later jumps back must not revive it (issue 16 drill).
+    await db
+      .update(userSessions)
+      .set({ revokedAt: now })
+      .where(and(eq(userSessions.tokenHash, tokenHash), isNull(userSessions.revokedAt)));
+  }
   if (!row || row.disabledAt !== null || !isLive(row.session, now)) {
     throw new AppError("user_auth_required", "the session is unknown, expired or revoked; sign in again");
   }
