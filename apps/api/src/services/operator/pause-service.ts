@@ -15,6 +15,7 @@ import { AppError, EVM_NETWORKS, type EvmNetworkName } from "@tollgate/shared";
 import { asc, eq } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
 import { recordAudit } from "../audit/audit-log";
+import type { OnchainPauseResult, OnchainPauser } from "./onchain-pause";
 
 export const PAUSE_SCOPES = ["all", ...EVM_NETWORKS] as const;
 export type PauseScope = (typeof PAUSE_SCOPES)[number];
@@ -36,6 +37,7 @@ export interface PauseServiceDeps {
   db: { db: Database };
   clock: Clock;
   pause?: PauseGate | undefined;
+  onchainPauser?: OnchainPauser | undefined;
 }
 
 function view(row: typeof servicePauses.$inferSelect): PauseView {
@@ -52,12 +54,20 @@ export async function listPauses(db: Database): Promise<PauseView[]> {
   return rows.map(view);
 }
 
-/** Pauses `scope`; 409 `already_paused` when it is (the first reason stays until an unpause). */
+/**
+ * Pauses `scope`; 409 `already_paused` when it is (the first reason stays until an unpause). With `onchain`, then
+ * also calls the splitters' pause() in scope (after the database pause is committed: the chain cannot join the
+ * transaction) and audits the outcome; 409 `onchain_pause_unavailable`, nothing stored, without a pauser key.
+ */
 export async function pauseScope(
   deps: PauseServiceDeps,
-  input: { scope: PauseScope; reason: string },
+  input: { scope: PauseScope; reason: string; onchain?: boolean | undefined },
   actor: OperatorActor,
-): Promise<{ pause: PauseView; paused: PauseView[] }> {
+): Promise<{ pause: PauseView; paused: PauseView[]; onchain: OnchainPauseResult[] | null }> {
+  const pauser = deps.onchainPauser;
+  if (input.onchain && !pauser) {
+    throw new AppError("onchain_pause_unavailable", "set PAUSER_PRIVATE_KEY to pause the splitters on chain");
+  }
   const now = deps.clock.now();
   const result = await deps.db.db.transaction(async (tx) => {
     const [row] = await tx
@@ -82,7 +92,26 @@ export async function pauseScope(
     return pause;
   });
   deps.pause?.invalidate();
-  return { pause: result, paused: await listPauses(deps.db.db) };
+  let onchain: OnchainPauseResult[] | null = null;
+  if (input.onchain && pauser) {
+    onchain = await pauser.pause(input.scope);
+    const at = deps.clock.now();
+    await deps.db.db.transaction((tx) =>
+      recordAudit(
+        tx,
+        {
+          actor: { type: "admin", id: actor.adminId },
+          action: "service.paused.onchain",
+          target: { type: "pause_scope", id: input.scope },
+          ip: actor.ip,
+          requestId: actor.requestId,
+          details: { pauser: pauser.address.toLowerCase(), results: onchain },
+        },
+        at,
+      ),
+    );
+  }
+  return { pause: result, paused: await listPauses(deps.db.db), onchain };
 }
 
 /** Lifts the pause of `scope` (exactly that scope: unpausing a network leaves `all` paused); 409 `not_paused`. */
