@@ -12,8 +12,8 @@ import { and, desc, eq, gte, isNull, lt, type SQL, sql } from "drizzle-orm";
 import type { Logger } from "../../infra/logger";
 import type { AdminReadDeps } from "../admin-read/common";
 import { assetResolver } from "../admin-read/common";
-import { recordAudit } from "../audit/audit-log";
-import type { OperatorActor } from "./pause-service";
+import type { OperatorActor } from "../audit/operator-audit";
+import { auditOperatorAction } from "../audit/operator-audit";
 
 export interface UnservedPayment {
   orderId: string;
@@ -205,14 +205,12 @@ export async function resolveUnserved(
       .where(and(eq(t.orderId, orderId), isNull(t.resolution), isNull(t.servedAt)))
       .returning();
     if (!saved) throw new AppError("conflict", `${id} was resolved by another operator meanwhile`);
-    await recordAudit(
+    await auditOperatorAction(
       tx,
+      actor,
       {
-        actor: { type: "admin", id: actor.adminId },
         action: `failed_payment.${resolution.resolution}`,
         target: { type: "bridge_order", id },
-        ip: actor.ip,
-        requestId: actor.requestId,
         before: { status: "open" },
         after: {
           status: resolution.resolution,

@@ -17,9 +17,9 @@ import { AppError } from "@tollgate/shared";
 import { and, desc, eq, gte, isNull, lt, type SQL, sql } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
 import { type AdminReadDeps, assetResolver, DIGITS, decodeCursor, encodeCursor } from "../admin-read/common";
-import { recordAudit } from "../audit/audit-log";
+import type { OperatorActor } from "../audit/operator-audit";
+import { auditOperatorAction } from "../audit/operator-audit";
 import { BRIDGE_FAILED_ID, listUnserved, resolveUnserved, unservedView } from "./bridge-unserved-service";
-import type { OperatorActor } from "./pause-service";
 
 /** A quote paid in time whose receipt nobody claimed this long after its expiry is listed (docs/decisions.md). */
 export const UNCLAIMED_AFTER_MS = 24 * 3_600_000;
@@ -244,14 +244,12 @@ export async function resolveFailedPayment(
       .returning();
     const saved = inserted[0];
     if (!saved) throw new AppError("conflict", `${id} was resolved by another operator meanwhile`);
-    await recordAudit(
+    await auditOperatorAction(
       tx,
+      actor,
       {
-        actor: { type: "admin", id: actor.adminId },
         action: `failed_payment.${resolution.resolution}`,
         target: { type: "settlement", id },
-        ip: actor.ip,
-        requestId: actor.requestId,
         before: { status: "open" },
         after: {
           status: resolution.resolution,

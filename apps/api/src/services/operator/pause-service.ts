@@ -14,7 +14,7 @@ import { type Database, servicePauses } from "@tollgate/db";
 import { AppError, EVM_NETWORKS, type EvmNetworkName } from "@tollgate/shared";
 import { asc, eq } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
-import { recordAudit } from "../audit/audit-log";
+import { auditOperatorAction, type OperatorActor } from "../audit/operator-audit";
 import type { OnchainPauseResult, OnchainPauser } from "./onchain-pause";
 
 export const PAUSE_SCOPES = ["all", ...EVM_NETWORKS] as const;
@@ -27,11 +27,7 @@ export interface PauseView {
   paused_at: string;
 }
 
-export interface OperatorActor {
-  adminId: string;
-  ip?: string | undefined;
-  requestId?: string | undefined;
-}
+export type { OperatorActor };
 
 export interface PauseServiceDeps {
   db: { db: Database };
@@ -77,14 +73,12 @@ export async function pauseScope(
       .returning();
     if (!row) throw new AppError("already_paused", `${input.scope} is already paused; unpause it first`);
     const pause = view(row);
-    await recordAudit(
+    await auditOperatorAction(
       tx,
+      actor,
       {
-        actor: { type: "admin", id: actor.adminId },
         action: "service.paused",
         target: { type: "pause_scope", id: input.scope },
-        ip: actor.ip,
-        requestId: actor.requestId,
         after: { ...pause },
       },
       now,
@@ -97,14 +91,12 @@ export async function pauseScope(
     onchain = await pauser.pause(input.scope);
     const at = deps.clock.now();
     await deps.db.db.transaction((tx) =>
-      recordAudit(
+      auditOperatorAction(
         tx,
+        actor,
         {
-          actor: { type: "admin", id: actor.adminId },
           action: "service.paused.onchain",
           target: { type: "pause_scope", id: input.scope },
-          ip: actor.ip,
-          requestId: actor.requestId,
           details: { pauser: pauser.address.toLowerCase(), results: onchain },
         },
         at,
@@ -125,14 +117,12 @@ export async function unpauseScope(
     const [row] = await tx.delete(servicePauses).where(eq(servicePauses.scope, input.scope)).returning();
     if (!row) throw new AppError("not_paused", `${input.scope} is not paused`);
     const before = view(row);
-    await recordAudit(
+    await auditOperatorAction(
       tx,
+      actor,
       {
-        actor: { type: "admin", id: actor.adminId },
         action: "service.unpaused",
         target: { type: "pause_scope", id: input.scope },
-        ip: actor.ip,
-        requestId: actor.requestId,
         before: { ...before },
         details: { reason: input.reason },
       },
