@@ -26,6 +26,7 @@ import {
   renderReferencePage,
 } from "./openapi/reference-page";
 import { plainRoutes } from "./routes/plain-routes";
+import { createUnservedRecorder } from "./services/operator/bridge-unserved-service";
 import { listOpenHalts } from "./services/operator/network-halt-service";
 import { createRestRouter } from "./trpc/rest-adapter";
 import { appRouter } from "./trpc/router";
@@ -92,7 +93,8 @@ export function createApp(deps: Deps): express.Express {
   );
   // The bridge reads raw bodies too (they are bound to orders); b2b answers JSON on its own.
   if (deps.env.bridge) {
-    const bridge = createBridgeRouter(deps, deps.env.bridge, {
+    const unserved = createUnservedRecorder(deps.db.db, deps.clock, deps.log);
+    const bridge = createBridgeRouter({ ...deps, unserved }, deps.env.bridge, {
       limiterRedis: deps.redis,
       pingIntervalMs: 60_000,
     });

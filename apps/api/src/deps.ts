@@ -1,6 +1,7 @@
 /**
  * Everything the services need, built once from the environment and passed down explicitly.
  */
+
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type DatabaseHandle, openDatabase } from "@tollgate/db";
@@ -29,6 +30,7 @@ import {
   fileReceiptKeyStore,
   type ReceiptKeyStore,
 } from "./services/keys/receipt-keys";
+import { createOnchainPauser, type OnchainPauser } from "./services/operator/onchain-pause";
 import { createPauseGate, type PauseGate } from "./services/operator/pause-service";
 import { X402Monitor } from "./services/operator/x402-monitor";
 import { buildUsers, type UsersDeps } from "./services/users/user-deps";
@@ -59,6 +61,8 @@ export interface Deps {
   };
   /** The operator pause as this process sees it (polled from the database, issue 10). */
   pause: PauseGate;
+  /** The splitters' on-chain pause(), when PAUSER_PRIVATE_KEY is set (issue 10). */
+  onchainPauser: OnchainPauser | undefined;
   /** Identity gate (issue 12): nonces, signatures, Solana seats, and the documents agents read. */
   identity: IdentityDeps;
   /** Wallet sign-in for users and agents (issue 13): the `userSession` scheme. */
@@ -133,6 +137,7 @@ export async function buildDeps(
     quoteSigner: quoteSignerKey ? privateKeyToAccount(quoteSignerKey) : undefined,
     redis,
     pause: createPauseGate(db.db, clock, env.admin.pausePollMs),
+    onchainPauser: createOnchainPauser(chains, env.admin.pauserPrivateKey, log),
     telemetry: new Telemetry(clock),
     x402: new X402Monitor(chains, clock, env.admin.relayerLowBalanceWei),
     admin: {

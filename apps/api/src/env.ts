@@ -79,6 +79,8 @@ const ZRawEnv = z.object({
   METRICS_TOKEN: envOptional(z.string().min(24, "at least 24 characters")),
   /** How often each API process re-reads the operator pause (issue 10): a pause is seen everywhere within it. */
   PAUSE_POLL_MS: envDefault(envInteger({ min: 0, max: 60_000 }), 2_000),
+  /** Key allowed to call the splitters' pause() (v1.2 pauser/owner, v1.4 PAUSER_ROLE); enables `onchain: true`. */
+  PAUSER_PRIVATE_KEY: envOptional(envPrivateKey()),
   /** Below this native balance (wei) the x402 dashboard warns that a relayer cannot pay gas for long. */
   RELAYER_LOW_BALANCE_WEI: envDefault(
     z.string().regex(/^(0|[1-9][0-9]{0,38})$/, "a decimal amount of wei"),
@@ -198,6 +200,8 @@ export type Env = {
     metricsToken: string | undefined;
     /** Pause state cache per process (issue 10). */
     pausePollMs: number;
+    /** Calls the splitters' on-chain pause() when an operator pause asks for it (issue 10). */
+    pauserPrivateKey: `0x${string}` | undefined;
     /** x402 dashboard (issue 10): a relayer's native balance below this is flagged `low`. */
     relayerLowBalanceWei: bigint;
   };
@@ -329,6 +333,7 @@ export function loadEnv(source: EnvSource = process.env): Env {
       },
       metricsToken: raw.METRICS_TOKEN,
       pausePollMs: raw.PAUSE_POLL_MS,
+      pauserPrivateKey: raw.PAUSER_PRIVATE_KEY,
       relayerLowBalanceWei: BigInt(raw.RELAYER_LOW_BALANCE_WEI),
     },
     bridge: bridgeConfig(raw.BRIDGE_PROVIDERS_FILE ? fromRoot(raw.BRIDGE_PROVIDERS_FILE) : undefined, source),

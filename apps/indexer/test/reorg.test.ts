@@ -2,7 +2,13 @@
  * Reorgs on a real local chain (checklist A6): evm_snapshot / evm_revert, then re-mine different blocks.
  */
 import type { LocalChain, LocalChains } from "@tollgate/contracts/local-chains";
-import { type DatabaseHandle, indexerCursors, settlements, webhookEvents } from "@tollgate/db";
+import {
+  type DatabaseHandle,
+  indexerCursors,
+  settlementDailyRollups,
+  settlements,
+  webhookEvents,
+} from "@tollgate/db";
 import { createOrRotateWebhookSecret } from "@tollgate/webhooks";
 import { asc } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -136,6 +142,12 @@ describe.each(testDatabaseKinds())("reorgs on %s", (kind) => {
     ]);
     const [cursor] = await handle.db.select().from(indexerCursors);
     expect(cursor!.blockNumber).toBe(await headOf(chain));
+    // The daily rollup (issue 10, kept by a trigger) moved with the reorg: it counts the live branch only.
+    const rollups = await handle.db.select().from(settlementDailyRollups);
+    expect(rollups.reduce((n, row) => n + row.settlements, 0)).toBe(live.length);
+    expect(rollups.reduce((sum, row) => sum + BigInt(row.totalAmount), 0n)).toBe(
+      live.reduce((sum, row) => sum + BigInt(row.totalAmount), 0n),
+    );
   });
 
   it("a reorg deeper than maxReorgDepth throws ReorgTooDeepError and writes nothing", async () => {

@@ -102,6 +102,7 @@ export const ERROR_STATUS = {
   // Operator actions (issue 10, action part): pause, one-time configuration, webhook replay.
   service_paused: 503,
   already_paused: 409,
+  onchain_pause_unavailable: 409,
   not_paused: 409,
   config_already_initialized: 409,
   network_not_configured: 404,
@@ -221,6 +222,7 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   // issue 10, action part
   service_paused: "Paused by the operator: no new sales for now",
   already_paused: "That scope is already paused",
+  onchain_pause_unavailable: "No pauser key is configured: the splitters cannot be paused on chain from here",
   not_paused: "That scope is not paused",
   config_already_initialized: "The configuration of this network is already recorded",
   network_not_configured: "That network is not configured on this service",

@@ -6,7 +6,7 @@
  * serves both) are claimed in one atomic step after verification and before the upstream call, so one payment buys
  * one call whichever of the two is reused; a used order is refused before any RPC call.
  */
-import { AppError, isId } from "@tollgate/shared";
+import { AppError, isId, ZERO_ADDRESS } from "@tollgate/shared";
 import type { Request, Response } from "express";
 import { LEGACY_PROFILE, PROOF_HEADERS } from "./challenge";
 import { checkPayerSignature, PAYER_SIGNATURE_HEADER, parseTxHash, verifyLegacyProof } from "./legacy-proof";
@@ -72,9 +72,26 @@ export async function payWithLegacyProof(
         throw claim.key === orderKey ? orderUsed() : logUsed();
       }
       return {
-        release: () => ctx.store.release(keys, claim.lease),
+        async release(error) {
+          await ctx.store.release(keys, claim.lease);
+          // Paid on chain, not served: the operators' refund queue lists it until a replay is delivered (issue 10).
+          await ctx.unserved?.failed({
+            orderId: order.id,
+            provider: order.provider,
+            network: ctx.network,
+            chainId: chain.chainId,
+            txHash: verified.txHash,
+            logIndex: verified.logIndex,
+            payer: verified.payer,
+            merchantAddress: order.payMatic?.merchant ?? ZERO_ADDRESS,
+            totalAmount: order.payMatic?.total ?? "0",
+            error: error?.code ?? "upstream_failed",
+            replayableUntil: new Date(order.createdAt + ctx.orderRetentionMs),
+          });
+        },
         async consume() {
           await ctx.store.consume(keys, claim.lease, USED_RETENTION_MS);
+          await ctx.unserved?.served(order.id);
           const receipt = encodePaymentReceipt({
             rail: "pay_matic",
             order_id: order.id,

@@ -15,6 +15,7 @@ import type { Logger } from "../infra/logger";
 import { createRateLimiter, type RateLimiter } from "../infra/rate-limit";
 import type { UpstreamPolicy } from "../paid-forward/upstream-call";
 import type { ChainContext, ChainRegistry } from "../services/chains";
+import type { UnservedRecorder } from "../services/operator/bridge-unserved-service";
 import type { PauseGate } from "../services/operator/pause-service";
 import { exactRequirements } from "./challenge";
 import type { BridgeConfig, ProviderConfig } from "./config";
@@ -33,6 +34,8 @@ export interface BridgeDeps {
   clock: Clock;
   /** The operator pause (issue 10); absent for the stand-alone bridge, which has no database. */
   pause?: Pick<PauseGate, "assertOpen"> | undefined;
+  /** Records paid orders the upstream did not serve for the operators' failed-payments queue (issue 10). */
+  unserved?: UnservedRecorder | undefined;
 }
 
 export interface BridgeRouterOptions {
@@ -69,6 +72,8 @@ export interface BridgeContext {
   network: EvmNetworkName;
   /** The operator pause: new challenges and x402 settlements stop while the network is paused (issue 10). */
   pause: Pick<PauseGate, "assertOpen"> | undefined;
+  /** Paid-but-unserved record (issue 10); absent for the stand-alone bridge, which has no database. */
+  unserved: UnservedRecorder | undefined;
   /** The v1.2 splitter `pay_matic` pays; absent without a deployment (then only x402 could be offered). */
   splitter: Address | undefined;
   /** The chain when the manifest has one (the discovery document shows it, or null). */
@@ -120,7 +125,7 @@ export function createBridgeContext(
     options.store ??
     (config.redisUrl
       ? createRedisOrderStore({ url: config.redisUrl, onError: (error) => log.warn({ err: error }, "redis") })
-      : createMemoryOrderStore());
+      : createMemoryOrderStore(() => deps.clock.now().getTime()));
   const outbound =
     options.outbound ??
     createOutboundClient({
@@ -210,6 +215,7 @@ function networkContext(
     log,
     network,
     pause: deps.pause,
+    unserved: deps.unserved,
     splitter: deployedChain?.deployment.splitters["v1.2"]?.address as Address | undefined,
     deployedChain,
     store: shared.store,

@@ -9,7 +9,7 @@
  *   body, or a refusal of our own credentials); the failure is answered as a problem and the proof stays usable.
  * - The upstream answer is returned only after the payment was consumed (x402: settled), with header hygiene.
  */
-import { writeProblem } from "@tollgate/shared";
+import { type AppError, writeProblem } from "@tollgate/shared";
 import type { Response } from "express";
 import type { Logger } from "../infra/logger";
 import { writeUpstreamResponse } from "./proxy-headers";
@@ -24,8 +24,8 @@ export interface DeliveredAnswer {
 
 /** A payment taken for one upstream call. */
 export interface HeldPayment {
-  /** The upstream did not deliver: give the payment back untouched. */
-  release(): Promise<void>;
+  /** The upstream did not deliver (`error`: the problem the client gets): give the payment back untouched. */
+  release(error?: AppError): Promise<void>;
   /**
    * The upstream delivered: make the payment permanent. Returns the headers that prove it, or `"answered"` when
    * it could not be made permanent and the response was already written instead (the answer is withheld).
@@ -51,7 +51,7 @@ export async function forwardPaid(res: Response, step: PaidForward): Promise<voi
   if (!held) return;
   const outcome = await callUpstream(step.upstream, step.policy);
   if (outcome.kind === "failed") {
-    await held.release();
+    await held.release(outcome.error);
     step.log.warn(
       { err: outcome.error, request_id: step.requestId, ...step.logFields },
       "upstream did not deliver; payment released",

@@ -1,5 +1,6 @@
 import {
   bigint,
+  date,
   index,
   integer,
   jsonb,
@@ -98,4 +99,27 @@ export const indexerBlocks = pgTable(
     parentHash: text("parent_hash").notNull(),
   },
   (table) => [primaryKey({ columns: [table.chainId, table.number] })],
+);
+
+/**
+ * Daily rollup of non-orphaned settlements per UTC day of `seen_at`, network, chain and token (issue 10: the operator
+ * overview reads this instead of aggregating `settlements`). Maintained by the `settlements_rollup` trigger (migration
+ * 0015) in the same transaction as every insert, update and delete of a settlement, so a reorg revert (state ->
+ * orphaned) or a revival moves the figures at once. Invariant: each row equals the aggregate of the settlements it
+ * covers; a row may fall to zero after reverts (readers skip zero counts).
+ */
+export const settlementDailyRollups = pgTable(
+  "settlement_daily_rollups",
+  {
+    day: date("day", { mode: "string" }).notNull(),
+    network: text("network").notNull(),
+    chainId: integer("chain_id").notNull(),
+    token: text("token").notNull(),
+    settlements: bigint("settlements", { mode: "number" }).notNull(),
+    totalAmount: atomic("total_amount").notNull(),
+    merchantAmount: atomic("merchant_amount").notNull(),
+    treasuryAmount: atomic("treasury_amount").notNull(),
+    ipCreatorAmount: atomic("ip_creator_amount").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.day, table.network, table.chainId, table.token] })],
 );

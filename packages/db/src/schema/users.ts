@@ -19,7 +19,11 @@ export const userAccounts = pgTable(
     lastLoginAt: timestamp("last_login_at", { withTimezone: true, mode: "date" }),
     disabledAt: timestamp("disabled_at", { withTimezone: true, mode: "date" }),
   },
-  (table) => [check("user_accounts_id_prefix", sql`${table.id} like 'acct\\_%'`)],
+  (table) => [
+    check("user_accounts_id_prefix", sql`${table.id} like 'acct\\_%'`),
+    // Keyset order of the operators' wallet-account list (issue 10).
+    index("user_accounts_created_idx").on(table.createdAt, table.id),
+  ],
 );
 
 /** A wallet an account proved it holds. `address`: EVM lower-case, Solana base58 as given (case matters). */

@@ -1,4 +1,11 @@
-import { indexerCursors, settlements, webhookDeliveries, webhookEvents } from "@tollgate/db";
+import {
+  indexerCursors,
+  settlementDailyRollups,
+  settlements,
+  webhookDeliveries,
+  webhookEvents,
+} from "@tollgate/db";
+import { eq, ne, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pauseScope, unpauseScope } from "../../services/operator/pause-service";
 import { insertPaidQuote, registerMerchant, settlementRow, signInAs } from "../../test/admin-fixtures";
@@ -100,6 +107,63 @@ describe.each(testDatabaseKinds())("GET /admin/api/overview on %s", (kind) => {
     ]);
     expect(res.json.pause).toEqual({ paused: false, scopes: [] });
     expect(res.json.config_drift).toEqual(expect.any(Array));
+  });
+
+  it("rollup: volume equals a fresh aggregate of settlements after payments, a reorg revert, a revival and a delete", async () => {
+    const db = api.deps.db.db;
+    const fresh = async () =>
+      (
+        await db
+          .select({
+            network: settlements.network,
+            chain_id: settlements.chainId,
+            token: settlements.token,
+            settlements: sql<number>`count(*)::int`,
+            total_amount: sql<string>`sum(${settlements.totalAmount})::text`,
+            merchant_amount: sql<string>`sum(${settlements.merchantAmount})::text`,
+            treasury_amount: sql<string>`sum(${settlements.treasuryAmount})::text`,
+            ip_creator_amount: sql<string>`sum(${settlements.ipCreatorAmount})::text`,
+          })
+          .from(settlements)
+          .where(ne(settlements.state, "orphaned"))
+          .groupBy(settlements.network, settlements.chainId, settlements.token)
+      ).sort((a, b) => a.network.localeCompare(b.network) || a.token.localeCompare(b.token));
+    const overview = async () => {
+      const res = await api.call("GET", "/admin/api/overview", { headers: viewer });
+      expect(res.status).toBe(200);
+      return (res.json.volume as Record<string, unknown>[]).map(({ asset: _asset, ...rest }) => rest);
+    };
+    const usdc = "0x00000000000000000000000000000000000000aa";
+    // New payments, one on another UTC day and token.
+    await db
+      .insert(settlements)
+      .values([
+        settlementRow(10, {
+          totalAmount: "7",
+          treasuryAmount: "2",
+          seenAt: new Date("2026-01-02T23:59:59Z"),
+        }),
+        settlementRow(11, { token: usdc, totalAmount: "300", merchantAmount: "297", treasuryAmount: "3" }),
+      ]);
+    expect(await overview()).toEqual(await fresh());
+    // Confirmed -> final changes nothing counted; a reorg reverts one payment; the other's seen time moves a day.
+    const ten = settlementRow(10).txHash;
+    const eleven = settlementRow(11).txHash;
+    await db.update(settlements).set({ state: "final" }).where(eq(settlements.txHash, ten));
+    await db.update(settlements).set({ state: "orphaned" }).where(eq(settlements.txHash, eleven));
+    await db
+      .update(settlements)
+      .set({ seenAt: new Date("2026-01-03T00:00:01Z") })
+      .where(eq(settlements.txHash, ten));
+    expect(await overview()).toEqual(await fresh());
+    expect((await overview()).some((row) => row.token === usdc)).toBe(false);
+    // Re-mined: the orphaned row revives; then one row is deleted outright.
+    await db.update(settlements).set({ state: "confirmed" }).where(eq(settlements.txHash, eleven));
+    await db.delete(settlements).where(eq(settlements.txHash, ten));
+    expect(await overview()).toEqual(await fresh());
+    // The rollup is per UTC day: its rows re-add to the same totals.
+    const days = await db.select().from(settlementDailyRollups);
+    expect(new Set(days.map((row) => row.day)).size).toBeGreaterThan(0);
   });
 
   it("pause: a scope paused through the operator service shows in the overview", async () => {

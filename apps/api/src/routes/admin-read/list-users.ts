@@ -1,21 +1,23 @@
-import { listAdminUsers } from "../../services/admin-read/users";
+import { listUsers } from "../../services/admin-read/users";
 import { adminProcedure } from "../../trpc/admin-procedure";
 import { ZListUsersRequest, ZListUsersResponse } from "./list-users.types";
 
-/** GET /admin/api/users (SPEC §4.3, issue 10): operator accounts, oldest first. */
+/** GET /admin/api/users (SPEC §4.3, issue 10): operator accounts or wallet accounts (`kind`), oldest first. */
 export const listUsersProcedure = adminProcedure
   .meta({
     openapi: {
       method: "GET",
       path: "/admin/api/users",
       tags: ["operators"],
-      summary: "Operator accounts",
+      summary: "Operator and wallet user accounts",
       description:
-        "Admin accounts, oldest first, cursor-paginated. No password hash or session token is included.",
+        "kind=admin (default): operator accounts, filter by role. kind=wallet: accounts signed in with a wallet " +
+        "(SIWE or the Solana form) with their linked wallets, filter by wallet address. Both filter by disabled; " +
+        "oldest first, cursor-paginated. No password hash or session token is included.",
       errorResponses: [400, 401],
     },
     rest: { noStore: true, security: "adminSession" },
   })
   .input(ZListUsersRequest)
   .output(ZListUsersResponse)
-  .query(({ ctx, input }) => listAdminUsers(ctx.deps, { ...input, limit: input.limit ?? 50 }));
+  .query(({ ctx, input }) => listUsers(ctx.deps, { ...input, limit: input.limit ?? 50 }));

@@ -5,6 +5,9 @@ import { typedId, ZEvmAddress, ZInstant, ZNetworkFilter } from "../../services/a
 
 const ZAmount = z.string().describe("decimal string of base units");
 
+/** Settlement-derived kinds (stored with resolutions) and the bridge's own record of unserved orders. */
+export const FAILED_KINDS = [...FAILED_PAYMENT_KINDS, "bridge_unserved"] as const;
+
 /** Query of GET /api/dashboard/failed; unknown parameters are refused (a typo must not silently widen a filter). */
 export const ZDashboardFailedRequest = z
   .strictObject({
@@ -12,7 +15,7 @@ export const ZDashboardFailedRequest = z
       .enum(["open", "refunded", "dismissed", "all"])
       .default("open")
       .describe("open: the refund-by-hand queue"),
-    kind: z.enum(FAILED_PAYMENT_KINDS).optional(),
+    kind: z.enum(FAILED_KINDS).optional(),
     network: ZNetworkFilter.optional(),
     merchant: typedId("mrch_").optional(),
     payer: ZEvmAddress.optional(),
@@ -29,12 +32,14 @@ export const ZDashboardFailedRequest = z
   .prefault({});
 
 export const ZFailedPayment = z.object({
-  id: z.string().describe("`fail_` + the settlement id"),
-  kind: z.enum(FAILED_PAYMENT_KINDS),
+  id: z
+    .string()
+    .describe("`fail_` + the settlement id, or `fail_` + the bridge order id for bridge_unserved"),
+  kind: z.enum(FAILED_KINDS),
   reason: z
     .string()
     .describe(
-      "unmatched_payment: the quote mismatch (amount_mismatch, merchant_mismatch, unknown_quote ...); paid_without_receipt: paid_after_expiry or receipt_never_claimed; reverted: receipt_suspended, receipt_revoked or orphaned_after_notice",
+      "unmatched_payment: the quote mismatch (amount_mismatch, merchant_mismatch, unknown_quote ...); paid_without_receipt: paid_after_expiry or receipt_never_claimed; reverted: receipt_suspended, receipt_revoked or orphaned_after_notice; bridge_unserved: the last upstream problem code (upstream_failed, upstream_timeout ...)",
     ),
   status: z.enum(["open", "refunded", "dismissed"]),
   network: z.string(),
@@ -54,8 +59,22 @@ export const ZFailedPayment = z.object({
   quote_id: z.string().nullable(),
   quote_expires_at: z.string().nullable(),
   receipt_id: z.string().nullable(),
-  settlement_state: z.enum(SETTLEMENT_STATES),
-  seen_at: z.string(),
+  settlement_state: z
+    .enum(SETTLEMENT_STATES)
+    .nullable()
+    .describe("null for bridge_unserved (the bridge verified the log itself)"),
+  seen_at: z.string().describe("when the log was seen; bridge_unserved: the first failed upstream call"),
+  bridge: z
+    .object({
+      provider: z.string(),
+      attempts: z.number().int().describe("upstream calls that failed with this payment"),
+      last_failed_at: z.string(),
+      replayable_until: z
+        .string()
+        .describe("until then the payer may replay the proof; resolving is refused (409) before it"),
+    })
+    .nullable()
+    .describe("bridge_unserved only"),
   resolution: z
     .object({
       resolution: z.enum(["refunded", "dismissed"]),

@@ -6,7 +6,7 @@ import { ZFailedPayment } from "./dashboard-failed.types";
 
 export const ZResolveFailedRequest = z
   .strictObject({
-    id: z.string().max(40).regex(FAILED_ID, "must be a fail_ id"),
+    id: z.string().max(80).regex(FAILED_ID, "must be a fail_ id"),
     resolution: z.enum(["refunded", "dismissed"]),
     note: safeText({ trim: true, min: 3, max: 1000, multiline: true, label: "note" }),
     refund_tx_hash: z

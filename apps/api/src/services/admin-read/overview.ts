@@ -1,6 +1,7 @@
 /**
- * GET /admin/api/overview (issue 10): one read of the whole service for operators. Totals are aggregates over
- * settlements (orphaned rows excluded from money), receipts, merchants, webhook deliveries and indexer cursors.
+ * GET /admin/api/overview (issue 10): one read of the whole service for operators. Money per network and token comes
+ * from the daily rollup `settlement_daily_rollups` (orphaned rows excluded; kept by a trigger in the same transaction
+ * as each settlement change); counts from receipts, merchants, settlements by state, webhooks and indexer cursors.
  * Pause state and config drift belong to other work (pause / initialize-config): they reach the overview
  * through `OverviewExtensions`, and are `null` until those providers are wired in.
  */
@@ -8,11 +9,12 @@ import {
   indexerCursors,
   merchants,
   receipts,
+  settlementDailyRollups,
   settlements,
   webhookDeliveries,
   webhookEndpoints,
 } from "@tollgate/db";
-import { count, countDistinct, ne, sql } from "drizzle-orm";
+import { count, countDistinct, sql } from "drizzle-orm";
 import { listOpenHalts } from "../operator/network-halt-service";
 import { type AdminReadDeps, assetResolver } from "./common";
 
@@ -60,20 +62,21 @@ export async function readOverview(deps: AdminReadDeps, extensions: OverviewExte
     db.select({ n: count() }).from(receipts),
     db.select({ n: countDistinct(settlements.payer) }).from(settlements),
     db.select({ state: settlements.state, n: count() }).from(settlements).groupBy(settlements.state),
+    // The daily rollup (kept by a trigger in the settlement's own transaction), not the settlements table.
     db
       .select({
-        network: settlements.network,
-        chainId: settlements.chainId,
-        token: settlements.token,
-        settlements: count(),
-        total: sum(settlements.totalAmount),
-        merchant: sum(settlements.merchantAmount),
-        treasury: sum(settlements.treasuryAmount),
-        ipCreator: sum(settlements.ipCreatorAmount),
+        network: settlementDailyRollups.network,
+        chainId: settlementDailyRollups.chainId,
+        token: settlementDailyRollups.token,
+        settlements: sql<number>`coalesce(sum(${settlementDailyRollups.settlements}), 0)::int`,
+        total: sum(settlementDailyRollups.totalAmount),
+        merchant: sum(settlementDailyRollups.merchantAmount),
+        treasury: sum(settlementDailyRollups.treasuryAmount),
+        ipCreator: sum(settlementDailyRollups.ipCreatorAmount),
       })
-      .from(settlements)
-      .where(ne(settlements.state, "orphaned"))
-      .groupBy(settlements.network, settlements.chainId, settlements.token),
+      .from(settlementDailyRollups)
+      .groupBy(settlementDailyRollups.network, settlementDailyRollups.chainId, settlementDailyRollups.token)
+      .having(sql`sum(${settlementDailyRollups.settlements}) > 0`),
     db
       .select({ status: webhookDeliveries.status, n: count() })
       .from(webhookDeliveries)

@@ -1,19 +1,41 @@
 /**
- * GET /admin/api/users and /admin/api/users/{id} (issue 10): the operator accounts. Signed-in user accounts are
- * added by the public-surfaces work. Password hashes and session tokens never leave.
+ * GET /admin/api/users and /admin/api/users/{id} (issue 10, SPEC §4.3): operator accounts here, wallet accounts in
+ * wallet-users.ts (`kind` picks one; the id prefix picks for the detail). Password hashes and session tokens never
+ * leave.
  */
 import { adminAccounts, adminSessions, auditEvents } from "@tollgate/db";
+import type { AdminRoleName } from "@tollgate/shared";
 import { AppError } from "@tollgate/shared";
-import { and, asc, count, desc, eq, gt, isNull, max, or, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, isNotNull, isNull, max, or, type SQL } from "drizzle-orm";
 import { adminView } from "../admin/admin-accounts";
 import { auditEventView } from "./audit";
 import { type AdminReadDeps, DIGITS, decodeCursor, encodeCursor } from "./common";
+import { getWalletUser, listWalletUsers } from "./wallet-users";
 
-export async function listAdminUsers(
-  deps: AdminReadDeps,
-  query: { cursor?: string | undefined; limit: number },
-) {
+export interface ListUsersQuery {
+  kind?: "admin" | "wallet" | undefined;
+  role?: AdminRoleName | undefined;
+  wallet?: string | undefined;
+  disabled?: boolean | undefined;
+  cursor?: string | undefined;
+  limit: number;
+}
+
+/** `kind` defaults to admin: one kind per page, each keyset-paginated on its own (created_at, id). */
+export function listUsers(deps: AdminReadDeps, query: ListUsersQuery) {
+  return query.kind === "wallet" ? listWalletUsers(deps, query) : listAdminUsers(deps, query);
+}
+
+export function getUser(deps: AdminReadDeps, id: string) {
+  return id.startsWith("acct_") ? getWalletUser(deps, id) : getAdminUser(deps, id);
+}
+
+export async function listAdminUsers(deps: AdminReadDeps, query: ListUsersQuery) {
   const conditions: SQL[] = [];
+  if (query.role !== undefined) conditions.push(eq(adminAccounts.role, query.role));
+  if (query.disabled !== undefined) {
+    conditions.push(query.disabled ? isNotNull(adminAccounts.disabledAt) : isNull(adminAccounts.disabledAt));
+  }
   if (query.cursor !== undefined) {
     const [millis, id] = decodeCursor(query.cursor, 2, (part, index) =>
       index === 0 ? DIGITS.test(part) : /^adm_[1-9A-HJ-NP-Za-km-z]{1,64}$/.test(part),

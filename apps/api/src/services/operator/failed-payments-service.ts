@@ -8,7 +8,8 @@
  *   expired beyond the late-payment grace (/v1/pay refuses it: `paid_after_expiry`), or mined in time but never
  *   claimed within {@link UNCLAIMED_AFTER_MS} of the quote's expiry (`receipt_never_claimed`).
  * - `reverted`: an orphaned log the merchant had been told was confirmed, or whose receipt was issued.
- * Ids are `fail_<settlement id>`. Invariants: one resolution per settlement (primary key; a second or racing resolve
+ * - `bridge_unserved`: a bridge order paid on chain whose upstream never delivered (bridge-unserved-service.ts).
+ * Ids are `fail_<settlement id>` (bridge: `fail_<order id>`). Invariants: one resolution per settlement (primary key; a second or racing resolve
  * is 409), written in one transaction with its audit event; listing is keyset-paginated on the settlement id.
  */
 import { type Database, failedPaymentResolutions, quotes, receipts, settlements } from "@tollgate/db";
@@ -16,18 +17,19 @@ import { AppError } from "@tollgate/shared";
 import { and, desc, eq, gte, isNull, lt, type SQL, sql } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
 import { type AdminReadDeps, assetResolver, DIGITS, decodeCursor, encodeCursor } from "../admin-read/common";
-import { recordAudit } from "../audit/audit-log";
-import type { OperatorActor } from "./pause-service";
+import type { OperatorActor } from "../audit/operator-audit";
+import { auditOperatorAction } from "../audit/operator-audit";
+import { BRIDGE_FAILED_ID, listUnserved, resolveUnserved, unservedView } from "./bridge-unserved-service";
 
 /** A quote paid in time whose receipt nobody claimed this long after its expiry is listed (docs/decisions.md). */
 export const UNCLAIMED_AFTER_MS = 24 * 3_600_000;
 
-export const FAILED_ID = /^fail_[1-9][0-9]{0,18}$/;
+export const FAILED_ID = /^fail_([1-9][0-9]{0,18}|ord_[1-9A-HJ-NP-Za-km-z]{1,64})$/;
 export const failedId = (settlementId: bigint) => `fail_${settlementId}`;
 
 export interface FailedFilters {
   status: "open" | "refunded" | "dismissed" | "all";
-  kind?: "unmatched_payment" | "paid_without_receipt" | "reverted" | undefined;
+  kind?: "unmatched_payment" | "paid_without_receipt" | "reverted" | "bridge_unserved" | undefined;
   network?: string | undefined;
   merchant?: string | undefined;
   payer?: string | undefined;
@@ -37,6 +39,7 @@ export interface FailedFilters {
   limit: number;
 }
 
+type SettlementKind = "unmatched_payment" | "paid_without_receipt" | "reverted";
 type FailedDeps = AdminReadDeps & { env: { pay: { latePaymentGraceSeconds: number } } };
 
 /** The kind of a settlement row joined with its quote and receipt, or null when nothing failed. */
@@ -99,7 +102,7 @@ function view(deps: FailedDeps, row: Row) {
   const s = row.settlement;
   return {
     id: failedId(s.id),
-    kind: row.kind as NonNullable<FailedFilters["kind"]>,
+    kind: row.kind as SettlementKind,
     reason: reasonOf(row, deps.env.pay.latePaymentGraceSeconds),
     status: (row.resolution?.resolution ?? "open") as "open" | "refunded" | "dismissed",
     network: s.network,
@@ -119,8 +122,9 @@ function view(deps: FailedDeps, row: Row) {
     quote_id: s.quoteId ?? s.quoteMismatch?.quote_id ?? null,
     quote_expires_at: row.quoteExpiresAt?.toISOString() ?? null,
     receipt_id: row.receiptId,
-    settlement_state: s.state,
+    settlement_state: s.state as typeof s.state | null,
     seen_at: s.seenAt.toISOString(),
+    bridge: null as ReturnType<typeof unservedView>["bridge"] | null,
     resolution: row.resolution
       ? {
           resolution: row.resolution.resolution,
@@ -133,7 +137,8 @@ function view(deps: FailedDeps, row: Row) {
   };
 }
 
-export async function listFailedPayments(deps: FailedDeps, filters: FailedFilters) {
+/** Settlement-derived failures, newest settlement first. */
+function listSettlementFailures(deps: FailedDeps, filters: FailedFilters, afterId: bigint | undefined) {
   const kind = kindOf(deps);
   const conditions: (SQL | undefined)[] = [
     filters.kind ? sql`${kind} = ${filters.kind}` : sql`${kind} is not null`,
@@ -145,20 +150,58 @@ export async function listFailedPayments(deps: FailedDeps, filters: FailedFilter
   if (filters.payer) conditions.push(eq(settlements.payer, filters.payer));
   if (filters.from) conditions.push(gte(settlements.seenAt, filters.from));
   if (filters.to) conditions.push(lt(settlements.seenAt, filters.to));
-  if (filters.cursor !== undefined) {
-    const [id] = decodeCursor(filters.cursor, 1, (part) => DIGITS.test(part));
-    conditions.push(lt(settlements.id, BigInt(id!)));
-  }
-  const rows = await baseQuery(deps, deps.db.db)
+  if (afterId !== undefined) conditions.push(lt(settlements.id, afterId));
+  return baseQuery(deps, deps.db.db)
     .where(and(...conditions))
     .orderBy(desc(settlements.id))
     .limit(filters.limit + 1);
-  const page = rows.slice(0, filters.limit);
-  const last = page.at(-1);
-  return {
-    failed: page.map((row) => view(deps, row)),
-    next_cursor: rows.length > filters.limit && last ? encodeCursor([last.settlement.id.toString()]) : null,
-  };
+}
+
+type FailedView = ReturnType<typeof view> | ReturnType<typeof unservedView>;
+
+/**
+ * The queue merges two keyset streams: settlements (by id) and unserved bridge payments (by seq). The cursor keeps
+ * each stream's position (`""`: not started), so every item is listed once whatever the interleaving; a page
+ * interleaves the heads newest `seen_at` first.
+ */
+export async function listFailedPayments(deps: FailedDeps, filters: FailedFilters) {
+  let positions: [string, string] = ["", ""];
+  if (filters.cursor !== undefined) {
+    const [a, b] = decodeCursor(filters.cursor, 2, (part) => part === "" || DIGITS.test(part));
+    positions = [a!, b!];
+  }
+  const wantSettlements = filters.kind !== "bridge_unserved";
+  // Bridge rows have no merchant id (the provider is named instead): a merchant filter leaves them out.
+  const wantBridge = (filters.kind === undefined || filters.kind === "bridge_unserved") && !filters.merchant;
+  const [settled, bridged] = await Promise.all([
+    wantSettlements
+      ? listSettlementFailures(deps, filters, positions[0] === "" ? undefined : BigInt(positions[0]))
+      : [],
+    wantBridge
+      ? listUnserved(deps.db.db, {
+          ...filters,
+          beforeSeq: positions[1] === "" ? undefined : BigInt(positions[1]),
+          limit: filters.limit + 1,
+        })
+      : [],
+  ]);
+  const failed: FailedView[] = [];
+  let [i, j] = [0, 0];
+  while (failed.length < filters.limit && (i < settled.length || j < bridged.length)) {
+    const s = settled[i];
+    const b = bridged[j];
+    if (s && (!b || s.settlement.seenAt >= b.firstFailedAt)) {
+      failed.push(view(deps, s));
+      positions[0] = s.settlement.id.toString();
+      i += 1;
+    } else if (b) {
+      failed.push(unservedView(deps, b));
+      positions[1] = b.seq.toString();
+      j += 1;
+    }
+  }
+  const more = i < settled.length || j < bridged.length;
+  return { failed, next_cursor: more ? encodeCursor(positions) : null };
 }
 
 export interface Resolution {
@@ -174,6 +217,8 @@ export async function resolveFailedPayment(
   resolution: Resolution,
   actor: OperatorActor,
 ) {
+  const bridgeOrder = BRIDGE_FAILED_ID.exec(id)?.[1];
+  if (bridgeOrder) return resolveUnserved(deps, bridgeOrder, resolution, actor);
   const now = deps.clock.now();
   const settlementId = BigInt(id.slice("fail_".length));
   return deps.db.db.transaction(async (tx) => {
@@ -188,7 +233,7 @@ export async function resolveFailedPayment(
       .insert(failedPaymentResolutions)
       .values({
         settlementId,
-        kind: row.kind as NonNullable<FailedFilters["kind"]>,
+        kind: row.kind as SettlementKind,
         resolution: resolution.resolution,
         note: resolution.note,
         refundTxHash: resolution.refundTxHash ?? null,
@@ -199,14 +244,12 @@ export async function resolveFailedPayment(
       .returning();
     const saved = inserted[0];
     if (!saved) throw new AppError("conflict", `${id} was resolved by another operator meanwhile`);
-    await recordAudit(
+    await auditOperatorAction(
       tx,
+      actor,
       {
-        actor: { type: "admin", id: actor.adminId },
         action: `failed_payment.${resolution.resolution}`,
         target: { type: "settlement", id },
-        ip: actor.ip,
-        requestId: actor.requestId,
         before: { status: "open" },
         after: {
           status: resolution.resolution,

@@ -12,9 +12,9 @@ import { AppError, type EvmNetworkName, splitterV12Abi, splitterV14Abi } from "@
 import { asc, inArray } from "drizzle-orm";
 import type { Address } from "viem";
 import type { Clock } from "../../infra/clock";
-import { recordAudit } from "../audit/audit-log";
+import type { OperatorActor } from "../audit/operator-audit";
+import { auditOperatorAction } from "../audit/operator-audit";
 import type { ChainContext, ChainRegistry } from "../chains";
-import type { OperatorActor } from "./pause-service";
 
 export interface NetworkConfigView {
   network: EvmNetworkName;
@@ -106,14 +106,12 @@ export async function initializeNetworkConfig(
       throw new AppError("config_already_initialized", "another operator recorded this configuration first");
     }
     for (const row of inserted) {
-      await recordAudit(
+      await auditOperatorAction(
         tx,
+        actor,
         {
-          actor: { type: "admin", id: actor.adminId },
           action: "config.initialized",
           target: { type: "network", id: row.network },
-          ip: actor.ip,
-          requestId: actor.requestId,
           after: { ...view(row) },
         },
         now,

@@ -9,8 +9,8 @@ import { type Database, networkHalts } from "@tollgate/db";
 import { AppError, type EvmNetworkName } from "@tollgate/shared";
 import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
-import { recordAudit } from "../audit/audit-log";
-import type { OperatorActor } from "./pause-service";
+import type { OperatorActor } from "../audit/operator-audit";
+import { auditOperatorAction } from "../audit/operator-audit";
 
 export interface HaltView {
   network: string;
@@ -55,14 +55,12 @@ export async function resumeNetwork(
       .returning();
     if (!row) throw new AppError("network_not_halted", `${input.network} is not halted`);
     const before = view(row);
-    await recordAudit(
+    await auditOperatorAction(
       tx,
+      actor,
       {
-        actor: { type: "admin", id: actor.adminId },
         action: "network.resumed",
         target: { type: "network", id: input.network },
-        ip: actor.ip,
-        requestId: actor.requestId,
         before: { ...before },
         details: { reason: input.reason },
       },

@@ -14,7 +14,8 @@ import { type Database, servicePauses } from "@tollgate/db";
 import { AppError, EVM_NETWORKS, type EvmNetworkName } from "@tollgate/shared";
 import { asc, eq } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
-import { recordAudit } from "../audit/audit-log";
+import { auditOperatorAction, type OperatorActor } from "../audit/operator-audit";
+import type { OnchainPauseResult, OnchainPauser } from "./onchain-pause";
 
 export const PAUSE_SCOPES = ["all", ...EVM_NETWORKS] as const;
 export type PauseScope = (typeof PAUSE_SCOPES)[number];
@@ -26,16 +27,13 @@ export interface PauseView {
   paused_at: string;
 }
 
-export interface OperatorActor {
-  adminId: string;
-  ip?: string | undefined;
-  requestId?: string | undefined;
-}
+export type { OperatorActor };
 
 export interface PauseServiceDeps {
   db: { db: Database };
   clock: Clock;
   pause?: PauseGate | undefined;
+  onchainPauser?: OnchainPauser | undefined;
 }
 
 function view(row: typeof servicePauses.$inferSelect): PauseView {
@@ -52,12 +50,20 @@ export async function listPauses(db: Database): Promise<PauseView[]> {
   return rows.map(view);
 }
 
-/** Pauses `scope`; 409 `already_paused` when it is (the first reason stays until an unpause). */
+/**
+ * Pauses `scope`; 409 `already_paused` when it is (the first reason stays until an unpause). With `onchain`, then
+ * also calls the splitters' pause() in scope (after the database pause is committed: the chain cannot join the
+ * transaction) and audits the outcome; 409 `onchain_pause_unavailable`, nothing stored, without a pauser key.
+ */
 export async function pauseScope(
   deps: PauseServiceDeps,
-  input: { scope: PauseScope; reason: string },
+  input: { scope: PauseScope; reason: string; onchain?: boolean | undefined },
   actor: OperatorActor,
-): Promise<{ pause: PauseView; paused: PauseView[] }> {
+): Promise<{ pause: PauseView; paused: PauseView[]; onchain: OnchainPauseResult[] | null }> {
+  const pauser = deps.onchainPauser;
+  if (input.onchain && !pauser) {
+    throw new AppError("onchain_pause_unavailable", "set PAUSER_PRIVATE_KEY to pause the splitters on chain");
+  }
   const now = deps.clock.now();
   const result = await deps.db.db.transaction(async (tx) => {
     const [row] = await tx
@@ -67,14 +73,12 @@ export async function pauseScope(
       .returning();
     if (!row) throw new AppError("already_paused", `${input.scope} is already paused; unpause it first`);
     const pause = view(row);
-    await recordAudit(
+    await auditOperatorAction(
       tx,
+      actor,
       {
-        actor: { type: "admin", id: actor.adminId },
         action: "service.paused",
         target: { type: "pause_scope", id: input.scope },
-        ip: actor.ip,
-        requestId: actor.requestId,
         after: { ...pause },
       },
       now,
@@ -82,7 +86,24 @@ export async function pauseScope(
     return pause;
   });
   deps.pause?.invalidate();
-  return { pause: result, paused: await listPauses(deps.db.db) };
+  let onchain: OnchainPauseResult[] | null = null;
+  if (input.onchain && pauser) {
+    onchain = await pauser.pause(input.scope);
+    const at = deps.clock.now();
+    await deps.db.db.transaction((tx) =>
+      auditOperatorAction(
+        tx,
+        actor,
+        {
+          action: "service.paused.onchain",
+          target: { type: "pause_scope", id: input.scope },
+          details: { pauser: pauser.address.toLowerCase(), results: onchain },
+        },
+        at,
+      ),
+    );
+  }
+  return { pause: result, paused: await listPauses(deps.db.db), onchain };
 }
 
 /** Lifts the pause of `scope` (exactly that scope: unpausing a network leaves `all` paused); 409 `not_paused`. */
@@ -96,14 +117,12 @@ export async function unpauseScope(
     const [row] = await tx.delete(servicePauses).where(eq(servicePauses.scope, input.scope)).returning();
     if (!row) throw new AppError("not_paused", `${input.scope} is not paused`);
     const before = view(row);
-    await recordAudit(
+    await auditOperatorAction(
       tx,
+      actor,
       {
-        actor: { type: "admin", id: actor.adminId },
         action: "service.unpaused",
         target: { type: "pause_scope", id: input.scope },
-        ip: actor.ip,
-        requestId: actor.requestId,
         before: { ...before },
         details: { reason: input.reason },
       },

@@ -11,8 +11,8 @@ import { AppError } from "@tollgate/shared";
 import { replayDelivery } from "@tollgate/webhooks";
 import { asc, count, desc, eq, gt, inArray } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
-import { recordAudit } from "../audit/audit-log";
-import type { OperatorActor } from "./pause-service";
+import type { OperatorActor } from "../audit/operator-audit";
+import { auditOperatorAction } from "../audit/operator-audit";
 
 const STATUSES = ["pending", "delivered", "failed", "dead"] as const;
 type DeliveryCounts = Record<(typeof STATUSES)[number], number>;
@@ -137,14 +137,12 @@ export async function replayWebhookEvent(
         `the delivery is ${delivery.status}; only dead or failed deliveries replay`,
       );
     }
-    await recordAudit(
+    await auditOperatorAction(
       tx,
+      actor,
       {
-        actor: { type: "admin", id: actor.adminId },
         action: "webhook.replayed",
         target: { type: "webhook_event", id: eventId },
-        ip: actor.ip,
-        requestId: actor.requestId,
         before: { status: delivery.status },
         after: { status: "pending" },
         details: { merchant_id: delivery.merchantId },

@@ -12,8 +12,8 @@ import { type Database, partners } from "@tollgate/db";
 import { AppError } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
-import { recordAudit } from "../audit/audit-log";
-import type { OperatorActor } from "../operator/pause-service";
+import type { OperatorActor } from "../audit/operator-audit";
+import { auditOperatorAction } from "../audit/operator-audit";
 
 export interface PartnerInput {
   /** Lower-case EVM address. */
@@ -66,14 +66,12 @@ export async function registerPartner(
   const wanted = { name: input.name, contact: input.contact ?? null, notes: input.notes ?? null };
   return deps.db.db.transaction(async (tx) => {
     const audit = (action: string, extra: Record<string, unknown>) =>
-      recordAudit(
+      auditOperatorAction(
         tx,
+        actor,
         {
-          actor: { type: "admin", id: actor.adminId },
           action,
           target: { type: "partner", id: input.wallet },
-          ip: actor.ip,
-          requestId: actor.requestId,
           ...extra,
         },
         now,
