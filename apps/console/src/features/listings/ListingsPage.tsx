@@ -209,7 +209,10 @@ export function ListingsPage({ api, merchant }: { api: MerchantApi; merchant: Me
               <button
                 type="button"
                 className="button button--quiet"
-                onClick={() => (setEditing(undefined), setDraft(EMPTY))}
+                onClick={() => {
+                  setEditing(undefined);
+                  setDraft(EMPTY);
+                }}
               >
                 Cancel
               </button>
