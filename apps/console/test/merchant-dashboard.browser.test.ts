@@ -1,6 +1,7 @@
 /**
  * The merchant dashboard in Chromium: a payment made by the agent client (@tollgate/agent) on a real local amoy
- * chain, through the API's hosted gateway, appears on the merchant's dashboard (receipts, quota, top resource).
+ * chain, through the API's hosted gateway, appears on the merchant's dashboard: receipts, quota and top resource
+ * from the API, and the settlement and the revenue chart once the indexer's real follower has read the Payment log.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -10,6 +11,8 @@ import { join } from "node:path";
 import { createAgent } from "@tollgate/agent";
 import { startTestApi, type TestApi } from "@tollgate/api/testing";
 import { agentOn, type LocalChains, startTestChains } from "@tollgate/api/testing/chains";
+import type { Follower } from "@tollgate/indexer";
+import { configFor, quietLog, requestOf, startFollower } from "@tollgate/indexer/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   assertBuilt,
@@ -27,6 +30,7 @@ describe.skipIf(!hasChromium)("merchant dashboard in Chromium", () => {
   let api: TestApi;
   let upstream: Server;
   let browser: Awaited<ReturnType<typeof launch>>;
+  let follower: Follower;
 
   beforeAll(async () => {
     assertBuilt();
@@ -41,11 +45,19 @@ describe.skipIf(!hasChromium)("merchant dashboard in Chromium", () => {
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ results: ["llama"] }));
     });
     await new Promise<void>((done) => upstream.listen(0, "127.0.0.1", done));
+    const chain = chains.chains[0]!;
+    follower = startFollower({
+      handle: api.deps.db,
+      cfg: configFor(chains, "amoy", { confirmations: 1 }),
+      request: requestOf(chain),
+      log: quietLog,
+    });
     browser = await launch();
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
+    await follower?.stop();
     upstream?.closeAllConnections();
     upstream?.close();
     await api?.close();
@@ -94,6 +106,18 @@ describe.skipIf(!hasChromium)("merchant dashboard in Chromium", () => {
     await expect.poll(() => page.getByTestId("receipts-issued").textContent()).toBe("1");
     expect(Number(await page.getByTestId("quota-granted").textContent())).toBeGreaterThan(0);
     expect(await page.getByTestId("top-resources").textContent()).toContain("dash-search");
+    // The indexer reads the Payment log: the settlement and the day's revenue appear, drawn by uPlot.
+    await chains.chains[0]!.provider.request({ method: "hardhat_mine", params: ["0x2"] } as never);
+    follower.poke();
+    await expect
+      .poll(async () => {
+        await page.getByTestId("dashboard-refresh").click();
+        return page.getByTestId("settlements-count").textContent();
+      })
+      .toBe("1 settled in the window");
+    await page.getByTestId("revenue-table").waitFor();
+    await page.locator("[data-testid=revenue-chart] canvas").waitFor();
+    expect(await page.getByTestId("revenue-table").textContent()).toContain("amoy");
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, "merchant-dashboard-paid");
   });

@@ -90,7 +90,7 @@ function DashboardBody({ data }: { data: MerchantDashboard }) {
           </>
         )}
       </section>
-      <section className="card" aria-labelledby="settlements-heading">
+      <section className="card card--wide" aria-labelledby="settlements-heading">
         <h2 id="settlements-heading">Settlements</h2>
         <p data-testid="settlements-count">{settled} settled in the window</p>
         {data.settlements.recent.length === 0 ? (
