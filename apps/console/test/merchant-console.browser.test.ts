@@ -12,6 +12,7 @@ import { createDispatcher, quietLog } from "@tollgate/indexer/testing";
 import { createOutboundClient } from "@tollgate/outbound";
 import { verifyWebhook } from "@tollgate/webhooks/signature";
 import type { Page } from "playwright-core";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   assertBuilt,
@@ -24,6 +25,9 @@ import {
 } from "./merchant-browser";
 
 const KEY = randomBytes(32);
+// The merchant's current payout wallet: the test holds its key, as the owner would.
+const PAYOUT = privateKeyToAccount(generatePrivateKey());
+const NEXT_PAYOUT = "0x8617E340B3D01FA5F11F306F4090FD50E238070D";
 
 describe.skipIf(!hasChromium)("merchant console in Chromium", () => {
   let api: TestApi;
@@ -53,7 +57,7 @@ describe.skipIf(!hasChromium)("merchant console in Chromium", () => {
     const created = await api.call("POST", "/v1/merchants", {
       body: {
         name: "Webhook Shop",
-        pay_to: { evm: "0x52908400098527886E0F7030069857D2E4169EE7" },
+        pay_to: { evm: PAYOUT.address },
         network_mode: "test",
         webhook_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
       },
@@ -159,22 +163,27 @@ describe.skipIf(!hasChromium)("merchant console in Chromium", () => {
     await checkPage("gateway");
   });
 
-  it("the profile page prepares the payout step-up message for the current payout wallet", async () => {
+  it("changes the payout with the current payout wallet's signature (owner step-up)", async () => {
     await page.getByTestId("nav-profile").click();
-    await page.getByTestId("payout-evm").fill("0x8617E340B3D01FA5F11F306F4090FD50E238070D");
+    await page.getByTestId("payout-evm").fill(NEXT_PAYOUT);
     await page.getByTestId("payout-request").click();
     const message = await page.getByTestId("payout-message").inputValue();
-    expect(message).toContain(
-      "wants you to sign in with your Ethereum account:\n0x52908400098527886E0F7030069857D2E4169EE7",
-    );
-    expect(message).toContain(`Tollgate merchant ${merchant.id}`);
-    // A signature that is not the payout wallet's is refused with its code, and nothing changes.
-    await page.getByTestId("payout-signature").fill(`0x${"11".repeat(65)}`);
+    expect(message).toContain(`wants you to sign in with your Ethereum account:\n${PAYOUT.address}`);
+    expect(message).toContain(`Tollgate merchant ${merchant.id} to: evm ${NEXT_PAYOUT}`);
+    // A signature by another wallet is refused with its code, and nothing changes.
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    await page.getByTestId("payout-signature").fill(await stranger.signMessage({ message }));
     await page.getByTestId("payout-confirm").click();
     expect(await page.getByTestId("payout-problem").textContent()).toContain("not the current payout wallet");
     await checkPage("profile");
+    // The owner signs the exact text shown, pastes the signature, and the payout changes.
+    await page.getByTestId("payout-signature").fill(await PAYOUT.signMessage({ message }));
+    await page.getByTestId("payout-confirm").click();
+    expect(await page.getByTestId("profile-notice").textContent()).toBe("Payout changed.");
+    expect(await page.getByTestId("profile-view-pay-to-evm").textContent()).toBe(NEXT_PAYOUT);
+    const view = await api.call("GET", `/v1/merchants/${merchant.id}`);
+    expect(view.json.pay_to).toEqual({ evm: NEXT_PAYOUT });
     expect(errors).toEqual([]);
-    const storage = await page.evaluate(() => window.localStorage.length);
-    expect(storage).toBe(0);
+    expect(await page.evaluate(() => window.localStorage.length)).toBe(0);
   });
 });
