@@ -28,14 +28,12 @@ describe("WebhooksPage", () => {
           endpoint: { status: "active", disabled_reason: null, rotated_at: "x" },
           deliveries: [delivery],
         }),
-      webhookSecret: vi
-        .fn()
-        .mockResolvedValue({
-          merchant_id: merchant.merchant_id,
-          secret: "whsec_abc",
-          rotated: false,
-          previous_valid_until: null,
-        }),
+      webhookSecret: vi.fn().mockResolvedValue({
+        merchant_id: merchant.merchant_id,
+        secret: "whsec_abc",
+        rotated: false,
+        previous_valid_until: null,
+      }),
     });
     render(<WebhooksPage api={api} merchant={merchant} onSaved={vi.fn()} />);
     expect(screen.getByTestId("deliveries-loading")).toBeTruthy();
