@@ -1,15 +1,12 @@
 import { WEBHOOK_DELIVERY_STATUSES } from "@tollgate/db";
+import { queryInteger } from "@tollgate/shared";
 import { z } from "zod";
 import { RECENT_DELIVERIES_MAX } from "../../services/dashboard/webhooks";
 import { ZMerchantIdParam } from "../merchants/get-merchant.types";
 
 export const ZListWebhookDeliveriesRequest = z.object({
   id: ZMerchantIdParam,
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(RECENT_DELIVERIES_MAX)
+  limit: queryInteger({ min: 1, max: RECENT_DELIVERIES_MAX })
     .optional()
     .describe(`newest first; default 20, at most ${RECENT_DELIVERIES_MAX}`),
 });
