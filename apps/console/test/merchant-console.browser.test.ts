@@ -183,6 +183,11 @@ describe.skipIf(!hasChromium)("merchant console in Chromium", () => {
     expect(await page.getByTestId("profile-view-pay-to-evm").textContent()).toBe(NEXT_PAYOUT);
     const view = await api.call("GET", `/v1/merchants/${merchant.id}`);
     expect(view.json.pay_to).toEqual({ evm: NEXT_PAYOUT });
+    // The change is announced to the merchant's webhook: it is among the latest deliveries.
+    await page.getByTestId("nav-webhooks").click();
+    await expect
+      .poll(() => page.getByTestId("deliveries-table").textContent())
+      .toContain("merchant.payout_changed");
     expect(errors).toEqual([]);
     expect(await page.evaluate(() => window.localStorage.length)).toBe(0);
   });
