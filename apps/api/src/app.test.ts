@@ -122,6 +122,10 @@ describe("app", () => {
         "/api/dashboard/failed/{id}/resolve",
         "/api/dashboard/telemetry",
         "/api/dashboard/x402",
+        // issue 14 (merchant console): payout step-up, recent webhook deliveries
+        "/v1/merchants/{id}/payout-change/challenge",
+        "/v1/merchants/{id}/payout-change",
+        "/v1/merchants/{id}/webhooks/deliveries",
       ].sort(),
     );
     for (const [path, method] of [

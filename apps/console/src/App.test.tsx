@@ -13,6 +13,9 @@ describe("App", () => {
     fireEvent.change(screen.getByTestId("signin-secret"), { target: { value: " msec_secret1 " } });
     fireEvent.click(screen.getByTestId("signin-submit"));
 
+    // Signed in, the dashboard is the landing page; the profile is one section away.
+    expect(await screen.findByTestId("dashboard")).toBeTruthy();
+    fireEvent.click(screen.getByTestId("nav-profile"));
     expect((await screen.findByTestId("profile-view-name")).textContent).toBe("Acme Search");
     expect(api.me).toHaveBeenCalledWith("msec_secret1");
     expect(Object.values(window.sessionStorage)).toContain("msec_secret1");
@@ -49,7 +52,7 @@ describe("App", () => {
     expect(((await screen.findByTestId("secret-value")) as HTMLInputElement).value).toBe("msec_new");
 
     fireEvent.click(screen.getByTestId("secret-continue"));
-    expect(await screen.findByTestId("profile-view")).toBeTruthy();
+    expect(await screen.findByTestId("dashboard")).toBeTruthy();
     expect(window.sessionStorage.getItem("tollgate.console.merchantSecret")).toBe("msec_new");
     expect(screen.queryByTestId("secret-value")).toBeNull();
   });
@@ -64,6 +67,7 @@ describe("App", () => {
         .mockResolvedValue({ merchant_id: merchant.merchant_id, secret: "msec_rotated", rotated_at: "x" }),
     });
     render(<App api={api} />);
+    fireEvent.click(await screen.findByTestId("nav-profile"));
     fireEvent.click(await screen.findByTestId("rotate-start"));
     fireEvent.click(screen.getByTestId("rotate-confirm"));
     expect(((await screen.findByTestId("secret-value")) as HTMLInputElement).value).toBe("msec_rotated");

@@ -1,14 +1,20 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { Notice, ProblemBanner } from "./components/ProblemBanner";
+import { Dashboard } from "./features/dashboard/Dashboard";
+import { GatewayPage } from "./features/gateway/GatewayPage";
+import { ListingsPage } from "./features/listings/ListingsPage";
 import { ProfileEditForm } from "./features/merchant/ProfileEditForm";
 import { ProfileView } from "./features/merchant/ProfileView";
 import { RegisterForm } from "./features/merchant/RegisterForm";
 import { RotateSecret } from "./features/merchant/RotateSecret";
+import { PayoutChange } from "./features/payout/PayoutChange";
 import { SecretPanel } from "./features/secret/SecretPanel";
 import { SignInForm } from "./features/session/SignInForm";
+import { WebhooksPage } from "./features/webhooks/WebhooksPage";
 import { type FormProblem, problemOf, toFormProblem } from "./lib/errors";
 import { clearSecret, readSecret, storeSecret } from "./lib/session";
 import type { MerchantApi, MerchantProfile } from "./lib/trpc";
+import { AppLayout } from "./shell/AppLayout";
 
 /** Where the secret is kept; sessionStorage in the app (lib/session.ts). */
 export interface SecretStore {
@@ -24,7 +30,17 @@ type Screen =
   | { kind: "register" }
   | { kind: "signin"; notice?: string }
   | { kind: "secret"; reason: "registered" | "rotated"; merchantId: string; secret: string }
-  | { kind: "profile"; merchant: MerchantProfile; notice?: string };
+  | { kind: "profile"; merchant: MerchantProfile; notice?: string; section?: Section };
+
+/** The signed-in merchant's sections (issue 14). */
+const SECTIONS = [
+  ["dashboard", "Dashboard"],
+  ["listings", "Listings"],
+  ["webhooks", "Webhooks"],
+  ["gateway", "Gateway"],
+  ["profile", "Profile and payout"],
+] as const;
+type Section = (typeof SECTIONS)[number][0];
 
 export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets?: SecretStore }) {
   const [screen, setScreen] = useState<Screen>(() =>
@@ -32,7 +48,7 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
   );
   const [problem, setProblem] = useState<FormProblem>();
   const [busy, setBusy] = useState(false);
-  const mainRef = useRef<HTMLElement>(null);
+  const mainRef = useRef<HTMLDivElement>(null);
 
   const show = useCallback((next: Screen) => {
     setProblem(undefined);
@@ -46,7 +62,7 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
       setBusy(true);
       try {
         const merchant = await api.me();
-        show({ kind: "profile", merchant, ...(notice ? { notice } : {}) });
+        show({ kind: "profile", merchant, ...(notice ? { notice, section: "profile" as const } : {}) });
       } catch (error) {
         const code = problemOf(error)?.code;
         if (code === "invalid_merchant_secret" || code === "merchant_auth_required") {
@@ -78,56 +94,60 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
 
   const signedIn = screen.kind === "profile";
 
-  return (
-    <div className="app">
-      <header className="topbar">
-        <div className="topbar__brand">
-          <span className="logo" aria-hidden="true">
-            402
-          </span>
-          <span>Tollgate console</span>
-        </div>
-        <nav aria-label="Account">
-          {signedIn ? (
-            <>
-              <span className="topbar__who" data-testid="signed-in-as">
-                {screen.merchant.name}
-              </span>
-              <button
-                type="button"
-                className="button button--quiet"
-                onClick={signOut}
-                data-testid="nav-signout"
-              >
-                Sign out
-              </button>
-            </>
-          ) : screen.kind === "register" || screen.kind === "signin" ? (
-            <>
-              <button
-                type="button"
-                className="button button--quiet"
-                aria-current={screen.kind === "register" ? "page" : undefined}
-                onClick={() => show({ kind: "register" })}
-                data-testid="nav-register"
-              >
-                Register
-              </button>
-              <button
-                type="button"
-                className="button button--quiet"
-                aria-current={screen.kind === "signin" ? "page" : undefined}
-                onClick={() => show({ kind: "signin" })}
-                data-testid="nav-signin"
-              >
-                Sign in
-              </button>
-            </>
-          ) : null}
-        </nav>
-      </header>
+  const section: Section = screen.kind === "profile" ? (screen.section ?? "dashboard") : "dashboard";
+  const nav = signedIn ? (
+    SECTIONS.map(([key, label]) => (
+      <button
+        key={key}
+        type="button"
+        className="button button--quiet"
+        aria-current={section === key ? "page" : undefined}
+        onClick={() =>
+          screen.kind === "profile" && show({ kind: "profile", merchant: screen.merchant, section: key })
+        }
+        data-testid={`nav-${key}`}
+      >
+        {label}
+      </button>
+    ))
+  ) : screen.kind === "register" || screen.kind === "signin" ? (
+    <>
+      <button
+        type="button"
+        className="button button--quiet"
+        aria-current={screen.kind === "register" ? "page" : undefined}
+        onClick={() => show({ kind: "register" })}
+        data-testid="nav-register"
+      >
+        Register
+      </button>
+      <button
+        type="button"
+        className="button button--quiet"
+        aria-current={screen.kind === "signin" ? "page" : undefined}
+        onClick={() => show({ kind: "signin" })}
+        data-testid="nav-signin"
+      >
+        Sign in
+      </button>
+    </>
+  ) : null;
+  const account = signedIn ? (
+    <>
+      <span className="topbar__who" data-testid="signed-in-as">
+        {screen.merchant.name}
+      </span>
+      <button type="button" className="button button--quiet" onClick={signOut} data-testid="nav-signout">
+        Sign out
+      </button>
+    </>
+  ) : null;
+  const keepSection = (merchant: MerchantProfile, notice?: string) =>
+    setScreen({ kind: "profile", merchant, section, ...(notice ? { notice } : {}) });
 
-      <main ref={mainRef} className="main">
+  return (
+    <AppLayout area="Merchant" nav={nav} account={account}>
+      <div ref={mainRef}>
         <ProblemBanner problem={problem} testId="app-problem" />
         {screen.kind === "loading" ? (
           <p role="status" className="muted">
@@ -176,7 +196,17 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
             }}
           />
         ) : null}
-        {screen.kind === "profile" ? (
+        {screen.kind === "profile" && section === "dashboard" ? <Dashboard api={api} /> : null}
+        {screen.kind === "profile" && section === "listings" ? (
+          <ListingsPage api={api} merchant={screen.merchant} />
+        ) : null}
+        {screen.kind === "profile" && section === "webhooks" ? (
+          <WebhooksPage api={api} merchant={screen.merchant} onSaved={(merchant) => keepSection(merchant)} />
+        ) : null}
+        {screen.kind === "profile" && section === "gateway" ? (
+          <GatewayPage api={api} merchant={screen.merchant} />
+        ) : null}
+        {screen.kind === "profile" && section === "profile" ? (
           <>
             <Notice message={screen.notice} testId="profile-notice" />
             <div className="grid">
@@ -186,12 +216,16 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
                 api={api}
                 merchant={screen.merchant}
                 onSaved={(saved) =>
-                  setScreen(
-                    saved
-                      ? { kind: "profile", merchant: saved, notice: "Profile saved." }
-                      : { ...screen, notice: "Nothing to save: no field changed." },
-                  )
+                  saved
+                    ? keepSection(saved, "Profile saved.")
+                    : setScreen({ ...screen, notice: "Nothing to save: no field changed." })
                 }
+              />
+              <PayoutChange
+                key={`payout-${screen.merchant.updated_at}`}
+                api={api}
+                merchant={screen.merchant}
+                onChanged={(merchant) => keepSection(merchant, "Payout changed.")}
               />
               <RotateSecret
                 api={api}
@@ -210,7 +244,7 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
             </div>
           </>
         ) : null}
-      </main>
-    </div>
+      </div>
+    </AppLayout>
   );
 }

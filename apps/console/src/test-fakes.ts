@@ -11,6 +11,18 @@ export function fakeApi(overrides: Partial<MerchantApi> = {}) {
     me: vi.fn<MerchantApi["me"]>(unexpected("me")),
     update: vi.fn<MerchantApi["update"]>(unexpected("update")),
     rotateSecret: vi.fn<MerchantApi["rotateSecret"]>(unexpected("rotateSecret")),
+    dashboard: vi.fn<MerchantApi["dashboard"]>(unexpected("dashboard")),
+    payoutChallenge: vi.fn<MerchantApi["payoutChallenge"]>(unexpected("payoutChallenge")),
+    changePayout: vi.fn<MerchantApi["changePayout"]>(unexpected("changePayout")),
+    webhookSecret: vi.fn<MerchantApi["webhookSecret"]>(unexpected("webhookSecret")),
+    sendTestWebhook: vi.fn<MerchantApi["sendTestWebhook"]>(unexpected("sendTestWebhook")),
+    webhookDeliveries: vi.fn<MerchantApi["webhookDeliveries"]>(unexpected("webhookDeliveries")),
+    listListings: vi.fn<MerchantApi["listListings"]>(unexpected("listListings")),
+    createListing: vi.fn<MerchantApi["createListing"]>(unexpected("createListing")),
+    updateListing: vi.fn<MerchantApi["updateListing"]>(unexpected("updateListing")),
+    getGateway: vi.fn<MerchantApi["getGateway"]>(unexpected("getGateway")),
+    setGateway: vi.fn<MerchantApi["setGateway"]>(unexpected("setGateway")),
+    rotateOriginSecret: vi.fn<MerchantApi["rotateOriginSecret"]>(unexpected("rotateOriginSecret")),
     ...overrides,
   };
 }

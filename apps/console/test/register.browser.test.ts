@@ -83,6 +83,9 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
     expect(me.status).toBe(200);
 
     await page.getByTestId("secret-continue").click();
+    // Signed in, the console lands on the dashboard; the profile is one section away.
+    await page.getByTestId("dashboard").waitFor();
+    await page.getByTestId("nav-profile").click();
     await page.getByTestId("profile-view").waitFor();
     expect(await page.getByTestId("profile-view-name").textContent()).toBe("Browser Test Shop");
     expect(await page.getByTestId("profile-merchant-id").textContent()).toBe(merchantId);

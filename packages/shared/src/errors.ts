@@ -123,6 +123,11 @@ export const ERROR_STATUS = {
   network_not_halted: 409,
   // Operator dashboards (issue 10): the refund-by-hand queue.
   failed_payment_not_found: 404,
+  // Payout change with owner step-up (issue 14; docs/merchants.md).
+  payout_change_nonce_invalid: 409,
+  payout_change_signature_invalid: 403,
+  payout_change_mismatch: 409,
+  payout_change_signer_unavailable: 409,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -241,6 +246,10 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   network_not_halted: "That network is not halted",
   // issue 10, operator dashboards
   failed_payment_not_found: "No failed payment with this id",
+  payout_change_nonce_invalid: "Payout-change challenge unknown, expired, replaced or already used",
+  payout_change_signature_invalid: "Payout-change signature is not the current payout wallet's",
+  payout_change_mismatch: "Payout change does not match its challenge",
+  payout_change_signer_unavailable: "No current payout wallet (EVM or Solana) can sign the payout change",
 };
 
 /**

@@ -92,6 +92,19 @@ export type ListingDecisionEventData = {
 };
 
 /**
+ * `merchant.payout_changed` (issue 14): the owner step-up changed the payout. Sent to the merchant's current
+ * webhook, so a change the owner did not make is seen at once.
+ */
+export type PayoutChangedEventData = {
+  merchant_id: string;
+  previous_pay_to: { evm?: string; solana?: string; near?: string; aptos?: string };
+  pay_to: { evm?: string; solana?: string; near?: string; aptos?: string };
+  /** The current payout wallet that signed the change: `evm` or `solana`, and its address. */
+  signed_by: { kind: "evm" | "solana"; address: string };
+  changed_at: string;
+};
+
+/**
  * Event type → `data`. Later issues add their types here with their payloads: `listing.approved` and
  * `listing.rejected` (marketplace, reserved by DESIGN §8). An event cannot be enqueued before its payload is typed here.
  */
@@ -105,6 +118,7 @@ export interface WebhookEventDataMap {
   "test.ping": TestPingEventData;
   "listing.approved": ListingDecisionEventData;
   "listing.rejected": ListingDecisionEventData;
+  "merchant.payout_changed": PayoutChangedEventData;
 }
 
 export type WebhookEventType = keyof WebhookEventDataMap;
@@ -119,6 +133,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "test.ping",
   "listing.approved",
   "listing.rejected",
+  "merchant.payout_changed",
 ] as const satisfies readonly WebhookEventType[];
 
 /** What the envelope on the wire looks like (DESIGN §8): `{id, type, created_at, data}`. */

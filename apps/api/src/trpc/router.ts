@@ -38,8 +38,10 @@ import { getListingProcedure } from "../routes/listings/get-listing";
 import { listListingsProcedure } from "../routes/listings/list-listings";
 import { updateListingProcedure } from "../routes/listings/update-listing";
 import { getMerchantDashboardProcedure } from "../routes/merchant-dashboard/get-merchant-dashboard";
+import { confirmPayoutChangeProcedure } from "../routes/merchants/confirm-payout-change";
 import { getCurrentMerchantProcedure } from "../routes/merchants/get-current-merchant";
 import { getMerchantProcedure } from "../routes/merchants/get-merchant";
+import { payoutChangeChallengeProcedure } from "../routes/merchants/payout-change-challenge";
 import { registerMerchantProcedure } from "../routes/merchants/register-merchant";
 import { rotateMerchantSecretProcedure } from "../routes/merchants/rotate-merchant-secret";
 import { updateMerchantProcedure } from "../routes/merchants/update-merchant";
@@ -51,6 +53,7 @@ import { userLoginProcedure } from "../routes/users/user-login";
 import { userLogoutProcedure } from "../routes/users/user-logout";
 import { userMeProcedure } from "../routes/users/user-me";
 import { userNonceProcedure } from "../routes/users/user-nonce";
+import { listWebhookDeliveriesProcedure } from "../routes/webhooks/list-webhook-deliveries";
 import { rotateWebhookSecretProcedure } from "../routes/webhooks/rotate-webhook-secret";
 import { sendTestWebhookProcedure } from "../routes/webhooks/send-test-webhook";
 import { router } from "./trpc";
@@ -100,6 +103,8 @@ export const appRouter = router({
     update: updateMerchantProcedure,
     rotateSecret: rotateMerchantSecretProcedure,
     dashboard: getMerchantDashboardProcedure,
+    payoutChallenge: payoutChangeChallengeProcedure,
+    changePayout: confirmPayoutChangeProcedure,
   }),
   gateway: router({
     set: setGatewayRouteProcedure,
@@ -124,7 +129,11 @@ export const appRouter = router({
     me: userMeProcedure,
     linkWallet: linkWalletProcedure,
   }),
-  webhook: router({ rotateSecret: rotateWebhookSecretProcedure, sendTest: sendTestWebhookProcedure }),
+  webhook: router({
+    rotateSecret: rotateWebhookSecretProcedure,
+    sendTest: sendTestWebhookProcedure,
+    deliveries: listWebhookDeliveriesProcedure,
+  }),
 });
 
 /** The type the console's tRPC client is built on. */

@@ -38,6 +38,20 @@ export type UpdateMerchantRequest = Parameters<Merchant["update"]["mutate"]>[0];
 export type MerchantProfile = Awaited<ReturnType<Merchant["me"]["query"]>>;
 export type RotateSecretResult = Awaited<ReturnType<Merchant["rotateSecret"]["mutate"]>>;
 
+type Client = ConsoleClient;
+export type MerchantDashboard = Awaited<ReturnType<Merchant["dashboard"]["query"]>>;
+export type PayoutChallengeRequest = Parameters<Merchant["payoutChallenge"]["mutate"]>[0];
+export type PayoutChallenge = Awaited<ReturnType<Merchant["payoutChallenge"]["mutate"]>>;
+export type ChangePayoutRequest = Parameters<Merchant["changePayout"]["mutate"]>[0];
+export type WebhookSecretResult = Awaited<ReturnType<Client["webhook"]["rotateSecret"]["mutate"]>>;
+export type TestWebhookResult = Awaited<ReturnType<Client["webhook"]["sendTest"]["mutate"]>>;
+export type WebhookDeliveries = Awaited<ReturnType<Client["webhook"]["deliveries"]["query"]>>;
+export type Listing = Awaited<ReturnType<Client["listing"]["create"]["mutate"]>>;
+export type CreateListingRequest = Parameters<Client["listing"]["create"]["mutate"]>[0];
+export type UpdateListingRequest = Parameters<Client["listing"]["update"]["mutate"]>[0];
+export type GatewayRoute = Awaited<ReturnType<Client["gateway"]["get"]["query"]>>;
+export type SetGatewayRequest = Parameters<Client["gateway"]["set"]["mutate"]>[0];
+
 /** What the screens need from the API; components take this so tests can pass a fake. */
 export interface MerchantApi {
   register(input: RegisterMerchantRequest): Promise<RegisterMerchantResult>;
@@ -45,6 +59,18 @@ export interface MerchantApi {
   me(secret?: string): Promise<MerchantProfile>;
   update(input: UpdateMerchantRequest): Promise<MerchantProfile>;
   rotateSecret(id: string): Promise<RotateSecretResult>;
+  dashboard(days: number): Promise<MerchantDashboard>;
+  payoutChallenge(input: PayoutChallengeRequest): Promise<PayoutChallenge>;
+  changePayout(input: ChangePayoutRequest): Promise<MerchantProfile>;
+  webhookSecret(id: string): Promise<WebhookSecretResult>;
+  sendTestWebhook(id: string): Promise<TestWebhookResult>;
+  webhookDeliveries(id: string): Promise<WebhookDeliveries>;
+  listListings(id: string): Promise<Listing[]>;
+  createListing(input: CreateListingRequest): Promise<Listing>;
+  updateListing(input: UpdateListingRequest): Promise<Listing>;
+  getGateway(id: string): Promise<GatewayRoute>;
+  setGateway(input: SetGatewayRequest): Promise<GatewayRoute>;
+  rotateOriginSecret(id: string): Promise<GatewayRoute>;
 }
 
 export function createMerchantApi(options: ConsoleClientOptions): MerchantApi {
@@ -57,5 +83,17 @@ export function createMerchantApi(options: ConsoleClientOptions): MerchantApi {
         : createConsoleClient({ ...options, getSecret: () => secret }).merchant.me.query(),
     update: (input) => client.merchant.update.mutate(input),
     rotateSecret: (id) => client.merchant.rotateSecret.mutate({ id }),
+    dashboard: (days) => client.merchant.dashboard.query({ days }),
+    payoutChallenge: (input) => client.merchant.payoutChallenge.mutate(input),
+    changePayout: (input) => client.merchant.changePayout.mutate(input),
+    webhookSecret: (id) => client.webhook.rotateSecret.mutate({ id }),
+    sendTestWebhook: (id) => client.webhook.sendTest.mutate({ id }),
+    webhookDeliveries: (id) => client.webhook.deliveries.query({ id }),
+    listListings: async (id) => (await client.listing.list.query({ id })).listings,
+    createListing: (input) => client.listing.create.mutate(input),
+    updateListing: (input) => client.listing.update.mutate(input),
+    getGateway: (id) => client.gateway.get.query({ id }),
+    setGateway: (input) => client.gateway.set.mutate(input),
+    rotateOriginSecret: (id) => client.gateway.rotateOriginSecret.mutate({ id }),
   };
 }

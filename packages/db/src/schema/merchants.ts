@@ -46,3 +46,25 @@ export const merchantTiers = pgTable(
     check("merchant_tiers_price_positive", sql`${table.unitPriceMicroUsd} > 0`),
   ],
 );
+
+/**
+ * Payout-change step-up (issue 14; docs/merchants.md): one live challenge per merchant, issued with the merchant
+ * secret and bound to the new payout and the current payout wallet that must sign it. Only the nonce's SHA-256
+ * is stored; a confirmation consumes the row with one `DELETE ... RETURNING`, so of two parallel confirmations
+ * exactly one wins. Issuing a new challenge replaces the previous one.
+ */
+export const payoutChangeChallenges = pgTable("payout_change_challenges", {
+  merchantId: text("merchant_id")
+    .primaryKey()
+    .references(() => merchants.id, { onDelete: "cascade" }),
+  nonceHash: text("nonce_hash").notNull().unique(),
+  /** The payout the merchant will have after the change (the merged result, normalised). */
+  newPayTo: jsonb("new_pay_to").$type<PayToColumn>().notNull(),
+  /** Which current payout signs: `evm` (EIP-4361) or `solana` (the Solana sign-in form, Ed25519). */
+  signerKind: text("signer_kind", { enum: ["evm", "solana"] }).notNull(),
+  signerAddress: text("signer_address").notNull(),
+  /** The exact text the wallet signs. */
+  message: text("message").notNull(),
+  issuedAt: timestamp("issued_at", { withTimezone: true, mode: "date" }).notNull(),
+  expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+});

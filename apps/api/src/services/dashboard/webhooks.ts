@@ -92,3 +92,44 @@ export async function webhookHealth(deps: DashboardDeps, merchantId: string, win
     })),
   };
 }
+
+/** Most deliveries one page of the merchant's delivery list shows. */
+export const RECENT_DELIVERIES_MAX = 50;
+
+/**
+ * The merchant's newest deliveries, any status (issue 14: the console's webhook page). Never the payload or the
+ * secret. Index: webhook_deliveries_merchant_created_idx (merchant_id, created_at).
+ */
+export async function recentDeliveries(db: DashboardDeps["db"]["db"], merchantId: string, limit: number) {
+  const rows = await db
+    .select({
+      eventId: webhookDeliveries.eventId,
+      type: webhookEvents.type,
+      status: webhookDeliveries.status,
+      attempts: webhookDeliveries.attempts,
+      lastStatus: webhookDeliveries.lastStatus,
+      lastError: webhookDeliveries.lastError,
+      lastAttemptAt: webhookDeliveries.lastAttemptAt,
+      deliveredAt: webhookDeliveries.deliveredAt,
+      nextAttemptAt: webhookDeliveries.nextAttemptAt,
+      createdAt: webhookDeliveries.createdAt,
+    })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+    .where(eq(webhookDeliveries.merchantId, merchantId))
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .limit(limit);
+  return rows.map((row) => ({
+    event_id: row.eventId,
+    type: row.type,
+    status: row.status,
+    attempts: row.attempts,
+    last_status: row.lastStatus,
+    last_error: row.lastError,
+    last_attempt_at: row.lastAttemptAt?.toISOString() ?? null,
+    delivered_at: row.deliveredAt?.toISOString() ?? null,
+    next_attempt_at:
+      row.status === "pending" || row.status === "failed" ? row.nextAttemptAt.toISOString() : null,
+    created_at: row.createdAt.toISOString(),
+  }));
+}

@@ -1,0 +1,225 @@
+import { LISTING_CATEGORIES } from "@tollgate/shared";
+import { useState } from "react";
+import { Field } from "../../components/Field";
+import { Notice, ProblemBanner } from "../../components/ProblemBanner";
+import { errorFor, type FormProblem, toFormProblem } from "../../lib/errors";
+import type { Listing, MerchantApi, MerchantProfile } from "../../lib/trpc";
+import { Loaded } from "../common/States";
+import { useLoad } from "../common/useLoad";
+
+type Draft = {
+  route: string;
+  title: string;
+  category: (typeof LISTING_CATEGORIES)[number];
+  tier: string;
+  description: string;
+};
+const EMPTY: Draft = { route: "", title: "", category: "search", tier: "standard", description: "" };
+
+/** Marketplace listings (issue 14; docs/marketplace.md): create, edit, status and rejection reason, resubmit. */
+export function ListingsPage({ api, merchant }: { api: MerchantApi; merchant: MerchantProfile }) {
+  const id = merchant.merchant_id;
+  const { state, reload } = useLoad(() => api.listListings(id));
+  const [editing, setEditing] = useState<Listing | undefined>();
+  const [draft, setDraft] = useState<Draft>(EMPTY);
+  const [problem, setProblem] = useState<FormProblem>();
+  const [notice, setNotice] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  async function act(what: () => Promise<void>) {
+    setBusy(true);
+    setProblem(undefined);
+    setNotice(undefined);
+    try {
+      await what();
+      await reload();
+    } catch (error) {
+      setProblem(toFormProblem(error));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  function edit(listing: Listing) {
+    setEditing(listing);
+    setDraft({
+      route: listing.route,
+      title: listing.title,
+      category: listing.category,
+      tier: listing.tier,
+      description: listing.description ?? "",
+    });
+  }
+
+  const err = (path: string) => errorFor(problem?.errors ?? [], path);
+  return (
+    <section aria-labelledby="listings-heading" data-testid="listings-page">
+      <h1 id="listings-heading">Marketplace listings</h1>
+      <ProblemBanner problem={problem} testId="listings-problem" />
+      <Notice message={notice} testId="listings-notice" />
+      <div className="grid">
+        <section className="card card--wide" aria-labelledby="listings-list-heading">
+          <h2 id="listings-list-heading">Your listings</h2>
+          <Loaded state={state} what="listings" testId="listings" retry={() => void reload()}>
+            {(listings) =>
+              listings.length === 0 ? (
+                <p className="muted" data-testid="listings-empty">
+                  No listings yet. An operator reviews each one before the public feed shows it.
+                </p>
+              ) : (
+                <table className="table" data-testid="listings-table">
+                  <thead>
+                    <tr>
+                      <th scope="col">Title</th>
+                      <th scope="col">Route</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">Actions</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {listings.map((listing) => (
+                      <tr key={listing.id}>
+                        <td>{listing.title}</td>
+                        <td>
+                          <code>{listing.route}</code>
+                        </td>
+                        <td data-testid={`listing-status-${listing.id}`}>
+                          {listing.status} (revision {listing.revision})
+                          {listing.rejection_reason ? (
+                            <span className="field__error" data-testid={`listing-reason-${listing.id}`}>
+                              {" "}
+                              Reason: {listing.rejection_reason}
+                            </span>
+                          ) : null}
+                        </td>
+                        <td>
+                          <button
+                            type="button"
+                            className="button button--quiet"
+                            onClick={() => edit(listing)}
+                            aria-label={`Edit ${listing.title}`}
+                          >
+                            Edit
+                          </button>
+                          {listing.status === "rejected" ? (
+                            <button
+                              type="button"
+                              className="button button--secondary"
+                              disabled={busy}
+                              data-testid={`listing-resubmit-${listing.id}`}
+                              aria-label={`Resubmit ${listing.title}`}
+                              onClick={() =>
+                                void act(async () => {
+                                  await api.updateListing({
+                                    id,
+                                    listing_id: listing.id,
+                                    title: listing.title,
+                                  });
+                                  setNotice("Resubmitted for review.");
+                                })
+                              }
+                            >
+                              Resubmit
+                            </button>
+                          ) : null}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )
+            }
+          </Loaded>
+        </section>
+        <form
+          className="card form"
+          aria-labelledby="listing-form-heading"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void act(async () => {
+              const content = {
+                route: draft.route.trim(),
+                title: draft.title.trim(),
+                category: draft.category,
+                tier: draft.tier.trim(),
+                ...(draft.description.trim() ? { description: draft.description.trim() } : {}),
+              };
+              if (editing) {
+                await api.updateListing({ id, listing_id: editing.id, ...content });
+                setNotice("Saved: the new revision waits for review.");
+              } else {
+                await api.createListing({ id, ...content });
+                setNotice("Listing created: it waits for review.");
+              }
+              setEditing(undefined);
+              setDraft(EMPTY);
+            });
+          }}
+        >
+          <h2 id="listing-form-heading">{editing ? `Edit ${editing.title}` : "New listing"}</h2>
+          <Field
+            label="Route"
+            hint="e.g. /search"
+            testId="listing-route"
+            value={draft.route}
+            onChange={(e) => setDraft({ ...draft, route: e.target.value })}
+            error={err("route")}
+          />
+          <Field
+            label="Title"
+            testId="listing-title"
+            value={draft.title}
+            onChange={(e) => setDraft({ ...draft, title: e.target.value })}
+            error={err("title")}
+          />
+          <div className="field">
+            <label htmlFor="listing-category">Category</label>
+            <select
+              id="listing-category"
+              data-testid="listing-category"
+              value={draft.category}
+              onChange={(e) => setDraft({ ...draft, category: e.target.value as Draft["category"] })}
+            >
+              {LISTING_CATEGORIES.map((c) => (
+                <option key={c} value={c}>
+                  {c}
+                </option>
+              ))}
+            </select>
+          </div>
+          <Field
+            label="Tier"
+            testId="listing-tier"
+            value={draft.tier}
+            onChange={(e) => setDraft({ ...draft, tier: e.target.value })}
+            error={err("tier")}
+          />
+          <Field
+            label="Description"
+            testId="listing-description"
+            value={draft.description}
+            onChange={(e) => setDraft({ ...draft, description: e.target.value })}
+            error={err("description")}
+          />
+          <div className="actions">
+            <button type="submit" className="button" disabled={busy} data-testid="listing-submit">
+              {editing ? "Save and resubmit" : "Create listing"}
+            </button>
+            {editing ? (
+              <button
+                type="button"
+                className="button button--quiet"
+                onClick={() => {
+                  setEditing(undefined);
+                  setDraft(EMPTY);
+                }}
+              >
+                Cancel
+              </button>
+            ) : null}
+          </div>
+        </form>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,192 @@
+import { useState } from "react";
+import { Field } from "../../components/Field";
+import { Notice, ProblemBanner } from "../../components/ProblemBanner";
+import { errorFor, type FormProblem, toFormProblem } from "../../lib/errors";
+import type { MerchantApi, MerchantProfile, PayoutChallenge } from "../../lib/trpc";
+import { injectedWallet, personalSign } from "./wallet";
+
+type Family = "evm" | "solana";
+
+/** The patch for the families the user changed: a new address sets it, an emptied field clears it. */
+export function payoutPatch(current: MerchantProfile["pay_to"], form: Record<Family, string>) {
+  const patch: Partial<Record<Family, string | null>> = {};
+  for (const family of ["evm", "solana"] as const) {
+    const value = form[family].trim();
+    const before = current[family] ?? "";
+    if (value === before) continue;
+    patch[family] = value === "" ? null : value;
+  }
+  return patch;
+}
+
+/**
+ * Payout change with owner step-up (issue 14; docs/merchants.md): the API issues a message bound to the new
+ * payout; the CURRENT payout wallet signs it (browser wallet, or a signature pasted from elsewhere); then the
+ * change is confirmed with the nonce and the signature.
+ */
+export function PayoutChange({
+  api,
+  merchant,
+  onChanged,
+}: {
+  api: MerchantApi;
+  merchant: MerchantProfile;
+  onChanged: (merchant: MerchantProfile) => void;
+}) {
+  const [form, setForm] = useState<Record<Family, string>>({
+    evm: merchant.pay_to.evm ?? "",
+    solana: merchant.pay_to.solana ?? "",
+  });
+  const [challenge, setChallenge] = useState<PayoutChallenge>();
+  const [signature, setSignature] = useState("");
+  const [problem, setProblem] = useState<FormProblem>();
+  const [notice, setNotice] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const wallet = injectedWallet();
+  const patch = payoutPatch(merchant.pay_to, form);
+
+  async function act(what: () => Promise<void>) {
+    setBusy(true);
+    setProblem(undefined);
+    setNotice(undefined);
+    try {
+      await what();
+    } catch (error) {
+      setProblem(toFormProblem(error));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const fieldError = (family: Family) => errorFor(problem?.errors ?? [], `pay_to.${family}`);
+  return (
+    <section className="card" aria-labelledby="payout-heading" data-testid="payout-change">
+      <h2 id="payout-heading">Change the payout</h2>
+      <p>
+        A payout change needs a signature by the <strong>current</strong> payout wallet
+        {merchant.pay_to.evm ? " (EVM)" : merchant.pay_to.solana ? " (Solana)" : ""} as well as this secret.
+      </p>
+      <ProblemBanner
+        problem={problem}
+        testId="payout-problem"
+        extraErrors={problem?.errors.filter((e) => !e.path.startsWith("pay_to.")) ?? []}
+      />
+      <Notice message={notice} testId="payout-notice" />
+      {!challenge ? (
+        <form
+          className="form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void act(async () => {
+              setChallenge(await api.payoutChallenge({ id: merchant.merchant_id, pay_to: patch }));
+              setSignature("");
+            });
+          }}
+        >
+          <Field
+            label="New EVM payout address"
+            testId="payout-evm"
+            value={form.evm}
+            onChange={(event) => setForm({ ...form, evm: event.target.value })}
+            error={fieldError("evm")}
+            autoComplete="off"
+          />
+          <Field
+            label="New Solana payout address"
+            testId="payout-solana"
+            value={form.solana}
+            onChange={(event) => setForm({ ...form, solana: event.target.value })}
+            error={fieldError("solana")}
+            autoComplete="off"
+          />
+          <div className="actions">
+            <button
+              type="submit"
+              className="button"
+              disabled={busy || Object.keys(patch).length === 0}
+              data-testid="payout-request"
+            >
+              Prepare the message to sign
+            </button>
+          </div>
+        </form>
+      ) : (
+        <form
+          className="form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void act(async () => {
+              const changed = await api.changePayout({
+                id: merchant.merchant_id,
+                nonce: challenge.nonce,
+                signature: signature.trim(),
+                pay_to: patch,
+              });
+              setChallenge(undefined);
+              setNotice("Payout changed.");
+              onChanged(changed);
+            });
+          }}
+        >
+          <div className="field">
+            <label htmlFor="payout-message">
+              Message to sign with {challenge.signer.address} ({challenge.signer.kind.toUpperCase()}), valid
+              until {challenge.expires_at.slice(0, 19).replace("T", " ")} UTC
+            </label>
+            <textarea
+              id="payout-message"
+              readOnly
+              rows={10}
+              value={challenge.message}
+              data-testid="payout-message"
+            />
+          </div>
+          {wallet && challenge.signer.kind === "evm" ? (
+            <button
+              type="button"
+              className="button button--secondary"
+              disabled={busy}
+              data-testid="payout-sign-wallet"
+              onClick={() =>
+                void act(async () =>
+                  setSignature(await personalSign(wallet, challenge.message, challenge.signer.address)),
+                )
+              }
+            >
+              Sign with browser wallet
+            </button>
+          ) : null}
+          <div className="field">
+            <label htmlFor="payout-signature">Signature (0x… for EVM, base58 for Solana)</label>
+            <textarea
+              id="payout-signature"
+              rows={3}
+              value={signature}
+              onChange={(event) => setSignature(event.target.value)}
+              data-testid="payout-signature"
+            />
+          </div>
+          <div className="actions">
+            <button
+              type="submit"
+              className="button button--danger"
+              disabled={busy || signature.trim() === ""}
+              data-testid="payout-confirm"
+            >
+              Change the payout
+            </button>
+            <button
+              type="button"
+              className="button button--quiet"
+              disabled={busy}
+              onClick={() => setChallenge(undefined)}
+              data-testid="payout-cancel"
+            >
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,176 @@
+import { useState } from "react";
+import { Field } from "../../components/Field";
+import { Notice, ProblemBanner } from "../../components/ProblemBanner";
+import { errorFor, type FormProblem, toFormProblem } from "../../lib/errors";
+import type { MerchantApi, MerchantProfile } from "../../lib/trpc";
+import { Loaded, OnceSecret } from "../common/States";
+import { useLoad } from "../common/useLoad";
+
+/** Webhooks (issue 14): URL, signing secret (shown once), a test event, and the latest deliveries. */
+export function WebhooksPage({
+  api,
+  merchant,
+  onSaved,
+}: {
+  api: MerchantApi;
+  merchant: MerchantProfile;
+  onSaved: (merchant: MerchantProfile) => void;
+}) {
+  const id = merchant.merchant_id;
+  const [url, setUrl] = useState(merchant.webhook_url ?? "");
+  const [problem, setProblem] = useState<FormProblem>();
+  const [notice, setNotice] = useState<string>();
+  const [secret, setSecret] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const { state, reload } = useLoad(() => api.webhookDeliveries(id));
+
+  async function act(what: () => Promise<void>) {
+    setBusy(true);
+    setProblem(undefined);
+    setNotice(undefined);
+    try {
+      await what();
+    } catch (error) {
+      setProblem(toFormProblem(error));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section aria-labelledby="webhooks-heading" data-testid="webhooks-page">
+      <h1 id="webhooks-heading">Webhooks</h1>
+      <ProblemBanner problem={problem} testId="webhooks-problem" />
+      <Notice message={notice} testId="webhooks-notice" />
+      {secret ? (
+        <OnceSecret label="Webhook signing secret" value={secret} testId="webhook-secret-value" />
+      ) : null}
+      <div className="grid">
+        <form
+          className="card form"
+          aria-labelledby="webhook-url-heading"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void act(async () => {
+              const saved = await api.update({ id, webhook_url: url.trim() === "" ? null : url.trim() });
+              onSaved(saved);
+              setNotice("Webhook URL saved.");
+            });
+          }}
+        >
+          <h2 id="webhook-url-heading">Endpoint</h2>
+          <Field
+            label="Webhook URL"
+            hint="https (http only for loopback in development). Empty removes it."
+            testId="webhook-url"
+            type="url"
+            value={url}
+            onChange={(event) => setUrl(event.target.value)}
+            error={errorFor(problem?.errors ?? [], "webhook_url")}
+          />
+          <div className="actions">
+            <button type="submit" className="button" disabled={busy} data-testid="webhook-url-save">
+              Save URL
+            </button>
+          </div>
+        </form>
+        <section className="card" aria-labelledby="webhook-secret-heading">
+          <h2 id="webhook-secret-heading">Signing secret and test</h2>
+          <p>
+            Events are signed (Standard Webhooks). After a rotation the previous secret keeps signing for 24
+            hours, so receivers can switch without losing events.
+          </p>
+          <div className="actions">
+            <button
+              type="button"
+              className="button"
+              disabled={busy}
+              data-testid="webhook-secret-rotate"
+              onClick={() =>
+                void act(async () => {
+                  const result = await api.webhookSecret(id);
+                  setSecret(result.secret);
+                  setNotice(result.rotated ? "Webhook secret rotated." : "Webhook secret created.");
+                  await reload();
+                })
+              }
+            >
+              {state.kind === "loaded" && state.data.endpoint ? "Rotate secret" : "Create secret"}
+            </button>
+            <button
+              type="button"
+              className="button button--secondary"
+              disabled={busy}
+              data-testid="webhook-test"
+              onClick={() =>
+                void act(async () => {
+                  const result = await api.sendTestWebhook(id);
+                  setNotice(`Test event ${result.event_id} queued.`);
+                  await reload();
+                })
+              }
+            >
+              Send test event
+            </button>
+          </div>
+        </section>
+        <section className="card card--wide" aria-labelledby="deliveries-heading">
+          <div className="section-head">
+            <h2 id="deliveries-heading">Latest deliveries</h2>
+            <button
+              type="button"
+              className="button button--quiet"
+              onClick={() => void reload()}
+              data-testid="deliveries-refresh"
+            >
+              Refresh
+            </button>
+          </div>
+          <Loaded state={state} what="deliveries" testId="deliveries" retry={() => void reload()}>
+            {(data) => (
+              <>
+                <p data-testid="webhook-endpoint-status">
+                  {data.endpoint
+                    ? `Endpoint ${data.endpoint.status}${data.endpoint.disabled_reason ? ` (${data.endpoint.disabled_reason})` : ""}`
+                    : "No signing secret yet: create one to receive events."}
+                </p>
+                {data.deliveries.length === 0 ? (
+                  <p className="muted" data-testid="deliveries-empty">
+                    No deliveries yet.
+                  </p>
+                ) : (
+                  <table className="table" data-testid="deliveries-table">
+                    <thead>
+                      <tr>
+                        <th scope="col">Created</th>
+                        <th scope="col">Event</th>
+                        <th scope="col">Status</th>
+                        <th scope="col" className="num">
+                          Attempts
+                        </th>
+                        <th scope="col">Last answer</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {data.deliveries.map((row) => (
+                        <tr key={row.event_id} data-testid={`delivery-${row.event_id}`}>
+                          <td>{row.created_at.slice(0, 19).replace("T", " ")}</td>
+                          <td>
+                            {row.type} <code>{row.event_id}</code>
+                          </td>
+                          <td data-testid={`delivery-status-${row.event_id}`}>{row.status}</td>
+                          <td className="num">{row.attempts}</td>
+                          <td>{row.last_status ?? row.last_error ?? "—"}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                )}
+              </>
+            )}
+          </Loaded>
+        </section>
+      </div>
+    </section>
+  );
+}
