@@ -5,25 +5,17 @@
 import { quotes, receipts, settlements } from "@tollgate/db";
 import { newId } from "@tollgate/shared";
 import { sql } from "drizzle-orm";
-import { createAdmin } from "../services/admin/admin-accounts";
+import { createTestAdmin, TEST_PASSWORD } from "../routes/admin/testing";
 import { bearer, registrationBody, type TestApi } from "./harness";
 
-const PASSWORD = "correct horse battery staple";
-let counter = 0;
-
 /** Creates an admin of `role` and signs in for a bearer session; returns the headers to send. */
-export async function signInAs(
+export async function operatorBearer(
   api: TestApi,
   role: "owner" | "operator" | "viewer" = "viewer",
 ): Promise<Record<string, string>> {
-  const email = `reader${++counter}-${Date.now()}@example.com`;
-  await createAdmin(
-    api.deps.db.db,
-    { email, password: PASSWORD, role },
-    { now: new Date(), actor: { type: "system", id: "test" } },
-  );
+  const { email } = await createTestAdmin(api, role);
   const login = await api.call("POST", "/api/admin/login", {
-    body: { email, password: PASSWORD, session: "bearer" },
+    body: { email, password: TEST_PASSWORD, session: "bearer" },
   });
   if (login.status !== 200) throw new Error(`login failed: ${login.text}`);
   return bearer(login.json.token);

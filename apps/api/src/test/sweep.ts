@@ -4,7 +4,7 @@
  * (a few known-good fixtures make the base bodies valid, so a refusal can be pinned on the field under test).
  */
 import { expect } from "vitest";
-import { signInAs } from "./admin-fixtures";
+import { operatorBearer } from "./admin-fixtures";
 import { bearer, registrationBody, type TestApi, VALID_EVM } from "./harness";
 import { signInUser } from "./user-fixtures";
 
@@ -104,7 +104,7 @@ export async function createSweepFixture(api: TestApi, slug = "sweep"): Promise<
     secret,
     slug,
     headers: { ...bearer(secret), "x-tollgate-csrf": "1", "idempotency-key": "sweep-key-0001" },
-    adminHeaders: { ...(await signInAs(api, "operator")), "x-tollgate-csrf": "1" },
+    adminHeaders: { ...(await operatorBearer(api, "operator")), "x-tollgate-csrf": "1" },
     userHeaders: { ...(await signInUser(api)).headers, "x-tollgate-csrf": "1" },
     pathValues: { id: merchantId, address: VALID_EVM, provider: "none", path: "x" },
   };

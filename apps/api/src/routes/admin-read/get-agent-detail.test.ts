@@ -1,6 +1,6 @@
 import { settlements } from "@tollgate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insertPaidQuote, registerMerchant, settlementRow, signInAs } from "../../test/admin-fixtures";
+import { insertPaidQuote, operatorBearer, registerMerchant, settlementRow } from "../../test/admin-fixtures";
 import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 
 const AGENT = "0x8ba1f109551bd432803012645ac136ddd64dba72";
@@ -13,7 +13,7 @@ describe.each(testDatabaseKinds())("GET /admin/api/agents/{addr} on %s", (kind) 
   beforeAll(async () => {
     // Receipts in the fixtures expire a day after 2026-01-01: "now" is inside that day.
     api = await startTestApi(kind, {}, { clock: { now: () => new Date("2026-01-01T12:00:00Z") } });
-    viewer = await signInAs(api, "viewer");
+    viewer = await operatorBearer(api, "viewer");
     acme = await registerMerchant(api);
     await insertPaidQuote(api, acme.id, 1);
     await insertPaidQuote(api, acme.id, 2);

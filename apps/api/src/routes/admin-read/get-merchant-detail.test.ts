@@ -1,6 +1,6 @@
 import { gatewayRoutes, webhookDeliveries, webhookEndpoints, webhookEvents } from "@tollgate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insertPaidQuote, registerMerchant, signInAs } from "../../test/admin-fixtures";
+import { insertPaidQuote, operatorBearer, registerMerchant } from "../../test/admin-fixtures";
 import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 
 describe.each(testDatabaseKinds())("GET /admin/api/merchants/{id} on %s", (kind) => {
@@ -10,7 +10,7 @@ describe.each(testDatabaseKinds())("GET /admin/api/merchants/{id} on %s", (kind)
   let paid: { quoteId: string; receiptId: string; txHash: string };
   beforeAll(async () => {
     api = await startTestApi(kind);
-    viewer = await signInAs(api, "viewer");
+    viewer = await operatorBearer(api, "viewer");
     acme = await registerMerchant(api, { webhook_url: "https://hooks.example.com/tollgate" });
     paid = await insertPaidQuote(api, acme.id, 7);
     const db = api.deps.db.db;

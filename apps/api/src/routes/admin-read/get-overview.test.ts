@@ -8,7 +8,7 @@ import {
 import { eq, ne, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pauseScope, unpauseScope } from "../../services/operator/pause-service";
-import { insertPaidQuote, registerMerchant, settlementRow, signInAs } from "../../test/admin-fixtures";
+import { insertPaidQuote, operatorBearer, registerMerchant, settlementRow } from "../../test/admin-fixtures";
 import { bearer, OTHER_EVM, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 
 describe.each(testDatabaseKinds())("GET /admin/api/overview on %s", (kind) => {
@@ -17,7 +17,7 @@ describe.each(testDatabaseKinds())("GET /admin/api/overview on %s", (kind) => {
   let merchant: { id: string; secret: string };
   beforeAll(async () => {
     api = await startTestApi(kind);
-    viewer = await signInAs(api, "viewer");
+    viewer = await operatorBearer(api, "viewer");
     merchant = await registerMerchant(api);
     await registerMerchant(api, { name: "Beta", pay_to: { evm: OTHER_EVM } });
     await insertPaidQuote(api, merchant.id, 1);
@@ -135,16 +135,14 @@ describe.each(testDatabaseKinds())("GET /admin/api/overview on %s", (kind) => {
     };
     const usdc = "0x00000000000000000000000000000000000000aa";
     // New payments, one on another UTC day and token.
-    await db
-      .insert(settlements)
-      .values([
-        settlementRow(10, {
-          totalAmount: "7",
-          treasuryAmount: "2",
-          seenAt: new Date("2026-01-02T23:59:59Z"),
-        }),
-        settlementRow(11, { token: usdc, totalAmount: "300", merchantAmount: "297", treasuryAmount: "3" }),
-      ]);
+    await db.insert(settlements).values([
+      settlementRow(10, {
+        totalAmount: "7",
+        treasuryAmount: "2",
+        seenAt: new Date("2026-01-02T23:59:59Z"),
+      }),
+      settlementRow(11, { token: usdc, totalAmount: "300", merchantAmount: "297", treasuryAmount: "3" }),
+    ]);
     expect(await overview()).toEqual(await fresh());
     // Confirmed -> final changes nothing counted; a reorg reverts one payment; the other's seen time moves a day.
     const ten = settlementRow(10).txHash;

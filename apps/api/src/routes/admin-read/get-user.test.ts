@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerMerchant, signInAs } from "../../test/admin-fixtures";
+import { operatorBearer, registerMerchant } from "../../test/admin-fixtures";
 import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 import { type SignedInUser, signInUser } from "../../test/user-fixtures";
 
@@ -10,7 +10,7 @@ describe.each(testDatabaseKinds())("GET /admin/api/users/{id} on %s", (kind) => 
   let user: SignedInUser;
   beforeAll(async () => {
     api = await startTestApi(kind);
-    viewer = await signInAs(api, "viewer");
+    viewer = await operatorBearer(api, "viewer");
     const me = await api.call("GET", "/api/admin/me", { headers: viewer });
     viewerId = String((me.json.admin as { id: string }).id);
     user = await signInUser(api);

@@ -1,6 +1,6 @@
 import { settlements } from "@tollgate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerMerchant, settlementRow, signInAs } from "../../test/admin-fixtures";
+import { operatorBearer, registerMerchant, settlementRow } from "../../test/admin-fixtures";
 import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 
 const A = "0x000000000000000000000000000000000000000a";
@@ -12,7 +12,7 @@ describe.each(testDatabaseKinds())("GET /admin/api/agents on %s", (kind) => {
   let viewer: Record<string, string>;
   beforeAll(async () => {
     api = await startTestApi(kind);
-    viewer = await signInAs(api, "viewer");
+    viewer = await operatorBearer(api, "viewer");
     await api.deps.db.db.insert(settlements).values([
       settlementRow(1, { payer: B }),
       settlementRow(2, { payer: A }),

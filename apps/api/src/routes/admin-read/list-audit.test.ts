@@ -2,7 +2,7 @@ import { auditEvents } from "@tollgate/db";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordAuditAlone } from "../../services/audit/audit-log";
-import { registerMerchant, signInAs } from "../../test/admin-fixtures";
+import { operatorBearer, registerMerchant } from "../../test/admin-fixtures";
 import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 
 describe.each(testDatabaseKinds())("GET /admin/api/audit on %s", (kind) => {
@@ -10,7 +10,7 @@ describe.each(testDatabaseKinds())("GET /admin/api/audit on %s", (kind) => {
   let viewer: Record<string, string>;
   beforeAll(async () => {
     api = await startTestApi(kind);
-    viewer = await signInAs(api, "viewer"); // writes admin.account.created and admin.login events
+    viewer = await operatorBearer(api, "viewer"); // writes admin.account.created and admin.login events
     const db = api.deps.db.db;
     for (let i = 0; i < 3; i++) {
       await recordAuditAlone(

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerMerchant, signInAs } from "../../test/admin-fixtures";
+import { operatorBearer, registerMerchant } from "../../test/admin-fixtures";
 import {
   bearer,
   OTHER_EVM,
@@ -15,7 +15,7 @@ describe.each(testDatabaseKinds())("GET /admin/api/merchants on %s", (kind) => {
   const made: { id: string; secret: string }[] = [];
   beforeAll(async () => {
     api = await startTestApi(kind);
-    viewer = await signInAs(api, "viewer");
+    viewer = await operatorBearer(api, "viewer");
     made.push(await registerMerchant(api, { name: "Acme Search" }));
     made.push(await registerMerchant(api, { name: "acme_maps", pay_to: { evm: OTHER_EVM } }));
     made.push(await registerMerchant(api, { name: "Beta 100%" }));

@@ -1,6 +1,6 @@
 import { settlements } from "@tollgate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insertPaidQuote, registerMerchant, settlementRow, signInAs } from "../../test/admin-fixtures";
+import { insertPaidQuote, operatorBearer, registerMerchant, settlementRow } from "../../test/admin-fixtures";
 import { bearer, OTHER_EVM, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 
 const OTHER_PAYER = "0x0000000000000000000000000000000000000002";
@@ -13,7 +13,7 @@ describe.each(testDatabaseKinds())("GET /admin/api/transactions on %s", (kind) =
   let paid: { quoteId: string; receiptId: string; txHash: string };
   beforeAll(async () => {
     api = await startTestApi(kind);
-    viewer = await signInAs(api, "viewer");
+    viewer = await operatorBearer(api, "viewer");
     acme = await registerMerchant(api);
     beta = await registerMerchant(api, { name: "Beta", pay_to: { evm: OTHER_EVM } });
     paid = await insertPaidQuote(api, acme.id, 1, { resource: '=HYPERLINK("http://evil.example","x"),1' });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerMerchant, signInAs } from "../../test/admin-fixtures";
+import { operatorBearer, registerMerchant } from "../../test/admin-fixtures";
 import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 import { newSolanaWallet, type SignedInUser, signInUser, solanaSignin } from "../../test/user-fixtures";
 
@@ -18,9 +18,9 @@ describe.each(testDatabaseKinds())("GET /admin/api/users on %s", (kind) => {
   const solana = newSolanaWallet();
   beforeAll(async () => {
     api = await startTestApi(kind);
-    viewer = await signInAs(api, "viewer");
-    await signInAs(api, "owner");
-    await signInAs(api, "operator");
+    viewer = await operatorBearer(api, "viewer");
+    await operatorBearer(api, "owner");
+    await operatorBearer(api, "operator");
     alice = await signInUser(api);
     bob = await signInUser(api);
     const linked = await api.call("POST", "/api/user/wallets", {

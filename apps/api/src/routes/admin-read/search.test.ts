@@ -1,6 +1,6 @@
 import { settlements, webhookEvents } from "@tollgate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insertPaidQuote, registerMerchant, settlementRow, signInAs } from "../../test/admin-fixtures";
+import { insertPaidQuote, operatorBearer, registerMerchant, settlementRow } from "../../test/admin-fixtures";
 import { bearer, OTHER_EVM, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 
 const PAYER = "0x8ba1f109551bd432803012645ac136ddd64dba72";
@@ -12,7 +12,7 @@ describe.each(testDatabaseKinds())("GET /admin/api/search on %s", (kind) => {
   let paid: { quoteId: string; receiptId: string; txHash: string };
   beforeAll(async () => {
     api = await startTestApi(kind);
-    viewer = await signInAs(api, "viewer");
+    viewer = await operatorBearer(api, "viewer");
     acme = await registerMerchant(api, { name: "Acme Search" });
     await registerMerchant(api, { name: "Zeta", pay_to: { evm: OTHER_EVM } });
     paid = await insertPaidQuote(api, acme.id, 1);

@@ -15,13 +15,20 @@ export interface SignedIn {
   acting: Record<string, string>;
 }
 
-export async function signInAs(api: TestApi, role: AdminRole): Promise<SignedIn> {
+/** An admin account of `role` with the test password, created the way `pnpm admin:create` does. */
+export async function createTestAdmin(api: TestApi, role: AdminRole): Promise<{ email: string }> {
   const email = `${role}${++counter}-${Date.now()}@example.com`;
   await createAdmin(
     api.deps.db.db,
     { email, password: TEST_PASSWORD, role },
     { now: api.deps.clock.now(), actor: { type: "system", id: "test" } },
   );
+  return { email };
+}
+
+/** Signs in with a session cookie, as the console does. */
+export async function signInAs(api: TestApi, role: AdminRole): Promise<SignedIn> {
+  const { email } = await createTestAdmin(api, role);
   const response = await api.call("POST", "/api/admin/login", { body: { email, password: TEST_PASSWORD } });
   if (response.status !== 200) throw new Error(`sign-in failed: ${response.status} ${response.text}`);
   const line = response.headers.getSetCookie().find((value) => value.startsWith("tollgate_admin="));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { signInAs } from "../../test/admin-fixtures";
+import { operatorBearer } from "../../test/admin-fixtures";
 import { useApiOnChains } from "../../test/api-on-chains";
 import { startTestApi, testDatabaseKinds } from "../../test/harness";
 
@@ -104,7 +104,7 @@ describe.each(testDatabaseKinds())("GET /api/agents/register on %s", (kind) => {
 
   describe("error", () => {
     it("a paused network leaves the payable list (it never names a route a quote refuses)", async () => {
-      const operator = { ...(await signInAs(stack.api, "operator")), "x-tollgate-csrf": "1" };
+      const operator = { ...(await operatorBearer(stack.api, "operator")), "x-tollgate-csrf": "1" };
       await stack.api.call("POST", "/api/admin/pause", {
         headers: operator,
         body: { scope: "all", reason: "drill" },

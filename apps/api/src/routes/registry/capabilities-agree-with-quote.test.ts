@@ -12,7 +12,7 @@ import { type Address, createWalletClient, custom, getAddress } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_MNEMONIC } from "../../services/chains";
-import { signInAs } from "../../test/admin-fixtures";
+import { operatorBearer } from "../../test/admin-fixtures";
 import { type LocalChains, startTestChains } from "../../test/chains";
 import { registrationBody, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 import { ZPaymentCapabilities } from "./payment-capabilities.types";
@@ -56,7 +56,7 @@ describe.each(testDatabaseKinds())("capabilities agree with /v1/quote on %s", (k
         });
         merchants.set(`${mode}:${version}`, String(registered.json.merchant_id));
       }
-    const operator = { ...(await signInAs(api, "operator")), "x-tollgate-csrf": "1" };
+    const operator = { ...(await operatorBearer(api, "operator")), "x-tollgate-csrf": "1" };
     const paused = await api.call("POST", "/api/admin/pause", {
       headers: operator,
       body: { scope: "base", reason: "capabilities test" },

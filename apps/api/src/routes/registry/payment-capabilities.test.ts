@@ -1,6 +1,6 @@
 import { getAddress } from "viem";
 import { describe, expect, it } from "vitest";
-import { signInAs } from "../../test/admin-fixtures";
+import { operatorBearer } from "../../test/admin-fixtures";
 import { useApiOnChains } from "../../test/api-on-chains";
 import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 import { ZPaymentCapabilities } from "./payment-capabilities.types";
@@ -81,7 +81,7 @@ describe.each(testDatabaseKinds())("GET /api/payment-capabilities on %s", (kind)
     });
 
     it("shows an operator pause at once and the network as payable again after unpause", async () => {
-      const operator = { ...(await signInAs(stack.api, "operator")), "x-tollgate-csrf": "1" };
+      const operator = { ...(await operatorBearer(stack.api, "operator")), "x-tollgate-csrf": "1" };
       await read(); // cached while open
       const paused = await stack.api.call("POST", "/api/admin/pause", {
         headers: operator,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signInAs } from "../../test/admin-fixtures";
+import { operatorBearer } from "../../test/admin-fixtures";
 import { bearer, registrationBody, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 import { signInUser } from "../../test/user-fixtures";
 
@@ -34,7 +34,7 @@ describe.each(testDatabaseKinds())("GET /api/user/me and POST /api/user/logout o
     expect((await api.call("GET", "/api/user/me", { headers: bearer(merchant.json.secret) })).status).toBe(
       401,
     );
-    const operator = await signInAs(api, "owner");
+    const operator = await operatorBearer(api, "owner");
     // An operator's bearer session (ases_...) is not a user session.
     expect(operator.authorization).toMatch(/^Bearer ases_/);
     expect((await api.call("GET", "/api/user/me", { headers: operator })).status).toBe(401);
