@@ -15,6 +15,7 @@ import type { Logger } from "../infra/logger";
 import { createRateLimiter, type RateLimiter } from "../infra/rate-limit";
 import type { UpstreamPolicy } from "../paid-forward/upstream-call";
 import type { ChainContext, ChainRegistry } from "../services/chains";
+import type { ReceiptKeyStore } from "../services/keys/receipt-keys";
 import type { PauseGate } from "../services/operator/pause-service";
 import { exactRequirements } from "./challenge";
 import type { BridgeConfig, ProviderConfig } from "./config";
@@ -33,6 +34,8 @@ export interface BridgeDeps {
   clock: Clock;
   /** The operator pause (issue 10); absent for the stand-alone bridge, which has no database. */
   pause?: Pick<PauseGate, "assertOpen"> | undefined;
+  /** The API's receipt keys: settled x402 payments get an `offer-receipt` JWS (issue 17); absent stand-alone. */
+  keys?: ReceiptKeyStore | undefined;
 }
 
 export interface BridgeRouterOptions {
@@ -69,6 +72,8 @@ export interface BridgeContext {
   network: EvmNetworkName;
   /** The operator pause: new challenges and x402 settlements stop while the network is paused (issue 10). */
   pause: Pick<PauseGate, "assertOpen"> | undefined;
+  /** Signs `offer-receipt` receipts (the JWKS key); undefined for the stand-alone bridge (no receipt then). */
+  keys: ReceiptKeyStore | undefined;
   /** The v1.2 splitter `pay_matic` pays; absent without a deployment (then only x402 could be offered). */
   splitter: Address | undefined;
   /** The chain when the manifest has one (the discovery document shows it, or null). */
@@ -210,6 +215,7 @@ function networkContext(
     log,
     network,
     pause: deps.pause,
+    keys: deps.keys,
     splitter: deployedChain?.deployment.splitters["v1.2"]?.address as Address | undefined,
     deployedChain,
     store: shared.store,

@@ -15,8 +15,10 @@ import type { ProviderConfig } from "../config";
 import { claimKeys, USED_RETENTION_MS } from "../orders";
 import { forwardToProvider, type PaidRequest } from "../paid-request";
 import { encodePaymentReceipt, RECEIPT_HEADER } from "../payment-receipt";
+import { bridgeBaseUrl, querySuffix } from "../request-url";
 import type { BridgeContext } from "../wiring";
 import { type ExactRequirement, X402_PROFILE } from "./facilitator";
+import { signOfferReceipt } from "./offer-receipt";
 import { encodeResult, readPaymentId, replayResult } from "./payment-identifier";
 import { encodeHeader, HEADER_V1_RESPONSE, HEADER_V2_RESPONSE, type ParsedPayment } from "./wire";
 
@@ -89,8 +91,9 @@ export async function payWithX402(
   // is claimed with the authorization, so one authorization pays one order. v1 payloads carry no requirements to
   // name an order with: they stay bound to payTo and price only (docs/bridge.md "Threat model").
   let orderKey: string | undefined;
+  let orderId: string | undefined;
   if (version === 2) {
-    const orderId = payment.payload.accepted.extra?.order_id;
+    orderId = payment.payload.accepted.extra?.order_id as string | undefined;
     if (typeof orderId !== "string" || !isId("order", orderId))
       return refuse(
         "invalid_payment_requirements",
@@ -183,8 +186,27 @@ export async function payWithX402(
           return "answered";
         }
         await ctx.store.consume(keys, claimed.lease, USED_RETENTION_MS);
+        // Issue 17: the signed receipt; settled already, so a signing failure only costs the receipt.
+        const extensions = ctx.keys
+          ? await signOfferReceipt(ctx.keys, {
+              network: ctx.wireNetwork(2),
+              resourceUrl: `${bridgeBaseUrl(ctx.config, req)}${req.path}${querySuffix(req)}`,
+              payer: getAddress(auth.from),
+              issuedAt: Math.floor(ctx.clock.now().getTime() / 1000),
+              transaction: settled.transaction,
+              amount: String(auth.value),
+              asset: verified.token.address,
+              payTo: verified.payTo,
+              order: orderId ?? "",
+            }).catch((error: unknown) => {
+              ctx.log.warn({ err: error }, "offer-receipt not signed");
+              return undefined;
+            })
+          : undefined;
         const proof = {
-          [version === 2 ? HEADER_V2_RESPONSE : HEADER_V1_RESPONSE]: encodeHeader(settled),
+          [version === 2 ? HEADER_V2_RESPONSE : HEADER_V1_RESPONSE]: encodeHeader(
+            extensions ? { ...settled, extensions } : settled,
+          ),
           [RECEIPT_HEADER]: encodePaymentReceipt({
             rail: `x402-v${version}`,
             network: ctx.network,
