@@ -8,6 +8,11 @@ import { join } from "node:path";
 import { NETWORKS } from "@tollgate/shared";
 import { x402Client } from "@x402/core/client";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import {
+  extractReceiptFromResponse,
+  type JWSSignedReceipt,
+  verifyReceiptSignatureJWS,
+} from "@x402/extensions/offer-receipt";
 import { wrapFetchWithPayment as wrapFetchV2 } from "@x402/fetch";
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import type { Hex } from "viem";
@@ -106,6 +111,22 @@ describe("x402 offer-receipt on bridge settlements (issue 17)", () => {
     const settled = decodeHeader(response.headers.get("payment-response")!, "PAYMENT-RESPONSE") as Settled;
     const payload = await verifyReceipt(settled, payer.address, url);
     expect(String(payload.order)).toMatch(/^ord_/);
+
+    // The generic x402 verifier (@x402/extensions) finds the receipt in the response and accepts it with our key.
+    const found = extractReceiptFromResponse(response) as JWSSignedReceipt | undefined;
+    expect(found?.format).toBe("jws");
+    const { kid } = decodeProtectedHeader(found!.signature);
+    const served = (await (await fetch(`${api.baseUrl}/.well-known/jwks.json`)).json()) as {
+      keys: { kid: string }[];
+    };
+    const jwk = served.keys.find((key) => key.kid === kid);
+    expect(jwk).toBeDefined();
+    const generic = await verifyReceiptSignatureJWS(found!, jwk as never);
+    expect(generic).toMatchObject({
+      network: NETWORKS.polygon.caip2,
+      resourceUrl: url,
+      transaction: settled.transaction,
+    });
   });
 
   it("v1 (x402-fetch): X-PAYMENT-RESPONSE carries one too, with the CAIP-2 network and no order", async () => {
