@@ -69,6 +69,9 @@ describe("app", () => {
         "/admin/api/marketplace/{id}/approve",
         "/admin/api/marketplace/{id}/reject",
         "/api/network/marketplace",
+        // issue 11 discovery exports
+        "/discovery/resources",
+        "/.well-known/x402",
         // issue 10, action part
         "/api/admin/pause",
         "/api/admin/unpause",

@@ -144,6 +144,32 @@ describe("gate: challenges", () => {
     expect(api.merchantRequests).toBe(before);
   });
 
+  it("challengeHeaders adds headers to every challenge; a failing one drops them, never the challenge", async () => {
+    const seen: string[] = [];
+    const app = await merchantApp({
+      challengeHeaders: async (req, challenge) => {
+        seen.push(`${req.method} ${challenge.resource} ${challenge.unit_price}`);
+        return { "payment-required": "e30=" };
+      },
+    });
+    const result = await get(`${app.url}/v1/search`);
+    expectChallenge(result, "payment_required");
+    expect(result.response.headers.get("payment-required")).toBe("e30=");
+    expect(seen).toEqual(["GET /v1/search 0.01"]);
+
+    const errors: unknown[] = [];
+    const failing = await merchantApp({
+      challengeHeaders: async () => {
+        throw new Error("description unavailable");
+      },
+      onError: (error) => errors.push(error),
+    });
+    const plain = await get(`${failing.url}/v1/search`);
+    expectChallenge(plain, "payment_required");
+    expect(plain.response.headers.get("payment-required")).toBeNull();
+    expect(errors).toHaveLength(1);
+  });
+
   it("answers 503 instead of a challenge when the price cannot be fetched, but paid calls still pass", async () => {
     const dead = await deadUrl();
     const app = await merchantApp({

@@ -117,6 +117,11 @@ export interface GateOptions {
    * `finality_depth` (the network's reorg window). Default: whatever Tollgate issued.
    */
   minConfirmations?: number | "finality";
+  /**
+   * Extra headers on every 402 challenge (the hosted gateway adds the x402 `PAYMENT-REQUIRED` description of the
+   * resource, issue 11). A failure here drops the extra headers, never the challenge.
+   */
+  challengeHeaders?: (req: Request, challenge: GateChallenge) => Promise<Record<string, string>>;
   /** Called with the cause of every 5xx the gate answers itself. Default: one `console.warn` line. */
   onError?: (error: unknown, req: Request) => void;
 }
@@ -260,18 +265,23 @@ export function gate(options: GateOptions): RequestHandler {
       fail(req, res, error);
       return;
     }
-    sendChallenge(
-      res,
-      buildChallenge({
-        apiBaseUrl,
-        merchantId: options.merchantId,
-        resource,
-        tier: options.tier,
-        unitPrice,
-        code,
-        ...(detail === undefined ? {} : { detail }),
-      }),
-    );
+    const built = buildChallenge({
+      apiBaseUrl,
+      merchantId: options.merchantId,
+      resource,
+      tier: options.tier,
+      unitPrice,
+      code,
+      ...(detail === undefined ? {} : { detail }),
+    });
+    if (options.challengeHeaders) {
+      try {
+        res.set(await options.challengeHeaders(req, built));
+      } catch (error) {
+        onError(error, req);
+      }
+    }
+    sendChallenge(res, built);
   }
 
   return async function tollgateGate(req, res, next) {

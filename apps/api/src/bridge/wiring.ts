@@ -15,6 +15,7 @@ import type { Logger } from "../infra/logger";
 import { createRateLimiter, type RateLimiter } from "../infra/rate-limit";
 import type { UpstreamPolicy } from "../paid-forward/upstream-call";
 import type { ChainContext, ChainRegistry } from "../services/chains";
+import type { ReceiptKeyStore } from "../services/keys/receipt-keys";
 import type { UnservedRecorder } from "../services/operator/bridge-unserved-service";
 import type { PauseGate } from "../services/operator/pause-service";
 import { exactRequirements } from "./challenge";
@@ -36,6 +37,8 @@ export interface BridgeDeps {
   pause?: Pick<PauseGate, "assertOpen"> | undefined;
   /** Records paid orders the upstream did not serve for the operators' failed-payments queue (issue 10). */
   unserved?: UnservedRecorder | undefined;
+  /** The API's receipt keys: settled x402 payments get an `offer-receipt` JWS (issue 17); absent stand-alone. */
+  keys?: ReceiptKeyStore | undefined;
 }
 
 export interface BridgeRouterOptions {
@@ -74,6 +77,8 @@ export interface BridgeContext {
   pause: Pick<PauseGate, "assertOpen"> | undefined;
   /** Paid-but-unserved record (issue 10); absent for the stand-alone bridge, which has no database. */
   unserved: UnservedRecorder | undefined;
+  /** Signs `offer-receipt` receipts (the JWKS key); undefined for the stand-alone bridge (no receipt then). */
+  keys: ReceiptKeyStore | undefined;
   /** The v1.2 splitter `pay_matic` pays; absent without a deployment (then only x402 could be offered). */
   splitter: Address | undefined;
   /** The chain when the manifest has one (the discovery document shows it, or null). */
@@ -216,6 +221,7 @@ function networkContext(
     network,
     pause: deps.pause,
     unserved: deps.unserved,
+    keys: deps.keys,
     splitter: deployedChain?.deployment.splitters["v1.2"]?.address as Address | undefined,
     deployedChain,
     store: shared.store,

@@ -5,6 +5,8 @@
  * receipt buys calls anywhere under the slug (resource `/<slug>`, docs/gateway.md); a suspended or revoked receipt
  * (issue 19) is refused from the database's state at once.
  */
+
+import type { ListingContentColumn } from "@tollgate/db";
 import {
   createReceiptVerifier,
   type FetchLike,
@@ -14,9 +16,13 @@ import {
   RedisQuotaStore,
 } from "@tollgate/gate";
 import { AppError, formatUsd, JWKS_PATH, ownValue } from "@tollgate/shared";
-import type { RequestHandler } from "express";
+import type { Request, RequestHandler } from "express";
+import { encodeHeader, HEADER_V2_REQUIRED } from "../bridge/x402/wire";
 import type { Deps } from "../deps";
+import { subPathOf } from "../paid-forward/upstream-call";
 import { findGatewayRouteBySlug, type GatewayRoute } from "../services/gateway-config-service";
+import { approvedListingsOf, listingUrl } from "../services/marketplace/discovery-service";
+import { bazaarExtension, gatewayOffer } from "../services/marketplace/x402-offer";
 import { findMerchant } from "../services/merchant-service";
 import { receiptState } from "../services/receipt-service";
 
@@ -46,6 +52,40 @@ export function createRouteGates(deps: Deps, cacheMs: number): RouteGates {
     return store;
   };
   const routes = new Map<string, { at: number; route: GatewayRoute | undefined }>();
+  const listed = new Map<string, { at: number; listings: Promise<ListingContentColumn[]> }>();
+  /** Approved listings of a merchant, cached like the route (a new approval shows within `cacheMs`). */
+  const listingsOf = (merchantId: string): Promise<ListingContentColumn[]> => {
+    const now = deps.clock.now().getTime();
+    const hit = listed.get(merchantId);
+    if (hit && now - hit.at < cacheMs) return hit.listings;
+    const loaded = approvedListingsOf(deps, merchantId);
+    listed.set(merchantId, { at: now, listings: loaded });
+    loaded.catch(() => listed.delete(merchantId));
+    return loaded;
+  };
+  /**
+   * Issue 11: the x402 v2 description of the resource (`PAYMENT-REQUIRED`), from the same `gatewayOffer` as the
+   * discovery exports, with the `bazaar` extension when an approved listing names this route and method.
+   */
+  const x402Header = async (route: GatewayRoute, req: Request): Promise<Record<string, string>> => {
+    const offer = await gatewayOffer(deps, route);
+    const path = subPathOf((req.params as { rest?: string[] }).rest);
+    const listing = (await listingsOf(route.merchantId)).find(
+      (item) => item.route === path && (item.method ?? "GET") === req.method,
+    );
+    const required = {
+      x402Version: 2,
+      error: "payment_required",
+      resource: {
+        url: listingUrl(deps.env.gateway.url, route.slug, path),
+        description: listing?.title ?? `${route.slug} (hosted gateway)`,
+        mimeType: "application/json",
+      },
+      accepts: offer.accepts,
+      ...(listing ? { extensions: { bazaar: bazaarExtension(listing) } } : {}),
+    };
+    return { [HEADER_V2_REQUIRED]: encodeHeader(required) };
+  };
   const gates = new Map<string, { key: string; handler: RequestHandler }>();
 
   return {
@@ -91,6 +131,7 @@ export function createRouteGates(deps: Deps, cacheMs: number): RouteGates {
             return formatUsd(price);
           },
         },
+        challengeHeaders: (req) => x402Header(route, req),
         onError: (error, req) =>
           deps.log.warn({ err: error, request_id: req.requestId }, "gateway gate error"),
       });

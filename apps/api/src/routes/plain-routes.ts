@@ -1,5 +1,7 @@
 import type { PlainRoute } from "../infra/plain-route";
 import { agentsRegisterRoute } from "./agents/agents-register";
+import { discoveryResourcesRoute } from "./discovery/discovery-resources";
+import { wellKnownX402Route } from "./discovery/well-known-x402";
 import { idlRoute } from "./identity/idl";
 import { liveStatsRoute } from "./identity/live-stats";
 import { manifestoRoute } from "./identity/manifesto";
@@ -20,6 +22,8 @@ export const plainRoutes: PlainRoute[] = [
   payRoute,
   metricsRoute,
   marketplaceFeedRoute,
+  discoveryResourcesRoute,
+  wellKnownX402Route,
   revocationFeedRoute,
   nonceRoute,
   manifestoRoute,

@@ -27,13 +27,17 @@ import {
 } from "@tollgate/shared";
 import {
   type Address,
+  BaseError,
   createWalletClient,
+  encodeFunctionData,
   getAddress,
   type Hex,
   http,
   isAddressEqual,
+  keccak256,
   type LocalAccount,
   parseSignature,
+  RpcRequestError,
   recoverTypedDataAddress,
 } from "viem";
 import type { Logger } from "../../infra/logger";
@@ -329,16 +333,34 @@ export function createFacilitator(options: FacilitatorOptions): Facilitator {
           blockTag: "pending",
         });
         const nonce = Math.max(pending, nextNonce ?? 0);
-        const hash = await wallet.writeContract({
-          address: req.token.address,
-          abi: testUsdcAbi,
-          functionName: "transferWithAuthorization",
-          args: transferArgs(payload),
+        // Signed here so the hash is known before the broadcast: a send whose answer is lost (RPC timeout after
+        // the node took it) is reported as pending with this hash, never as "nothing sent" (issue 17).
+        const request = await wallet.prepareTransactionRequest({
+          account: relayer,
+          to: req.token.address,
+          data: encodeFunctionData({
+            abi: testUsdcAbi,
+            functionName: "transferWithAuthorization",
+            args: transferArgs(payload),
+          }),
           // Headroom over the estimate, never above the configured bound.
           gas: minBig((gas * 12n) / 10n, options.settlementGasLimit),
           nonce,
           chain: chain.client.chain,
         });
+        // The prepared request carries chainId, fees, gas and nonce: a complete transaction for the local key.
+        const serialized = await relayer.signTransaction(
+          request as Parameters<LocalAccount["signTransaction"]>[0],
+        );
+        const hash = keccak256(serialized);
+        try {
+          await wallet.sendRawTransaction({ serializedTransaction: serialized });
+        } catch (error) {
+          if (definitelyRejected(error)) throw error;
+          nextNonce = nonce + 1;
+          options.log.error({ err: error, tx: hash }, "x402 settle: broadcast answer lost; outcome unknown");
+          return fail("settlement_pending", "settlement broadcast, outcome unknown", hash);
+        }
         nextNonce = nonce + 1;
         return hash;
       } catch (error) {
@@ -369,6 +391,13 @@ export function createFacilitator(options: FacilitatorOptions): Facilitator {
     relayer: options.relayer?.address,
     chain,
   };
+}
+
+/** True when the node answered the broadcast with a JSON-RPC error: the transaction was refused, nothing is pending. */
+function definitelyRejected(error: unknown): boolean {
+  return (
+    error instanceof BaseError && error.walk((e) => e instanceof RpcRequestError) instanceof RpcRequestError
+  );
 }
 
 function minBig(a: bigint, b: bigint): bigint {

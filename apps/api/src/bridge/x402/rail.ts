@@ -15,10 +15,25 @@ import type { ProviderConfig } from "../config";
 import { claimKeys, USED_RETENTION_MS } from "../orders";
 import { forwardToProvider, type PaidRequest } from "../paid-request";
 import { encodePaymentReceipt, RECEIPT_HEADER } from "../payment-receipt";
+import { bridgeBaseUrl, querySuffix } from "../request-url";
 import type { BridgeContext } from "../wiring";
 import { type ExactRequirement, X402_PROFILE } from "./facilitator";
+import { signOfferReceipt } from "./offer-receipt";
 import { encodeResult, readPaymentId, replayResult } from "./payment-identifier";
-import { encodeHeader, HEADER_V1_RESPONSE, HEADER_V2_RESPONSE, type ParsedPayment } from "./wire";
+import {
+  answerPending,
+  type PendingRecord,
+  pendingKey,
+  reconcilePending,
+  SETTLEMENT_PENDING,
+} from "./pending-settlement";
+import {
+  encodeHeader,
+  HEADER_V1_RESPONSE,
+  HEADER_V2_RESPONSE,
+  type ParsedPayment,
+  type SettleResponse,
+} from "./wire";
 
 /** Finds the requirements a payment may answer (v2: `accepted`; v1: every offered token, tried in turn). */
 export async function matchRequirements(
@@ -85,12 +100,25 @@ export async function payWithX402(
     if (stored) return replayResult(res, stored, paid.provider.id, paid.requestHash);
   }
 
+  // Issue 17: the same payment sent again while its settlement was pending is reconciled, never settled twice.
+  const pending = pendingKey(ctx.chain().chainId, auth.from, auth.nonce);
+  const pendingRecord = await ctx.store.getResult(pending);
+  if (pendingRecord) {
+    const outcome = await reconcilePending(ctx, res, JSON.parse(pendingRecord) as PendingRecord, version, {
+      provider: paid.provider.id,
+      requestHash: paid.requestHash,
+    });
+    if (outcome === "answered") return;
+    return refuse("invalid_transaction_state", "the pending settlement of this payment reverted");
+  }
+
   // Issue 20 finding 5: a v2 payment must name (`accepted.extra.order_id`) this request's challenge, and that order
   // is claimed with the authorization, so one authorization pays one order. v1 payloads carry no requirements to
   // name an order with: they stay bound to payTo and price only (docs/bridge.md "Threat model").
   let orderKey: string | undefined;
+  let orderId: string | undefined;
   if (version === 2) {
-    const orderId = payment.payload.accepted.extra?.order_id;
+    orderId = payment.payload.accepted.extra?.order_id as string | undefined;
     if (typeof orderId !== "string" || !isId("order", orderId))
       return refuse(
         "invalid_payment_requirements",
@@ -133,6 +161,44 @@ export async function payWithX402(
   const verified = requirement;
   const keys = [keyOf(verified), ...(orderKey ? [orderKey] : []), ...(idKey ? [idKey] : [])];
 
+  /** The headers proving a settled payment: settlement header (with the offer-receipt), receipt, CORS exposure. */
+  const proofOf = async (settled: SettleResponse): Promise<Record<string, string>> => {
+    // Issue 17: the signed receipt; settled already, so a signing failure only costs the receipt.
+    const extensions = ctx.keys
+      ? await signOfferReceipt(ctx.keys, {
+          network: ctx.wireNetwork(2),
+          resourceUrl: `${bridgeBaseUrl(ctx.config, req)}${req.path}${querySuffix(req)}`,
+          payer: getAddress(auth.from),
+          issuedAt: Math.floor(ctx.clock.now().getTime() / 1000),
+          transaction: settled.transaction,
+          amount: String(auth.value),
+          asset: verified.token.address,
+          payTo: verified.payTo,
+          order: orderId ?? "",
+        }).catch((error: unknown) => {
+          ctx.log.warn({ err: error }, "offer-receipt not signed");
+          return undefined;
+        })
+      : undefined;
+    return {
+      [version === 2 ? HEADER_V2_RESPONSE : HEADER_V1_RESPONSE]: encodeHeader(
+        extensions ? { ...settled, extensions } : settled,
+      ),
+      [RECEIPT_HEADER]: encodePaymentReceipt({
+        rail: `x402-v${version}`,
+        network: ctx.network,
+        chain_id: chain.chainId,
+        tx_hash: settled.transaction,
+        payer: getAddress(auth.from),
+        asset: verified.token.symbol,
+        amount: auth.value,
+        pay_to: verified.payTo,
+        economics_profile: X402_PROFILE,
+      }),
+      "Access-Control-Expose-Headers": [HEADER_V1_RESPONSE, HEADER_V2_RESPONSE, RECEIPT_HEADER].join(", "),
+    };
+  };
+
   const claim = async (): Promise<HeldPayment | undefined> => {
     const claimed = await ctx.store.claim(keys, ctx.claimLeaseMs);
     if (!claimed.ok) {
@@ -165,11 +231,33 @@ export async function payWithX402(
           return "answered";
         }
         const settled = await ctx.facilitator.settle(version, exact, verified);
+        if (!settled.success && settled.errorReason === SETTLEMENT_PENDING && settled.transaction) {
+          // Outcome unknown: the nonce may be spent, so the claim stays; the answer waits for the same payment.
+          await ctx.store.consume(keys, claimed.lease, USED_RETENTION_MS);
+          const { errorReason: _reason, errorMessage: _message, ...rest } = settled;
+          const record: PendingRecord = {
+            transaction: settled.transaction,
+            settled,
+            kept: encodeResult(
+              paid.provider.id,
+              paid.requestHash,
+              delivered,
+              await proofOf({ ...rest, success: true }),
+            ),
+          };
+          await ctx.store
+            .putResult(pending, JSON.stringify(record), ctx.orderRetentionMs)
+            .catch((error: unknown) => ctx.log.warn({ err: error }, "pending settlement not kept"));
+          ctx.log.warn(
+            { settle: settled, provider: paid.provider.id },
+            "x402 settlement pending; answered 202, upstream answer kept for the retry",
+          );
+          answerPending(res, version, settled);
+          return "answered";
+        }
         if (!settled.success) {
-          // Not paid: the upstream answer is withheld. A pending broadcast keeps the claim (the nonce may be spent).
-          if (settled.errorReason === "settlement_pending")
-            await ctx.store.consume(keys, claimed.lease, USED_RETENTION_MS);
-          else await ctx.store.release(keys, claimed.lease);
+          // Not paid: the upstream answer is withheld.
+          await ctx.store.release(keys, claimed.lease);
           ctx.log.warn(
             { settle: settled, provider: paid.provider.id },
             "x402 settlement failed; upstream answer withheld",
@@ -183,23 +271,7 @@ export async function payWithX402(
           return "answered";
         }
         await ctx.store.consume(keys, claimed.lease, USED_RETENTION_MS);
-        const proof = {
-          [version === 2 ? HEADER_V2_RESPONSE : HEADER_V1_RESPONSE]: encodeHeader(settled),
-          [RECEIPT_HEADER]: encodePaymentReceipt({
-            rail: `x402-v${version}`,
-            network: ctx.network,
-            chain_id: chain.chainId,
-            tx_hash: settled.transaction,
-            payer: getAddress(auth.from),
-            asset: verified.token.symbol,
-            amount: auth.value,
-            pay_to: verified.payTo,
-            economics_profile: X402_PROFILE,
-          }),
-          "Access-Control-Expose-Headers": [HEADER_V1_RESPONSE, HEADER_V2_RESPONSE, RECEIPT_HEADER].join(
-            ", ",
-          ),
-        };
+        const proof = await proofOf(settled);
         if (idKey) {
           const kept = encodeResult(paid.provider.id, paid.requestHash, delivered, proof);
           // Settled already: a store hiccup only costs the replay (a retry then gets duplicate_settlement).
