@@ -11,6 +11,20 @@ import { bearer, registrationBody, type TestApi } from "./harness";
 const PASSWORD = "correct horse battery staple";
 let counter = 0;
 
+/** Creates an operator account of `role` and returns what a person types at the console's sign-in. */
+export async function createAdminAccount(
+  api: TestApi,
+  role: "owner" | "operator" | "viewer",
+): Promise<{ email: string; password: string }> {
+  const email = `console-${role}${++counter}-${Date.now()}@example.com`;
+  await createAdmin(
+    api.deps.db.db,
+    { email, password: PASSWORD, role },
+    { now: new Date(), actor: { type: "system", id: "test" } },
+  );
+  return { email, password: PASSWORD };
+}
+
 /** Creates an admin of `role` and signs in for a bearer session; returns the headers to send. */
 export async function signInAs(
   api: TestApi,

@@ -1,0 +1,202 @@
+/**
+ * The operator console in Chromium against the real API (issue 14): sign-in, moderation reaching the public
+ * feed, pause refusing quotes at once, every page accessible (axe-core) and screenshotted, the locked-out
+ * screen, and a viewer who can press nothing that changes state.
+ */
+import { createAdminAccount, registerMerchant } from "@tollgate/api/testing/admin";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type Harness,
+  hasChromium,
+  screenshot,
+  seriousViolations,
+  settled,
+  signIn,
+  startHarness,
+} from "./admin-harness";
+
+const PAYER = "0x8617E340B3D01FA5F11F306F4090FD50E238070D";
+
+describe.skipIf(!hasChromium)("operator console in Chromium", () => {
+  let h: Harness;
+  let merchant: { id: string; secret: string };
+  let operator: { email: string; password: string };
+
+  beforeAll(async () => {
+    // Three failed sign-ins lock an email + address, so the locked-out screen is reachable in a test.
+    h = await startHarness({ LOGIN_CONSECUTIVE_FAILURES: "3" });
+    merchant = await registerMerchant(h.api, { network_mode: "test" }); // settles on amoy
+    operator = await createAdminAccount(h.api, "operator");
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const newListing = async (title: string) => {
+    const created = await h.api.call("POST", `/v1/merchants/${merchant.id}/listings`, {
+      headers: { authorization: `Bearer ${merchant.secret}` },
+      body: {
+        route: `/v1/${title.toLowerCase().replace(/\W+/g, "-")}`,
+        category: "search",
+        title,
+        description: "Browser test listing.",
+        tier: "standard",
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    return String(created.json.id);
+  };
+  const quote = () =>
+    h.api.call("POST", "/v1/quote", {
+      body: { merchant_id: merchant.id, resource: "/r", tier: "standard", payer: PAYER },
+    });
+
+  it("an operator signs in; the session is an HttpOnly cookie, nothing is stored in the page", async () => {
+    const { page } = h;
+    await page.goto(`${h.api.baseUrl}/console/admin/`);
+    await page.getByTestId("admin-email").waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, "admin-signin");
+    await signIn(page, h.api.baseUrl, operator);
+    await settled(page);
+    expect(await page.getByTestId("admin-who").textContent()).toContain("(operator)");
+    const storage = await page.evaluate(() => ({
+      local: window.localStorage.length,
+      session: window.sessionStorage.length,
+      cookie: document.cookie,
+    }));
+    expect(storage).toEqual({ local: 0, session: 0, cookie: "" });
+  });
+
+  it("approves a listing and the public feed shows it", async () => {
+    const id = await newListing("Browser Moderated Search");
+    const { page } = h;
+    await page.getByRole("link", { name: "Marketplace" }).click();
+    await page.getByTestId(`approve-${id}`).click();
+    await page.getByTestId("moderation-notice").waitFor();
+    const feed = await h.api.call("GET", "/api/network/marketplace");
+    expect(feed.status).toBe(200);
+    expect((feed.json.listings as { id: string; title: string }[]).map((l) => l.title)).toContain(
+      "Browser Moderated Search",
+    );
+  });
+
+  it("rejects a listing with a reason the merchant then reads", async () => {
+    const id = await newListing("Browser Rejected Search");
+    const { page } = h;
+    await page.reload();
+    await page.getByTestId(`reject-${id}`).click();
+    await page.getByTestId("reject-reason").fill("Describe what the route returns.");
+    await page.getByTestId("reject-confirm").click();
+    await page.getByTestId("moderation-notice").waitFor();
+    const mine = await h.api.call("GET", `/v1/merchants/${merchant.id}/listings/${id}`, {
+      headers: { authorization: `Bearer ${merchant.secret}` },
+    });
+    expect(mine.json).toMatchObject({
+      status: "rejected",
+      rejection_reason: "Describe what the route returns.",
+    });
+  });
+
+  it("pauses amoy: quotes for amoy are refused at once; unpausing serves them again", async () => {
+    const { page } = h;
+    expect((await quote()).json.code).not.toBe("service_paused");
+    await page.getByRole("link", { name: "Overview" }).click();
+    await settled(page);
+    await page.getByTestId("pause-scope").selectOption("amoy");
+    await page.getByTestId("pause-open").click();
+    await page.getByTestId("pause-reason").fill("relayer drained (browser test)");
+    await screenshot(page, "admin-pause-dialog");
+    await page.getByTestId("pause-confirm").click();
+    expect(await page.getByTestId("pause-notice").textContent()).toContain("refused now");
+    await page.getByTestId("paused-amoy").waitFor();
+    const refused = await quote();
+    expect(refused.status).toBe(503);
+    expect(refused.json.code).toBe("service_paused");
+
+    await page.getByTestId("unpause-amoy").click();
+    await page.getByTestId("pause-reason").fill("relayer funded");
+    await page.getByTestId("pause-confirm").click();
+    await expect.poll(() => page.getByTestId("paused-amoy").count()).toBe(0);
+    expect((await quote()).json.code).not.toBe("service_paused");
+  });
+
+  const PAGES = [
+    ["overview", "/"],
+    ["merchants", "/merchants"],
+    ["merchant-detail", "/merchants/{merchant}"],
+    ["agents", "/agents"],
+    ["transactions", "/transactions"],
+    ["marketplace", "/marketplace"],
+    ["failed", "/failed"],
+    ["webhooks", "/webhooks"],
+    ["fees", "/fees"],
+    ["telemetry", "/telemetry"],
+    ["x402", "/x402"],
+    ["solana", "/solana"],
+    ["audit", "/audit"],
+    ["search", "/search?q={merchant}"],
+  ] as const;
+
+  it("every page loads (deep links included) with no serious or critical axe violation", async () => {
+    const { page } = h;
+    const report: Record<string, unknown> = {};
+    for (const [name, path] of PAGES) {
+      await page.goto(`${h.api.baseUrl}/console/admin${path.replace("{merchant}", merchant.id)}`);
+      await settled(page);
+      expect(await page.getByTestId("load-error").count(), name).toBe(0);
+      const violations = await seriousViolations(page);
+      if (violations.length) report[name] = violations;
+      await screenshot(page, `admin-${name}`);
+    }
+    expect(report).toEqual({});
+    expect(await page.getByTestId("search-results").textContent()).toContain(merchant.id);
+  });
+
+  it("shows the locked-out screen with the wait after too many failed sign-ins", async () => {
+    const { page } = h;
+    await page.getByTestId("admin-signout").click();
+    await page.getByTestId("admin-email").waitFor();
+    const victim = await createAdminAccount(h.api, "operator");
+    for (let attempt = 0; attempt < 4; attempt++) {
+      if ((await page.getByTestId("admin-locked").count()) > 0) break;
+      await page.getByTestId("admin-email").fill(victim.email);
+      await page.getByTestId("admin-password").fill("not the password at all");
+      await page.getByTestId("admin-signin-submit").click();
+      await page
+        .locator('[data-testid="admin-signin-problem"], [data-testid="admin-locked"]')
+        .first()
+        .waitFor();
+    }
+    expect(await page.getByTestId("admin-locked-wait").textContent()).toMatch(/Try again in \d+ minutes?/);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, "admin-locked");
+  });
+
+  it("a viewer sees the pages but every state-changing control is disabled, and the API refuses anyway", async () => {
+    const id = await newListing("Browser Viewer Search");
+    const viewer = await createAdminAccount(h.api, "viewer");
+    const { page } = h;
+    await signIn(page, h.api.baseUrl, viewer);
+    await settled(page);
+    await page.getByTestId("viewer-banner").waitFor();
+    expect(await page.getByTestId("pause-open").isDisabled()).toBe(true);
+    expect(await page.getByTestId("pause-scope").isDisabled()).toBe(true);
+    await page.getByRole("link", { name: "Marketplace" }).click();
+    await page.getByTestId(`approve-${id}`).waitFor();
+    expect(await page.getByTestId(`approve-${id}`).isDisabled()).toBe(true);
+    expect(await page.getByTestId(`reject-${id}`).isDisabled()).toBe(true);
+    await screenshot(page, "admin-viewer-marketplace");
+    // The page cannot act around the disabled buttons: the API answers 403 to the viewer's cookie.
+    const status = await page.evaluate(async (listingId) => {
+      const response = await fetch(`/admin/api/marketplace/${listingId}/approve`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-tollgate-csrf": "1" },
+        body: "{}",
+      });
+      return { status: response.status, code: ((await response.json()) as { code: string }).code };
+    }, id);
+    expect(status).toEqual({ status: 403, code: "admin_role_forbidden" });
+    expect(h.errors).toEqual([]);
+  });
+});
