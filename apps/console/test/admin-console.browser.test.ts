@@ -3,7 +3,8 @@
  * feed, pause refusing quotes at once, every page accessible (axe-core) and screenshotted, the locked-out
  * screen, and a viewer who can press nothing that changes state.
  */
-import { createAdminAccount, registerMerchant } from "@tollgate/api/testing/admin";
+import { readFileSync } from "node:fs";
+import { createAdminAccount, insertPaidQuote, registerMerchant } from "@tollgate/api/testing/admin";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type Harness,
@@ -27,6 +28,11 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
     h = await startHarness({ LOGIN_CONSECUTIVE_FAILURES: "3" });
     merchant = await registerMerchant(h.api, { network_mode: "test" }); // settles on amoy
     operator = await createAdminAccount(h.api, "operator");
+    // Three paid settlements on the last three days, so the charts and tables have rows.
+    const day = 86_400_000;
+    for (const k of [1, 2, 3]) {
+      await insertPaidQuote(h.api, merchant.id, k, { at: new Date(Date.now() - (3 - k) * day - 60_000) });
+    }
   });
   afterAll(async () => {
     await h?.close();
@@ -119,6 +125,31 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
     await page.getByTestId("pause-confirm").click();
     await expect.poll(() => page.getByTestId("paused-amoy").count()).toBe(0);
     expect((await quote()).json.code).not.toBe("service_paused");
+  });
+
+  it("draws the daily chart; transactions link to their merchant and export as CSV", async () => {
+    const { page } = h;
+    await page.goto(`${h.api.baseUrl}/console/admin/`);
+    await settled(page);
+    await page.locator(".chart canvas").first().waitFor();
+    expect(await page.getByTestId("overview-receipts").textContent()).toContain("3");
+    await page.getByRole("link", { name: "Transactions" }).click();
+    await settled(page);
+    expect(await page.locator('[data-testid="tx-table"] tbody tr').count()).toBe(3);
+    const download = page.waitForEvent("download");
+    await page.getByTestId("tx-export").click();
+    const csv = readFileSync(String(await (await download).path()), "utf8")
+      .trim()
+      .split("\n");
+    expect(csv).toHaveLength(4); // header + 3 rows
+    await page
+      .locator('[data-testid="tx-table"] tbody tr')
+      .first()
+      .getByRole("link", { name: merchant.id })
+      .click();
+    await settled(page);
+    expect(page.url()).toContain(`/console/admin/merchants/${merchant.id}`);
+    expect(await page.locator('[data-testid="merchant-settlements"] tbody tr').count()).toBe(3);
   });
 
   const PAGES = [

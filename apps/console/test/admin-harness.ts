@@ -90,9 +90,7 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
     const axe = (
       window as unknown as {
         axe: {
-          run: (
-            ctx: Document,
-          ) => Promise<{
+          run: (ctx: Document) => Promise<{
             violations: { id: string; impact: string | null; help: string; nodes: unknown[] }[];
           }>;
         };

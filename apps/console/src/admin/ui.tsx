@@ -64,7 +64,9 @@ export function Table<Row>({
 }) {
   if (rows.length === 0) return <Empty>{empty}</Empty>;
   return (
-    <div className="table-wrap">
+    // A wide table scrolls sideways: the region is focusable so keyboard users can scroll it too.
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (WCAG 2.1.1).
+    <section className="table-wrap" tabIndex={0} aria-label={caption}>
       <table className="table" data-testid={testId}>
         <caption>{caption}</caption>
         <thead>
@@ -88,7 +90,7 @@ export function Table<Row>({
           ))}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }
 
