@@ -59,8 +59,17 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
 
   it("an operator signs in; the session is an HttpOnly cookie, nothing is stored in the page", async () => {
     const { page } = h;
+    // Code split: the merchant console never downloads the operator chunk; the operator console does.
+    const scripts: string[] = [];
+    page.on("request", (request) => {
+      if (request.resourceType() === "script") scripts.push(new URL(request.url()).pathname);
+    });
+    await page.goto(`${h.api.baseUrl}/console/`);
+    await page.getByTestId("register-name").waitFor();
+    expect(scripts.some((path) => path.includes("AdminApp"))).toBe(false);
     await page.goto(`${h.api.baseUrl}/console/admin/`);
     await page.getByTestId("admin-email").waitFor();
+    expect(scripts.some((path) => path.includes("AdminApp"))).toBe(true);
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, "admin-signin");
     await signIn(page, h.api.baseUrl, operator);
@@ -150,6 +159,11 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
     await settled(page);
     expect(page.url()).toContain(`/console/admin/merchants/${merchant.id}`);
     expect(await page.locator('[data-testid="merchant-settlements"] tbody tr').count()).toBe(3);
+    // The global search box reads any id: here the payer's address.
+    await page.getByTestId("global-search").fill("0x8ba1f109551bd432803012645ac136ddd64dba72");
+    await page.getByTestId("global-search").press("Enter");
+    await page.getByTestId("search-results").waitFor();
+    expect(await page.getByTestId("search-results").textContent()).toContain("agent");
   });
 
   const PAGES = [

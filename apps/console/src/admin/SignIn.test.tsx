@@ -47,13 +47,11 @@ describe("operator SignIn", () => {
   });
 
   it("shows the locked-out screen with the wait from Retry-After", async () => {
-    const login = vi
-      .fn()
-      .mockRejectedValue(
-        problemError("login_locked", 429, "too many failed sign-ins; try again in 30 s", {
-          "retry-after": "900",
-        }),
-      );
+    const login = vi.fn().mockRejectedValue(
+      problemError("login_locked", 429, "too many failed sign-ins; try again in 30 s", {
+        "retry-after": "900",
+      }),
+    );
     render(<SignIn client={clientWith(login)} onSignedIn={vi.fn()} />);
     submit("op@example.com", "nope");
     expect((await screen.findByTestId("admin-locked-wait")).textContent).toContain("Try again in 15 minutes");

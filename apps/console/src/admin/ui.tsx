@@ -1,7 +1,7 @@
 /** Small building blocks of the operator pages: states, tables, pager, confirmation dialog, formatting. */
 import { type ReactNode, useEffect, useId, useRef } from "react";
 import { ProblemBanner } from "../components/ProblemBanner";
-import { toFormProblem } from "../lib/errors";
+import { problemOf, toFormProblem } from "../lib/errors";
 import type { Load } from "./hooks";
 
 export function Loading({ what }: { what: string }) {
@@ -21,6 +21,15 @@ export function Empty({ children }: { children: ReactNode }) {
 }
 
 export function ErrorState({ error, testId = "load-error" }: { error: unknown; testId?: string }) {
+  if (problemOf(error)?.code === "admin_auth_required") {
+    // The session ended (idle or absolute expiry, or signed out elsewhere): back to the sign-in form.
+    return (
+      <div className="banner banner--warning" role="alert" data-testid="session-ended">
+        <p>Your operator session has ended.</p>
+        <a href="/console/admin/">Sign in again</a>
+      </div>
+    );
+  }
   return (
     <ProblemBanner problem={toFormProblem(error)} testId={testId} extraErrors={toFormProblem(error).errors} />
   );

@@ -3,6 +3,7 @@ import { type FormEvent, useState } from "react";
 import { Link, useParams } from "react-router";
 import { useAdmin } from "../context";
 import { useCursor, useLoad } from "../hooks";
+import { AgentLink, SearchLink } from "../links";
 import { Loaded, Mono, Pager, Stat, Table, Time } from "../ui";
 import { SettlementTable } from "./SettlementTable";
 
@@ -112,20 +113,36 @@ export function MerchantDetailPage() {
               caption="10 newest"
               testId="merchant-receipts"
               rows={d.recent_receipts}
-              rowKey={(r) => String((r as { id: string }).id)}
+              rowKey={(r) => r.id}
               empty="No receipts."
-              columns={Object.keys(d.recent_receipts[0] ?? {})
-                .slice(0, 6)
-                .map((key) => ({
-                  header: key,
-                  cell: (r) => String((r as Record<string, unknown>)[key] ?? "—"),
-                }))}
+              columns={[
+                { header: "Receipt", cell: (r) => <SearchLink q={r.id} /> },
+                { header: "Quote", cell: (r) => <SearchLink q={r.quote_id} /> },
+                { header: "Payer", cell: (r) => <AgentLink address={r.payer} /> },
+                { header: "Transaction", cell: (r) => <SearchLink q={r.tx_hash} /> },
+                { header: "Quota", cell: (r) => r.quota, numeric: true },
+                { header: "Issued", cell: (r) => <Time at={r.issued_at} /> },
+                { header: "Expires", cell: (r) => <Time at={r.expires_at} /> },
+              ]}
             />
           </section>
           <section className="section" aria-labelledby="m-webhook">
             <h2 id="m-webhook">Webhook and gateway</h2>
             <p>URL: {d.webhook.url ?? "none"}</p>
-            <p>Gateway route: {d.gateway_route ? JSON.stringify(d.gateway_route) : "none"}</p>
+            <p>
+              Gateway route:{" "}
+              {d.gateway_route
+                ? `/${d.gateway_route.slug} → ${d.gateway_route.upstream_url} (tier ${d.gateway_route.tier})`
+                : "none"}
+            </p>
+            {d.webhook.last_failure ? (
+              <p className="banner banner--warning">
+                Last delivery failure: event <SearchLink q={d.webhook.last_failure.event_id} />,{" "}
+                {d.webhook.last_failure.status} after {d.webhook.last_failure.attempts} attempts (
+                {d.webhook.last_failure.last_status ?? "no answer"}
+                {d.webhook.last_failure.last_error ? `: ${d.webhook.last_failure.last_error}` : ""})
+              </p>
+            ) : null}
           </section>
         </>
       )}
