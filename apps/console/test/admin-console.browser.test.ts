@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { createAdminAccount, insertPaidQuote, registerMerchant } from "@tollgate/api/testing/admin";
+import { failedPaymentFixtures, merchantWithDeliveries } from "@tollgate/api/testing/dashboard";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type Harness,
@@ -174,6 +175,29 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
     expect(await page.getByTestId("search-results").textContent()).toContain("agent");
   });
 
+  it("replays a dead webhook delivery and records a failed payment as dismissed", async () => {
+    const { page } = h;
+    const { eventIds } = await merchantWithDeliveries(h.api, ["dead", "dead", "delivered"]);
+    const failed = await failedPaymentFixtures(h.api, merchant.id);
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    await settled(page);
+    await page.getByRole("button", { name: `Replay ${eventIds[0]}` }).click();
+    expect(await page.getByTestId("replay-notice").textContent()).toContain(String(eventIds[0]));
+    await expect.poll(() => page.getByRole("button", { name: `Replay ${eventIds[0]}` }).count()).toBe(0);
+
+    await page.getByRole("link", { name: "Failed payments" }).click();
+    await settled(page);
+    await page.getByRole("button", { name: `Resolve ${failed.unmatched}` }).click();
+    await page.getByLabel("Resolution").selectOption("dismissed");
+    await page.getByLabel("Note").fill("underpaid by a test wallet; nothing to refund");
+    await screenshot(page, "admin-resolve-dialog");
+    await page.getByRole("button", { name: "Record" }).click();
+    expect(await page.getByTestId("failed-notice").textContent()).toContain("dismissed");
+    await expect
+      .poll(() => page.getByRole("button", { name: `Resolve ${failed.unmatched}` }).count())
+      .toBe(0);
+  });
+
   const PAGES = [
     ["overview", "/"],
     ["merchants", "/merchants"],
@@ -240,6 +264,16 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
     expect(await page.getByTestId(`approve-${id}`).isDisabled()).toBe(true);
     expect(await page.getByTestId(`reject-${id}`).isDisabled()).toBe(true);
     await screenshot(page, "admin-viewer-marketplace");
+    for (const [section, button] of [
+      ["Webhooks", /^Replay evt_/],
+      ["Failed payments", /^Resolve fail_/],
+    ] as const) {
+      await page.getByRole("link", { name: section }).click();
+      await settled(page);
+      const buttons = page.getByRole("button", { name: button });
+      expect(await buttons.count(), section).toBeGreaterThan(0);
+      for (const one of await buttons.all()) expect(await one.isDisabled()).toBe(true);
+    }
     // The page cannot act around the disabled buttons: the API answers 403 to the viewer's cookie.
     const status = await page.evaluate(async (listingId) => {
       const response = await fetch(`/admin/api/marketplace/${listingId}/approve`, {
