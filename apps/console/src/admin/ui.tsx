@@ -150,7 +150,10 @@ export function Dialog({
   const titleId = useId();
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
+    // Focus moves into the dialog and back to the control that opened it when it closes.
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : undefined;
     ref.current?.querySelector<HTMLElement>("textarea, input, select, button")?.focus();
+    return () => opener?.focus();
   }, []);
   return (
     <div className="dialog-backdrop">

@@ -5,6 +5,7 @@ import { DailyChart } from "../Chart";
 import { useAdmin } from "../context";
 import { useLoad } from "../hooks";
 import { Amount, decimalsOf, Loaded, Stat, Table, Time } from "../ui";
+import { HaltedNetworks } from "./HaltedNetworks";
 import { PauseControl } from "./PauseControl";
 
 type FeeRow = Awaited<ReturnType<AdminClient["dashboard"]["fees"]["query"]>>["rows"][number];
@@ -19,6 +20,7 @@ export function OverviewPage() {
       <Loaded load={overview} what="the overview">
         {(data) => (
           <>
+            <HaltedNetworks halted={data.halted_networks} onChanged={overview.reload} />
             <PauseControl pause={data.pause} onChanged={overview.reload} />
             <Counts data={data} />
             <Loaded load={fees} what="daily figures">

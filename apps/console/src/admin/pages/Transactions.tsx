@@ -146,7 +146,7 @@ export function TransactionsListPage() {
       <Loaded load={list} what="transactions">
         {(data) => (
           <>
-            <SettlementTable rows={data.transactions} caption="Settlements, newest first" testId="tx-table" />
+            <SettlementTable rows={data.transactions} caption="Settlements" testId="tx-table" />
             <Pager
               label="Transactions"
               page={pager.page}
