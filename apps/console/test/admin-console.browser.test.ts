@@ -228,6 +228,9 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
     }
     expect(report).toEqual({});
     expect(await page.getByTestId("search-results").textContent()).toContain(merchant.id);
+    await page.goto(`${h.api.baseUrl}/console/admin/audit`);
+    await settled(page);
+    expect(await page.getByTestId("audit-verify").textContent()).toMatch(/^Chain verified: \d+ events/);
   });
 
   it("shows the locked-out screen with the wait after too many failed sign-ins", async () => {
