@@ -6,7 +6,7 @@ import { defineConfig } from "vite";
  * proxies the API paths to a running API: CONSOLE_API_URL, default http://127.0.0.1:3000 (the API's PORT).
  */
 const apiTarget = process.env.CONSOLE_API_URL || "http://127.0.0.1:3000";
-const proxied = ["/trpc", "/v1", "/openapi.json", "/openapi.yaml", "/docs", "/healthz"];
+const proxied = ["/trpc", "/v1", "/api", "/admin/api", "/openapi.json", "/openapi.yaml", "/docs", "/healthz"];
 
 export default defineConfig({
   base: "/console/",

@@ -1,17 +1,31 @@
-import { StrictMode } from "react";
+import { lazy, StrictMode, Suspense } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./App";
 import { readSecret } from "./lib/session";
 import { createMerchantApi } from "./lib/trpc";
 import "./styles.css";
 
-// The API serves the console and /trpc from the same origin (Vite's dev server proxies /trpc to it).
-const api = createMerchantApi({ baseUrl: window.location.origin, getSecret: readSecret });
+// The operator console is its own chunk: the merchant pages never download it (issue 14).
+const AdminApp = lazy(() => import("./admin/AdminApp"));
+const isAdmin = /^\/console\/admin(\/|$)/.test(window.location.pathname);
 
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html lacks #root");
+
+function merchant() {
+  // The API serves the console and /trpc from the same origin (Vite's dev server proxies /trpc to it).
+  const api = createMerchantApi({ baseUrl: window.location.origin, getSecret: readSecret });
+  return <App api={api} />;
+}
+
 createRoot(root).render(
   <StrictMode>
-    <App api={api} />
+    {isAdmin ? (
+      <Suspense fallback={<p role="status">Loading the operator console…</p>}>
+        <AdminApp />
+      </Suspense>
+    ) : (
+      merchant()
+    )}
   </StrictMode>,
 );

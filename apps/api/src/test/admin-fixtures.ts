@@ -8,6 +8,15 @@ import { sql } from "drizzle-orm";
 import { createTestAdmin, TEST_PASSWORD } from "../routes/admin/testing";
 import { bearer, registrationBody, type TestApi } from "./harness";
 
+/** Creates an operator account of `role` and returns what a person types at the console's sign-in. */
+export async function createAdminAccount(
+  api: TestApi,
+  role: "owner" | "operator" | "viewer",
+): Promise<{ email: string; password: string }> {
+  const { email } = await createTestAdmin(api, role);
+  return { email, password: TEST_PASSWORD };
+}
+
 /** Creates an admin of `role` and signs in for a bearer session; returns the headers to send. */
 export async function operatorBearer(
   api: TestApi,
@@ -68,13 +77,13 @@ export async function insertPaidQuote(
   api: TestApi,
   merchantId: string,
   k: number,
-  options: { payer?: string; resource?: string } = {},
+  options: { payer?: string; resource?: string; at?: Date } = {},
 ): Promise<{ quoteId: string; receiptId: string; txHash: string }> {
   const payer = options.payer ?? "0x8ba1f109551bd432803012645ac136ddd64dba72";
   const quoteId = newId("quote");
   const receiptId = newId("receipt");
   const txHash = `0x${k.toString(16).padStart(64, "0")}`;
-  const at = new Date(Date.UTC(2026, 0, 1, 0, 0, k));
+  const at = options.at ?? new Date(Date.UTC(2026, 0, 1, 0, 0, k));
   await api.deps.db.db.insert(quotes).values({
     id: quoteId,
     merchantId,
@@ -118,9 +127,16 @@ export async function insertPaidQuote(
     issuedAt: at,
     expiresAt: new Date(at.getTime() + 86_400_000),
   });
-  await api.deps.db.db
-    .insert(settlements)
-    .values(settlementRow(k, { payer, merchantId, quoteId, orderId: quoteId, txHash }));
+  await api.deps.db.db.insert(settlements).values(
+    settlementRow(k, {
+      payer,
+      merchantId,
+      quoteId,
+      orderId: quoteId,
+      txHash,
+      ...(options.at ? { seenAt: options.at, updatedAt: options.at } : {}),
+    }),
+  );
   return { quoteId, receiptId, txHash };
 }
 

@@ -1,0 +1,168 @@
+/**
+ * The operator console at /console/admin/* (issue 14), loaded lazily by main.tsx so the merchant bundle never
+ * carries it. The admin session is the HttpOnly cookie; nothing about it is stored in the page.
+ */
+import "uplot/dist/uPlot.min.css";
+import "./admin.css";
+import { type FormEvent, useMemo, useState } from "react";
+import { BrowserRouter, NavLink, Route, Routes, useNavigate } from "react-router";
+import { AppLayout } from "../shell/AppLayout";
+import { codeOf, createAdminClient } from "./api";
+import { AdminContext, type AdminSession } from "./context";
+import { useLoad } from "./hooks";
+import { AgentDetailPage, AgentsPage } from "./pages/Agents";
+import { AuditPage } from "./pages/Audit";
+import { FailedPage } from "./pages/Failed";
+import { FeesPage } from "./pages/Fees";
+import { MerchantDetailPage, MerchantsPage } from "./pages/Merchants";
+import { ModerationPage } from "./pages/Moderation";
+import { OverviewPage } from "./pages/Overview";
+import { SearchPage } from "./pages/Search";
+import { SolanaPage, TelemetryPage, X402Page } from "./pages/Services";
+import { TransactionsListPage } from "./pages/Transactions";
+import { WebhooksPage } from "./pages/Webhooks";
+import { SignIn } from "./SignIn";
+import { ErrorState, Loading } from "./ui";
+
+const SECTIONS: readonly [path: string, label: string][] = [
+  ["/", "Overview"],
+  ["/merchants", "Merchants"],
+  ["/agents", "Agents"],
+  ["/transactions", "Transactions"],
+  ["/marketplace", "Marketplace"],
+  ["/failed", "Failed payments"],
+  ["/webhooks", "Webhooks"],
+  ["/fees", "Fees"],
+  ["/telemetry", "Telemetry"],
+  ["/x402", "x402"],
+  ["/solana", "Solana"],
+  ["/audit", "Audit log"],
+];
+
+export default function AdminApp() {
+  const client = useMemo(() => createAdminClient(window.location.origin), []);
+  const me = useLoad(() => client.admin.me.query(), "me");
+  const session: AdminSession | undefined = useMemo(
+    () => (me.status === "ready" ? { client, me: me.data, canAct: me.data.can_act } : undefined),
+    [client, me.status, me.data],
+  );
+
+  if (me.status === "loading" && !me.data) {
+    return (
+      <AppLayout area="Operator">
+        <Loading what="your session" />
+      </AppLayout>
+    );
+  }
+  if (!session) {
+    const signedOut = me.status === "error" && codeOf(me.error) === "admin_auth_required";
+    return (
+      <AppLayout area="Operator">
+        {signedOut ? (
+          <SignIn client={client} onSignedIn={me.reload} />
+        ) : (
+          <ErrorState error={me.status === "error" ? me.error : undefined} />
+        )}
+      </AppLayout>
+    );
+  }
+  return (
+    <AdminContext.Provider value={session}>
+      <BrowserRouter basename="/console/admin">
+        <Frame onSignedOut={me.reload}>
+          <Routes>
+            <Route index element={<OverviewPage />} />
+            <Route path="merchants" element={<MerchantsPage />} />
+            <Route path="merchants/:id" element={<MerchantDetailPage />} />
+            <Route path="agents" element={<AgentsPage />} />
+            <Route path="agents/:addr" element={<AgentDetailPage />} />
+            <Route path="transactions" element={<TransactionsListPage />} />
+            <Route path="marketplace" element={<ModerationPage />} />
+            <Route path="failed" element={<FailedPage />} />
+            <Route path="webhooks" element={<WebhooksPage />} />
+            <Route path="fees" element={<FeesPage />} />
+            <Route path="telemetry" element={<TelemetryPage />} />
+            <Route path="x402" element={<X402Page />} />
+            <Route path="solana" element={<SolanaPage />} />
+            <Route path="audit" element={<AuditPage />} />
+            <Route path="search" element={<SearchPage />} />
+            <Route path="*" element={<p data-testid="not-found">No operator page here.</p>} />
+          </Routes>
+        </Frame>
+      </BrowserRouter>
+    </AdminContext.Provider>
+  );
+}
+
+function Frame({ children, onSignedOut }: { children: React.ReactNode; onSignedOut: () => void }) {
+  return (
+    <AdminContext.Consumer>
+      {(session) =>
+        session ? (
+          <AppLayout
+            area="Operator"
+            nav={SECTIONS.map(([path, label]) => (
+              <NavLink key={path} to={path} end={path === "/"} className="button button--quiet">
+                {label}
+              </NavLink>
+            ))}
+            account={<Account session={session} onSignedOut={onSignedOut} />}
+          >
+            {session.canAct ? null : (
+              <p className="banner banner--info" data-testid="viewer-banner">
+                You are signed in as a viewer: you can see everything and change nothing.
+              </p>
+            )}
+            {children}
+          </AppLayout>
+        ) : null
+      }
+    </AdminContext.Consumer>
+  );
+}
+
+function Account({ session, onSignedOut }: { session: AdminSession; onSignedOut: () => void }) {
+  const navigate = useNavigate();
+  const [q, setQ] = useState("");
+  function search(event: FormEvent) {
+    event.preventDefault();
+    if (q.trim()) navigate(`/search?q=${encodeURIComponent(q.trim())}`);
+  }
+  async function signOut() {
+    try {
+      await session.client.admin.logout.mutate();
+    } finally {
+      onSignedOut();
+    }
+  }
+  return (
+    <>
+      <search className="search-box">
+        <form onSubmit={search}>
+          <label htmlFor="global-search" className="visually-hidden">
+            Search ids, hashes, addresses, names
+          </label>
+          <input
+            id="global-search"
+            type="search"
+            placeholder="Search id, hash, address, name"
+            value={q}
+            onChange={(event) => setQ(event.target.value)}
+            data-testid="global-search"
+          />
+        </form>
+      </search>
+      <span data-testid="admin-who">
+        {session.me.admin.email} ({session.me.admin.role})
+      </span>
+      <button
+        type="button"
+        className="button button--secondary"
+        onClick={signOut}
+        data-testid="admin-signout"
+      >
+        Sign out
+      </button>
+    </>
+  );
+}

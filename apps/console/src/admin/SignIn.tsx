@@ -1,0 +1,104 @@
+/** Operator sign-in (POST /api/admin/login through admin.login) and the locked-out screen (429 login_locked). */
+import { type FormEvent, useState } from "react";
+import { Field } from "../components/Field";
+import { ProblemBanner } from "../components/ProblemBanner";
+import { errorFor, type FormProblem, toFormProblem } from "../lib/errors";
+import { type AdminClient, codeOf, retryAfterSeconds } from "./api";
+
+export function SignIn({ client, onSignedIn }: { client: AdminClient; onSignedIn: () => void }) {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<FormProblem>();
+  const [locked, setLocked] = useState<{ seconds: number | undefined; at: Date }>();
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setProblem(undefined);
+    try {
+      await client.admin.login.mutate({ email, password, session: "cookie" });
+      setPassword("");
+      onSignedIn();
+    } catch (error) {
+      if (codeOf(error) === "login_locked") setLocked({ seconds: retryAfterSeconds(error), at: new Date() });
+      else setProblem(toFormProblem(error));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (locked) return <LockedOut {...locked} onBack={() => setLocked(undefined)} />;
+  const errors = problem?.errors ?? [];
+  return (
+    <section className="card narrow" aria-labelledby="admin-signin-title">
+      <h1 id="admin-signin-title">Operator sign-in</h1>
+      <p className="muted">
+        Operators sign in with the email and password from <code>pnpm admin:create</code>.
+      </p>
+      <ProblemBanner problem={problem} testId="admin-signin-problem" />
+      <form onSubmit={submit} noValidate>
+        <Field
+          label="Email"
+          type="email"
+          autoComplete="username"
+          required
+          value={email}
+          onChange={(event) => setEmail(event.target.value)}
+          error={errorFor(errors, "email")}
+          testId="admin-email"
+        />
+        <Field
+          label="Password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(event) => setPassword(event.target.value)}
+          error={errorFor(errors, "password")}
+          testId="admin-password"
+        />
+        <button type="submit" className="button" disabled={busy} data-testid="admin-signin-submit">
+          {busy ? "Signing in…" : "Sign in"}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+/** Too many failed sign-ins: the wait comes from Retry-After (or the problem's detail) and is shown as a time. */
+export function LockedOut({
+  seconds,
+  at,
+  onBack,
+}: {
+  seconds: number | undefined;
+  at: Date;
+  onBack: () => void;
+}) {
+  const until = seconds === undefined ? undefined : new Date(at.getTime() + seconds * 1000);
+  const minutes = seconds === undefined ? undefined : Math.ceil(seconds / 60);
+  return (
+    <section className="card narrow" role="alert" aria-labelledby="locked-title" data-testid="admin-locked">
+      <h1 id="locked-title">Sign-in locked</h1>
+      <p>
+        Too many failed sign-ins from this address for this account. Every attempt is refused until the lock
+        ends, even with the right password.
+      </p>
+      {until ? (
+        <p data-testid="admin-locked-wait">
+          Try again in {minutes} {minutes === 1 ? "minute" : "minutes"}, after{" "}
+          <time dateTime={until.toISOString()}>{until.toLocaleTimeString()}</time>.
+        </p>
+      ) : (
+        <p>Try again later.</p>
+      )}
+      <p className="muted">
+        If you did not make these attempts, tell the owner: the attempts are in the audit log.
+      </p>
+      <button type="button" className="button button--secondary" onClick={onBack}>
+        Back to sign-in
+      </button>
+    </section>
+  );
+}

@@ -1,0 +1,68 @@
+/** Fees: treasury and ip-creator income per UTC day, network, asset and splitter version. */
+import { type FormEvent, useState } from "react";
+import { useAdmin } from "../context";
+import { useLoad } from "../hooks";
+import { Amount, Loaded, Table } from "../ui";
+
+export function FeesPage() {
+  const { client } = useAdmin();
+  const [range, setRange] = useState<{ from?: string; to?: string }>({});
+  const data = useLoad(() => client.dashboard.fees.query(range), JSON.stringify(range));
+  function apply(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const from = String(form.get("from") ?? "");
+    const to = String(form.get("to") ?? "");
+    setRange({ ...(from ? { from } : {}), ...(to ? { to } : {}) });
+  }
+  return (
+    <>
+      <h1>Fees</h1>
+      <form className="filters" onSubmit={apply}>
+        <label>
+          From
+          <input type="date" name="from" defaultValue={range.from} />
+        </label>
+        <label>
+          To
+          <input type="date" name="to" defaultValue={range.to} />
+        </label>
+        <button type="submit" className="button">
+          Show
+        </button>
+      </form>
+      <Loaded load={data} what="fees">
+        {(d) => (
+          <Table
+            caption={`Income from ${d.from} to ${d.to} (confirmed and final settlements)`}
+            testId="fees-table"
+            rows={d.rows}
+            rowKey={(r) => `${r.day}:${r.network}:${r.token}:${r.splitter_version}`}
+            empty="No income in this range."
+            columns={[
+              { header: "Day", cell: (r) => r.day },
+              { header: "Network", cell: (r) => r.network },
+              { header: "Splitter", cell: (r) => r.splitter_version },
+              { header: "Settlements", cell: (r) => r.settlements, numeric: true },
+              {
+                header: "Volume",
+                cell: (r) => <Amount base={r.total_amount} asset={r.asset} />,
+                numeric: true,
+              },
+              {
+                header: "Treasury",
+                cell: (r) => <Amount base={r.treasury_amount} asset={r.asset} />,
+                numeric: true,
+              },
+              {
+                header: "IP creator",
+                cell: (r) => <Amount base={r.ip_creator_amount} asset={r.asset} />,
+                numeric: true,
+              },
+            ]}
+          />
+        )}
+      </Loaded>
+    </>
+  );
+}

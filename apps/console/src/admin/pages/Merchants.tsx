@@ -1,0 +1,151 @@
+/** Merchants: server-side search (id, payout address, name prefix), cursor pages, and the detail page. */
+import { type FormEvent, useState } from "react";
+import { Link, useParams } from "react-router";
+import { useAdmin } from "../context";
+import { useCursor, useLoad } from "../hooks";
+import { AgentLink, SearchLink } from "../links";
+import { Loaded, Mono, Pager, Stat, Table, Time } from "../ui";
+import { SettlementTable } from "./SettlementTable";
+
+export function MerchantsPage() {
+  const { client } = useAdmin();
+  const [draft, setDraft] = useState("");
+  const [q, setQ] = useState("");
+  const pager = useCursor(q);
+  const list = useLoad(
+    () =>
+      client.adminRead.merchants.query({
+        ...(q ? { q } : {}),
+        ...(pager.cursor ? { cursor: pager.cursor } : {}),
+      }),
+    `${q}:${pager.cursor ?? ""}`,
+  );
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    setQ(draft.trim());
+  }
+  return (
+    <>
+      <h1>Merchants</h1>
+      <form className="filters" onSubmit={submit}>
+        <label>
+          Id, payout address or name
+          <input value={draft} onChange={(event) => setDraft(event.target.value)} data-testid="merchants-q" />
+        </label>
+        <button type="submit" className="button">
+          Filter
+        </button>
+      </form>
+      <Loaded load={list} what="merchants">
+        {(data) => (
+          <>
+            <Table
+              caption="Merchants, newest first"
+              testId="merchants-table"
+              rows={data.merchants}
+              rowKey={(m) => m.id}
+              empty="No merchant matches."
+              columns={[
+                { header: "Name", cell: (m) => <Link to={`/merchants/${m.id}`}>{m.name}</Link> },
+                { header: "Id", cell: (m) => <Mono value={m.id} /> },
+                { header: "Mode", cell: (m) => m.network_mode },
+                { header: "Settles on", cell: (m) => `${m.settlement_chain} (${m.settlement_version})` },
+                {
+                  header: "Pays to",
+                  cell: (m) =>
+                    Object.entries(m.pay_to).map(([k, v]) => (
+                      <div key={k}>
+                        {k}: <Mono value={v} />
+                      </div>
+                    )),
+                },
+                { header: "Created", cell: (m) => <Time at={m.created_at} /> },
+              ]}
+            />
+            <Pager
+              label="Merchants"
+              page={pager.page}
+              nextCursor={data.next_cursor}
+              onNext={pager.next}
+              onPrevious={pager.previous}
+            />
+          </>
+        )}
+      </Loaded>
+    </>
+  );
+}
+
+export function MerchantDetailPage() {
+  const { client } = useAdmin();
+  const id = useParams().id ?? "";
+  const detail = useLoad(() => client.adminRead.merchant.query({ id }), id);
+  return (
+    <Loaded load={detail} what="the merchant">
+      {(d) => (
+        <>
+          <h1 data-testid="merchant-name">{d.merchant.name}</h1>
+          <p>
+            <Mono value={d.merchant.id} /> · {d.merchant.network_mode} · settles on{" "}
+            {d.merchant.settlement_chain} ·{" "}
+            <Link to={`/transactions?merchant=${d.merchant.id}`}>all transactions</Link>
+          </p>
+          <div className="stats">
+            {d.tiers.map((t) => (
+              <Stat
+                key={t.tier}
+                label={`Tier ${t.tier}`}
+                value={`${Number(t.unit_price_micro_usd) / 1e6} USD`}
+              />
+            ))}
+            <Stat
+              label="Webhook deliveries"
+              value={`${d.webhook.deliveries.delivered} ok / ${d.webhook.deliveries.dead} dead`}
+            />
+          </div>
+          <section className="section" aria-labelledby="m-settlements">
+            <h2 id="m-settlements">Newest settlements</h2>
+            <SettlementTable rows={d.recent_settlements} caption="10 newest" testId="merchant-settlements" />
+          </section>
+          <section className="section" aria-labelledby="m-receipts">
+            <h2 id="m-receipts">Newest receipts</h2>
+            <Table
+              caption="10 newest"
+              testId="merchant-receipts"
+              rows={d.recent_receipts}
+              rowKey={(r) => r.id}
+              empty="No receipts."
+              columns={[
+                { header: "Receipt", cell: (r) => <SearchLink q={r.id} /> },
+                { header: "Quote", cell: (r) => <SearchLink q={r.quote_id} /> },
+                { header: "Payer", cell: (r) => <AgentLink address={r.payer} /> },
+                { header: "Transaction", cell: (r) => <SearchLink q={r.tx_hash} /> },
+                { header: "Quota", cell: (r) => r.quota, numeric: true },
+                { header: "Issued", cell: (r) => <Time at={r.issued_at} /> },
+                { header: "Expires", cell: (r) => <Time at={r.expires_at} /> },
+              ]}
+            />
+          </section>
+          <section className="section" aria-labelledby="m-webhook">
+            <h2 id="m-webhook">Webhook and gateway</h2>
+            <p>URL: {d.webhook.url ?? "none"}</p>
+            <p>
+              Gateway route:{" "}
+              {d.gateway_route
+                ? `/${d.gateway_route.slug} → ${d.gateway_route.upstream_url} (tier ${d.gateway_route.tier})`
+                : "none"}
+            </p>
+            {d.webhook.last_failure ? (
+              <p className="banner banner--warning">
+                Last delivery failure: event <SearchLink q={d.webhook.last_failure.event_id} />,{" "}
+                {d.webhook.last_failure.status} after {d.webhook.last_failure.attempts} attempts (
+                {d.webhook.last_failure.last_status ?? "no answer"}
+                {d.webhook.last_failure.last_error ? `: ${d.webhook.last_failure.last_error}` : ""})
+              </p>
+            ) : null}
+          </section>
+        </>
+      )}
+    </Loaded>
+  );
+}

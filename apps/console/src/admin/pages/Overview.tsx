@@ -1,0 +1,179 @@
+/** Overview (issue 14): counts, daily volume and treasury income (uPlot), breakdowns, indexer lag, webhooks, pause. */
+import { useMemo, useState } from "react";
+import type { AdminClient, Overview } from "../api";
+import { DailyChart } from "../Chart";
+import { useAdmin } from "../context";
+import { useLoad } from "../hooks";
+import { Amount, decimalsOf, Loaded, Stat, Table, Time } from "../ui";
+import { HaltedNetworks } from "./HaltedNetworks";
+import { PauseControl } from "./PauseControl";
+
+type FeeRow = Awaited<ReturnType<AdminClient["dashboard"]["fees"]["query"]>>["rows"][number];
+
+export function OverviewPage() {
+  const { client } = useAdmin();
+  const overview = useLoad(() => client.adminRead.overview.query(), "overview");
+  const fees = useLoad(() => client.dashboard.fees.query({}), "fees");
+  return (
+    <>
+      <h1>Overview</h1>
+      <Loaded load={overview} what="the overview">
+        {(data) => (
+          <>
+            <HaltedNetworks halted={data.halted_networks} onChanged={overview.reload} />
+            <PauseControl pause={data.pause} onChanged={overview.reload} />
+            <Counts data={data} />
+            <Loaded load={fees} what="daily figures">
+              {(f) => <DailyCharts rows={f.rows} />}
+            </Loaded>
+            <div className="columns">
+              <Volume data={data} />
+              <Indexer data={data} />
+            </div>
+            <Webhooks data={data} />
+          </>
+        )}
+      </Loaded>
+    </>
+  );
+}
+
+function Counts({ data }: { data: Overview }) {
+  const c = data.counts;
+  return (
+    <div className="stats" data-testid="overview-counts">
+      <Stat label="Merchants" value={c.merchants} />
+      <Stat label="Agents" value={c.agents} />
+      <Stat label="Receipts" value={c.receipts} testId="overview-receipts" />
+      <Stat label="Settlements seen" value={c.settlements.seen} />
+      <Stat label="Confirmed" value={c.settlements.confirmed} />
+      <Stat label="Final" value={c.settlements.final} />
+      <Stat label="Orphaned" value={c.settlements.orphaned} />
+    </div>
+  );
+}
+
+/** One chart per network + asset (amounts of different tokens do not add up): volume and treasury income. */
+function DailyCharts({ rows }: { rows: FeeRow[] }) {
+  const pairs = useMemo(
+    () => [...new Set(rows.map((r) => `${r.network} ${r.asset ?? r.token}`))].sort(),
+    [rows],
+  );
+  const [pair, setPair] = useState<string>();
+  const chosen = pair && pairs.includes(pair) ? pair : pairs[0];
+  const chart = useMemo(() => {
+    const picked = rows.filter((r) => `${r.network} ${r.asset ?? r.token}` === chosen);
+    const days = [...new Set(picked.map((r) => r.day))].sort();
+    const scale = 10 ** decimalsOf(picked[0]?.asset ?? null);
+    const sum = (key: "total_amount" | "treasury_amount") =>
+      days.map((day) =>
+        picked.filter((r) => r.day === day).reduce((acc, r) => acc + Number(r[key]) / scale, 0),
+      );
+    return {
+      days,
+      series: [
+        { label: "volume", values: sum("total_amount"), color: "#1f5fbf" },
+        { label: "treasury income", values: sum("treasury_amount"), color: "#2f8f4e" },
+      ],
+    };
+  }, [rows, chosen]);
+  return (
+    <section className="section" aria-labelledby="daily-title" data-testid="daily-charts">
+      <h2 id="daily-title">Volume and treasury income per day</h2>
+      {pairs.length === 0 ? (
+        <p className="state">No confirmed settlements in the last 30 days.</p>
+      ) : (
+        <>
+          <label className="filters">
+            Network and asset
+            <select value={chosen} onChange={(event) => setPair(event.target.value)} data-testid="chart-pair">
+              {pairs.map((p) => (
+                <option key={p}>{p}</option>
+              ))}
+            </select>
+          </label>
+          <DailyChart title={chosen ?? ""} days={chart.days} series={chart.series} />
+        </>
+      )}
+    </section>
+  );
+}
+
+function Volume({ data }: { data: Overview }) {
+  return (
+    <section className="section" aria-labelledby="volume-title">
+      <h2 id="volume-title">Volume by network and asset</h2>
+      <Table
+        caption="All time, orphaned settlements excluded"
+        testId="volume-table"
+        rows={data.volume}
+        rowKey={(r) => `${r.network}:${r.token}`}
+        empty="No settlements yet."
+        columns={[
+          { header: "Network", cell: (r) => r.network },
+          { header: "Asset", cell: (r) => r.asset ?? r.token },
+          { header: "Settlements", cell: (r) => r.settlements, numeric: true },
+          { header: "Volume", cell: (r) => <Amount base={r.total_amount} asset={r.asset} />, numeric: true },
+          {
+            header: "Treasury",
+            cell: (r) => <Amount base={r.treasury_amount} asset={r.asset} />,
+            numeric: true,
+          },
+        ]}
+      />
+    </section>
+  );
+}
+
+function Indexer({ data }: { data: Overview }) {
+  return (
+    <section className="section" aria-labelledby="indexer-title">
+      <h2 id="indexer-title">Indexer</h2>
+      <Table
+        caption="Lag per network (blocks behind the head)"
+        testId="indexer-table"
+        rows={data.indexer}
+        rowKey={(r) => r.network}
+        empty="The indexer has not reported yet."
+        columns={[
+          { header: "Network", cell: (r) => r.network },
+          { header: "Indexed", cell: (r) => r.indexed_block, numeric: true },
+          { header: "Head", cell: (r) => r.head_block ?? "—", numeric: true },
+          { header: "Lag", cell: (r) => r.lag_blocks ?? "—", numeric: true },
+          {
+            header: "State",
+            cell: (r) =>
+              r.halted_reason ? (
+                <span className="pill pill--bad">halted: {r.halted_reason}</span>
+              ) : (
+                <span className="pill pill--good">following</span>
+              ),
+          },
+          { header: "Updated", cell: (r) => <Time at={r.updated_at} /> },
+        ]}
+      />
+      {data.config_drift && data.config_drift.length > 0 ? (
+        <p className="banner banner--warning" data-testid="config-drift">
+          Configuration drift: {data.config_drift.map((d) => `${d.network} ${d.field}`).join(", ")}
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+function Webhooks({ data }: { data: Overview }) {
+  const w = data.webhooks;
+  return (
+    <section className="section" aria-labelledby="wh-title">
+      <h2 id="wh-title">Webhook health</h2>
+      <div className="stats">
+        <Stat label="Active endpoints" value={w.endpoints.active} />
+        <Stat label="Disabled endpoints" value={w.endpoints.disabled} />
+        <Stat label="Pending" value={w.deliveries.pending} />
+        <Stat label="Delivered" value={w.deliveries.delivered} />
+        <Stat label="Failed (retrying)" value={w.deliveries.failed} />
+        <Stat label="Dead letters" value={w.deliveries.dead} />
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,33 @@
+/** Settlements with their links: merchant, payer, quote, receipt, transaction and block. */
+import type { Settlement, Transaction } from "../api";
+import { AgentLink, BlockLink, MerchantLink, SearchLink, TxLink } from "../links";
+import { Amount, type Column, Table, Time } from "../ui";
+
+type Row = Settlement & Partial<Pick<Transaction, "quote" | "receipt">>;
+
+export const settlementColumns: Column<Row>[] = [
+  { header: "Seen", cell: (s) => <Time at={s.seen_at} /> },
+  { header: "Network", cell: (s) => s.network },
+  { header: "State", cell: (s) => s.state },
+  { header: "Amount", cell: (s) => <Amount base={s.total_amount} asset={s.asset} />, numeric: true },
+  { header: "Treasury", cell: (s) => <Amount base={s.treasury_amount} asset={s.asset} />, numeric: true },
+  { header: "Merchant", cell: (s) => <MerchantLink id={s.merchant_id} /> },
+  { header: "Payer", cell: (s) => <AgentLink address={s.payer} /> },
+  { header: "Quote", cell: (s) => <SearchLink q={s.quote_id ?? s.bridge_order_id} /> },
+  { header: "Receipt", cell: (s) => <SearchLink q={s.receipt?.id ?? null} /> },
+  { header: "Transaction", cell: (s) => <TxLink network={s.network} hash={s.tx_hash} /> },
+  { header: "Block", cell: (s) => <BlockLink network={s.network} block={s.block_number} />, numeric: true },
+];
+
+export function SettlementTable({ rows, caption, testId }: { rows: Row[]; caption: string; testId: string }) {
+  return (
+    <Table
+      caption={caption}
+      testId={testId}
+      rows={rows}
+      rowKey={(s) => s.id}
+      empty="No settlements."
+      columns={settlementColumns}
+    />
+  );
+}
