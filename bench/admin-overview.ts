@@ -6,7 +6,7 @@
  */
 
 import { startTestApi } from "@tollgate/api/testing";
-import { seedSettlements, operatorBearer } from "@tollgate/api/testing/admin";
+import { operatorBearer, seedSettlements } from "@tollgate/api/testing/admin";
 import { percentile } from "./lib";
 
 const SETTLEMENTS = Number(process.env.BENCH_SETTLEMENTS ?? 100_000);
