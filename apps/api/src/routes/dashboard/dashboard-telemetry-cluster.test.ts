@@ -49,9 +49,10 @@ describe.skipIf(!TEST_REDIS_URL)("GET /api/dashboard/telemetry with two API proc
   let a: TestApi;
   let b: TestApi;
   let viewer: SignedIn;
+  let env: Record<string, string>;
   beforeAll(async () => {
     // A key prefix of its own: other suites (and CI runs) share this Redis.
-    const env = {
+    env = {
       REDIS_URL: TEST_REDIS_URL ?? "",
       TELEMETRY_KEY_PREFIX: `test:telemetry:${process.pid}:${Date.now()}:`,
     };
@@ -116,5 +117,18 @@ describe.skipIf(!TEST_REDIS_URL)("GET /api/dashboard/telemetry with two API proc
     const answer = await read(b, viewer);
     expect(answer.scope).toBe("cluster");
     expect(meRow(answer)?.requests).toBe(7);
+  });
+
+  it("happy: a process that shuts down flushes its last counts", async () => {
+    const merchant = await registerMerchant(a);
+    const c = await startTestApi(kind, env, { db: a.deps.db });
+    try {
+      const served = await c.call("GET", "/v1/merchants/me", { headers: bearer(merchant.secret) });
+      expect(served.status).toBe(200);
+    } finally {
+      await c.close();
+    }
+    const answer = await read(a, viewer);
+    expect(answer.merchants.find((row) => row.merchant_id === merchant.id)?.requests).toBe(1);
   });
 });
