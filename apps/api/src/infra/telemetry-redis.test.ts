@@ -144,6 +144,31 @@ describe.skipIf(!TEST_REDIS_URL)("telemetry share on Redis", () => {
     }
   });
 
+  it("error: a batch whose reply was lost after Redis applied it is resent and not counted twice", async () => {
+    await ready(redis);
+    const prefix = uniquePrefix();
+    let loseReplies = 1;
+    // Real Redis; only the first reply to the flush script is dropped on its way back.
+    const lossy = new Proxy(redis, {
+      get(target, name, receiver) {
+        if (name !== "eval") return Reflect.get(target, name, receiver);
+        return async (...args: Parameters<Redis["eval"]>) => {
+          const reply = await target.eval(...args);
+          if (loseReplies-- > 0) throw new Error("connection reset before the reply");
+          return reply;
+        };
+      },
+    });
+    const clock = new ManualClock();
+    const telemetry = new Telemetry(clock, shared);
+    const share = new TelemetryShare(lossy, telemetry, clock, log, { prefix, flushMs: 5000 });
+    telemetry.record(sample("GET /v1/x", 200, 3));
+    expect(await share.flush()).toBe(false);
+    telemetry.record(sample("GET /v1/x", 200, 4));
+    expect(await share.flush()).toBe(true);
+    expect((await share.read(15)).routes.get("GET /v1/x")!.requests).toBe(2);
+  });
+
   it("security: labels cannot forge separators, foreign fields are ignored, caps hold when merged", async () => {
     await ready(redis);
     const prefix = uniquePrefix();
