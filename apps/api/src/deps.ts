@@ -12,7 +12,8 @@ import type { Env } from "./env";
 import { type Clock, systemClock } from "./infra/clock";
 import type { Logger } from "./infra/logger";
 import { createRateLimiter, type RateLimiter } from "./infra/rate-limit";
-import { Telemetry } from "./infra/telemetry";
+import { DEFAULT_TELEMETRY, Telemetry } from "./infra/telemetry";
+import { TelemetryShare } from "./infra/telemetry-redis";
 import type { AdminSessionPolicy } from "./services/admin/admin-sessions";
 import { createLoginLimiter, type LoginLimiter } from "./services/admin/login-limiter";
 import type { OverviewExtensions } from "./services/admin-read/overview";
@@ -69,6 +70,8 @@ export interface Deps {
   users: UsersDeps;
   /** Request counts and latency per route and merchant, in this process's memory (issue 10). */
   telemetry: Telemetry;
+  /** With Redis: flushes `telemetry` there and reads the cluster's figures (issue 10). */
+  telemetryShare: TelemetryShare | undefined;
   /** The bridges mounted in this process, their relayers and facilitator counts (issue 10). */
   x402: X402Monitor;
   /** Signs v1.4 EIP-712 quotes; absent when none is configured (v1.4 quotes are then refused). */
@@ -125,6 +128,11 @@ export async function buildDeps(
     : undefined;
   redis?.on("error", (error) => log.warn({ err: error }, "redis error"));
   if (redis) await waitForRedis(redis, log);
+  const telemetry = new Telemetry(clock, { ...DEFAULT_TELEMETRY, shared: redis !== undefined });
+  const telemetryShare = redis
+    ? new TelemetryShare(redis, telemetry, clock, log, env.admin.telemetry)
+    : undefined;
+  telemetryShare?.start();
   // Plain http only in development on loopback; anywhere else cookies are Secure and __Host- prefixed.
   const secureCookie = !env.developmentMode || env.baseUrl.startsWith("https:");
   return {
@@ -138,7 +146,8 @@ export async function buildDeps(
     redis,
     pause: createPauseGate(db.db, clock, env.admin.pausePollMs),
     onchainPauser: createOnchainPauser(chains, env.admin.pauserPrivateKey, log),
-    telemetry: new Telemetry(clock),
+    telemetry,
+    telemetryShare,
     x402: new X402Monitor(chains, clock, env.admin.relayerLowBalanceWei),
     admin: {
       sessionPolicy: {
@@ -170,6 +179,8 @@ export async function buildDeps(
     identity: buildIdentity(env, clock, db, redis),
     users: buildUsers(env, redis, secureCookie),
     async close() {
+      // The last deltas go out before the connection closes (a failure is logged: they are lost with the process).
+      await telemetryShare?.stop();
       redis?.disconnect();
       if (!overrides.db) await db.close();
     },

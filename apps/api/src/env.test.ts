@@ -46,4 +46,19 @@ describe("loadEnv", () => {
       /^Invalid environment:\n {2}PORT: .+\n {2}DATABASE_URL: .+$/,
     );
   });
+
+  it("telemetry sharing: flush period and key prefix default, bad values are refused", () => {
+    expect(loadEnv({}).admin.telemetry).toEqual({ flushMs: 5000, prefix: "tollgate:telemetry:" });
+    expect(loadEnv({ TELEMETRY_FLUSH_MS: "1000", TELEMETRY_KEY_PREFIX: "t1:" }).admin.telemetry).toEqual({
+      flushMs: 1000,
+      prefix: "t1:",
+    });
+    for (const bad of [
+      { TELEMETRY_FLUSH_MS: "0" },
+      { TELEMETRY_KEY_PREFIX: "a b" },
+      { TELEMETRY_KEY_PREFIX: "*" },
+    ]) {
+      expect(() => loadEnv(bad)).toThrow(/TELEMETRY_/);
+    }
+  });
 });

@@ -86,6 +86,9 @@ const ZRawEnv = z.object({
     z.string().regex(/^(0|[1-9][0-9]{0,38})$/, "a decimal amount of wei"),
     "50000000000000000",
   ),
+  /** Telemetry shared through Redis (issue 10): flush period and key prefix. */
+  TELEMETRY_FLUSH_MS: envDefault(envInteger({ min: 100, max: 60_000 }), 5_000),
+  TELEMETRY_KEY_PREFIX: envDefault(z.string().regex(/^[a-z0-9][a-z0-9:_-]{0,63}$/), "tollgate:telemetry:"),
   // Identity gate (issue 12; docs/identity-gate.md).
   IDENTITY_PREFIX: envDefault(
     z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "lower-case letters, digits, -"),
@@ -204,6 +207,7 @@ export type Env = {
     pauserPrivateKey: `0x${string}` | undefined;
     /** x402 dashboard (issue 10): a relayer's native balance below this is flagged `low`. */
     relayerLowBalanceWei: bigint;
+    telemetry: { flushMs: number; prefix: string };
   };
   /** Identity gate (issue 12; SPEC §5): nonce signing, Solana seats. */
   identity: {
@@ -335,6 +339,7 @@ export function loadEnv(source: EnvSource = process.env): Env {
       pausePollMs: raw.PAUSE_POLL_MS,
       pauserPrivateKey: raw.PAUSER_PRIVATE_KEY,
       relayerLowBalanceWei: BigInt(raw.RELAYER_LOW_BALANCE_WEI),
+      telemetry: { flushMs: raw.TELEMETRY_FLUSH_MS, prefix: raw.TELEMETRY_KEY_PREFIX },
     },
     bridge: bridgeConfig(raw.BRIDGE_PROVIDERS_FILE ? fromRoot(raw.BRIDGE_PROVIDERS_FILE) : undefined, source),
     identity: {

@@ -6,6 +6,7 @@
  * - Cardinality is bounded: routes are labelled by their template (`GET /v1/quotes/:id`, never the raw path), and at
  *   most `maxRoutes` route and `maxMerchants` merchant series exist per minute; the rest count under `other`.
  * - Time is cut into one-minute slots kept for `retentionMinutes`; a read merges the slots of its window.
+ * - With `shared`, the same samples also accumulate as per-minute deltas that telemetry-redis.ts flushes to Redis.
  */
 import { randomBytes } from "node:crypto";
 import type { Clock } from "./clock";
@@ -19,6 +20,8 @@ export interface TelemetryOptions {
   retentionMinutes: number;
   maxRoutes: number;
   maxMerchants: number;
+  /** Also keep the deltas not yet flushed to the shared store (set when Redis shares the figures). */
+  shared?: boolean;
 }
 
 export const DEFAULT_TELEMETRY: TelemetryOptions = {
@@ -27,7 +30,7 @@ export const DEFAULT_TELEMETRY: TelemetryOptions = {
   maxMerchants: 1000,
 };
 
-class Series {
+export class Series {
   readonly latency = new LatencyHistogram();
   readonly byClass = new Uint32Array(STATUS_CLASSES.length);
 
@@ -43,11 +46,17 @@ class Series {
   }
 }
 
-interface Slot {
-  minute: number;
+export interface SlotSeries {
   routes: Map<string, Series>;
   merchants: Map<string, Series>;
 }
+
+interface Slot extends SlotSeries {
+  minute: number;
+}
+
+/** Deltas per minute, not yet in the shared store. */
+export type PendingDeltas = Map<number, SlotSeries>;
 
 export interface RequestSample {
   /** `METHOD /template`. */
@@ -72,11 +81,13 @@ export interface SeriesSummary {
   };
 }
 
-function seriesIn(map: Map<string, Series>, key: string, cap: number): Series {
-  let series = map.get(key);
-  if (series) return series;
-  const label = map.size >= cap ? OTHER_SERIES : key;
-  series = map.get(label);
+/** The label `key` counts under in `map`: itself, or `other` once `cap` labels exist. */
+export function labelIn(map: Map<string, Series>, key: string, cap: number): string {
+  return map.has(key) || map.size < cap ? key : OTHER_SERIES;
+}
+
+export function seriesAt(map: Map<string, Series>, label: string): Series {
+  let series = map.get(label);
   if (!series) {
     series = new Series();
     map.set(label, series);
@@ -84,9 +95,15 @@ function seriesIn(map: Map<string, Series>, key: string, cap: number): Series {
   return series;
 }
 
+/** Adds every series of `source` into `target` under the same labels. */
+export function mergeInto(target: SlotSeries, source: SlotSeries): void {
+  for (const [key, series] of source.routes) seriesAt(target.routes, key).add(series);
+  for (const [key, series] of source.merchants) seriesAt(target.merchants, key).add(series);
+}
+
 const round = (value: number | null) => (value === null ? null : Math.round(value * 1000) / 1000);
 
-function summary(series: Series): SeriesSummary {
+export function summary(series: Series): SeriesSummary {
   const requests = series.latency.total;
   const byClass = Object.fromEntries(
     STATUS_CLASSES.map((name, index) => [name, series.byClass[index]!]),
@@ -107,8 +124,18 @@ function summary(series: Series): SeriesSummary {
   };
 }
 
+export const summarize = (map: Map<string, Series>) =>
+  new Map([...map].map(([key, series]) => [key, summary(series)] as const));
+
+/** The minutes a read of `windowMinutes` covers: `first` to `last`, the current minute included. */
+export function windowMinutesOf(now: Date, windowMinutes: number, retentionMinutes: number) {
+  const last = Math.floor(now.getTime() / 60_000);
+  return { first: last - Math.min(windowMinutes, retentionMinutes) + 1, last };
+}
+
 export class Telemetry {
   private readonly slots: Slot[] = [];
+  private pending: PendingDeltas = new Map();
   readonly startedAt: Date;
   /** Names this process's figures: each API process counts its own (docs/decisions.md). */
   readonly instanceId = randomBytes(6).toString("hex");
@@ -124,15 +151,41 @@ export class Telemetry {
     return this.options.retentionMinutes;
   }
 
+  get caps(): { maxRoutes: number; maxMerchants: number } {
+    return { maxRoutes: this.options.maxRoutes, maxMerchants: this.options.maxMerchants };
+  }
+
   record(sample: RequestSample): void {
     const slot = this.currentSlot();
-    seriesIn(slot.routes, sample.route, this.options.maxRoutes).record(sample.status, sample.durationMs);
+    const pending = this.options.shared ? this.pendingSlot(slot.minute) : undefined;
+    const route = labelIn(slot.routes, sample.route, this.options.maxRoutes);
+    seriesAt(slot.routes, route).record(sample.status, sample.durationMs);
+    if (pending) seriesAt(pending.routes, route).record(sample.status, sample.durationMs);
     if (sample.merchantId !== undefined) {
-      seriesIn(slot.merchants, sample.merchantId, this.options.maxMerchants).record(
-        sample.status,
-        sample.durationMs,
-      );
+      const merchant = labelIn(slot.merchants, sample.merchantId, this.options.maxMerchants);
+      seriesAt(slot.merchants, merchant).record(sample.status, sample.durationMs);
+      if (pending) seriesAt(pending.merchants, merchant).record(sample.status, sample.durationMs);
     }
+  }
+
+  /** Hands over the deltas not yet shared; the caller owns them until they are flushed. */
+  takePending(): PendingDeltas {
+    const taken = this.pending;
+    this.pending = new Map();
+    return taken;
+  }
+
+  get pendingMinutes(): number {
+    return this.pending.size;
+  }
+
+  private pendingSlot(minute: number): SlotSeries {
+    let slot = this.pending.get(minute);
+    if (!slot) {
+      slot = { routes: new Map(), merchants: new Map() };
+      this.pending.set(minute, slot);
+    }
+    return slot;
   }
 
   /** Merged summaries of the last `windowMinutes` minutes (the current, partial minute included). */
@@ -143,33 +196,16 @@ export class Telemetry {
     merchants: Map<string, SeriesSummary>;
   } {
     const now = this.clock.now();
-    const minute = Math.floor(now.getTime() / 60_000);
-    const first = minute - Math.min(windowMinutes, this.options.retentionMinutes) + 1;
-    const routes = new Map<string, Series>();
-    const merchants = new Map<string, Series>();
+    const { first, last: minute } = windowMinutesOf(now, windowMinutes, this.options.retentionMinutes);
+    const merged: SlotSeries = { routes: new Map(), merchants: new Map() };
     for (const slot of this.slots) {
-      if (slot.minute < first || slot.minute > minute) continue;
-      for (const [target, source] of [
-        [routes, slot.routes],
-        [merchants, slot.merchants],
-      ] as const) {
-        for (const [key, series] of source) {
-          let merged = target.get(key);
-          if (!merged) {
-            merged = new Series();
-            target.set(key, merged);
-          }
-          merged.add(series);
-        }
-      }
+      if (slot.minute >= first && slot.minute <= minute) mergeInto(merged, slot);
     }
-    const summarize = (map: Map<string, Series>) =>
-      new Map([...map].map(([key, series]) => [key, summary(series)] as const));
     return {
       from: new Date(first * 60_000),
       to: now,
-      routes: summarize(routes),
-      merchants: summarize(merchants),
+      routes: summarize(merged.routes),
+      merchants: summarize(merged.merchants),
     };
   }
 

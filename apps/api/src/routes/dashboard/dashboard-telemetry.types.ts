@@ -39,9 +39,13 @@ const ZSummary = z.object({
 });
 
 export const ZDashboardTelemetryResponse = z.object({
-  scope: z.literal("process").describe("figures of the API process that answered (docs/operators.md)"),
-  process_id: z.string(),
-  counted_since: z.string(),
+  scope: z
+    .enum(["process", "cluster"])
+    .describe(
+      "`cluster`: every API process's figures merged through Redis; `process`: the answering process's own (no Redis, or Redis unreadable; docs/operators.md)",
+    ),
+  process_id: z.string().describe("the API process that answered"),
+  counted_since: z.string().describe("when the answering process started counting"),
   window_minutes: z.number().int(),
   from: z.string(),
   to: z.string(),

@@ -2,10 +2,14 @@
  * Operator telemetry (issue 10; `/api/dashboard/telemetry`): request counts by status class and latency
  * percentiles per route and per merchant from this process's {@link Telemetry}, and settlement latency (a Payment
  * log first seen → confirmed) per network from the indexer's `settlements`, over the same window.
+ * With Redis, the figures are the cluster's (every process's flushed minutes, this one's flushed first); when Redis
+ * cannot be read, this process's own, said so by `scope: "process"`.
  */
 import { type Database, settlements } from "@tollgate/db";
 import { and, gte, isNotNull, sql } from "drizzle-orm";
+import type { Logger } from "../../infra/logger";
 import type { Telemetry } from "../../infra/telemetry";
+import type { TelemetryShare } from "../../infra/telemetry-redis";
 
 export interface TelemetryQuery {
   windowMinutes: number;
@@ -14,10 +18,15 @@ export interface TelemetryQuery {
 }
 
 export async function readTelemetry(
-  deps: { db: { db: Database }; telemetry: Telemetry },
+  deps: {
+    db: { db: Database };
+    telemetry: Telemetry;
+    telemetryShare: TelemetryShare | undefined;
+    log: Logger;
+  },
   query: TelemetryQuery,
 ) {
-  const window = deps.telemetry.read(query.windowMinutes);
+  const { scope, window } = await readWindow(deps, query.windowMinutes);
   const byRequests = <T extends { requests: number }>(a: T & { key: string }, b: T & { key: string }) =>
     b.requests - a.requests || a.key.localeCompare(b.key);
   const routes = [...window.routes]
@@ -48,7 +57,7 @@ export async function readTelemetry(
     .orderBy(settlements.network);
   const num = (value: string | null) => (value === null ? null : Math.round(Number(value) * 1000) / 1000);
   return {
-    scope: "process" as const,
+    scope,
     process_id: deps.telemetry.instanceId,
     counted_since: deps.telemetry.startedAt.toISOString(),
     window_minutes: Math.min(query.windowMinutes, deps.telemetry.retentionMinutes),
@@ -62,4 +71,19 @@ export async function readTelemetry(
       seconds: { p50: num(row.p50), p90: num(row.p90), p99: num(row.p99) },
     })),
   };
+}
+
+async function readWindow(
+  deps: { telemetry: Telemetry; telemetryShare: TelemetryShare | undefined; log: Logger },
+  windowMinutes: number,
+) {
+  if (deps.telemetryShare) {
+    try {
+      await deps.telemetryShare.flush();
+      return { scope: "cluster" as const, window: await deps.telemetryShare.read(windowMinutes) };
+    } catch (error) {
+      deps.log.warn({ err: error }, "telemetry: redis unreadable; answering with this process's figures");
+    }
+  }
+  return { scope: "process" as const, window: deps.telemetry.read(windowMinutes) };
 }
