@@ -14,6 +14,7 @@ import type { NetworkConfig } from "./config";
 import { LockLostError, type NetworkLock, tryLockNetwork } from "./lock";
 import { openHalt, recordHalt } from "./reorg/halts";
 import { ReorgTooDeepError } from "./reorg/reorg";
+import type { HeadSource } from "./rpc/heads";
 import { createRpc, type RpcRequest } from "./rpc/rpc";
 import { newSyncState, type StepResult, syncStep } from "./sync/sync-step";
 
@@ -33,6 +34,8 @@ export interface FollowerStatus {
   standbyRetries: number;
   /** Times the advisory lock was found lost while following (issue 16). */
   lockLosses: number;
+  /** `websocket` while a newHeads subscription wakes the follower; `polling` otherwise (issue 16). */
+  headSource: "websocket" | "polling";
 }
 
 export interface Alert {
@@ -52,6 +55,8 @@ export interface FollowerOptions {
   onStep?: (result: StepResult) => void;
   /** Standby followers retry the lock, and halted ones re-read their halt, this often. Default 5 s. */
   lockRetryMs?: number;
+  /** New heads pushed over WebSocket (rpc/heads.ts): they wake the follower; polling stays the fall-back. */
+  subscribeHeads?: (onHead: () => void, onError: (error: unknown) => void) => HeadSource;
   /** Test hook passed to every batch commit. */
   beforeCommit?: () => Promise<void> | void;
 }
@@ -83,6 +88,7 @@ export function startFollower(options: FollowerOptions): Follower {
     haltReason: undefined,
     standbyRetries: 0,
     lockLosses: 0,
+    headSource: "polling",
   };
   let stopped = false;
   let wake: (() => void) | undefined;
@@ -99,6 +105,26 @@ export function startFollower(options: FollowerOptions): Follower {
       }
       wake = done;
     });
+
+  let headErrorLogged = false;
+  const heads = options.subscribeHeads?.(
+    () => wake?.(),
+    (error) => {
+      // Logged once per outage: a node without eth_subscribe would otherwise log at every poll.
+      if (!headErrorLogged)
+        log.warn({ err: error, network: cfg.network }, "newHeads subscription failed; polling");
+      headErrorLogged = true;
+    },
+  );
+  /** (Re)subscribes before each wait; the wait is the poll interval either way, a head just ends it early. */
+  const refreshHeads = async () => {
+    if (!heads) return;
+    const live = await heads.ensure();
+    if (live && status.headSource === "polling")
+      log.info({ network: cfg.network }, "following new heads over WebSocket");
+    if (live) headErrorLogged = false;
+    status.headSource = live ? "websocket" : "polling";
+  };
 
   const alert = (a: Alert) => {
     log.error({ alert: a.kind, network: a.network, chainId: a.chainId }, a.message);
@@ -223,6 +249,7 @@ export function startFollower(options: FollowerOptions): Follower {
         } else {
           status.indexed = result.cursor;
         }
+        await refreshHeads();
         await sleep(cfg.pollIntervalMs);
       } catch (err) {
         if (err instanceof LockLostError) {
@@ -261,6 +288,7 @@ export function startFollower(options: FollowerOptions): Follower {
       clearInterval(watchdog);
       wake?.();
       await loop;
+      await heads?.close();
       if (status.state !== "halted") status.state = "stopped";
     },
   };

@@ -14,6 +14,7 @@ import pino, { type Logger } from "pino";
 import { type NetworkConfig, networkConfigs } from "./config";
 import type { IndexerEnv } from "./env";
 import { type Alert, type Follower, type FollowerStatus, startFollower } from "./follower";
+import { isWebSocketUrl, webSocketRpc } from "./rpc/heads";
 import { httpRequest, type RpcRequest } from "./rpc/rpc";
 import { createDispatcher, type Dispatcher } from "./webhooks/dispatcher";
 
@@ -57,16 +58,22 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Runnin
   }
   const db = handle;
   const networks = networkConfigs(manifest, env);
-  const followers = networks.map((cfg) =>
-    startFollower({
+  const followers = networks.map((cfg) => {
+    // ws(s):// RPC URLs also push new heads (issue 16); http(s) ones are polled.
+    const ws =
+      !options.requestFor && isWebSocketUrl(cfg.rpcUrl)
+        ? webSocketRpc(cfg.rpcUrl, cfg.rpcTimeoutMs)
+        : undefined;
+    return startFollower({
       handle: db,
       cfg,
-      request: options.requestFor?.(cfg) ?? httpRequest(cfg.rpcUrl, cfg.rpcTimeoutMs),
+      request: options.requestFor?.(cfg) ?? ws?.request ?? httpRequest(cfg.rpcUrl, cfg.rpcTimeoutMs),
+      ...(ws ? { subscribeHeads: ws.heads } : {}),
       log: log.child({ network: cfg.network }),
       ...(options.now ? { now: options.now } : {}),
       ...(options.onAlert ? { onAlert: options.onAlert } : {}),
-    }),
-  );
+    });
+  });
   let dispatcher: Dispatcher | undefined;
   let outbound: ReturnType<typeof createOutboundClient> | undefined;
   if (options.webhooks ?? true) {
