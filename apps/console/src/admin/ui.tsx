@@ -136,6 +136,25 @@ export function Pager({
 }
 
 /** A modal confirmation: focus moves into it, Escape cancels, the caller renders the form inside. */
+const FOCUSABLE =
+  "a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled])";
+
+/** A modal keeps Tab and Shift+Tab inside it (WAI-ARIA dialog pattern): from the last control back to the first. */
+function keepFocusInside(dialog: HTMLElement, event: { shiftKey: boolean; preventDefault(): void }) {
+  const controls = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)];
+  const first = controls[0];
+  const last = controls[controls.length - 1];
+  if (!first || !last) return;
+  const active = document.activeElement;
+  if (event.shiftKey && (active === first || !dialog.contains(active))) {
+    event.preventDefault();
+    last.focus();
+  } else if (!event.shiftKey && (active === last || !dialog.contains(active))) {
+    event.preventDefault();
+    first.focus();
+  }
+}
+
 export function Dialog({
   title,
   onCancel,
@@ -166,6 +185,7 @@ export function Dialog({
         data-testid={testId}
         onKeyDown={(event) => {
           if (event.key === "Escape") onCancel();
+          if (event.key === "Tab" && ref.current) keepFocusInside(ref.current, event);
         }}
       >
         <h2 id={titleId}>{title}</h2>
