@@ -212,6 +212,7 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
     ["x402", "/x402"],
     ["solana", "/solana"],
     ["audit", "/audit"],
+    ["accounts", "/accounts"],
     ["search", "/search?q={merchant}"],
   ] as const;
 
@@ -231,6 +232,16 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
     await page.goto(`${h.api.baseUrl}/console/admin/audit`);
     await settled(page);
     expect(await page.getByTestId("audit-verify").textContent()).toMatch(/^Chain verified: \d+ events/);
+  });
+
+  it("lists operator accounts and wallet accounts, one kind at a time", async () => {
+    const { page } = h;
+    await page.goto(`${h.api.baseUrl}/console/admin/accounts`);
+    await settled(page);
+    expect(await page.getByTestId("accounts-table").textContent()).toContain(`${operator.email} (operator)`);
+    await page.getByLabel("Wallet users").check();
+    await settled(page);
+    await page.getByText("No account of this kind yet.").waitFor();
   });
 
   it("shows the locked-out screen with the wait after too many failed sign-ins", async () => {

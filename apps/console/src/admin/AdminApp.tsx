@@ -10,6 +10,7 @@ import { AppLayout } from "../shell/AppLayout";
 import { codeOf, createAdminClient } from "./api";
 import { AdminContext, type AdminSession } from "./context";
 import { useLoad } from "./hooks";
+import { AccountsPage } from "./pages/Accounts";
 import { AgentDetailPage, AgentsPage } from "./pages/Agents";
 import { AuditPage } from "./pages/Audit";
 import { FailedPage } from "./pages/Failed";
@@ -37,6 +38,7 @@ const SECTIONS: readonly [path: string, label: string][] = [
   ["/x402", "x402"],
   ["/solana", "Solana"],
   ["/audit", "Audit log"],
+  ["/accounts", "Accounts"],
 ];
 
 export default function AdminApp() {
@@ -85,6 +87,7 @@ export default function AdminApp() {
             <Route path="x402" element={<X402Page />} />
             <Route path="solana" element={<SolanaPage />} />
             <Route path="audit" element={<AuditPage />} />
+            <Route path="accounts" element={<AccountsPage />} />
             <Route path="search" element={<SearchPage />} />
             <Route path="*" element={<p data-testid="not-found">No operator page here.</p>} />
           </Routes>
