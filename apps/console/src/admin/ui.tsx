@@ -1,7 +1,9 @@
 /** Small building blocks of the operator pages: states, tables, pager, confirmation dialog, formatting. */
+
 import { type ReactNode, useEffect, useId, useRef } from "react";
 import { ProblemBanner } from "../components/ProblemBanner";
 import { problemOf, toFormProblem } from "../lib/errors";
+import { formatUnits } from "../lib/units";
 import type { Load } from "./hooks";
 
 export function Loading({ what }: { what: string }) {
@@ -204,29 +206,6 @@ export function Stat({ label, value, testId }: { label: string; value: ReactNode
   );
 }
 
-const DECIMALS: Record<string, number> = { USDC: 6, USDT: 6 };
-
-/** Decimals of an asset symbol: 6 for the stablecoins, 18 for native coins and anything unknown. */
-export function decimalsOf(asset: string | null): number {
-  return asset && Object.hasOwn(DECIMALS, asset) ? (DECIMALS[asset] ?? 18) : 18;
-}
-
-/** Base units as a decimal string, exact (bigint), trimmed of trailing zeros. */
-export function formatUnits(base: string, asset: string | null): string {
-  const decimals = decimalsOf(asset);
-  let value: bigint;
-  try {
-    value = BigInt(base);
-  } catch {
-    return base;
-  }
-  const negative = value < 0n;
-  const abs = negative ? -value : value;
-  const scale = 10n ** BigInt(decimals);
-  const fraction = (abs % scale).toString().padStart(decimals, "0").replace(/0+$/, "");
-  return `${negative ? "-" : ""}${abs / scale}${fraction ? `.${fraction}` : ""}`;
-}
-
 export function Amount({ base, asset }: { base: string; asset: string | null }) {
   return (
     <span title={`${base} base units`}>
@@ -250,3 +229,5 @@ export function Mono({ value }: { value: string }) {
     </code>
   );
 }
+
+export { decimalsOf, formatUnits } from "../lib/units";

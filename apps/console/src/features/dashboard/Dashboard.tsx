@@ -1,5 +1,6 @@
 import { useState } from "react";
 import type { MerchantApi, MerchantDashboard } from "../../lib/trpc";
+import { formatUnits } from "../../lib/units";
 import { Loaded } from "../common/States";
 import { useLoad } from "../common/useLoad";
 import { RevenueChart } from "./RevenueChart";
@@ -82,7 +83,9 @@ function DashboardBody({ data }: { data: MerchantDashboard }) {
                     <td>{row.network}</td>
                     <td>{row.asset ?? row.token}</td>
                     <td className="num">{row.settlements}</td>
-                    <td className="num">{row.merchant_amount}</td>
+                    <td className="num" title={`${row.merchant_amount} base units`}>
+                      {formatUnits(row.merchant_amount, row.asset)}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -115,7 +118,7 @@ function DashboardBody({ data }: { data: MerchantDashboard }) {
                   <td>{row.network}</td>
                   <td>{row.reverted ? "reverted" : row.state}</td>
                   <td className="num">
-                    {row.merchant_amount} {row.asset ?? ""}
+                    {formatUnits(row.merchant_amount, row.asset)} {row.asset ?? ""}
                   </td>
                   <td>
                     <code>{`${row.tx_hash.slice(0, 10)}…`}</code>

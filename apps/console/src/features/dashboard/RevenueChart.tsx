@@ -1,5 +1,6 @@
 import { useEffect, useRef } from "react";
 import type { MerchantDashboard } from "../../lib/trpc";
+import { formatUnits } from "../../lib/units";
 import "uplot/dist/uPlot.min.css";
 
 type Revenue = MerchantDashboard["revenue"];
@@ -17,7 +18,7 @@ export function revenueSeries(revenue: Revenue, from: string, days: number) {
     const byDay = new Map<string, number>();
     for (const row of revenue) {
       if (`${row.asset ?? row.token} on ${row.network}` !== key) continue;
-      byDay.set(row.day, (byDay.get(row.day) ?? 0) + Number(row.merchant_amount));
+      byDay.set(row.day, (byDay.get(row.day) ?? 0) + Number(formatUnits(row.merchant_amount, row.asset)));
     }
     return dayKeys.map((day) => byDay.get(day) ?? 0);
   });
