@@ -84,6 +84,7 @@ describe("app", () => {
         // issue 10, read part (operator views)
         "/admin/api/overview",
         "/admin/api/transactions",
+        "/admin/api/transactions/{id}",
         "/admin/api/merchants",
         "/admin/api/merchants/{id}",
         "/admin/api/agents",

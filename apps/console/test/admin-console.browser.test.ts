@@ -234,6 +234,22 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
     expect(await page.getByTestId("audit-verify").textContent()).toMatch(/^Chain verified: \d+ events/);
   });
 
+  it("opens a settlement from the transactions table: chain position, split, quote and receipt", async () => {
+    const { page } = h;
+    await page.goto(`${h.api.baseUrl}/console/admin/transactions`);
+    await settled(page);
+    await page
+      .getByRole("link", { name: /^#\d+$/ })
+      .first()
+      .click();
+    await page.getByTestId("transaction-detail").waitFor();
+    await settled(page);
+    expect(page.url()).toMatch(/\/console\/admin\/transactions\/\d+$/);
+    expect(await page.getByRole("heading", { name: "Quote and receipt" }).count()).toBe(1);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, "admin-transaction-detail");
+  });
+
   it("lists operator accounts and wallet accounts, one kind at a time", async () => {
     const { page } = h;
     await page.goto(`${h.api.baseUrl}/console/admin/accounts`);

@@ -12,6 +12,7 @@ import { rejectListingProcedure } from "../routes/admin/marketplace/reject-listi
 import { getAgentDetailProcedure } from "../routes/admin-read/get-agent-detail";
 import { getMerchantDetailProcedure } from "../routes/admin-read/get-merchant-detail";
 import { getOverviewProcedure } from "../routes/admin-read/get-overview";
+import { getTransactionProcedure } from "../routes/admin-read/get-transaction";
 import { getUserProcedure } from "../routes/admin-read/get-user";
 import { listAgentsProcedure } from "../routes/admin-read/list-agents";
 import { listAuditProcedure } from "../routes/admin-read/list-audit";
@@ -77,6 +78,7 @@ export const appRouter = router({
   adminRead: router({
     overview: getOverviewProcedure,
     transactions: listTransactionsProcedure,
+    transaction: getTransactionProcedure,
     merchants: listMerchantsProcedure,
     merchant: getMerchantDetailProcedure,
     agents: listAgentsProcedure,

@@ -20,6 +20,7 @@ import { ModerationPage } from "./pages/Moderation";
 import { OverviewPage } from "./pages/Overview";
 import { SearchPage } from "./pages/Search";
 import { SolanaPage, TelemetryPage, X402Page } from "./pages/Services";
+import { TransactionDetailPage } from "./pages/TransactionDetail";
 import { TransactionsListPage } from "./pages/Transactions";
 import { WebhooksPage } from "./pages/Webhooks";
 import { SignIn } from "./SignIn";
@@ -79,6 +80,7 @@ export default function AdminApp() {
             <Route path="agents" element={<AgentsPage />} />
             <Route path="agents/:addr" element={<AgentDetailPage />} />
             <Route path="transactions" element={<TransactionsListPage />} />
+            <Route path="transactions/:id" element={<TransactionDetailPage />} />
             <Route path="marketplace" element={<ModerationPage />} />
             <Route path="failed" element={<FailedPage />} />
             <Route path="webhooks" element={<WebhooksPage />} />

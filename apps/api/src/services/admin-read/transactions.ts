@@ -4,7 +4,7 @@
  * `seen_at` range. Every filter maps to an indexed column (migration `admin_read`).
  */
 import { quotes, receipts, settlements } from "@tollgate/db";
-import { NETWORKS } from "@tollgate/shared";
+import { AppError, NETWORKS } from "@tollgate/shared";
 import { and, desc, eq, gte, lt, or, type SQL, sql } from "drizzle-orm";
 import {
   type AdminReadDeps,
@@ -71,9 +71,8 @@ function whereOf(deps: AdminReadDeps, filters: TransactionFilters): SQL | undefi
   return conditions.length > 0 ? and(...conditions) : undefined;
 }
 
-export async function listTransactions(deps: AdminReadDeps, filters: TransactionFilters) {
-  const where = whereOf(deps, filters);
-  if (where === "none") return { transactions: [], next_cursor: null };
+/** Settlements matching `where`, newest first, each with its quote and receipt (one query). */
+async function transactionRows(deps: AdminReadDeps, where: SQL | undefined, limit: number) {
   const rows = await deps.db.db
     .select({ settlement: settlements, quote: quotes, receipt: receipts })
     .from(settlements)
@@ -81,12 +80,11 @@ export async function listTransactions(deps: AdminReadDeps, filters: Transaction
     .leftJoin(receipts, eq(receipts.quoteId, settlements.quoteId))
     .where(where ?? sql`true`)
     .orderBy(desc(settlements.id))
-    .limit(filters.limit + 1);
+    .limit(limit);
   const assetOf = assetResolver(deps.chains);
-  const page = rows.slice(0, filters.limit);
-  const last = page.at(-1);
-  return {
-    transactions: page.map(({ settlement, quote, receipt }) => ({
+  return rows.map(({ settlement, quote, receipt }) => ({
+    id: settlement.id,
+    view: {
       ...settlementView(settlement, assetOf(settlement.chainId, settlement.token)),
       quote: quote
         ? {
@@ -107,9 +105,27 @@ export async function listTransactions(deps: AdminReadDeps, filters: Transaction
             expires_at: receipt.expiresAt.toISOString(),
           }
         : null,
-    })),
-    next_cursor: rows.length > filters.limit && last ? encodeCursor([last.settlement.id.toString()]) : null,
+    },
+  }));
+}
+
+export async function listTransactions(deps: AdminReadDeps, filters: TransactionFilters) {
+  const where = whereOf(deps, filters);
+  if (where === "none") return { transactions: [], next_cursor: null };
+  const rows = await transactionRows(deps, where, filters.limit + 1);
+  const page = rows.slice(0, filters.limit);
+  const last = page.at(-1);
+  return {
+    transactions: page.map((row) => row.view),
+    next_cursor: rows.length > filters.limit && last ? encodeCursor([last.id.toString()]) : null,
   };
+}
+
+/** One settlement with its quote and receipt (GET /admin/api/transactions/{id}); 404 when there is none. */
+export async function getTransaction(deps: AdminReadDeps, id: string) {
+  const [row] = await transactionRows(deps, eq(settlements.id, BigInt(id)), 1);
+  if (!row) throw new AppError("not_found", `no settlement ${id}`);
+  return { transaction: row.view };
 }
 
 export type TransactionsPage = Awaited<ReturnType<typeof listTransactions>>;

@@ -1,4 +1,5 @@
 /** Settlements with their links: merchant, payer, quote, receipt, transaction and block. */
+import { Link } from "react-router";
 import type { Settlement, Transaction } from "../api";
 import { AgentLink, BlockLink, MerchantLink, SearchLink, TxLink } from "../links";
 import { Amount, type Column, Table, Time } from "../ui";
@@ -6,6 +7,10 @@ import { Amount, type Column, Table, Time } from "../ui";
 type Row = Settlement & Partial<Pick<Transaction, "quote" | "receipt">>;
 
 export const settlementColumns: Column<Row>[] = [
+  {
+    header: "Settlement",
+    cell: (s) => <Link to={`/transactions/${encodeURIComponent(s.id)}`}>#{s.id}</Link>,
+  },
   { header: "Seen", cell: (s) => <Time at={s.seen_at} /> },
   { header: "Network", cell: (s) => s.network },
   { header: "State", cell: (s) => s.state },
