@@ -25,6 +25,8 @@ export interface EvmNetwork {
   readonly nativeSymbol: "POL" | "ETH";
   readonly x402V1Name: string;
   readonly caip2: `eip155:${number}`;
+  /** Public block explorer of the real chain; never linked for a local chain that borrows its id. */
+  readonly explorerUrl: string;
   /** Default confirmation depth before a payment earns a receipt; overridable by configuration. */
   readonly defaultConfirmations: number;
   /** Deepest reorg the indexer will repair by itself; deeper ones halt that network. */
@@ -51,6 +53,7 @@ export const NETWORKS: { readonly [K in EvmNetworkName]: EvmNetwork & { name: K 
     nativeSymbol: "POL",
     x402V1Name: "polygon",
     caip2: "eip155:137",
+    explorerUrl: "https://polygonscan.com",
     defaultConfirmations: 32,
     defaultMaxReorgDepth: 128,
   },
@@ -65,6 +68,7 @@ export const NETWORKS: { readonly [K in EvmNetworkName]: EvmNetwork & { name: K 
     nativeSymbol: "ETH",
     x402V1Name: "base",
     caip2: "eip155:8453",
+    explorerUrl: "https://basescan.org",
     defaultConfirmations: 10,
     defaultMaxReorgDepth: 64,
   },
@@ -79,6 +83,7 @@ export const NETWORKS: { readonly [K in EvmNetworkName]: EvmNetwork & { name: K 
     nativeSymbol: "POL",
     x402V1Name: "polygon-amoy",
     caip2: "eip155:80002",
+    explorerUrl: "https://amoy.polygonscan.com",
     defaultConfirmations: 5,
     defaultMaxReorgDepth: 64,
   },

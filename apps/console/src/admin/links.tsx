@@ -2,16 +2,6 @@
 import { Link } from "react-router";
 import { Mono } from "./ui";
 
-const EXPLORERS: Record<string, string> = {
-  polygon: "https://polygonscan.com",
-  base: "https://basescan.org",
-  amoy: "https://amoy.polygonscan.com",
-};
-
-function explorer(network: string): string | undefined {
-  return Object.hasOwn(EXPLORERS, network) ? EXPLORERS[network] : undefined;
-}
-
 export function MerchantLink({ id }: { id: string | null }) {
   if (!id) return <span>unknown merchant</span>;
   return (
@@ -39,26 +29,27 @@ export function SearchLink({ q }: { q: string | null }) {
   );
 }
 
-/** A transaction on the network's block explorer (local chains have none: the hash links to the search). */
-export function TxLink({ network, hash }: { network: string; hash: string }) {
-  const base = explorer(network);
-  if (!base || network === "localhost") return <SearchLink q={hash} />;
+/**
+ * A transaction on the network's block explorer. The API sends `explorer_url: null` for local chains (they borrow
+ * the real chain ids, so a real explorer would show someone else's transaction): the hash then links to the search.
+ */
+export function TxLink({ explorerUrl, hash }: { explorerUrl: string | null; hash: string }) {
+  if (!explorerUrl) return <SearchLink q={hash} />;
   return (
-    <a href={`${base}/tx/${hash}`} target="_blank" rel="noreferrer noopener">
+    <a href={`${explorerUrl}/tx/${hash}`} target="_blank" rel="noreferrer noopener">
       <Mono value={hash} />
     </a>
   );
 }
 
-export function BlockLink({ network, block }: { network: string; block: string }) {
-  const base = explorer(network);
-  if (!base) return <span>{block}</span>;
+export function BlockLink({ explorerUrl, block }: { explorerUrl: string | null; block: string }) {
+  if (!explorerUrl) return <span>{block}</span>;
   return (
     <a
-      href={`${base}/block/${block}`}
+      href={`${explorerUrl}/block/${block}`}
       target="_blank"
       rel="noreferrer noopener"
-      aria-label={`block ${block} on ${network}`}
+      aria-label={`block ${block}`}
     >
       {block}
     </a>

@@ -34,6 +34,8 @@ describe.each(testDatabaseKinds())("GET /admin/api/transactions/{id} on %s", (ki
     expect(res.json.transaction).toEqual(row);
     expect(res.json.transaction).toMatchObject({
       merchant_id: acme.id,
+      // A local chain borrows the real chain id: no link to the real explorer.
+      explorer_url: null,
       quote: { id: paid.quoteId },
       receipt: { id: paid.receiptId },
     });

@@ -37,6 +37,12 @@ export const ZAdminSettlement = z.object({
   tx_hash: z.string(),
   log_index: z.number().int(),
   block_number: z.string(),
+  explorer_url: z
+    .string()
+    .nullable()
+    .describe(
+      "the public block explorer of this network; null for a local chain (it borrows the real chain id)",
+    ),
   payer: z.string(),
   merchant_address: z.string(),
   merchant_id: z.string().nullable(),

@@ -10,6 +10,7 @@ const ZSettlement = z.object({
   tx_hash: z.string(),
   log_index: z.number().int(),
   block_number: z.string(),
+  explorer_url: z.string().nullable().describe("public block explorer; null for a local chain"),
   payer: z.string(),
   merchant_address: z.string(),
   merchant_id: z.string().nullable(),

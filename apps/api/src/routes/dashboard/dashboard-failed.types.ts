@@ -45,6 +45,12 @@ export const ZFailedPayment = z.object({
   network: z.string(),
   chain_id: z.number().int(),
   tx_hash: z.string(),
+  explorer_url: z
+    .string()
+    .nullable()
+    .describe(
+      "the public block explorer of this network; null for a local chain (it borrows the real chain id)",
+    ),
   log_index: z.number().int(),
   payer: z.string(),
   merchant_id: z.string().nullable(),

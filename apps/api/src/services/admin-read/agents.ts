@@ -12,7 +12,7 @@ import {
   decodeCursor,
   EVM_ADDRESS,
   encodeCursor,
-  settlementView,
+  settlementViewer,
 } from "./common";
 
 export interface AgentListQuery {
@@ -129,6 +129,7 @@ export async function getAgentDetail(deps: AdminReadDeps, address: string) {
     throw new AppError("not_found", `no payments seen from ${payer}`);
   }
   const assetOf = assetResolver(deps.chains);
+  const viewSettlement = settlementViewer(deps.chains);
   return {
     address: payer,
     family: "evm" as const,
@@ -155,6 +156,6 @@ export async function getAgentDetail(deps: AdminReadDeps, address: string) {
       name: row.name,
       settlements: row.settlements,
     })),
-    recent_settlements: recent.map((row) => settlementView(row, assetOf(row.chainId, row.token))),
+    recent_settlements: recent.map(viewSettlement),
   };
 }

@@ -99,7 +99,31 @@ export function assetResolver(chains: Pick<ChainRegistry, "byChainId">) {
 }
 
 /** A settlement as operators see it (money as decimal strings of base units). */
-export function settlementView(row: typeof settlements.$inferSelect, asset: string | null) {
+/**
+ * The block explorer for a chain, or null when the chain is local (`local: true` in the deployment manifest: it
+ * borrows the real chain id, so a real explorer would show someone else's transaction) or unknown.
+ */
+export function explorerResolver(chains: Pick<ChainRegistry, "byChainId">) {
+  return (chainId: number): string | null => {
+    const context = chains.byChainId(chainId);
+    if (!context || context.deployment.local) return null;
+    return NETWORKS[context.network].explorerUrl;
+  };
+}
+
+/** Settlement rows as the operator surfaces show them: amounts as strings, asset symbol and explorer resolved. */
+export function settlementViewer(chains: Pick<ChainRegistry, "byChainId">) {
+  const assetOf = assetResolver(chains);
+  const explorerOf = explorerResolver(chains);
+  return (row: typeof settlements.$inferSelect) =>
+    settlementView(row, assetOf(row.chainId, row.token), explorerOf(row.chainId));
+}
+
+function settlementView(
+  row: typeof settlements.$inferSelect,
+  asset: string | null,
+  explorerUrl: string | null,
+) {
   return {
     id: row.id.toString(),
     network: row.network,
@@ -107,6 +131,7 @@ export function settlementView(row: typeof settlements.$inferSelect, asset: stri
     tx_hash: row.txHash,
     log_index: row.logIndex,
     block_number: row.blockNumber.toString(),
+    explorer_url: explorerUrl,
     payer: row.payer,
     merchant_address: row.merchantAddress,
     merchant_id: row.merchantId,

@@ -16,12 +16,11 @@ import { AppError } from "@tollgate/shared";
 import { and, asc, count, desc, eq, like, lt, or, type SQL, sql } from "drizzle-orm";
 import {
   type AdminReadDeps,
-  assetResolver,
   DIGITS,
   decodeCursor,
   EVM_ADDRESS,
   encodeCursor,
-  settlementView,
+  settlementViewer,
 } from "./common";
 
 export interface MerchantListQuery {
@@ -127,7 +126,7 @@ export async function getMerchantDetail(deps: AdminReadDeps, id: string) {
         .orderBy(desc(webhookDeliveries.id))
         .limit(1),
     ]);
-  const assetOf = assetResolver(deps.chains);
+  const viewSettlement = settlementViewer(deps.chains);
   const counts = new Map<string, number>(deliveries.map((row) => [row.status, row.n]));
   return {
     merchant: merchantSummary(merchant),
@@ -143,7 +142,7 @@ export async function getMerchantDetail(deps: AdminReadDeps, id: string) {
           updated_at: route.updatedAt.toISOString(),
         }
       : null,
-    recent_settlements: recentSettlements.map((row) => settlementView(row, assetOf(row.chainId, row.token))),
+    recent_settlements: recentSettlements.map(viewSettlement),
     recent_receipts: recentReceipts.map((row) => ({
       id: row.id,
       quote_id: row.quoteId,

@@ -6,14 +6,7 @@
 import { quotes, receipts, settlements } from "@tollgate/db";
 import { AppError, NETWORKS } from "@tollgate/shared";
 import { and, desc, eq, gte, lt, or, type SQL, sql } from "drizzle-orm";
-import {
-  type AdminReadDeps,
-  assetResolver,
-  DIGITS,
-  decodeCursor,
-  encodeCursor,
-  settlementView,
-} from "./common";
+import { type AdminReadDeps, DIGITS, decodeCursor, encodeCursor, settlementViewer } from "./common";
 import { toCsv } from "./csv";
 
 export interface TransactionFilters {
@@ -81,11 +74,11 @@ async function transactionRows(deps: AdminReadDeps, where: SQL | undefined, limi
     .where(where ?? sql`true`)
     .orderBy(desc(settlements.id))
     .limit(limit);
-  const assetOf = assetResolver(deps.chains);
+  const viewSettlement = settlementViewer(deps.chains);
   return rows.map(({ settlement, quote, receipt }) => ({
     id: settlement.id,
     view: {
-      ...settlementView(settlement, assetOf(settlement.chainId, settlement.token)),
+      ...viewSettlement(settlement),
       quote: quote
         ? {
             id: quote.id,

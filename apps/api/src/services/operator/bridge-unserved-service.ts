@@ -11,7 +11,7 @@ import { AppError, ZERO_ADDRESS } from "@tollgate/shared";
 import { and, desc, eq, gte, isNull, lt, type SQL, sql } from "drizzle-orm";
 import type { Logger } from "../../infra/logger";
 import type { AdminReadDeps } from "../admin-read/common";
-import { assetResolver } from "../admin-read/common";
+import { assetResolver, explorerResolver } from "../admin-read/common";
 import type { OperatorActor } from "../audit/operator-audit";
 import { auditOperatorAction } from "../audit/operator-audit";
 
@@ -102,6 +102,7 @@ export function unservedView(deps: Pick<AdminReadDeps, "chains">, row: Row) {
     chain_id: row.chainId,
     tx_hash: row.txHash,
     log_index: row.logIndex,
+    explorer_url: explorerResolver(deps.chains)(row.chainId),
     payer: row.payer,
     merchant_id: null,
     merchant_address: row.merchantAddress,

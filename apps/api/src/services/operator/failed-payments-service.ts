@@ -16,7 +16,14 @@ import { type Database, failedPaymentResolutions, quotes, receipts, settlements 
 import { AppError } from "@tollgate/shared";
 import { and, desc, eq, gte, isNull, lt, type SQL, sql } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
-import { type AdminReadDeps, assetResolver, DIGITS, decodeCursor, encodeCursor } from "../admin-read/common";
+import {
+  type AdminReadDeps,
+  assetResolver,
+  DIGITS,
+  decodeCursor,
+  encodeCursor,
+  explorerResolver,
+} from "../admin-read/common";
 import type { OperatorActor } from "../audit/operator-audit";
 import { auditOperatorAction } from "../audit/operator-audit";
 import { BRIDGE_FAILED_ID, listUnserved, resolveUnserved, unservedView } from "./bridge-unserved-service";
@@ -109,6 +116,7 @@ function view(deps: FailedDeps, row: Row) {
     chain_id: s.chainId,
     tx_hash: s.txHash,
     log_index: s.logIndex,
+    explorer_url: explorerResolver(deps.chains)(s.chainId),
     payer: s.payer,
     merchant_id: s.merchantId ?? row.quoteMerchantId,
     merchant_address: s.merchantAddress,

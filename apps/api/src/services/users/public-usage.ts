@@ -8,7 +8,7 @@
 import { type Database, merchants, quotes, receipts, settlements, userWallets } from "@tollgate/db";
 import { AppError, isSolanaAddress } from "@tollgate/shared";
 import { and, count, desc, eq, gt, ne, sql } from "drizzle-orm";
-import { assetResolver, EVM_ADDRESS, settlementView } from "../admin-read/common";
+import { assetResolver, EVM_ADDRESS, settlementViewer } from "../admin-read/common";
 import type { ChainRegistry } from "../chains";
 
 export interface PublicUsageDeps {
@@ -101,6 +101,7 @@ export async function publicUsage(deps: PublicUsageDeps, accountId: string, rawA
     db.select().from(settlements).where(live).orderBy(desc(settlements.id)).limit(LIST_LIMIT),
   ]);
   const assetOf = assetResolver(deps.chains);
+  const viewSettlement = settlementViewer(deps.chains);
   return {
     ...empty,
     calls_paid: { receipts: receiptCount?.n ?? 0, payments: paymentCount?.n ?? 0 },
@@ -128,6 +129,6 @@ export async function publicUsage(deps: PublicUsageDeps, accountId: string, rawA
       payments: row.payments,
       total_amount: row.total,
     })),
-    settlements: recent.map((row) => settlementView(row, assetOf(row.chainId, row.token))),
+    settlements: recent.map(viewSettlement),
   };
 }

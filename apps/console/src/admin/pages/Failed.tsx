@@ -61,7 +61,10 @@ export function FailedPage() {
                 },
                 { header: "Merchant", cell: (f) => <MerchantLink id={f.merchant_id} /> },
                 { header: "Payer", cell: (f) => <AgentLink address={f.payer} /> },
-                { header: "Transaction", cell: (f) => <TxLink network={f.network} hash={f.tx_hash} /> },
+                {
+                  header: "Transaction",
+                  cell: (f) => <TxLink explorerUrl={f.explorer_url} hash={f.tx_hash} />,
+                },
                 {
                   header: "Status",
                   cell: (f) =>

@@ -20,8 +20,12 @@ export const settlementColumns: Column<Row>[] = [
   { header: "Payer", cell: (s) => <AgentLink address={s.payer} /> },
   { header: "Quote", cell: (s) => <SearchLink q={s.quote_id ?? s.bridge_order_id} /> },
   { header: "Receipt", cell: (s) => <SearchLink q={s.receipt?.id ?? null} /> },
-  { header: "Transaction", cell: (s) => <TxLink network={s.network} hash={s.tx_hash} /> },
-  { header: "Block", cell: (s) => <BlockLink network={s.network} block={s.block_number} />, numeric: true },
+  { header: "Transaction", cell: (s) => <TxLink explorerUrl={s.explorer_url} hash={s.tx_hash} /> },
+  {
+    header: "Block",
+    cell: (s) => <BlockLink explorerUrl={s.explorer_url} block={s.block_number} />,
+    numeric: true,
+  },
 ];
 
 export function SettlementTable({ rows, caption, testId }: { rows: Row[]; caption: string; testId: string }) {

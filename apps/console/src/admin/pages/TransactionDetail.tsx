@@ -28,11 +28,11 @@ export function TransactionDetailPage() {
               <dl className="facts">
                 <dt>Transaction</dt>
                 <dd>
-                  <TxLink network={t.network} hash={t.tx_hash} /> (log {t.log_index})
+                  <TxLink explorerUrl={t.explorer_url} hash={t.tx_hash} /> (log {t.log_index})
                 </dd>
                 <dt>Block</dt>
                 <dd>
-                  <BlockLink network={t.network} block={t.block_number} />
+                  <BlockLink explorerUrl={t.explorer_url} block={t.block_number} />
                 </dd>
                 <dt>Payer</dt>
                 <dd>
