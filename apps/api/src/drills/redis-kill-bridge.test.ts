@@ -46,6 +46,7 @@ describe.skipIf(!REDIS_SERVER)("drill: Redis killed during a paid bridge call", 
   let store: OrderStore;
   let upstream: TestUpstream;
   let bridge: TestBridge;
+  let beforeConsume: (() => Promise<void>) | undefined;
   const merchant = randomAddress();
 
   const storeUp = () =>
@@ -72,7 +73,18 @@ describe.skipIf(!REDIS_SERVER)("drill: Redis killed during a paid bridge call", 
   beforeAll(async () => {
     chains = await startTestChains(dataDir, ["amoy"]);
     redis = await startThrowawayRedis({ durable: true });
-    store = createRedisOrderStore({ url: redis.url, connectWaitMs: 300 });
+    const redisStore = createRedisOrderStore({ url: redis.url, connectWaitMs: 1_000 });
+    // The real store; the drill only chooses the moment Redis dies (between settlement and the used mark).
+    store = {
+      ...redisStore,
+      kind: redisStore.kind,
+      async consume(keys, lease, usedMs) {
+        const hook = beforeConsume;
+        beforeConsume = undefined;
+        await hook?.();
+        return redisStore.consume(keys, lease, usedMs);
+      },
+    };
     upstream = await startTestUpstream();
     bridge = await startTestBridge(
       chains,
@@ -105,6 +117,7 @@ describe.skipIf(!REDIS_SERVER)("drill: Redis killed during a paid bridge call", 
   beforeEach(() => {
     upstream.mode = "ok";
     upstream.onRequest = undefined;
+    beforeConsume = undefined;
   });
 
   /** The upstream's next call kills Redis before it answers (the claim is held, the consume is still to come). */
@@ -172,5 +185,26 @@ describe.skipIf(!REDIS_SERVER)("drill: Redis killed during a paid bridge call", 
     expect(replay.status).toBe(402);
     expect(upstream.seen.length).toBe(seen + 2);
     expect(await balance()).toBe(before + 150_000n);
+  });
+
+  it("x402: Redis dies after the settlement: the paid answer is delivered once, a replay is never served", async () => {
+    const payer = agentOn(chains.chains[0]!, 11);
+    const url = `${bridge.url}/acme/search?q=settled`;
+    const challenge = await readJson(await fetch(url));
+    const header = await x402V1Header(payer, challenge.accepts[0]);
+    const seen = upstream.seen.length;
+
+    beforeConsume = killRedis;
+    const served = await fetch(url, { headers: { "X-PAYMENT": header } });
+    expect(served.status, await served.clone().text()).toBe(200);
+    expect(served.headers.get("x-payment-response")).toBeTruthy();
+    expect(upstream.seen.length).toBe(seen + 1);
+
+    await expectStoreDown(await fetch(url, { headers: { "X-PAYMENT": header } }));
+    await restartRedis();
+    // The lease outlived the kill (durable Redis); once it lapses the on-chain nonce refuses the authorization.
+    const replay = await fetch(url, { headers: { "X-PAYMENT": header } });
+    expect([402, 409]).toContain(replay.status);
+    expect(upstream.seen.length).toBe(seen + 1);
   });
 });
