@@ -122,14 +122,13 @@ describe("RedisQuotaStore", () => {
     });
     try {
       const started = Date.now();
-      for (const attempt of [
-        () => store.consume("rcpt_a", 5, 1, inAnHour()),
-        () => store.refund("rcpt_a", 1),
-        () => store.ready(),
-      ]) {
+      for (const attempt of [() => store.consume("rcpt_a", 5, 1, inAnHour()), () => store.ready()]) {
         const error = await attempt().catch((e: unknown) => e);
         expect(isAppError(error) && error.code === "service_unavailable").toBe(true);
       }
+      // A refund is kept for when Redis returns (issue 16), not thrown away.
+      await store.refund("rcpt_a", 1);
+      expect(store.pendingRefunds).toBe(1);
       expect(Date.now() - started).toBeLessThan(3_000);
     } finally {
       await store.close();
@@ -168,6 +167,28 @@ describe("RedisQuotaStore", () => {
         });
       } finally {
         await store.close();
+      }
+    });
+
+    it("keeps a refund made while disconnected and applies it once on reconnect (issue 16)", async () => {
+      const client = new Redis(TEST_REDIS_URL!, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+      const store = new RedisQuotaStore({ redis: client, merchantId: "mrch_A", keyPrefix: prefix });
+      try {
+        const id = `rcpt_${randomUUID()}`;
+        expect(await store.consume(id, 2, 2, inAnHour())).toEqual({ ok: true, remaining: 0 });
+        const ended = new Promise((resolve) => client.once("end", resolve));
+        client.disconnect();
+        await ended;
+        await store.refund(id, 1);
+        expect(store.pendingRefunds).toBe(1);
+        const ready = new Promise((resolve) => client.once("ready", resolve));
+        await client.connect();
+        await ready;
+        expect(await store.consume(id, 2, 1, inAnHour())).toEqual({ ok: true, remaining: 0 });
+        expect(store.pendingRefunds).toBe(0);
+        expect((await store.consume(id, 2, 1, inAnHour())).ok).toBe(false);
+      } finally {
+        client.disconnect();
       }
     });
 

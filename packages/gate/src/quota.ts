@@ -7,7 +7,7 @@
  * verifier's clock tolerance (at most 60 s): a counter that vanished while the receipt still verifies would
  * hand out its quota again.
  */
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { AppError } from "@tollgate/shared/errors";
 import { Redis, type RedisOptions } from "ioredis";
 
@@ -31,7 +31,10 @@ export interface QuotaStore {
    * (Unix seconds); the counter is kept at least until then.
    */
   consume(receiptId: string, quota: number, units: number, expiresAtSec: number): Promise<QuotaResult>;
-  /** Gives `units` back (the call they paid for failed). Never goes below zero used; unknown ids are ignored. */
+  /**
+   * Gives `units` back (the call they paid for failed). Never goes below zero used; unknown ids are ignored. A store
+   * that cannot reach its storage may keep the refund and apply it once when it can (never more than once).
+   */
   refund(receiptId: string, units: number): Promise<void>;
   /** Releases connections and timers. */
   close(): Promise<void>;
@@ -127,9 +130,16 @@ end
 return {1, quota - used}
 `;
 
-/** KEYS[1] counter; ARGV units. Decrements without going below zero; missing keys stay missing. */
+/**
+ * KEYS[1] counter, KEYS[2] this refund's mark; ARGV units, refund id. Decrements without going below zero; missing
+ * counters stay missing. The mark makes a refund idempotent: one sent again after a lost reply (issue 16, Redis
+ * died mid-command) is not applied twice, so a retried refund can never over-grant.
+ */
 const REFUND_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 1 then ttl = 60000 end
+if not redis.call('SET', KEYS[2], '1', 'NX', 'PX', ttl) then return -2 end
 local used = redis.call('DECRBY', KEYS[1], ARGV[1])
 if used < 0 then
   redis.call('SET', KEYS[1], 0, 'KEEPTTL')
@@ -138,8 +148,18 @@ end
 return used
 `;
 
+/** Refunds kept while Redis is unreachable, at most (beyond it the oldest is dropped: an under-grant, never over). */
+const MAX_PENDING_REFUNDS = 10_000;
+
 function sha1(text: string): string {
   return createHash("sha1").update(text).digest("hex");
+}
+
+interface PendingRefund {
+  receiptId: string;
+  units: number;
+  /** Refund id: the mark that makes sending it twice harmless. */
+  id: string;
 }
 
 export interface RedisQuotaStoreOptions {
@@ -173,6 +193,8 @@ export class RedisQuotaStore implements QuotaStore {
   readonly #timeoutMs: number;
   readonly #consumeSha = sha1(CONSUME_SCRIPT);
   readonly #refundSha = sha1(REFUND_SCRIPT);
+  readonly #pendingRefunds: PendingRefund[] = [];
+  #flushing: Promise<void> | undefined;
 
   constructor(options: RedisQuotaStoreOptions) {
     this.#timeoutMs = options.commandTimeoutMs ?? 2_000;
@@ -193,6 +215,7 @@ export class RedisQuotaStore implements QuotaStore {
       this.#ownsClient = false;
     }
     this.#prefix = `${options.keyPrefix ?? "tollgate:quota:"}${options.merchantId}:`;
+    this.#redis.on("ready", () => void this.#flushRefunds());
   }
 
   /** Resolves once Redis answers PING; rejects with `service_unavailable` otherwise. For startup checks. */
@@ -235,12 +258,12 @@ export class RedisQuotaStore implements QuotaStore {
     }
   }
 
-  async #script(sha: string, script: string, key: string, args: (string | number)[]): Promise<unknown> {
+  async #script(sha: string, script: string, keys: string[], args: (string | number)[]): Promise<unknown> {
     try {
-      return await this.#redis.evalsha(sha, 1, key, ...args);
+      return await this.#redis.evalsha(sha, keys.length, ...keys, ...args);
     } catch (error) {
       if (error instanceof Error && error.message.startsWith("NOSCRIPT")) {
-        return await this.#redis.eval(script, 1, key, ...args);
+        return await this.#redis.eval(script, keys.length, ...keys, ...args);
       }
       throw error;
     }
@@ -255,9 +278,11 @@ export class RedisQuotaStore implements QuotaStore {
   async consume(receiptId: string, quota: number, units: number, expiresAtSec: number): Promise<QuotaResult> {
     checkArguments(quota, units, expiresAtSec);
     await this.#connected();
+    // Units given back during an outage count before new ones are taken.
+    await this.#flushRefunds();
     const keepUntilMs = (expiresAtSec + QUOTA_RETENTION_GRACE_SEC) * 1000;
     const reply = await this.#guard(
-      this.#script(this.#consumeSha, CONSUME_SCRIPT, this.#prefix + receiptId, [quota, units, keepUntilMs]),
+      this.#script(this.#consumeSha, CONSUME_SCRIPT, [this.#prefix + receiptId], [quota, units, keepUntilMs]),
     );
     if (!Array.isArray(reply) || reply.length !== 2) {
       throw new AppError("service_unavailable", "quota store gave an unexpected reply");
@@ -265,10 +290,52 @@ export class RedisQuotaStore implements QuotaStore {
     return { ok: reply[0] === 1, remaining: Number(reply[1]) };
   }
 
+  /**
+   * Gives units back. While Redis is unreachable the refund is kept and sent when it returns (issue 16: a unit taken
+   * for a call that was not delivered is not lost to an outage); each refund carries an id, so sending it again
+   * never applies it twice. Should this process die first, the unit is lost: an under-grant, never an over-grant.
+   */
   async refund(receiptId: string, units: number): Promise<void> {
     if (!Number.isSafeInteger(units) || units < 1) throw new TypeError("units must be a positive integer");
-    await this.#connected();
-    await this.#guard(this.#script(this.#refundSha, REFUND_SCRIPT, this.#prefix + receiptId, [units]));
+    const refund = { receiptId, units, id: randomBytes(12).toString("hex") };
+    try {
+      await this.#connected();
+      await this.#sendRefund(refund);
+    } catch {
+      if (this.#pendingRefunds.length >= MAX_PENDING_REFUNDS) this.#pendingRefunds.shift();
+      this.#pendingRefunds.push(refund);
+    }
+  }
+
+  #sendRefund(refund: PendingRefund): Promise<unknown> {
+    const key = this.#prefix + refund.receiptId;
+    return this.#guard(
+      this.#script(this.#refundSha, REFUND_SCRIPT, [key, `${key}:refund:${refund.id}`], [refund.units]),
+    );
+  }
+
+  /** Sends the kept refunds, oldest first; stops at the first failure (Redis is down again, kept for next time). */
+  #flushRefunds(): Promise<void> {
+    if (this.#flushing) return this.#flushing;
+    if (this.#pendingRefunds.length === 0) return Promise.resolve();
+    const flush = async () => {
+      while (this.#pendingRefunds.length > 0 && this.#redis.status === "ready") {
+        await this.#sendRefund(this.#pendingRefunds[0]!);
+        this.#pendingRefunds.shift();
+      }
+    };
+    // `finally` runs after the assignment, even when there was nothing to send.
+    this.#flushing = flush()
+      .catch(() => undefined) // kept for the next "ready"
+      .finally(() => {
+        this.#flushing = undefined;
+      });
+    return this.#flushing;
+  }
+
+  /** Refunds waiting for Redis (tests, diagnostics). */
+  get pendingRefunds(): number {
+    return this.#pendingRefunds.length;
   }
 
   async close(): Promise<void> {

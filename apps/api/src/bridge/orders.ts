@@ -54,7 +54,11 @@ export interface OrderStore {
   getOrder(id: string): Promise<BridgeOrder | undefined>;
   /** Atomically leases every key, or none when one of them is used or leased. */
   claim(keys: readonly string[], leaseMs: number): Promise<ClaimResult>;
-  /** Gives the keys back (upstream failed): the payment can be replayed. Only the lease holder can. */
+  /**
+   * Gives the keys back (upstream failed, or the answer was withheld): the payment can be replayed. Only the lease
+   * holder can. While the store is unreachable the release is kept and done first when it returns (issue 16);
+   * should this process die before that, the lease lapses by itself.
+   */
   release(keys: readonly string[], lease: string): Promise<void>;
   /** Extends the holder's lease on every key to `leaseMs` from now; false (nothing changed) when it was lost. */
   extend(keys: readonly string[], lease: string, leaseMs: number): Promise<boolean>;
@@ -196,6 +200,9 @@ end
 return 1
 `;
 
+/** Releases kept while Redis is unreachable, at most; beyond it the oldest is left to lapse with its lease. */
+const MAX_PENDING_RELEASES = 10_000;
+
 export interface RedisOrderStoreOptions {
   url: string;
   /** Key prefix; tests isolate themselves with a unique one. */
@@ -219,6 +226,31 @@ export function createRedisOrderStore(options: RedisOrderStoreOptions): OrderSto
   });
   redis.on("error", (error) => options.onError?.(error));
   const waitMs = options.connectWaitMs ?? 1_000;
+  const full = (keys: readonly string[]) => keys.map((key) => `${prefix}claim:${key}`);
+
+  // Issue 16: a claim given back while Redis was down (lease -> full keys). Replayed on reconnect before any other
+  // command of this store, so a proof retried after Redis returns finds its payment free. RELEASE_SCRIPT only
+  // deletes keys still holding the lease, so replaying a release that did reach Redis is harmless.
+  const pendingReleases = new Map<string, readonly string[]>();
+  let flushing: Promise<void> | undefined;
+  const flushReleases = async () => {
+    for (const [lease, keys] of pendingReleases) {
+      try {
+        await redis.eval(RELEASE_SCRIPT, keys.length, ...keys, lease);
+        pendingReleases.delete(lease);
+      } catch (error) {
+        options.onError?.(error);
+        return; // still down: the next "ready" tries again
+      }
+    }
+  };
+  const startFlush = () => {
+    if (pendingReleases.size === 0 || flushing) return;
+    flushing = flushReleases().finally(() => {
+      flushing = undefined;
+    });
+  };
+  redis.on("ready", startFlush);
 
   async function connected(): Promise<void> {
     if (redis.status === "ready") return;
@@ -242,6 +274,8 @@ export function createRedisOrderStore(options: RedisOrderStoreOptions): OrderSto
   async function run<T>(what: string, op: () => Promise<T>): Promise<T> {
     try {
       await connected();
+      startFlush();
+      await flushing;
       return await op();
     } catch (error) {
       // Fail closed: never fall back to memory (another process could accept the same payment).
@@ -251,7 +285,6 @@ export function createRedisOrderStore(options: RedisOrderStoreOptions): OrderSto
       });
     }
   }
-  const full = (keys: readonly string[]) => keys.map((key) => `${prefix}claim:${key}`);
 
   return {
     kind: "redis",
@@ -277,10 +310,20 @@ export function createRedisOrderStore(options: RedisOrderStoreOptions): OrderSto
         if (index === 0) return { ok: true, lease };
         return { ok: false, key: keys[index - 1] ?? "", state: state === "used" ? "used" : "in_flight" };
       }),
-    release: (keys, lease) =>
-      run("release", async () => {
-        await redis.eval(RELEASE_SCRIPT, keys.length, ...full(keys), lease);
-      }),
+    async release(keys, lease) {
+      try {
+        await run("release", async () => {
+          await redis.eval(RELEASE_SCRIPT, keys.length, ...full(keys), lease);
+        });
+      } catch (error) {
+        options.onError?.(error);
+        if (pendingReleases.size >= MAX_PENDING_RELEASES) {
+          const oldest = pendingReleases.keys().next().value;
+          if (oldest !== undefined) pendingReleases.delete(oldest);
+        }
+        pendingReleases.set(lease, full(keys));
+      }
+    },
     extend: (keys, lease, leaseMs) =>
       run("extend", async () => {
         const done = await redis.eval(

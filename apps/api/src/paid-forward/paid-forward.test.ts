@@ -14,7 +14,7 @@ import { createLogger } from "../infra/logger";
 import { forwardPaid } from "./paid-forward";
 import { forwardableRequestHeaders } from "./proxy-headers";
 
-type ClaimMode = "held" | "refused" | "throws" | "withheld";
+type ClaimMode = "held" | "refused" | "throws" | "withheld" | "storeDown";
 
 describe("forwardPaid", () => {
   const outbound = createOutboundClient({ allowLoopback: true, timeoutMs: 300, maxBodyBytes: 1024 });
@@ -43,6 +43,7 @@ describe("forwardPaid", () => {
               },
               async consume() {
                 events.push("consume");
+                if (claimMode === "storeDown") throw new AppError("bridge_store_unavailable", "redis gone");
                 if (claimMode === "withheld") {
                   res.status(402).json({ withheld: true });
                   return "answered";
@@ -180,5 +181,17 @@ describe("forwardPaid", () => {
     expect(body).toEqual({ withheld: true });
     expect(upstream.seen).toHaveLength(1);
     expect(events).toEqual(["claim", "consume"]);
+  });
+
+  it("a consume that fails (its store went down) withholds the answer and releases the payment (issue 16)", async () => {
+    claimMode = "storeDown";
+    const response = await fetch(`${base}/x`);
+    expect(response.status).toBe(503);
+    expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    const body = await readJson(response);
+    expect(body.code).toBe("bridge_store_unavailable");
+    expect(body).not.toHaveProperty("answer");
+    expect(upstream.seen).toHaveLength(1);
+    expect(events).toEqual(["claim", "consume", "release"]);
   });
 });

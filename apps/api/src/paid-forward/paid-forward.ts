@@ -7,9 +7,10 @@
  * - Nothing is forwarded unless the claim succeeded; one claim buys at most one upstream call.
  * - A payment is never consumed for an answer that was not delivered (timeout, network error, 5xx, oversized
  *   body, or a refusal of our own credentials); the failure is answered as a problem and the proof stays usable.
- * - The upstream answer is returned only after the payment was consumed (x402: settled), with header hygiene.
+ * - The upstream answer is returned only after the payment was consumed (x402: settled), with header hygiene. When
+ *   consuming fails the answer is withheld and the payment released (issue 16), never both lost and unserved.
  */
-import { type AppError, writeProblem } from "@tollgate/shared";
+import { AppError, writeProblem } from "@tollgate/shared";
 import type { Response } from "express";
 import type { Logger } from "../infra/logger";
 import { writeUpstreamResponse } from "./proxy-headers";
@@ -59,7 +60,29 @@ export async function forwardPaid(res: Response, step: PaidForward): Promise<voi
     writeProblem(res, outcome.error, { requestId: step.requestId, extensions: step.failureExtensions });
     return;
   }
-  const consumed = await held.consume(outcome.response);
+  let consumed: Awaited<ReturnType<HeldPayment["consume"]>>;
+  try {
+    consumed = await held.consume(outcome.response);
+  } catch (error) {
+    // Issue 16: the payment could not be made permanent (its store went down): the answer is withheld, so the
+    // payment goes back and the same proof buys the call on a retry. A rail whose money already moved must not
+    // throw here (x402 delivers once settled: the on-chain nonce refuses a replay).
+    const appError =
+      error instanceof AppError ? error : new AppError("service_unavailable", undefined, { cause: error });
+    await held
+      .release(appError)
+      .catch((releaseError: unknown) =>
+        step.log.warn(
+          { err: releaseError, request_id: step.requestId, ...step.logFields },
+          "payment not released",
+        ),
+      );
+    step.log.warn(
+      { err: appError, request_id: step.requestId, ...step.logFields },
+      "payment not made permanent; answer withheld, payment released",
+    );
+    throw appError;
+  }
   if (consumed === "answered") return;
   writeUpstreamResponse(res, outcome.response, consumed.headers);
 }

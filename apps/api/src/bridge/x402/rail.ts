@@ -270,7 +270,11 @@ export async function payWithX402(
           );
           return "answered";
         }
-        await ctx.store.consume(keys, claimed.lease, USED_RETENTION_MS);
+        // Settled: the money moved, so the answer is delivered even when the used mark cannot be written (issue 16,
+        // Redis down); the token's on-chain nonce refuses a replay of this authorization (verify reads it).
+        await ctx.store
+          .consume(keys, claimed.lease, USED_RETENTION_MS)
+          .catch((error: unknown) => ctx.log.warn({ err: error }, "x402 settled; used mark not written"));
         const proof = await proofOf(settled);
         if (idKey) {
           const kept = encodeResult(paid.provider.id, paid.requestHash, delivered, proof);
