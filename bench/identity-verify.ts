@@ -159,8 +159,8 @@ console.log(
 const file = writeResults("identity-verify", {
   verifications: perRound * ROUNDS,
   rounds: ROUNDS,
-  raw_verify_per_s: Math.round(raw),
-  identity_gate_per_s: Math.round(full),
+  raw_verify_per_cpu_s: Math.round(raw),
+  identity_gate_per_cpu_s: Math.round(full),
   ratio_vs_raw: Number(ratio.toFixed(3)),
   raw_verify_per_wall_s: Math.round(median(rawWall)),
   identity_gate_per_wall_s: Math.round(median(gateWall)),
