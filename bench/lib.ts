@@ -1,4 +1,7 @@
 /** Small helpers shared by the benchmarks: timing, percentiles and a fixed-duration load loop. */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join } from "node:path";
 
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
@@ -60,4 +63,14 @@ export function table(rows: Record<string, string | number>[]): string {
     line(widths.map((w) => "-".repeat(w))),
     ...rows.map((row) => line(columns.map((c) => String(cell(row[c] ?? ""))))),
   ].join("\n");
+}
+
+/** Writes a benchmark's figures to bench/results/<name>.json (git-ignored) so two runs can be compared. */
+export function writeResults(name: string, figures: Record<string, unknown>): string {
+  const dir = join(import.meta.dirname, "results");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${name}.json`);
+  const body = { name, at: new Date().toISOString(), node: process.version, loadavg: loadavg(), ...figures };
+  writeFileSync(file, `${JSON.stringify(body, null, 2)}\n`);
+  return file;
 }

@@ -43,7 +43,8 @@ export type ReceiptVerification =
     }
   | { ok: false; reason: ReceiptFailureReason; detail: string };
 
-export const REFUSED_HEADER_PARAMS = ["jku", "x5u", "jwk", "x5c"] as const;
+/** Never followed or trusted (RFC 8725 §3.10); `crit` and `b64` are refused too: a receipt uses no extension. */
+export const REFUSED_HEADER_PARAMS = ["jku", "x5u", "jwk", "x5c", "crit", "b64"] as const;
 
 export function refuse(reason: ReceiptFailureReason, detail: string): ReceiptVerification {
   return { ok: false, reason, detail };

@@ -5,9 +5,10 @@
  * A receipt is a compact JWS signed by Tollgate with Ed25519. It is accepted only when:
  * - the protected header has `alg: "EdDSA"` (pinned; `none`, HS*, RS*, ES* are refused before any key
  *   lookup), `typ: "aifp-receipt+jwt"` and a `kid`, and carries none of `jku`, `x5u`, `jwk`, `x5c` (we never
- *   follow key URLs or trust embedded keys: RFC 8725 §3.10);
+ *   follow key URLs or trust embedded keys: RFC 8725 §3.10), nor `crit`/`b64` (no JWS extension);
  * - the signature verifies with the key of that `kid` from the issuer's JWKS (fetched with jose's
- *   `createRemoteJWKSet`: cached, an unknown `kid` refetches at most once per cooldown);
+ *   `createRemoteJWKSet`: cached, an unknown `kid` refetches at most once per cooldown), checked with node:crypto
+ *   and the key made once per `kid` (receipt-jws.ts: strict compact JWS, jose's claim rules);
  * - `iss` is the Tollgate base URL, `aud` the merchant id of the gate, `exp` in the future and `nbf` (if any)
  *   in the past, with an explicit clock tolerance of at most 60 s;
  * - the claims have the shape of {@link ReceiptClaims}, `scope` equals the gate's resource and `tier` the
@@ -17,18 +18,18 @@
  * the signature check ("cache hit"); a hit still checks audience, scope, tier, expiry and that the signing
  * key is still published.
  */
+import { KeyObject, type webcrypto } from "node:crypto";
 import { RECEIPT_ALGORITHM, RECEIPT_JWT_TYPE, type ReceiptClaims } from "@tollgate/shared/aifp";
 import { AppError } from "@tollgate/shared/errors";
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
   customFetch,
-  decodeProtectedHeader,
   type JSONWebKeySet,
   type JWTPayload,
   type JWTVerifyGetKey,
-  jwtVerify,
 } from "jose";
+import { type CompactJws, parseCompactJws, receiptPayload, verifyEd25519Jws } from "./receipt-jws";
 import {
   isKeyLookupVerdict,
   isString,
@@ -249,14 +250,50 @@ export function createReceiptVerifier(options: ReceiptVerifierOptions): ReceiptV
     return { ok: true, claims, kid, source };
   }
 
-  async function verifyUncached(token: string, expect: ReceiptExpectation): Promise<ReceiptVerification> {
-    let header: ReturnType<typeof decodeProtectedHeader>;
+  /**
+   * node:crypto keys by `kid`, made once from the key jose's JWKS set selected (issue 15: no per-request JWKS
+   * work). An entry is used only while the JWKS document it came from is the current one and fresh; anything
+   * else (stale keys, a refetch, an unknown kid) goes through `getKey` as before.
+   */
+  const keysByKid = new Map<string, { key: KeyObject; generation: number }>();
+
+  /** The remembered key when it is still good; synchronous, so the common case awaits nothing. */
+  function knownKey(kid: string): KeyObject | undefined {
+    const known = keysByKid.get(kid);
+    return known && known.generation === generation && remote.fresh ? known.key : undefined;
+  }
+
+  async function keyFor(kid: string, jws: CompactJws): Promise<KeyObject | ReceiptVerification> {
+    const before = generation;
+    const wasFresh = remote.fresh;
+    let found: Awaited<ReturnType<JWTVerifyGetKey>>;
     try {
-      header = decodeProtectedHeader(token);
-    } catch {
-      return refuse("malformed", "receipt is not a well-formed JWT");
+      found = await getKey(jws.header as Parameters<JWTVerifyGetKey>[0], {
+        payload: jws.encodedPayload,
+        signature: jws.encodedSignature,
+      });
+    } catch (error) {
+      const refusal = translateJoseError(error);
+      if (refusal) return refusal;
+      throw error; // jwks_unavailable and anything unexpected: the caller fails closed
     }
-    if (token.split(".").length !== 3) return refuse("malformed", "receipt must be a compact JWS");
+    const key = found instanceof KeyObject ? found : KeyObject.from(found as webcrypto.CryptoKey);
+    // jose selected an OKP/Ed25519 key for EdDSA; anything else is not a receipt key.
+    if (key.type !== "public" || key.asymmetricKeyType !== "ed25519")
+      return refuse("kid_unknown", "the published key for this kid is not an Ed25519 public key");
+    // Remember it only when it came from the current, fresh document (not from stale keys, not across a refetch).
+    if (wasFresh && remote.fresh && generation === before) {
+      for (const [cachedKid, entry] of keysByKid)
+        if (entry.generation !== generation) keysByKid.delete(cachedKid);
+      keysByKid.set(kid, { key, generation });
+    }
+    return key;
+  }
+
+  async function verifyUncached(token: string, expect: ReceiptExpectation): Promise<ReceiptVerification> {
+    const jws = parseCompactJws(token);
+    if ("ok" in jws) return jws;
+    const { header } = jws;
     if (header.alg !== RECEIPT_ALGORITHM) {
       return refuse("alg_not_allowed", `only ${RECEIPT_ALGORITHM} receipts are accepted`);
     }
@@ -267,25 +304,20 @@ export function createReceiptVerifier(options: ReceiptVerifierOptions): ReceiptV
     for (const name of REFUSED_HEADER_PARAMS) {
       if (name in header) return refuse("header_not_allowed", `receipt header must not carry ${name}`);
     }
-    let payload: JWTPayload;
-    try {
-      ({ payload } = await jwtVerify(token, getKey, {
-        algorithms: [RECEIPT_ALGORITHM],
-        typ: RECEIPT_JWT_TYPE,
-        issuer,
-        audience: expect.merchantId,
-        clockTolerance: clockToleranceSec,
-        requiredClaims: ["iss", "aud", "sub", "jti", "iat", "exp"],
-        currentDate: new Date(now()),
-      }));
-    } catch (error) {
-      const refusal = translateJoseError(error);
-      if (refusal) return refusal;
-      throw error; // jwks_unavailable and anything unexpected: the caller fails closed
-    }
-    const problem = receiptClaimsProblem(payload);
+    const key = knownKey(header.kid) ?? (await keyFor(header.kid, jws));
+    if (!(key instanceof KeyObject)) return key;
+    const badSignature = verifyEd25519Jws(jws, key);
+    if (badSignature) return badSignature;
+    const decoded = receiptPayload(jws, {
+      issuer,
+      audience: expect.merchantId,
+      clockToleranceSec,
+      nowMs: now(),
+    });
+    if ("ok" in decoded) return decoded;
+    const problem = receiptClaimsProblem(decoded.claims as JWTPayload);
     if (problem) return refuse("claims_invalid", problem);
-    const claims = payload as unknown as ReceiptClaims;
+    const claims = decoded.claims as unknown as ReceiptClaims;
     const kid = header.kid;
     remember(token, { claims, kid, expiresAtMs: (claims.exp + clockToleranceSec) * 1000 });
     return checkExpectation(claims, kid, expect, "verified");

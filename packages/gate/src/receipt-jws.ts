@@ -1,0 +1,133 @@
+/**
+ * The receipt's compact JWS, checked with node:crypto directly (issue 15; docs/decisions.md "Gate verification
+ * without jose's verify"). jose's `jwtVerify` runs WebCrypto's `subtle.verify`, a thread-pool job per receipt:
+ * the main thread waited on it for more than half of every uncached verification. The key is a node:crypto
+ * KeyObject made once per `kid` (verifier.ts); the verification itself is synchronous.
+ *
+ * JWS semantics kept (RFC 7515 compact form, RFC 8725), in jose's order, each failing with the reason jose's
+ * error maps to (verdicts.ts `translateJoseError`):
+ * - exactly three segments, each strict base64url (alphabet only: no padding, no whitespace, no `+` or `/`);
+ * - protected header: strict UTF-8 JSON, a plain object; `alg` pinned to EdDSA (checked by the caller);
+ *   `crit` and `b64` are refused outright (jose accepts `crit: ["b64"]`; a receipt never carries either);
+ * - signature: the canonical base64url of 64 bytes, verified over the ASCII bytes of `header.payload`;
+ * - payload (after the signature): strict UTF-8 JSON, a plain object; claims checked as `jwtVerify` does with
+ *   this verifier's options (required iss/aud/sub/jti/iat/exp, issuer, audience, iat/nbf/exp with tolerance).
+ */
+import { isUtf8 } from "node:buffer";
+import { type KeyObject, verify } from "node:crypto";
+import { type ReceiptVerification, refuse } from "./verdicts";
+
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+export const ED25519_SIGNATURE_SEGMENT_LENGTH = 86; // base64url of 64 bytes, unpadded
+
+export interface CompactJws {
+  header: Record<string, unknown>;
+  /** ASCII `header.payload`, the bytes that were signed. */
+  signingInput: Buffer;
+  encodedPayload: string;
+  encodedSignature: string;
+}
+
+const malformed = () => refuse("malformed", "receipt is not a well-formed JWT");
+
+/** jose's isObject: a plain object (JSON object), not an array or anything with another prototype. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === null || Object.getPrototypeOf(prototype) === null;
+}
+
+function decodeSegment(segment: string): Buffer | undefined {
+  if (segment.length % 4 === 1 || !BASE64URL.test(segment)) return undefined;
+  return Buffer.from(segment, "base64url");
+}
+
+function parseJsonObject(segment: string): Record<string, unknown> | undefined {
+  const bytes = decodeSegment(segment);
+  if (!bytes || !isUtf8(bytes)) return undefined; // strict UTF-8, as jose's fatal TextDecoder
+  try {
+    const parsed: unknown = JSON.parse(bytes.toString("utf8"));
+    return isPlainObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Splits and decodes the protected header; refuses anything that is not a strict compact JWS. */
+export function parseCompactJws(token: string): CompactJws | ReceiptVerification {
+  const first = token.indexOf(".");
+  const second = first < 0 ? -1 : token.indexOf(".", first + 1);
+  if (second < 0 || token.indexOf(".", second + 1) >= 0) return malformed();
+  const encodedHeader = token.slice(0, first);
+  const encodedPayload = token.slice(first + 1, second);
+  const encodedSignature = token.slice(second + 1);
+  const header = parseJsonObject(encodedHeader);
+  if (!header || !BASE64URL.test(encodedPayload) || encodedPayload.length % 4 === 1) return malformed();
+  return {
+    header,
+    signingInput: Buffer.from(token.slice(0, second), "latin1"),
+    encodedPayload,
+    encodedSignature,
+  };
+}
+
+/** undefined when `jws` carries a canonical 64-byte signature that verifies with `key` (Ed25519); else the refusal. */
+export function verifyEd25519Jws(jws: CompactJws, key: KeyObject): ReceiptVerification | undefined {
+  const signature = decodeSegment(jws.encodedSignature);
+  if (!signature) return malformed();
+  // Canonical encoding only: a second spelling of the same signature would be a second token string.
+  if (signature.toString("base64url") !== jws.encodedSignature) return malformed();
+  let valid = false;
+  try {
+    valid = signature.length === 64 && verify(null, jws.signingInput, key, signature);
+  } catch {
+    valid = false;
+  }
+  return valid ? undefined : refuse("signature_invalid", "receipt signature does not verify");
+}
+
+export interface ClaimRules {
+  issuer: string;
+  audience: string;
+  clockToleranceSec: number;
+  /** Current time, ms. */
+  nowMs: number;
+}
+
+/** Presence order of jose's `validateClaimsSet` for requiredClaims [iss,aud,sub,jti,iat,exp] + issuer + audience. */
+const REQUIRED = ["iss", "aud", "exp", "iat", "jti", "sub"] as const;
+
+const claimProblem = (claim: string, reason: "missing" | "invalid") =>
+  refuse(
+    claim === "iss" ? "issuer_mismatch" : claim === "aud" ? "audience_mismatch" : "claims_invalid",
+    claim === "iss"
+      ? "receipt was not issued by this gate's Tollgate API"
+      : claim === "aud"
+        ? "receipt was issued for another merchant"
+        : `claim ${claim} ${reason}`,
+  );
+
+/** Decodes the payload and applies jose `jwtVerify`'s claim checks; returns the claims or the refusal. */
+export function receiptPayload(
+  jws: CompactJws,
+  rules: ClaimRules,
+): { claims: Record<string, unknown> } | ReceiptVerification {
+  const claims = parseJsonObject(jws.encodedPayload);
+  if (!claims) return malformed();
+  for (const name of REQUIRED) if (!Object.hasOwn(claims, name)) return claimProblem(name, "missing");
+  if (claims.iss !== rules.issuer) return claimProblem("iss", "invalid");
+  const aud = claims.aud;
+  if (!(aud === rules.audience || (Array.isArray(aud) && aud.includes(rules.audience))))
+    return claimProblem("aud", "invalid");
+  const now = Math.floor(rules.nowMs / 1000);
+  const tolerance = rules.clockToleranceSec;
+  if (typeof claims.iat !== "number") return claimProblem("iat", "invalid");
+  if (claims.nbf !== undefined) {
+    // jose reports a non-numeric nbf as an nbf failure: not_yet_valid, like a future one.
+    if (typeof claims.nbf !== "number" || claims.nbf > now + tolerance)
+      return refuse("not_yet_valid", "receipt is not valid yet (nbf)");
+  }
+  if (typeof claims.exp !== "number") return claimProblem("exp", "invalid");
+  if (claims.exp <= now - tolerance) return refuse("expired", "receipt expired");
+  return { claims };
+}
