@@ -24,7 +24,10 @@ export interface DispatcherOptions {
   now?: () => Date;
   random?: () => number;
   concurrencyPerEndpoint?: number;
+  /** Deliveries claimed at once (and by `runOnce`). Default 50. */
   batchSize?: number;
+  /** Deliveries in flight at once across all endpoints in the running loop. Default twice `batchSize`. */
+  maxInFlight?: number;
   /** Per-attempt timeout; the lease is this plus a margin. Default 15 s. */
   timeoutMs?: number;
   /** Test hook after the HTTP attempt and before its outcome is recorded (a throw simulates a crash). */
@@ -56,10 +59,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const now = options.now ?? (() => new Date());
   const cap = options.concurrencyPerEndpoint ?? 4;
   const batchSize = options.batchSize ?? 50;
+  const maxInFlight = Math.max(options.maxInFlight ?? batchSize * 2, 1);
   const timeoutMs = options.timeoutMs ?? 15_000;
   const leaseMs = timeoutMs + 30_000;
 
-  async function claim(at: Date) {
+  /** Leases up to `limit` due deliveries; `more` says the due list was not exhausted (more may be waiting). */
+  async function claim(at: Date, limit: number) {
     return db.transaction(async (tx) => {
       const due = await tx
         .select({ id: webhookDeliveries.id, merchantId: webhookDeliveries.merchantId })
@@ -74,7 +79,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           ),
         )
         .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.id))
-        .limit(batchSize)
+        .limit(limit)
         .for("update", { skipLocked: true });
       // Per-endpoint cap inside this batch as well (the subquery only sees other dispatchers' leases).
       const perMerchant = new Map<string, number>();
@@ -83,8 +88,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         perMerchant.set(row.merchantId, n + 1);
         return n < cap;
       });
-      if (chosen.length === 0) return [];
-      return tx
+      const more = due.length === limit;
+      if (chosen.length === 0) return { claimed: [], more };
+      const claimed = await tx
         .update(webhookDeliveries)
         .set({
           lockedUntil: new Date(at.getTime() + leaseMs),
@@ -98,6 +104,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           ),
         )
         .returning();
+      return { claimed, more };
     });
   }
 
@@ -237,49 +244,93 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       .where(eq(webhookDeliveries.id, delivery.id));
   }
 
+  /** One delivery start to finish: send, then record the outcome (its own short transaction). */
+  async function deliver(
+    delivery: { id: bigint; eventId: string; merchantId: string; attempts: number },
+    at: Date,
+    report: DispatchReport,
+  ) {
+    const outcome = await attempt(delivery.eventId, delivery.merchantId, at);
+    await options.afterSend?.(delivery.eventId);
+    await record(delivery, outcome, now(), report);
+  }
+
+  function emptyReport(attempted: number): DispatchReport {
+    return { attempted, delivered: 0, retrying: 0, failed: 0, dead: 0 };
+  }
+
+  /** One claim and every delivery it took, awaited together (tests and `replay` use this). */
   async function runOnce(): Promise<DispatchReport> {
     const at = now();
-    const claimed = await claim(at);
-    const report: DispatchReport = {
-      attempted: claimed.length,
-      delivered: 0,
-      retrying: 0,
-      failed: 0,
-      dead: 0,
-    };
-    await Promise.all(
-      claimed.map(async (delivery) => {
-        const outcome = await attempt(delivery.eventId, delivery.merchantId, at);
-        await options.afterSend?.(delivery.eventId);
-        await record(delivery, outcome, now(), report);
-      }),
-    );
+    const { claimed } = await claim(at, batchSize);
+    const report = emptyReport(claimed.length);
+    await Promise.all(claimed.map((delivery) => deliver(delivery, at, report)));
     return report;
   }
 
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
   let stopped = false;
+  let pumping: Promise<void> | undefined;
+  const inFlight = new Set<Promise<void>>();
+  let pollIntervalMs = 1_000;
+
+  function schedule(delayMs: number) {
+    if (stopped) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      pumping ??= pump().finally(() => {
+        pumping = undefined;
+      });
+    }, delayMs);
+  }
+
+  /**
+   * The running loop is a pool, not batch after batch: each delivery finishes on its own, and the pool is refilled
+   * when it falls to half. A slow endpoint therefore holds only its own `concurrencyPerEndpoint` slots (the claim
+   * skips endpoints at their cap); everyone else's deliveries keep flowing past it (issue 15).
+   */
+  async function pump() {
+    const room = maxInFlight - inFlight.size;
+    let more = false;
+    try {
+      if (room > 0) {
+        const at = now();
+        const taken = await claim(at, Math.min(batchSize, room));
+        const claimed = taken.claimed;
+        more = taken.more;
+        const report = emptyReport(claimed.length);
+        for (const delivery of claimed) {
+          const running: Promise<void> = deliver(delivery, at, report)
+            .catch((err) => log.warn({ err, deliveryId: delivery.id.toString() }, "webhook delivery failed"))
+            .finally(() => {
+              inFlight.delete(running);
+              // Below the low-water mark, refill at once (a pump already running covers it).
+              if (inFlight.size <= Math.floor(maxInFlight / 2) && !pumping) schedule(0);
+            });
+          inFlight.add(running);
+        }
+        if (claimed.length > 0)
+          log.debug({ claimed: claimed.length, inFlight: inFlight.size }, "webhook dispatch");
+      }
+    } catch (err) {
+      log.warn({ err }, "webhook dispatch failed");
+    }
+    // More is due right now if the claim did not exhaust the due list and there is room; otherwise poll.
+    schedule(more && inFlight.size < maxInFlight ? 0 : pollIntervalMs);
+  }
+
   return {
     runOnce,
-    start(pollIntervalMs) {
-      const tick = async () => {
-        if (stopped) return;
-        try {
-          running = runOnce();
-          const report = (await running) as DispatchReport;
-          if (report.attempted > 0) log.debug({ ...report }, "webhook dispatch");
-        } catch (err) {
-          log.warn({ err }, "webhook dispatch failed");
-        }
-        if (!stopped) timer = setTimeout(tick, pollIntervalMs);
-      };
-      timer = setTimeout(tick, 0);
+    start(intervalMs) {
+      pollIntervalMs = intervalMs;
+      schedule(0);
     },
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
-      await running?.catch(() => {});
+      await pumping;
+      await Promise.all(inFlight);
     },
   };
 }
