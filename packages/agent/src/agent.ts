@@ -25,6 +25,8 @@ import { createPayClient } from "./pay-client";
 import { createPurchaser, purchaseKey } from "./purchase";
 import { createQuoteClient } from "./quote-client";
 import { MemoryAgentStore, type ReceiptRecord } from "./store";
+import { createX402Payer } from "./x402-pay";
+import { parseX402Challenge } from "./x402-wire";
 
 export type {
   Agent,
@@ -104,6 +106,21 @@ export function createAgent(options: AgentOptions): Agent {
       }),
     }),
   });
+  const x402 =
+    options.x402Assets && options.x402Assets.length > 0
+      ? createX402Payer({
+          account,
+          assets: options.x402Assets,
+          policy,
+          ledger,
+          hasChain: (chainId) => chains.has(chainId),
+          clock,
+          sleep: options.sleep ?? systemSleep,
+          onStep,
+          payDeadlineMs: timing.payDeadlineMs,
+          maxBackoffMs: timing.maxBackoffMs,
+        })
+      : undefined;
   /** Learned from challenges: which purchase key a URL (origin + path) needs. */
   const siteKeys = new Map<string, string>();
 
@@ -122,10 +139,11 @@ export function createAgent(options: AgentOptions): Agent {
     // Buffered once so the request can be repeated with the receipt.
     const body = request.body ? await request.arrayBuffer() : undefined;
     const site = siteOf(request.url);
-    const send = (receipt: string | undefined) => {
+    const send = (receipt: string | undefined, extra: Record<string, string> = {}) => {
       const headers = new Headers(request.headers);
       if (receipt) headers.set(RECEIPT_HEADER, receipt);
       else headers.delete(RECEIPT_HEADER);
+      for (const [name, value] of Object.entries(extra)) headers.set(name, value);
       return fetchImpl(request.url, {
         method: request.method,
         headers,
@@ -148,8 +166,23 @@ export function createAgent(options: AgentOptions): Agent {
         await onStep({ type: "response", status: response.status, quotaRemaining: remaining });
         return response;
       }
-      const parsed = ZGateChallenge.safeParse(await readJson(response.clone()));
-      if (!parsed.success) return response; // not an AIFP-1 gate: the caller gets the 402 as is
+      const json = await readJson(response.clone());
+      const parsed = ZGateChallenge.safeParse(json);
+      if (!parsed.success) {
+        // Not an AIFP-1 gate: an x402 402 is paid when it can be, anything else goes to the caller as is.
+        const x402Challenge = x402 ? parseX402Challenge(response, json) : undefined;
+        if (!x402 || !x402Challenge) return response;
+        const paid = await x402.pay(
+          request.url,
+          x402Challenge,
+          (headers) => send(undefined, headers),
+          policy.allowedOrigins,
+        );
+        if (!paid) return response;
+        await response.body?.cancel();
+        await onStep({ type: "response", status: paid.status, quotaRemaining: null });
+        return paid;
+      }
       const challenge = parsed.data;
       await onStep({
         type: "challenge",

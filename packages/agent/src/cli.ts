@@ -107,6 +107,16 @@ function describeStep(step: AgentStep): string {
       return `receipt ${step.receiptId}: quota ${step.quota}, expires ${step.expiresAt}, ${step.confirmations} confirmations`;
     case "response":
       return `paid response: HTTP ${step.status}${step.quotaRemaining === null ? "" : `, quota left ${step.quotaRemaining}`}`;
+    case "x402_challenge":
+      return `x402 v${step.version} 402 received: ${step.accepts} requirement(s)`;
+    case "x402_requirement":
+      return `x402 requirement: ${step.amount} USD = ${step.amountAtomic} atomic ${step.asset} on chain ${step.chainId} to ${step.payTo}`;
+    case "x402_payment_sent":
+      return `x402 authorization signed and sent (nonce ${step.nonce})`;
+    case "x402_pending":
+      return `x402 settlement ${step.transaction} pending, same payment again in ${Math.round(step.retryAfterMs / 1000)} s`;
+    case "x402_settled":
+      return `x402 settlement ${step.success ? `succeeded: ${step.transaction}` : `failed (${step.errorReason ?? "no settlement header"})`}`;
   }
 }
 

@@ -22,6 +22,7 @@ export type {
   AgentTiming,
   ChainConfig,
   QuoteResult,
+  X402Asset,
 } from "./options";
 export {
   type AgentState,
@@ -35,3 +36,5 @@ export {
   type SignedTx,
   type SpendEntry,
 } from "./store";
+export { microUsdOf, x402AssetsFromManifest } from "./x402-pay";
+export { parseX402Challenge, X402_HEADERS } from "./x402-wire";

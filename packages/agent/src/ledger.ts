@@ -109,6 +109,45 @@ export class AgentLedger {
     });
   }
 
+  /**
+   * Spend limits, then the spend entry in one durable save, before an x402 authorization is signed. The entry
+   * stays: a signed authorization may be settled whatever the server answers.
+   */
+  commitSpend(amountUsd: string, id: string, payee: string): Promise<void> {
+    return this.budgetLock.run(async () => {
+      const s = await this.load();
+      checkWithinLimits(this.policy, amountUsd, this.periodSpend(s));
+      s.spend.push({
+        at: this.clock.now(),
+        microUsd: parseUsd(amountUsd).toString(),
+        quoteId: id,
+        merchantId: payee,
+      });
+      await this.persist();
+    });
+  }
+
+  /** An x402 payment whose settlement outcome stayed unknown, kept for the operator. */
+  async recordX402Failure(entry: {
+    key: string;
+    paymentId: string;
+    txHash: string | undefined;
+    reason: string;
+    detail: string;
+  }): Promise<void> {
+    const s = await this.load();
+    s.failed.push({
+      at: isoNow(this.clock),
+      key: entry.key,
+      quoteId: entry.paymentId,
+      idempotencyKey: entry.paymentId,
+      txHash: entry.txHash,
+      reason: entry.reason,
+      detail: entry.detail,
+    });
+    await this.persist();
+  }
+
   /** Removes a purchase that provably sent nothing, and gives its budget back. */
   async dropUnsent(record: PurchaseRecord): Promise<void> {
     const s = await this.load();

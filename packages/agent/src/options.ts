@@ -27,6 +27,18 @@ export interface AgentLimits {
   allowedOrigins?: readonly string[];
 }
 
+/**
+ * A USD stablecoin the agent may pay x402 requirements in (1 whole token = 1 USD), e.g. from the deployment
+ * manifest. `eip712` is the token's domain; when known, a 402 naming another domain for it is not paid.
+ */
+export interface X402Asset {
+  chainId: number;
+  address: string;
+  symbol: string;
+  decimals: number;
+  eip712?: { name: string; version: string } | undefined;
+}
+
 /** Progress events, in order. `onStep` is awaited; if it throws, the current operation stops there (state kept). */
 export type AgentStep =
   | {
@@ -59,7 +71,30 @@ export type AgentStep =
   | { type: "pay_pending"; confirmations: number; requiredConfirmations: number; retryAfterMs: number }
   | { type: "pay_retry"; reason: string; delayMs: number }
   | { type: "receipt"; receiptId: string; quota: number; expiresAt: string; confirmations: number }
-  | { type: "response"; status: number; quotaRemaining: number | null };
+  | { type: "response"; status: number; quotaRemaining: number | null }
+  | { type: "x402_challenge"; url: string; version: 1 | 2; accepts: number }
+  /** The requirement chosen, before the spend limits are checked and anything is signed. */
+  | {
+      type: "x402_requirement";
+      version: 1 | 2;
+      chainId: number;
+      asset: string;
+      assetAddress: string;
+      /** USD. */
+      amount: string;
+      amountAtomic: string;
+      payTo: string;
+    }
+  /** The authorization was signed and is being sent: from here money may move. */
+  | { type: "x402_payment_sent"; version: 1 | 2; nonce: string; amount: string }
+  | { type: "x402_pending"; transaction: string; retryAfterMs: number }
+  | {
+      type: "x402_settled";
+      status: number;
+      success: boolean;
+      transaction: string;
+      errorReason?: string | undefined;
+    };
 
 /** Reports one step; awaited, so a throwing listener stops the operation where it is. */
 export type StepSink = (step: AgentStep) => Promise<void>;
@@ -103,6 +138,11 @@ export interface AgentOptions {
   store?: AgentStore;
   /** Fetch used for the merchant and Tollgate. Default global fetch. */
   fetchImpl?: typeof fetch;
+  /**
+   * USD stablecoins the agent pays x402 (v1/v2 `exact`) 402s in. Default none: x402 402s are returned unpaid.
+   * The resource's origin must be in `allowedOrigins` too.
+   */
+  x402Assets?: readonly X402Asset[];
   /** Sent with every quote request. */
   preferences?: { network?: EvmNetworkName; asset?: QuoteAsset };
   onStep?: (step: AgentStep) => void | Promise<void>;

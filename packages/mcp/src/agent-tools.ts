@@ -76,9 +76,10 @@ export function registerAgentTools(server: McpServer, runtime: Runtime, session:
     {
       title: "Pay for and fetch a URL",
       description:
-        "Fetches a URL; if it answers an AIFP-1 402, pays through Tollgate within the server's spend limits " +
-        "(per payment, per call, per session, per day) and repeats the request with the receipt. A held receipt " +
-        "with quota left is used first.",
+        "Fetches a URL; if it answers a 402, pays within the server's spend limits (per payment, per call, per " +
+        "session, per day) and repeats the request: an AIFP-1 gate through Tollgate (with the receipt; a held " +
+        "receipt with quota left is used first), an x402 v1/v2 402 (the bridge, x402 servers on trusted origins) " +
+        "with a signed USDC authorization.",
       inputSchema: {
         ...ZRequestInput,
         max_usd: ZUsdInput.optional().describe("lower this call's spend cap (never above the server's)"),
@@ -304,7 +305,12 @@ export function registerAgentTools(server: McpServer, runtime: Runtime, session:
 }
 
 function txHashes(call: CallSpend): string[] {
-  return call.steps.flatMap((step) =>
-    step.type === "approval_sent" || step.type === "settlement_sent" ? [step.txHash] : [],
-  );
+  const hashes = call.steps.flatMap((step) => {
+    if (step.type === "approval_sent" || step.type === "settlement_sent") return [step.txHash];
+    // x402: the settlement transaction the server broadcast (pending ones too: money may have moved).
+    if ((step.type === "x402_pending" || step.type === "x402_settled") && step.transaction)
+      return [step.transaction];
+    return [];
+  });
+  return [...new Set(hashes)];
 }

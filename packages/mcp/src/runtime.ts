@@ -4,7 +4,7 @@
  */
 
 import { readFileSync } from "node:fs";
-import { type Agent, createAgent, FileAgentStore } from "@tollgate/agent";
+import { type Agent, createAgent, FileAgentStore, x402AssetsFromManifest } from "@tollgate/agent";
 import { type DeploymentManifest, parseDeploymentManifest } from "@tollgate/shared";
 import type { McpConfig } from "./config";
 import { routeStep } from "./spend-guard";
@@ -39,6 +39,8 @@ export function createRuntime(config: McpConfig): Runtime {
       ...(config.network ? { allowedNetworks: [config.network] } : {}),
     },
     store,
+    // x402 402s (bridge, third-party x402 servers) are paid in the manifest's ERC-3009 stablecoins only.
+    ...(manifest.ok ? { x402Assets: x402AssetsFromManifest(manifest.value) } : {}),
     preferences: {
       ...(config.network ? { network: config.network } : {}),
       ...(config.asset ? { asset: config.asset } : {}),

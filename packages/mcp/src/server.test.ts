@@ -1,8 +1,8 @@
 /**
  * The MCP server end to end (issue 17 "MCP server"): the SDK's own Client over stdio (spawning the bin) and over
  * Streamable HTTP, against one real `pnpm start` (local chains, API, example merchant, local Solana RPC).
- * Covered: a paid fetch through the AIFP-1 gate over each transport, receipts and their quota, balance, quote,
- * find_apis, identity_fetch, operator reads and actions, per-call and per-session limits refusing with no
+ * Covered: a paid fetch through the AIFP-1 gate over each transport and through the bridge demo's x402 v2 402
+ * (stdio), receipts and their quota, balance, quote, find_apis, identity_fetch, operator reads and actions, per-call and per-session limits refusing with no
  * transaction sent (chain nonce and token balance unchanged), a bad key file and a bad environment.
  */
 import { spawnSync } from "node:child_process";
@@ -15,6 +15,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { agreementHashHex, fileLedger, LOCAL_LEDGER_FILE, reserveSeatFor } from "@tollgate/api";
+import { formatUsd, parseUsd } from "@tollgate/shared";
 import bs58 from "bs58";
 import { type Address, createPublicClient, erc20Abi, http, toHex } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
@@ -159,9 +160,15 @@ describe("tollgate-mcp against pnpm start", () => {
       expect(again.json.quota_remaining).toBe((paid.json.quota_remaining as number) - 1);
       expect(await nonceOf(payer.address)).toBe(nonceAfterPay);
 
-      // The agent client speaks AIFP-1 only: a bridge (x402 / legacy) 402 comes back unpaid, nothing sent.
-      const bridge = await call(client, "pay_and_fetch", { url: `${stack.apiUrl}/bridge/demo/v1/echo` });
-      expect(bridge.json).toMatchObject({ status: 402, transactions: [], spent_usd: "0" });
+      // The bridge demo's x402 v2 402 is paid with a signed authorization (the relayer sends the transaction, so
+      // the payer's nonce stays): exactly its price in USDC moves, the settlement transaction is reported.
+      const bridge = await call(client, "pay_and_fetch", {
+        url: `${stack.apiUrl}/bridge/demo/v1/echo?q=mcp`,
+      });
+      expect(bridge.isError, JSON.stringify(bridge.json)).toBe(false);
+      expect(bridge.json).toMatchObject({ status: 200, spent_usd: "0.1" });
+      expect(bridge.json.transactions).toEqual([expect.stringMatching(/^0x[0-9a-f]{64}$/)]);
+      expect(await usdcOf(payer.address)).toBe(usdcAfter - 100_000n);
       expect(await nonceOf(payer.address)).toBe(nonceAfterPay);
 
       const receipts = await call(client, "receipts");
@@ -182,8 +189,12 @@ describe("tollgate-mcp against pnpm start", () => {
         tokens: { symbol: string; atomic: string }[];
       }[];
       expect(chain?.chain_id).toBe(80002);
-      expect(chain?.tokens.find((token) => token.symbol === "USDC")?.atomic).toBe(usdcAfter.toString());
-      expect(balance.json.limits).toMatchObject({ period_spent_usd: paid.json.spent_usd });
+      expect(chain?.tokens.find((token) => token.symbol === "USDC")?.atomic).toBe(
+        (usdcAfter - 100_000n).toString(),
+      );
+      expect(balance.json.limits).toMatchObject({
+        period_spent_usd: formatUsd(parseUsd(paid.json.spent_usd as string) + parseUsd("0.1")),
+      });
 
       const apis = await call(client, "find_apis", { q: "search" });
       expect(apis.isError).toBe(false);
@@ -286,6 +297,15 @@ describe("tollgate-mcp against pnpm start", () => {
         json: { error: { code: "spend_limit_exceeded", limit: "per_session", transactions: [] } },
       });
       expect(await nonceOf(payer.address)).toBe(nonce1);
+      expect(await usdcOf(payer.address)).toBe(usdc1);
+      // The bridge's x402 402 too: refused on the session limit before any authorization is signed.
+      const bridge = await call(client, "pay_and_fetch", {
+        url: `${stack.apiUrl}/bridge/demo/v1/echo?q=over`,
+      });
+      expect(bridge).toMatchObject({
+        isError: true,
+        json: { error: { code: "spend_limit_exceeded", limit: "per_session", transactions: [] } },
+      });
       expect(await usdcOf(payer.address)).toBe(usdc1);
 
       // Operator actions: pause amoy, a quote there is refused, unpause.

@@ -56,6 +56,27 @@ describe("spend guard", () => {
     expect(session.spentMicro).toBe(parseUsd("0.5"));
   });
 
+  it("an x402 requirement counts like a quote; a sent x402 authorization keeps its reservation", () => {
+    const x402 = (amount: string): AgentStep => ({
+      type: "x402_requirement",
+      version: 2,
+      chainId: 80002,
+      asset: "USDC",
+      assetAddress: "0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582",
+      amount,
+      amountAtomic: "0",
+      payTo: "0x0000000000000000000000000000000000000001",
+    });
+    const session = new SessionBudget(parseUsd("0.3"));
+    const call = new CallSpend(session, parseUsd("1"));
+    call.onStep(x402("0.2"));
+    expect(() => call.onStep(x402("0.2"))).toThrow(/per session limit/);
+    call.onStep({ type: "x402_payment_sent", version: 2, nonce: "0x01", amount: "0.2" });
+    call.settle(true);
+    expect(session.spentMicro).toBe(parseUsd("0.2"));
+    expect(() => routeStep(x402("0.01"))).toThrow(McpSpendLimitError);
+  });
+
   it("routes steps to the calling tool and refuses a quote outside any call", async () => {
     expect(() => routeStep(quote("0.01"))).toThrow(McpSpendLimitError);
     const call = new CallSpend(new SessionBudget(parseUsd("1")), parseUsd("1"));

@@ -5,7 +5,7 @@
  * - per tool call: one `pay_and_fetch` may buy more than once; their sum is capped (a `max_usd` argument may
  *   lower the cap, never raise it);
  * - per session: a stdio process, or one Streamable HTTP session.
- * The call and session checks run on the agent's `quote` step, which comes before the quote checks, the durable
+ * The call and session checks run on the agent's `quote` (AIFP-1) or `x402_requirement` (x402) step, which comes before the quote checks, the durable
  * commit and any signature; a throwing step stops the purchase there (packages/agent options.ts `onStep`).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -59,8 +59,10 @@ export class CallSpend {
   /** Called for every agent step of this call; throws to refuse a quote before it is signed. */
   onStep(step: AgentStep): void {
     this.steps.push(step);
-    if (step.type === "approval_sent" || step.type === "settlement_sent") this.sent = true;
-    if (step.type !== "quote") return;
+    if (step.type === "approval_sent" || step.type === "settlement_sent" || step.type === "x402_payment_sent")
+      this.sent = true;
+    // An AIFP-1 quote and an x402 requirement are both reported before the spend is committed and signed.
+    if (step.type !== "quote" && step.type !== "x402_requirement") return;
     const amount = parseUsd(step.amount);
     if (this.reserved + amount > this.cap)
       throw new McpSpendLimitError("per_call", step.amount, formatUsd(this.cap - this.reserved));
@@ -86,7 +88,8 @@ export const currentCall = new AsyncLocalStorage<CallSpend>();
 export function routeStep(step: AgentStep): void {
   const call = currentCall.getStore();
   if (!call) {
-    if (step.type === "quote") throw new McpSpendLimitError("per_call", step.amount, "0");
+    if (step.type === "quote" || step.type === "x402_requirement")
+      throw new McpSpendLimitError("per_call", step.amount, "0");
     return;
   }
   call.onStep(step);

@@ -2,7 +2,8 @@
  * Stock x402 clients with their default settings pay the local bridge on polygon and base (issue 17): the local
  * chains put the test USDC at the real networks' addresses (contracts/src/local-chains.ts), so `@x402/fetch` 2.27's
  * default spend controls (canonical USDC only, $1 cap) and `x402-fetch` 1.2's defaults (0.1 USDC ceiling) accept
- * the 402. No spend-control, asset or maxValue override anywhere in this file. One bridge sells on three networks:
+ * the 402. No spend-control, asset or maxValue override anywhere in this file (amoy: v1 pays, v2 is refused; README
+ * "Stock x402 clients"). One bridge sells on three networks:
  * each provider on its own (`network` in the providers file).
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -154,6 +155,21 @@ describe("stock x402 clients, default settings, local bridge on polygon and base
       expect(await usdcBalance(network, payer.address)).toBe(payerBefore - PRICE_USDC);
     });
   }
+
+  it("x402-fetch 1.2 with its default ceiling pays on amoy (v1 clients check no asset list)", async () => {
+    const payer = agentOn(chainOf("amoy"), 16);
+    const signer = await createSigner("polygon-amoy", keyOf(payer));
+    // x402's Signer type is a viem client union that its own createSigner satisfies at runtime.
+    const pay = wrapFetchV1(fetch, signer as never);
+    const [merchantBefore, payerBefore] = [
+      await usdcBalance("amoy", merchant),
+      await usdcBalance("amoy", payer.address),
+    ];
+    const response = await pay(`${bridge.url}/shop-amoy/search?q=amoy`);
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(await usdcBalance("amoy", merchant)).toBe(merchantBefore + PRICE_USDC);
+    expect(await usdcBalance("amoy", payer.address)).toBe(payerBefore - PRICE_USDC);
+  });
 
   it("amoy's USDC is no default asset of @x402/fetch: its default spend controls refuse it, nothing is paid", async () => {
     const payer = agentOn(chainOf("amoy"), 17);
