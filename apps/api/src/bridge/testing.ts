@@ -73,6 +73,8 @@ export async function startTestUpstream(): Promise<TestUpstream> {
 export interface TestBridge {
   url: string;
   router: BridgeRouter;
+  /** The loopback server (tests watch its sockets, e.g. a client that gives up). */
+  server: Server;
   close(): Promise<void>;
 }
 
@@ -194,6 +196,7 @@ async function startBridgeOn(
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${mount}`,
     router,
+    server,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
