@@ -7,11 +7,13 @@
  * claims that challenge's order with the authorization, for a lease that outlives the settlement, and holds a
  * relayer slot per client and per provider (relayer-bounds.ts) while it runs.
  */
-import type { Router } from "express";
+import type { RequestHandler, Router } from "express";
 import { jsonBody } from "../infra/body";
+import { sendProblem } from "../infra/errors";
 import { clientKey } from "../infra/rate-limit";
 import { bridgeHandler } from "./handler";
 import { claimKeys, USED_RETENTION_MS } from "./orders";
+import { requestIdOf } from "./request-url";
 import type { BridgeContext } from "./wiring";
 import { facilitatorRequest } from "./x402/facilitator-request";
 import type { SettleResponse } from "./x402/wire";
@@ -20,7 +22,13 @@ export const FACILITATOR_BODY_LIMIT = "64kb";
 
 export function mountFacilitatorRoutes(router: Router, ctx: BridgeContext): void {
   const json = jsonBody(FACILITATOR_BODY_LIMIT);
-  const limited = (ip: string | undefined) => ctx.limiter.consume(clientKey(ip ?? "unknown"));
+  // Issue 20: the rate bound is the cheapest refusal, so it comes before the body is read or parsed.
+  const limited: RequestHandler = (req, res, next) => {
+    ctx.limiter.consume(clientKey(req.ip ?? "unknown")).then(
+      () => next(),
+      (error: unknown) => sendProblem(res, error, requestIdOf(req), { log: ctx.log }),
+    );
+  };
 
   router.get(
     "/facilitator/supported",
@@ -39,9 +47,9 @@ export function mountFacilitatorRoutes(router: Router, ctx: BridgeContext): void
 
   router.post(
     "/facilitator/verify",
+    limited,
     json,
     bridgeHandler(ctx, async (req, res) => {
-      await limited(req.ip);
       const { version, payload, requirement } = await facilitatorRequest(ctx, req.body);
       res.json(await ctx.facilitator.verify(version, payload, requirement));
     }),
@@ -49,9 +57,9 @@ export function mountFacilitatorRoutes(router: Router, ctx: BridgeContext): void
 
   router.post(
     "/facilitator/settle",
+    limited,
     json,
     bridgeHandler(ctx, async (req, res) => {
-      await limited(req.ip);
       const { version, payload, requirement, orderId, provider } = await facilitatorRequest(ctx, req.body);
       const refused = (payer: string | undefined, errorReason: string | undefined, errorMessage?: string) =>
         res.json({

@@ -73,6 +73,8 @@ export async function startTestUpstream(): Promise<TestUpstream> {
 export interface TestBridge {
   url: string;
   router: BridgeRouter;
+  /** The loopback server (tests watch its sockets, e.g. a client that gives up). */
+  server: Server;
   close(): Promise<void>;
 }
 
@@ -194,6 +196,7 @@ async function startBridgeOn(
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${mount}`,
     router,
+    server,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -236,7 +239,20 @@ export async function x402V1Header(agent: Agent, accept: unknown): Promise<strin
  * provider of a v1 `accepts` entry, whose `maxAmountRequired` says 0. The bridge must refuse it before any chain call.
  */
 export async function junkSettleBody(accept: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const requirements = { ...accept, maxAmountRequired: "0" };
+  return settleBodyFromFreshKey({ ...accept, maxAmountRequired: "0" });
+}
+
+/**
+ * The dearest junk `/facilitator/settle` body (issue 20): a fresh, unfunded key signs the exact price of an issued,
+ * unpaid challenge. Only signature recovery and the chain's balance read can refuse it (`insufficient_funds`).
+ */
+export function unfundedSettleBody(accept: Record<string, unknown>): Promise<Record<string, unknown>> {
+  return settleBodyFromFreshKey(accept);
+}
+
+async function settleBodyFromFreshKey(
+  requirements: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const signer = await createSigner("polygon-amoy", generatePrivateKey());
   // x402's Signer type is a viem client union that its own createSigner satisfies at runtime.
   const header = await createPaymentHeader(signer as never, 1, requirements as never);
