@@ -6,7 +6,8 @@
  * - not mined again: suspended, then revoked; the gate refuses the receipt (402 `receipt_revoked`) after the
  *   first feed poll that starts once the indexer committed the change ("within one poll interval");
  * - mined again (the identical signed transaction): suspended, then reinstated on the new block; the gate
- *   serves the same receipt again after the next poll.
+ *   serves the same receipt again after the next poll;
+ * - orphaned by a reorg deeper than the window: the network halts and the receipt is left as it was.
  * Here, in the package that composes the apps through their public entries (`pnpm start`), because no app
  * imports another. Nothing is timed: each step waits for its condition (receipt state over HTTP, feed poll
  * counts), with a generous safety deadline only against hangs.
@@ -252,5 +253,26 @@ describe.each(testDatabaseKinds())("drill: receipt revocation after a reorg on %
     const retry = await paid.pay();
     expect(retry.status, retry.text).toBe(200);
     expect(retry.json.receipt_id).toBe(paid.receiptId);
+  });
+
+  // Last: the halt stays open until an operator resumes the network.
+  it("a reorg deeper than the window halts the network: the receipt is left valid, not guessed at", async () => {
+    const agent = agentOn(chain, 14);
+    const fork = await snapshot(chain);
+    const paid = await payAndCall(agent);
+    // The old branch grows past the window, and the indexer follows it there.
+    await mineEach(chain, WINDOW + 1);
+    const oldHead = BigInt(paid.blockNumber) + BigInt(WINDOW + 1);
+    await until("the indexer at the old head", () => (indexer.status()[0]?.indexed ?? -1n) >= oldHead);
+
+    await revert(chain, fork);
+    await mineEach(chain, WINDOW + 4);
+    await until("the network halted", () => indexer.status()[0]?.state === "halted");
+    const read = await api.call("GET", `/v1/receipts/${paid.receiptId}`);
+    expect(read.json).toMatchObject({ state: "valid", state_changed_at: null, history: [] });
+    await nextPoll(feed);
+    expect(feed.check(paid.receiptId)).toEqual({ status: "clear" });
+    const served = await call(paid.receipt);
+    expect(served.status, await served.clone().text()).toBe(200);
   });
 });
