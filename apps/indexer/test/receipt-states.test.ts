@@ -311,6 +311,32 @@ describe.each(testDatabaseKinds())("receipt states on %s", (kind) => {
     ]);
   });
 
+  it("a receipt whose block was orphaned before the indexer reached it is suspended, then revoked", async () => {
+    // The API verifies on its own RPC, so it can issue a receipt for a block the indexer has not indexed yet
+    // (lagging, restarting); the indexer then never sees the old hash, so no reorg is detected at its cursor.
+    const cfg = configFor(chains, "amoy", { confirmations: 1, maxReorgDepth: 4 });
+    await mine(chain, 2);
+    await indexAll(handle, cfg);
+    const fork = await snapshot(chain);
+    const hash = await sendRaw(chain, await signPayment(chain, 16, MERCHANT, "qt_unseen1111111"));
+    const paid = await quoteAndReceipt(handle, merchantId, "qt_unseen1111111", hash);
+    await revert(chain, fork);
+    await mine(chain, 2);
+    await indexAll(handle, cfg);
+    expect(await receiptOf(handle, paid.receiptId)).toMatchObject({
+      state: "suspended",
+      blockHash: paid.blockHash,
+      revokeAfterBlock: paid.blockNumber - 1n + 4n,
+    });
+    await mine(chain, 4);
+    await indexAll(handle, cfg);
+    expect((await historyOf(handle, paid.receiptId)).map((c) => [c.fromState, c.toState, c.reason])).toEqual([
+      ["valid", "suspended", "payment_orphaned"],
+      ["suspended", "revoked", "reorg_window_closed"],
+    ]);
+    expect((await eventsOf(handle)).map((e) => e.type)).toEqual(["receipt.suspended", "receipt.revoked"]);
+  });
+
   it("a reorg deeper than the window halts the network: the receipt is neither suspended nor revoked", async () => {
     const cfg = configFor(chains, "amoy", { confirmations: 1, maxReorgDepth: 2 });
     const fork = await snapshot(chain);

@@ -100,6 +100,7 @@ describe("gate: revocation feed", () => {
     await feed.poll();
     expect(api.feedNotModified).toBe(before + 1);
     expect(feed.stats()).toMatchObject({ entries: 1, failures: 0, stale: false });
+    expect(feed.stats().lastSucceededPoll).toBe(feed.stats().polls);
 
     // Reinstated: it leaves the feed and is served again.
     api.revocations.set(MERCHANT, new Map());
@@ -137,7 +138,14 @@ describe("gate: revocation feed", () => {
       s.advance(61_000);
       await s.feed.poll();
     }
-    expect(lenient.feed.stats()).toMatchObject({ stale: true, failures: 1, entries: 1 });
+    // Poll 1 succeeded, poll 2 failed: which poll last succeeded tells a caller whether its list is fresh.
+    expect(lenient.feed.stats()).toMatchObject({
+      stale: true,
+      polls: 2,
+      failures: 1,
+      lastSucceededPoll: 1,
+      entries: 1,
+    });
     expect(lenient.feed.stats().lastError).toContain("500");
     const other = await receipt();
     expect((await call(lenientUrl, other.token)).status).toBe(200);

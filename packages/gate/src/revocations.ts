@@ -32,6 +32,8 @@ export interface RevocationFeedStats {
   polls: number;
   failures: number;
   notModified: number;
+  /** Which poll (1-based, counted by `polls`) last succeeded; 0 before any. Polls never overlap. */
+  lastSucceededPoll: number;
   /** Unix ms of the last successful poll (200 or 304); undefined before the first. */
   lastSuccessAt: number | undefined;
   /** Milliseconds since the last success (or since start when none yet). */
@@ -87,6 +89,7 @@ export class RevocationFeed implements RevocationSource {
   private inFlight: Promise<void> | undefined;
   private counters = { polls: 0, failures: 0, notModified: 0 };
   private lastSuccessAt: number | undefined;
+  private lastSucceededPoll = 0;
   private lastError: string | undefined;
   private first: Promise<void> | undefined;
 
@@ -116,6 +119,7 @@ export class RevocationFeed implements RevocationSource {
 
   private async pollOnce(): Promise<void> {
     this.counters.polls += 1;
+    const poll = this.counters.polls;
     try {
       const response = await this.fetchImpl(this.url, {
         headers: { accept: "application/json", ...(this.etag ? { "if-none-match": this.etag } : {}) },
@@ -133,6 +137,7 @@ export class RevocationFeed implements RevocationSource {
         throw new Error(`revocation feed answered ${response.status}`);
       }
       this.lastSuccessAt = this.now();
+      this.lastSucceededPoll = poll;
       this.lastError = undefined;
     } catch (error) {
       this.counters.failures += 1;
@@ -175,6 +180,7 @@ export class RevocationFeed implements RevocationSource {
     return {
       entries: this.entries.size,
       ...this.counters,
+      lastSucceededPoll: this.lastSucceededPoll,
       lastSuccessAt: this.lastSuccessAt,
       ageMs,
       stale: ageMs > this.staleAfterMs,

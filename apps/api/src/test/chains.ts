@@ -82,6 +82,43 @@ export async function sendSettlement(agent: Agent, call: SettlementCall): Promis
   return hash;
 }
 
+/**
+ * Like {@link sendSettlement}, but signs each transaction first and keeps the signed bytes, so the identical
+ * transactions can be sent again after a reorg dropped them (they return to the mempool on a real network).
+ */
+export async function sendSettlementRaw(
+  agent: Agent,
+  call: SettlementCall,
+): Promise<{ hash: Hash; signed: Hex[] }> {
+  const signed: Hex[] = [];
+  let hash: Hash | undefined;
+  for (const step of call.approval ? [call.approval, call] : [call]) {
+    const request = await agent.wallet.prepareTransactionRequest({
+      account: agent.account,
+      chain: null,
+      to: step.to as Address,
+      data: step.data as Hex,
+      value: BigInt(step.value),
+    });
+    const raw = await agent.wallet.signTransaction(request as never);
+    signed.push(raw);
+    hash = await agent.client.sendRawTransaction({ serializedTransaction: raw });
+    await agent.client.waitForTransactionReceipt({ hash });
+  }
+  return { hash: hash as Hash, signed };
+}
+
+/** Sends signed transactions again (same bytes, same hashes) and waits for each to be mined. */
+export async function resendRaw(agent: Agent, signed: readonly Hex[]): Promise<Hash[]> {
+  const hashes: Hash[] = [];
+  for (const raw of signed) {
+    const hash = await agent.client.sendRawTransaction({ serializedTransaction: raw });
+    await agent.client.waitForTransactionReceipt({ hash });
+    hashes.push(hash);
+  }
+  return hashes;
+}
+
 /** The /v1/pay body, with the payer's EIP-191 authorization over quote, tx, key and expiry. */
 export async function payBody(
   agent: Agent,
@@ -110,6 +147,22 @@ export async function payBody(
 export async function mine(chain: LocalChain, blocks: number): Promise<void> {
   // Hardhat-only RPC methods are outside viem's typed EIP-1193 schema, hence the casts here.
   await chain.provider.request({ method: "hardhat_mine", params: [`0x${blocks.toString(16)}`] } as never);
+}
+
+/** Mines empty blocks one at a time (after `evm_revert`, Hardhat's batched `hardhat_mine` can break the parent-hash chain). */
+export async function mineEach(chain: LocalChain, blocks: number): Promise<void> {
+  for (let k = 0; k < blocks; k++) await chain.provider.request({ method: "evm_mine" } as never);
+}
+
+/** `evm_snapshot`: the id to revert to. */
+export async function snapshot(chain: LocalChain): Promise<string> {
+  return (await chain.provider.request({ method: "evm_snapshot" } as never)) as string;
+}
+
+/** `evm_revert`: drops every block after the snapshot (a reorg as the indexer sees it once new blocks come). */
+export async function revert(chain: LocalChain, id: string): Promise<void> {
+  if (!(await chain.provider.request({ method: "evm_revert", params: [id] } as never)))
+    throw new Error(`evm_revert ${id} failed`);
 }
 
 /** Turns automining off (transactions wait in the mempool until `mine`) or back on. */

@@ -1,7 +1,8 @@
 /**
  * Receipts follow their payment (issue 19, docs/receipts.md). Every transition runs inside the transaction of
  * the settlement change that causes it, writes a `receipt_state_changes` row and a `receipt.*` outbox event:
- * - valid → suspended: the block of the receipt's Payment log is orphaned (reorg repair, `orphanAbove`);
+ * - valid → suspended: the block of the receipt's Payment log is orphaned (reorg repair, `orphanAbove`), or
+ *   turns out to have been orphaned before the indexer reached it (another hash at that height, `commitBatch`);
  * - suspended → valid: the same transaction's log for the same quote is confirmed on the new chain; the
  *   receipt moves to that log (no second receipt);
  * - suspended → revoked: the indexer reached `revoke_after_block` (fork point + maxReorgDepth, after which
@@ -9,6 +10,8 @@
  * A reorg deeper than maxReorgDepth halts the network before any of this runs: nothing is guessed.
  */
 import {
+  type Database,
+  indexerBlocks,
   type ReceiptState,
   type ReceiptStateReason,
   receiptStateChanges,
@@ -17,7 +20,7 @@ import {
   type Transaction,
 } from "@tollgate/db";
 import { enqueueWebhookEvents, type ReceiptStateEventData } from "@tollgate/webhooks";
-import { and, eq, gt, inArray, lte, ne, notExists } from "drizzle-orm";
+import { and, between, eq, exists, gt, inArray, lte, ne, notExists, sql } from "drizzle-orm";
 
 type ReceiptRow = typeof receipts.$inferSelect;
 
@@ -108,6 +111,70 @@ export async function suspendReceiptsAbove(
         eq(receipts.chainId, policy.chainId),
         eq(receipts.state, "valid"),
         gt(receipts.blockNumber, ancestor),
+      ),
+    )
+    .returning();
+  await record(tx, suspended, "valid", "payment_orphaned", now);
+  return suspended.length;
+}
+
+/** Block numbers in [from, to] that valid receipts rest on: the step fetches their headers (see below). */
+export async function validReceiptBlocks(
+  db: Database,
+  chainId: number,
+  from: bigint,
+  to: bigint,
+): Promise<bigint[]> {
+  const rows = await db
+    .selectDistinct({ number: receipts.blockNumber })
+    .from(receipts)
+    .where(
+      and(
+        eq(receipts.chainId, chainId),
+        eq(receipts.state, "valid"),
+        between(receipts.blockNumber, from, to),
+      ),
+    );
+  return rows.map((r) => r.number);
+}
+
+/**
+ * valid → suspended for receipts whose block the batch just indexed under another hash (inside `commitBatch`,
+ * after the batch's headers are stored). The API verifies payments on its own RPC, so a receipt can rest on a
+ * block that was orphaned before the indexer reached it; no reorg is then seen at the cursor. The fork lies
+ * below the receipt's block, so the window counts from the block before it.
+ */
+export async function suspendReceiptsOffChain(
+  tx: Transaction,
+  policy: Policy,
+  from: bigint,
+  to: bigint,
+  now: Date,
+): Promise<number> {
+  const suspended = await tx
+    .update(receipts)
+    .set({
+      state: "suspended",
+      stateChangedAt: now,
+      revokeAfterBlock: sql`${receipts.blockNumber} - 1 + ${BigInt(policy.maxReorgDepth)}`,
+    })
+    .where(
+      and(
+        eq(receipts.chainId, policy.chainId),
+        eq(receipts.state, "valid"),
+        between(receipts.blockNumber, from, to),
+        exists(
+          tx
+            .select({ one: indexerBlocks.number })
+            .from(indexerBlocks)
+            .where(
+              and(
+                eq(indexerBlocks.chainId, receipts.chainId),
+                eq(indexerBlocks.number, receipts.blockNumber),
+                ne(indexerBlocks.hash, sql`lower(${receipts.blockHash})`),
+              ),
+            ),
+        ),
       ),
     )
     .returning();

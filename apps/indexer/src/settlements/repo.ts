@@ -18,7 +18,7 @@ import { and, eq, gt, inArray, isNotNull, lt, lte, ne, sql } from "drizzle-orm";
 import type { RpcBlock } from "../rpc/rpc";
 import type { DecodedPayment } from "./decode";
 import { linkQuotes } from "./quote-link";
-import { settleSuspendedReceipts, suspendReceiptsAbove } from "./receipt-states";
+import { settleSuspendedReceipts, suspendReceiptsAbove, suspendReceiptsOffChain } from "./receipt-states";
 
 export interface Cursor {
   number: bigint;
@@ -181,6 +181,13 @@ export async function commitBatch(db: Database, input: BatchInput): Promise<{ in
     }
     await saveCursor(tx, policy, input.cursor, input.head, now);
     await applyTransitions(tx, policy, input.cursor.number, now);
+    if (input.blocks.length > 0) {
+      const from = input.blocks.reduce(
+        (min, b) => (BigInt(b.number) < min ? BigInt(b.number) : min),
+        input.cursor.number,
+      );
+      await suspendReceiptsOffChain(tx, policy, from, input.cursor.number, now);
+    }
     await settleSuspendedReceipts(tx, policy, input.cursor.number, now);
     // Keep maxReorgDepth + 1 blocks: enough to find the common ancestor of any repairable reorg.
     await tx

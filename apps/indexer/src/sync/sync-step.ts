@@ -12,6 +12,7 @@ import type { NetworkConfig } from "../config";
 import { repairReorg } from "../reorg/reorg";
 import { type Hex, InconsistentRpcDataError, RetryableRpcError, type Rpc, type RpcBlock } from "../rpc/rpc";
 import { decodePaymentLog, PAYMENT_TOPIC0 } from "../settlements/decode";
+import { validReceiptBlocks } from "../settlements/receipt-states";
 import { type ChainPolicy, type Cursor, commitBatch, loadCursor, recordHead } from "../settlements/repo";
 import { AdaptiveRange, getLogsAdaptive } from "./get-logs";
 import { type LogFilter, relevantLogs, validateHeaderChain, validateLogs } from "./validate-rpc";
@@ -110,6 +111,8 @@ export async function syncStep(
   const realtimeFrom = head - BigInt(cfg.maxReorgDepth) + 1n;
   const wanted = new Set<bigint>([from, to]);
   for (const log of logs) wanted.add(BigInt(log.blockNumber));
+  // Blocks valid receipts rest on: their stored hash shows whether the receipt's block is still there.
+  for (const n of await validReceiptBlocks(db, cfg.chainId, from, to)) wanted.add(n);
   const bloomChecked = new Set<bigint>();
   for (let n = from > realtimeFrom ? from : realtimeFrom; n <= to; n++) {
     wanted.add(n);
