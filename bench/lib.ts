@@ -1,4 +1,8 @@
-/** Small helpers shared by the benchmarks: timing, percentiles and a fixed-duration load loop. */
+/** Small helpers shared by the benchmarks: timing, percentiles, a fixed-duration load loop and result files. */
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
 
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
@@ -60,4 +64,17 @@ export function table(rows: Record<string, string | number>[]): string {
     line(widths.map((w) => "-".repeat(w))),
     ...rows.map((row) => line(columns.map((c) => String(cell(row[c] ?? ""))))),
   ].join("\n");
+}
+
+/**
+ * Writes a benchmark's figures to bench/results/<name>.json (git-ignored) so two runs can be compared; returns
+ * the path. The file also records when it ran and the machine's load averages at the end.
+ */
+export function writeResults(name: string, figures: unknown): string {
+  const dir = join(import.meta.dirname, "results");
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${name}.json`);
+  const record = { name, at: new Date().toISOString(), loadavg: loadavg(), cpus: cpus().length, figures };
+  writeFileSync(path, `${JSON.stringify(record, null, 2)}\n`);
+  return path;
 }
