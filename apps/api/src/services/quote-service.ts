@@ -19,7 +19,8 @@ import { type Address, getAddress, type LocalAccount } from "viem";
 import type { Clock } from "../infra/clock";
 import type { ChainContext, ChainRegistry } from "./chains";
 import type { ReceiptKeyStore } from "./keys/receipt-keys";
-import { findMerchant } from "./merchant-service";
+import type { MerchantCache } from "./merchant-cache";
+import { findMerchantCached } from "./merchant-service";
 import type { PauseGate } from "./operator/pause-service";
 import { type FeedRate, microUsdToNative, readNativeUsdRate } from "./price-service";
 import { selectRoute } from "./route-selection";
@@ -36,6 +37,7 @@ export interface QuoteServiceDeps {
   quoteSigner: LocalAccount | undefined;
   /** The operator pause (issue 10): no new quote on a paused network. */
   pause: Pick<PauseGate, "assertOpen">;
+  merchantCache: MerchantCache;
   env: { baseUrl: string; quotes: { ttlSeconds: number; priceMaxAgeSeconds: number } };
 }
 
@@ -59,7 +61,7 @@ export async function priceInAsset(
 
 export async function createQuote(deps: QuoteServiceDeps, input: QuoteRequest): Promise<QuoteResponse> {
   const now = deps.clock.now();
-  const merchant = await findMerchant(deps, input.merchant_id);
+  const merchant = await findMerchantCached(deps, input.merchant_id);
   if (!merchant) throw new AppError("merchant_not_found", `no merchant ${input.merchant_id}`);
   const unitPrice = ownValue(merchant.tiers, input.tier);
   if (unitPrice === undefined) {
