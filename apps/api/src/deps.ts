@@ -35,6 +35,7 @@ import { createMerchantCache, type MerchantCache } from "./services/merchant-cac
 import { createOnchainPauser, type OnchainPauser } from "./services/operator/onchain-pause";
 import { createPauseGate, type PauseGate } from "./services/operator/pause-service";
 import { X402Monitor } from "./services/operator/x402-monitor";
+import { createQuoteWriter, type QuoteWriter } from "./services/quote-writer";
 import { buildUsers, type UsersDeps } from "./services/users/user-deps";
 
 export interface Deps {
@@ -65,6 +66,8 @@ export interface Deps {
   pause: PauseGate;
   /** The quote path's merchant read (issue 15): invalidated by every merchant write here, PAUSE_POLL_MS elsewhere. */
   merchantCache: MerchantCache;
+  /** Quote rows, batched across concurrent quotes (issue 15). */
+  quoteWriter: QuoteWriter;
   /** The splitters' on-chain pause(), when PAUSER_PRIVATE_KEY is set (issue 10). */
   onchainPauser: OnchainPauser | undefined;
   /** Identity gate (issue 12): nonces, signatures, Solana seats, and the documents agents read. */
@@ -149,6 +152,7 @@ export async function buildDeps(
     redis,
     pause: createPauseGate(db.db, clock, env.admin.pausePollMs),
     merchantCache: createMerchantCache(clock, env.admin.pausePollMs),
+    quoteWriter: createQuoteWriter(db.db),
     onchainPauser: createOnchainPauser(chains, env.admin.pauserPrivateKey, log),
     telemetry,
     telemetryShare,
