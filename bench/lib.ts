@@ -1,6 +1,6 @@
-/** Small helpers shared by the benchmarks: timing, percentiles and a fixed-duration load loop. */
+/** Small helpers shared by the benchmarks: timing, percentiles, a fixed-duration load loop and result files. */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { loadavg } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 
 export function percentile(sorted: number[], p: number): number {
@@ -65,12 +65,22 @@ export function table(rows: Record<string, string | number>[]): string {
   ].join("\n");
 }
 
-/** Writes a benchmark's figures to bench/results/<name>.json (git-ignored) so two runs can be compared. */
+/**
+ * Writes a benchmark's figures to bench/results/<name>.json (git-ignored) so two runs can be compared; returns
+ * the path. The file also records when it ran, the Node version, the CPU count and the load averages at the end.
+ */
 export function writeResults(name: string, figures: Record<string, unknown>): string {
   const dir = join(import.meta.dirname, "results");
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${name}.json`);
-  const body = { name, at: new Date().toISOString(), node: process.version, loadavg: loadavg(), ...figures };
+  const body = {
+    name,
+    at: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    loadavg: loadavg(),
+    ...figures,
+  };
   writeFileSync(file, `${JSON.stringify(body, null, 2)}\n`);
   return file;
 }

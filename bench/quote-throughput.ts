@@ -1,22 +1,55 @@
 /**
- * `/v1/quote` requests per second against PGlite and PostgreSQL (issue 4 benchmark), next to `/healthz` (the
- * HTTP stack's own limit) and a merchant read (one indexed query) measured in the same run.
- * PostgreSQL runs when TEST_DATABASE_URL (or BENCH_DATABASE_URL) is set. Run: pnpm exec tsx bench/quote-throughput.ts
+ * `/v1/quote` requests per second against PGlite and PostgreSQL (issues 4 and 15), next to `/healthz` (the HTTP
+ * stack's own limit) measured in the same run, plus a merchant read and a POL quote (one price-feed read).
+ * Load comes from autocannon (keep-alive connections, one request in flight each). PostgreSQL runs when
+ * TEST_DATABASE_URL is set. Run: pnpm bench quote. Figures: bench/results/quote-throughput.json
+ * (`ratio_vs_healthz` per database for the USDC quote). Goal (issue 15): >= 0.5x /healthz and p99 < 25 ms.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { registrationBody, startTestApi, testDatabaseKinds } from "@tollgate/api/testing";
 import { startTestChains } from "@tollgate/api/testing/chains";
-import { load, table } from "./lib";
+import autocannon from "autocannon";
+import { table, writeResults } from "./lib";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const PAYER = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720";
+const GOAL_RATIO = 0.5;
+const GOAL_P99_MS = 25;
+
+interface Figures {
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  requests: number;
+  errors: number;
+}
+
+async function measure(url: string, options: { method?: "POST"; body?: string } = {}): Promise<Figures> {
+  const result = await autocannon({
+    url,
+    connections: CONCURRENCY,
+    duration: SECONDS,
+    ...(options.body
+      ? { method: "POST", body: options.body, headers: { "content-type": "application/json" } }
+      : {}),
+  });
+  const ok = result["2xx"];
+  return {
+    rps: ok / (result.duration || SECONDS),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    requests: result.requests.total,
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
+}
 
 const dataDir = mkdtempSync(join(tmpdir(), "tollgate-bench-quote-"));
 const chains = await startTestChains(dataDir, ["amoy"]);
 const rows: Record<string, string | number>[] = [];
+const results: Record<string, Record<string, unknown>> = {};
 try {
   for (const kind of testDatabaseKinds()) {
     const api = await startTestApi(kind, { DATA_DIR: dataDir, RATE_LIMIT_QUOTES_PER_MINUTE: "100000000" });
@@ -25,46 +58,57 @@ try {
         body: registrationBody({ network_mode: "test" }),
       });
       const merchantId = String(created.json.merchant_id);
-      const post = (asset: string) => async () => {
-        const response = await fetch(`${api.baseUrl}/v1/quote`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({
-            merchant_id: merchantId,
-            resource: "/v1/search",
-            tier: "standard",
-            payer: PAYER,
-            asset,
-          }),
+      const quoteBody = (asset: string) =>
+        JSON.stringify({
+          merchant_id: merchantId,
+          resource: "/v1/search",
+          tier: "standard",
+          payer: PAYER,
+          asset,
         });
-        await response.arrayBuffer();
-        return response.status === 200;
-      };
-      const get = (path: string) => async () => {
-        const response = await fetch(`${api.baseUrl}${path}`);
-        await response.arrayBuffer();
-        return response.status === 200;
-      };
-      const baseline = await load(get("/healthz"), CONCURRENCY, SECONDS);
-      const scenarios: [string, () => Promise<boolean>][] = [
-        ["GET /healthz (baseline)", get("/healthz")],
-        ["GET /v1/merchants/{id}", get(`/v1/merchants/${merchantId}`)],
-        ["POST /v1/quote USDC", post("USDC")],
-        ["POST /v1/quote POL (feed read)", post("POL")],
+      // Warm-up (JIT, caches, connection pool), not measured.
+      await autocannon({ url: `${api.baseUrl}/healthz`, connections: 4, duration: 1 });
+      const scenarios: [string, string, () => Promise<Figures>][] = [
+        ["healthz", "GET /healthz (baseline)", () => measure(`${api.baseUrl}/healthz`)],
+        [
+          "merchant_read",
+          "GET /v1/merchants/{id}",
+          () => measure(`${api.baseUrl}/v1/merchants/${merchantId}`),
+        ],
+        [
+          "quote_usdc",
+          "POST /v1/quote USDC",
+          () => measure(`${api.baseUrl}/v1/quote`, { body: quoteBody("USDC") }),
+        ],
+        [
+          "quote_pol",
+          "POST /v1/quote POL (feed read)",
+          () => measure(`${api.baseUrl}/v1/quote`, { body: quoteBody("POL") }),
+        ],
       ];
-      for (const [name, fn] of scenarios) {
-        const result = name.startsWith("GET /healthz") ? baseline : await load(fn, CONCURRENCY, SECONDS);
+      const figures: Record<string, Figures> = {};
+      for (const [key, name, run] of scenarios) {
+        const result = await run();
+        figures[key] = result;
+        const baseline = figures.healthz!;
         rows.push({
           database: kind,
           scenario: name,
           "req/s": result.rps,
-          "p50 ms": result.p50Ms,
-          "p99 ms": result.p99Ms,
+          "p50 ms": result.p50_ms,
+          "p99 ms": result.p99_ms,
           errors: result.errors,
           "vs healthz": `${(result.rps / baseline.rps).toFixed(3)}x`,
         });
         process.stderr.write(`  ${kind}: ${name} done\n`);
       }
+      const ratio = figures.quote_usdc!.rps / figures.healthz!.rps;
+      results[kind] = {
+        ...figures,
+        ratio_vs_healthz: ratio,
+        goal: { ratio_vs_healthz: GOAL_RATIO, p99_ms: GOAL_P99_MS },
+        goal_met: ratio >= GOAL_RATIO && figures.quote_usdc!.p99_ms < GOAL_P99_MS,
+      };
     } finally {
       await api.close();
     }
@@ -74,6 +118,17 @@ try {
   rmSync(dataDir, { recursive: true, force: true });
 }
 console.log(
-  `\n/v1/quote throughput (${CONCURRENCY} concurrent clients, ${SECONDS} s each, one process, loopback)\n`,
+  `\n/v1/quote throughput (${CONCURRENCY} connections, ${SECONDS} s each, one process, loopback, autocannon)\n`,
 );
 console.log(table(rows));
+for (const [kind, r] of Object.entries(results)) {
+  console.log(
+    `${kind}: ratio_vs_healthz ${(r.ratio_vs_healthz as number).toFixed(3)} (goal >= ${GOAL_RATIO}, p99 < ${GOAL_P99_MS} ms): ${r.goal_met ? "met" : "not met"}`,
+  );
+}
+const path = writeResults("quote-throughput", {
+  concurrency: CONCURRENCY,
+  seconds: SECONDS,
+  databases: results,
+});
+console.log(`figures: ${path}`);

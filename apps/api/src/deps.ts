@@ -31,9 +31,11 @@ import {
   fileReceiptKeyStore,
   type ReceiptKeyStore,
 } from "./services/keys/receipt-keys";
+import { createMerchantCache, type MerchantCache } from "./services/merchant-cache";
 import { createOnchainPauser, type OnchainPauser } from "./services/operator/onchain-pause";
 import { createPauseGate, type PauseGate } from "./services/operator/pause-service";
 import { X402Monitor } from "./services/operator/x402-monitor";
+import { createQuoteWriter, type QuoteWriter } from "./services/quote-writer";
 import { buildUsers, type UsersDeps } from "./services/users/user-deps";
 
 export interface Deps {
@@ -62,6 +64,10 @@ export interface Deps {
   };
   /** The operator pause as this process sees it (polled from the database, issue 10). */
   pause: PauseGate;
+  /** The quote path's merchant read (issue 15): invalidated by every merchant write here, PAUSE_POLL_MS elsewhere. */
+  merchantCache: MerchantCache;
+  /** Quote rows, batched across concurrent quotes (issue 15). */
+  quoteWriter: QuoteWriter;
   /** The splitters' on-chain pause(), when PAUSER_PRIVATE_KEY is set (issue 10). */
   onchainPauser: OnchainPauser | undefined;
   /** Identity gate (issue 12): nonces, signatures, Solana seats, and the documents agents read. */
@@ -145,6 +151,8 @@ export async function buildDeps(
     quoteSigner: quoteSignerKey ? privateKeyToAccount(quoteSignerKey) : undefined,
     redis,
     pause: createPauseGate(db.db, clock, env.admin.pausePollMs),
+    merchantCache: createMerchantCache(clock, env.admin.pausePollMs),
+    quoteWriter: createQuoteWriter(db.db),
     onchainPauser: createOnchainPauser(chains, env.admin.pauserPrivateKey, log),
     telemetry,
     telemetryShare,

@@ -77,7 +77,10 @@ const ZRawEnv = z.object({
   LOGIN_CONSECUTIVE_FAILURES: envDefault(envInteger({ min: 1 }), 10),
   LOGIN_LOCKOUT_SECONDS: envDefault(envInteger({ min: 1 }), 900),
   METRICS_TOKEN: envOptional(z.string().min(24, "at least 24 characters")),
-  /** How often each API process re-reads the operator pause (issue 10): a pause is seen everywhere within it. */
+  /**
+   * How often each API process re-reads the operator pause (issue 10): a pause is seen everywhere within it. Also
+   * the lifetime of the quote path's merchant cache in other processes (issue 15).
+   */
   PAUSE_POLL_MS: envDefault(envInteger({ min: 0, max: 60_000 }), 2_000),
   /** Key allowed to call the splitters' pause() (v1.2 pauser/owner, v1.4 PAUSER_ROLE); enables `onchain: true`. */
   PAUSER_PRIVATE_KEY: envOptional(envPrivateKey()),

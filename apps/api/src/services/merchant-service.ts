@@ -24,11 +24,14 @@ import {
 import { and, eq, isNull } from "drizzle-orm";
 import type { Clock } from "../infra/clock";
 import { type AuditRequest, recordAudit } from "./audit/audit-log";
+import type { MerchantCache } from "./merchant-cache";
 
 export interface MerchantServiceDeps {
   db: { db: Database };
   clock: Clock;
   env: { developmentMode: boolean };
+  /** Every write here invalidates the quote path's cached merchant once committed (issue 15). */
+  merchantCache: Pick<MerchantCache, "invalidate">;
 }
 
 export type MerchantRecord = typeof merchants.$inferSelect & { tiers: Record<string, bigint> };
@@ -152,6 +155,14 @@ export async function findMerchant(
   return row ? { ...row, tiers: await loadTiers(deps.db.db, row.id) } : undefined;
 }
 
+/** `findMerchant` through the per-process cache (the quote path, issue 15; merchant-cache.ts for the bounds). */
+export function findMerchantCached(
+  deps: Pick<MerchantServiceDeps, "db"> & { merchantCache: MerchantCache },
+  id: string,
+): Promise<MerchantRecord | undefined> {
+  return deps.merchantCache.get(id, () => findMerchant(deps, id));
+}
+
 export async function getMerchant(
   deps: Pick<MerchantServiceDeps, "db">,
   id: string,
@@ -190,7 +201,7 @@ export async function updateMerchant(
   input: UpdateMerchantInput,
 ): Promise<MerchantRecord> {
   checkWebhookPolicy(input.webhook_url, deps.env.developmentMode);
-  return deps.db.db.transaction(async (tx) => {
+  const updated = await deps.db.db.transaction(async (tx) => {
     const [current] = await tx.select().from(merchants).where(eq(merchants.id, merchantId)).for("update");
     if (!current) throw new AppError("merchant_not_found", `no merchant ${merchantId}`);
     const tiers = await loadTiers(tx, merchantId);
@@ -257,6 +268,8 @@ export async function updateMerchant(
     }
     return { ...updated!, tiers: nextTiers };
   });
+  deps.merchantCache.invalidate(merchantId);
+  return updated;
 }
 
 function sortKeys(payTo: PayTo): [string, string | undefined][] {
@@ -294,5 +307,6 @@ export async function rotateMerchantSecret(
     );
     return updated;
   });
+  deps.merchantCache.invalidate(merchantId);
   return { merchant: { ...row, tiers: await loadTiers(deps.db.db, row.id) }, secret };
 }

@@ -2,7 +2,7 @@
  * Quotes (SPEC §2.4, §4.2; DESIGN.md §5, §6): price a resource in USD, convert it to the asset at a rate
  * fixed now, split it with the aifp1 profile and hand out the one settlement call that pays it.
  */
-import { type Database, quotes } from "@tollgate/db";
+import type { Database } from "@tollgate/db";
 import {
   AppError,
   formatUsd,
@@ -19,9 +19,11 @@ import { type Address, getAddress, type LocalAccount } from "viem";
 import type { Clock } from "../infra/clock";
 import type { ChainContext, ChainRegistry } from "./chains";
 import type { ReceiptKeyStore } from "./keys/receipt-keys";
-import { findMerchant } from "./merchant-service";
+import type { MerchantCache } from "./merchant-cache";
+import { findMerchantCached } from "./merchant-service";
 import type { PauseGate } from "./operator/pause-service";
 import { type FeedRate, microUsdToNative, readNativeUsdRate } from "./price-service";
+import type { QuoteWriter } from "./quote-writer";
 import { selectRoute } from "./route-selection";
 import { buildSettlementCall } from "./settlement-call";
 import { signSettlementCall } from "./token-signer";
@@ -36,6 +38,8 @@ export interface QuoteServiceDeps {
   quoteSigner: LocalAccount | undefined;
   /** The operator pause (issue 10): no new quote on a paused network. */
   pause: Pick<PauseGate, "assertOpen">;
+  merchantCache: MerchantCache;
+  quoteWriter: QuoteWriter;
   env: { baseUrl: string; quotes: { ttlSeconds: number; priceMaxAgeSeconds: number } };
 }
 
@@ -59,7 +63,7 @@ export async function priceInAsset(
 
 export async function createQuote(deps: QuoteServiceDeps, input: QuoteRequest): Promise<QuoteResponse> {
   const now = deps.clock.now();
-  const merchant = await findMerchant(deps, input.merchant_id);
+  const merchant = await findMerchantCached(deps, input.merchant_id);
   if (!merchant) throw new AppError("merchant_not_found", `no merchant ${input.merchant_id}`);
   const unitPrice = ownValue(merchant.tiers, input.tier);
   if (unitPrice === undefined) {
@@ -139,7 +143,7 @@ export async function createQuote(deps: QuoteServiceDeps, input: QuoteRequest): 
   );
   const settlementCall = { ...call, signature };
 
-  await deps.db.db.insert(quotes).values({
+  await deps.quoteWriter.insert({
     id: quoteId,
     merchantId: merchant.id,
     resource: input.resource,

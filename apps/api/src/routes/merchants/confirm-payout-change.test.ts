@@ -8,6 +8,7 @@ import bs58 from "bs58";
 import { eq } from "drizzle-orm";
 import type { LocalAccount } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findMerchantCached } from "../../services/merchant-service";
 import { settlementRow } from "../../test/admin-fixtures";
 import { auditTrailOf, bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 import { newEvmWallet, newSolanaWallet } from "../../test/user-fixtures";
@@ -58,6 +59,8 @@ describe.each(testDatabaseKinds())("POST /v1/merchants/{id}/payout-change on %s"
     await api.deps.db.db
       .insert(settlements)
       .values(settlementRow(901, { merchantId: null, merchantAddress: next.address.toLowerCase() }));
+    // The quote path caches the merchant (issue 15); the clock stands still, so only invalidation refreshes it.
+    expect((await findMerchantCached(api.deps, m.id))?.payTo).toEqual({ evm: m.wallet.address });
     const c = await challenge(m, { evm: next.address });
     expect(c.signer).toEqual({ kind: "evm", address: m.wallet.address.toLowerCase() });
     expect(c.message).toContain(`wants you to sign in with your Ethereum account:\n${m.wallet.address}`);
@@ -75,6 +78,7 @@ describe.each(testDatabaseKinds())("POST /v1/merchants/{id}/payout-change on %s"
     expect(done.json.pay_to).toEqual({ evm: next.address });
     const me = await api.call("GET", "/v1/merchants/me", { headers: bearer(m.secret) });
     expect(me.json.pay_to).toEqual({ evm: next.address });
+    expect((await findMerchantCached(api.deps, m.id))?.payTo).toEqual({ evm: next.address });
     const [linked] = await api.deps.db.db
       .select()
       .from(settlements)

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findMerchantCached } from "../../services/merchant-service";
 import {
   bearer,
   OTHER_EVM,
@@ -12,7 +13,8 @@ import {
 describe.each(testDatabaseKinds())("PATCH /v1/merchants/{id} on %s", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
-    api = await startTestApi(kind);
+    // A long cache lifetime, so only the invalidation can make the quote path see a change (issue 15).
+    api = await startTestApi(kind, { PAUSE_POLL_MS: "60000" });
   });
   afterAll(async () => {
     await api?.close();
@@ -73,6 +75,15 @@ describe.each(testDatabaseKinds())("PATCH /v1/merchants/{id} on %s", (kind) => {
       });
       expect(response.json.tiers).not.toHaveProperty("premium");
       expect((await m.patch({ webhook_url: null })).json.webhook_url).toBeNull();
+    });
+
+    it("the quote path's cached merchant sees a change at once in this process (issue 15)", async () => {
+      const m = await register();
+      expect((await findMerchantCached(api.deps, m.id))?.tiers.standard).toBe(1_000n);
+      expect((await m.patch({ tiers: { standard: "0.002" }, settlement_version: "1.4" })).status).toBe(200);
+      const cached = await findMerchantCached(api.deps, m.id);
+      expect(cached?.tiers.standard).toBe(2_000n);
+      expect(cached?.settlementVersion).toBe("1.4");
     });
 
     it("accepts pay_to and network_mode that restate the current values", async () => {

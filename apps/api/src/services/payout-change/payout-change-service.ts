@@ -21,6 +21,7 @@ import { and, eq, gt } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
 import { type AuditRequest, recordAudit } from "../audit/audit-log";
 import type { Ed25519Verifier } from "../identity/identity-signature";
+import type { MerchantCache } from "../merchant-cache";
 import { linkUnattributedSettlements } from "../merchant-service";
 import { payoutChangeMessage, type SignerKind, verifyPayoutSignature } from "./payout-change-message";
 
@@ -29,6 +30,8 @@ export interface PayoutChangeDeps {
   clock: Clock;
   /** `domain` and `uri` of the messages (BASE_URL), the challenge lifetime and the Ed25519 verifier. */
   users: { domain: string; uri: string; nonceLifetimeMs: number; verifier: Ed25519Verifier };
+  /** The new payout is quoted at once by this process (issue 15). */
+  merchantCache: Pick<MerchantCache, "invalidate">;
 }
 
 export interface PayoutChallenge {
@@ -127,7 +130,7 @@ export async function confirmPayoutChange(
   request: AuditRequest = {},
 ): Promise<{ payTo: PayTo; previousPayTo: PayTo; changedAt: Date }> {
   const now = deps.clock.now();
-  return deps.db.db.transaction(async (tx) => {
+  const changed = await deps.db.db.transaction(async (tx) => {
     const [current] = await tx.select().from(merchants).where(eq(merchants.id, merchantId)).for("update");
     if (!current) throw new AppError("merchant_not_found", `no merchant ${merchantId}`);
     // Single use: of two confirmations with one nonce, the second finds no row (it waits on the lock above).
@@ -200,4 +203,6 @@ export async function confirmPayoutChange(
     );
     return { payTo: next, previousPayTo: current.payTo, changedAt: now };
   });
+  deps.merchantCache.invalidate(merchantId);
+  return changed;
 }
