@@ -4,11 +4,11 @@
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createHttpServer } from "@tollgate/shared/http-server";
 import { createApp } from "./app";
 import type { BridgeHandle } from "./bridge/router";
 import { buildDeps, type Deps } from "./deps";
 import type { Env } from "./env";
-import { createHttpServer } from "./infra/http-server";
 import type { Logger } from "./infra/logger";
 import { bootstrapFirstAdmin } from "./services/admin/bootstrap";
 import { pruneIdempotencyKeys } from "./services/idempotency";

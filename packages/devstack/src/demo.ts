@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type Env, findMerchant, type RunningApi, registerMerchant } from "@tollgate/api";
 import type { EvmNetworkName } from "@tollgate/shared";
+import { createHttpServer, HTTP_SERVER_LIMITS, type HttpServerLimits } from "@tollgate/shared/http-server";
 import express from "express";
 
 /** Hardhat account #19 receives the demo merchant's payouts (a well-known development address). */
@@ -66,14 +67,20 @@ export function demoBridgeProviders(upstreamUrl: string): Record<string, string>
   }));
 }
 
-/** The upstream behind the demo bridge provider: answers whatever it is asked, free, on a loopback port. */
-export async function startDemoUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+/**
+ * The upstream behind the demo bridge provider: answers whatever it is asked, free, on a loopback port. On the
+ * hardened server (issue 18): what Node's parser refuses, too slow or too large, is a problem+json 4xx.
+ */
+export async function startDemoUpstream(
+  limits: HttpServerLimits = HTTP_SERVER_LIMITS,
+): Promise<{ url: string; close(): Promise<void> }> {
   const app = express();
+  app.disable("x-powered-by");
   app.all("/{*rest}", (req, res) => {
     res.json({ upstream: "demo", method: req.method, path: req.path, at: new Date().toISOString() });
   });
-  const server = app.listen(0, "127.0.0.1");
-  await new Promise<void>((resolve) => server.once("listening", resolve));
+  const server = createHttpServer(app, limits);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () =>

@@ -17,7 +17,10 @@ import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 import { ZMerchantIdRef } from "@tollgate/shared/aifp";
 import { envDefault, envInteger, envOptional, envRequired, envUrl } from "@tollgate/shared/env";
-import express from "express";
+import { AppError } from "@tollgate/shared/errors";
+import { createHttpServer, HTTP_SERVER_LIMITS, type HttpServerLimits } from "@tollgate/shared/http-server";
+import { writeProblem } from "@tollgate/shared/problem";
+import express, { type NextFunction, type Request, type Response } from "express";
 import { z } from "zod";
 import { gate, type QuotaStore, RedisQuotaStore } from "../src/index";
 
@@ -40,6 +43,8 @@ export interface ExampleMerchantOptions {
   redisUrl?: string;
   /** Fixed unit price instead of asking the API (offline use). */
   price?: string;
+  /** The HTTP server's limits (tests shorten the timeouts); default HTTP_SERVER_LIMITS. */
+  limits?: HttpServerLimits;
 }
 
 export interface RunningExampleMerchant {
@@ -96,10 +101,20 @@ export async function startExampleMerchant(options: ExampleMerchantOptions): Pro
     });
   });
 
-  const server = app.listen(options.port ?? 0, host);
+  // Anything else is a problem+json too (issue 18), never Express's HTML page.
+  app.use((req, res) => {
+    writeProblem(res, new AppError("not_found", `no route for ${req.method} ${req.path}`));
+  });
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    writeProblem(res, exampleError(error));
+  });
+
+  // The hardened server (issue 18): header-size limit, timeouts, problem+json for what Node's parser refuses.
+  const server = createHttpServer(app, options.limits ?? HTTP_SERVER_LIMITS);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
+    server.listen(options.port ?? 0, host);
   });
   const { port } = server.address() as AddressInfo;
   return {
@@ -112,6 +127,15 @@ export async function startExampleMerchant(options: ExampleMerchantOptions): Pro
       await Promise.all(stores.map((store) => store.close()));
     },
   };
+}
+
+/** A client error Express raised (a 4xx `http-errors` value) stays a 4xx; anything else is a 500 without details. */
+function exampleError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status === "number" && status >= 400 && status < 500)
+    return new AppError("malformed_request", "the request could not be read", { cause: error });
+  return new AppError("internal_error", "unexpected error", { cause: error });
 }
 
 async function main() {

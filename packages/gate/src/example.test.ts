@@ -3,9 +3,11 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { QUOTA_REMAINING_HEADER, RECEIPT_HEADER, ZGateChallenge } from "@tollgate/shared/aifp";
+import { HTTP_SERVER_LIMITS } from "@tollgate/shared/http-server";
 import { newId } from "@tollgate/shared/ids";
+import { parseRawResponse, parserErrorCases, rawExchange, slowHeaders } from "@tollgate/shared/raw-http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startExampleMerchant, ZExampleMerchantEnv } from "../example/merchant";
+import { type RunningExampleMerchant, startExampleMerchant, ZExampleMerchantEnv } from "../example/merchant";
 import { deadUrl, type FakeTollgateApi, startFakeTollgateApi } from "./testing";
 
 const MERCHANT = newId("merchant");
@@ -107,6 +109,51 @@ describe("example merchant", () => {
       expect((await fetch(`http://127.0.0.1:${port}/v1/search`)).status).toBe(402);
     } finally {
       child.kill("SIGTERM");
+    }
+  });
+});
+
+describe("example merchant on the hardened server (issue 18)", () => {
+  // Short timeouts so a slow client is cut off in about a second; the other limits are production's.
+  const limits = { ...HTTP_SERVER_LIMITS, headersTimeoutMs: 500, connectionsCheckingIntervalMs: 100 };
+  let merchant: RunningExampleMerchant;
+  beforeAll(async () => {
+    merchant = await startExampleMerchant({ apiBaseUrl: api.url, merchantId: MERCHANT, limits });
+  });
+  afterAll(async () => {
+    await merchant?.close();
+  });
+
+  // GET-only routes: a POST is refused before its body is read, so only errors raised before the request count.
+  it.each(parserErrorCases("/v1/search?q=x", "/v1/search").filter(([label]) => label !== "a bad chunk size"))(
+    "answers %s with a problem+json 4xx and closes",
+    async (_label, request, status, code) => {
+      const response = parseRawResponse(await rawExchange(merchant.url, request));
+      expect(response.status).toBe(status);
+      expect(response.headers.get("content-type")).toBe("application/problem+json");
+      expect(response.headers.get("connection")).toBe("close");
+      expect(response.body).toMatchObject({ status, code, request_id: response.headers.get("x-request-id") });
+    },
+  );
+
+  it("answers a client too slow to send its headers 408 and closes it", async () => {
+    const { answer } = slowHeaders(merchant.url, 100);
+    const response = parseRawResponse(await answer);
+    expect(response.status).toBe(408);
+    expect(response.body).toMatchObject({ code: "request_timeout" });
+  });
+
+  it("answers what no route serves with a problem+json 404, not Express's HTML page", async () => {
+    for (const [method, path] of [
+      ["GET", "/nope"],
+      ["GET", "/v1/%zz"],
+      ["DELETE", "/healthz"],
+    ] as const) {
+      const response = await fetch(`${merchant.url}${path}`, { method });
+      const text = await response.text();
+      expect(response.status, `${method} ${path}: ${text}`).toBe(404);
+      expect(response.headers.get("content-type"), path).toMatch(/^application\/problem\+json/);
+      expect(JSON.parse(text).code, path).toBe("not_found");
     }
   });
 });

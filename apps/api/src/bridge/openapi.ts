@@ -35,6 +35,17 @@ const paidCall = (method: string) => ({
     { in: "header", name: "X-PAYMENT", schema: { type: "string" } },
     { in: "header", name: "PAYMENT-SIGNATURE", schema: { type: "string" } },
   ],
+  // Any media type: the body is bound to the order and forwarded as sent (identity encoding only, up to
+  // BRIDGE_MAX_BODY_BYTES), so it is never parsed here.
+  ...(method === "post"
+    ? {
+        requestBody: {
+          required: false,
+          description: "Forwarded to the provider byte for byte; bound to the order by its hash.",
+          content: { "*/*": { schema: {} } },
+        },
+      }
+    : {}),
   responses: {
     "200": {
       description: "The provider's response",
@@ -88,7 +99,7 @@ const b2bResponses = {
   "503": problem(503),
 };
 
-/** Path items to merge into the OpenAPI document; bridge paths only when the bridge is mounted at `prefix`. */
+/** Path items to merge into the OpenAPI document; bridge paths only when the bridge is mounted (at `prefix`). */
 export function bridgeOpenApiPaths(prefix: string | undefined): Record<string, Record<string, unknown>> {
   const b2b = {
     "/api/b2b/quote-split": {
@@ -120,9 +131,15 @@ export function bridgeOpenApiPaths(prefix: string | undefined): Record<string, R
       },
     },
   };
-  if (!prefix) return b2b;
+  return prefix === undefined ? b2b : { ...b2b, ...bridgeRouterPaths(prefix) };
+}
+
+/**
+ * The bridge router's own operations, mounted at `prefix` ("" when it serves alone, server.ts). Both mounts derive
+ * their required-body rule (`requireDeclaredBodies`) from these, so the rule cannot differ between them.
+ */
+export function bridgeRouterPaths(prefix: string): Record<string, Record<string, unknown>> {
   return {
-    ...b2b,
     [`${prefix}/{provider}/{path}`]: { get: paidCall("get"), post: paidCall("post") },
     [`${prefix}/.well-known/x402.json`]: {
       get: {

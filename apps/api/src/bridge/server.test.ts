@@ -87,6 +87,41 @@ describe("single-provider bridge process (SPEC §4.5)", () => {
     expect(known.providers[0].resource).toBe(`${bridge.url}/v1/chat`);
   });
 
+  it("reads bodies by the API's rules: a required body must be there, identity only (issue 18)", async () => {
+    const problem = async (response: Response, status: number, code: string) => {
+      const text = await response.text();
+      expect(response.status, text).toBe(status);
+      expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+      const body = JSON.parse(text) as Record<string, unknown>;
+      expect(body.code, text).toBe(code);
+      expect(body.request_id).toBe(response.headers.get("x-request-id"));
+    };
+    for (const path of ["/facilitator/verify", "/facilitator/settle"]) {
+      const url = `${bridge.url}${path}`;
+      await problem(await fetch(url, { method: "POST" }), 400, "body_required");
+      await problem(
+        await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: "" }),
+        400,
+        "body_required",
+      );
+      const chunked = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: new ReadableStream({ start: (controller) => controller.close() }),
+        duplex: "half",
+      } as RequestInit);
+      await problem(chunked, 400, "body_required");
+      const gzip = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "content-encoding": "gzip" },
+        body: "{}",
+      });
+      await problem(gzip, 415, "unsupported_media_type");
+    }
+    // A path the router cannot percent-decode is the client's error, not a 500.
+    await problem(await fetch(`${bridge.url}/v1/%zz`), 400, "malformed_request");
+  });
+
   it("the CLI exits 2 with a message naming the bad variable", () => {
     const result = spawnSync("pnpm", ["exec", "tsx", "src/cli/bridge.ts"], {
       cwd: join(REPO_ROOT, "apps/api"),

@@ -6,11 +6,13 @@
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { newId } from "@tollgate/shared";
-import express from "express";
+import { AppError, newId } from "@tollgate/shared";
+import { createHttpServer } from "@tollgate/shared/http-server";
+import express, { type NextFunction, type Request, type Response } from "express";
 import { loadEnv } from "../env";
+import { requireDeclaredBodies } from "../infra/body";
 import { systemClock } from "../infra/clock";
-import { createHttpServer } from "../infra/http-server";
+import { sendProblem } from "../infra/errors";
 import { createLogger } from "../infra/logger";
 import { createChainRegistry, readManifest } from "../services/chains";
 import {
@@ -19,6 +21,7 @@ import {
   routerConfigFromFile,
   singleProviderConfigFromEnv,
 } from "./config";
+import { bridgeRouterPaths } from "./openapi";
 import { type BridgeRouter, createBridgeRouter } from "./router";
 
 export interface RunningBridge {
@@ -61,7 +64,17 @@ export async function startBridgeServer(source: Record<string, string | undefine
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
+  // The API's rules for bodies (issue 18): a declared, required body must be there (400 `body_required`), read by
+  // the same readers (infra/body.ts) inside the router.
+  app.use(requireDeclaredBodies(bridgeRouterPaths("")));
   app.use(router);
+  // What no route serves, and anything thrown outside the router, is a problem+json too, never Express's HTML.
+  app.use((req, res) => {
+    sendProblem(res, new AppError("not_found", `no route for ${req.method} ${req.path}`), req.requestId);
+  });
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    sendProblem(res, error, req.requestId, { log });
+  });
   const server = createHttpServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

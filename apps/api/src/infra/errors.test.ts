@@ -23,6 +23,14 @@ describe("toAppError", () => {
   });
 });
 
+describe("a path the router cannot decode (issue 18)", () => {
+  it("is 400 malformed_request, while a URIError of our own stays a 500", () => {
+    const router = Object.assign(new URIError("Failed to decode param '%zz'"), { status: 400 });
+    expect(toAppError(router)).toMatchObject({ code: "malformed_request", status: 400 });
+    expect(toAppError(new URIError("URI malformed")).code).toBe("internal_error");
+  });
+});
+
 describe("database outages (issue 16 drills)", () => {
   const wrapped = (code: string) =>
     Object.assign(new Error("Failed query"), { cause: Object.assign(new Error("db"), { code }) });

@@ -19,6 +19,13 @@ export function toAppError(error: unknown): AppError {
   }
   const bodyError = bodyParserError(error);
   if (bodyError) return bodyError;
+  // Express's router could not percent-decode a path parameter (`/x/%zz`, `/x/%C3%28`): the client's URL is
+  // malformed (issue 18). It marks the URIError with status 400; one of our own decodes would carry none.
+  if (error instanceof URIError && (error as { status?: unknown }).status === 400) {
+    return new AppError("malformed_request", "a path segment is not valid percent-encoded UTF-8", {
+      cause: error,
+    });
+  }
   if (error instanceof ZodError) {
     return new AppError("validation_failed", "request does not match the schema", {
       cause: error,

@@ -2,10 +2,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createHttpServer } from "@tollgate/shared/http-server";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi } from "../test/harness";
-import { createHttpServer } from "./http-server";
 import { htmlSecurityHeaders } from "./security-headers";
 
 /** The directives every HTML page must carry, parsed from the header. */

@@ -12,12 +12,13 @@ import {
   testDatabaseKinds as kindsFor,
   testDatabaseServersFrom,
 } from "@tollgate/db/testing";
+import { createHttpServer, HTTP_SERVER_LIMITS } from "@tollgate/shared/http-server";
 import { asc, eq } from "drizzle-orm";
 import { createApp } from "../app";
+import type { BridgeHandle } from "../bridge/router";
 import { buildDeps, type Deps } from "../deps";
 import { loadEnv } from "../env";
 import type { Clock } from "../infra/clock";
-import { createHttpServer, HTTP_SERVER_LIMITS } from "../infra/http-server";
 import { createLogger } from "../infra/logger";
 import type { ChainRegistry } from "../services/chains";
 
@@ -34,6 +35,8 @@ export const createTestDatabase = (kind: DatabaseKind) => createOn(kind, testDat
 export interface TestApi {
   baseUrl: string;
   deps: Deps;
+  /** The bridge mounted at `/bridge`, when BRIDGE_PROVIDERS_FILE is set. */
+  bridge: BridgeHandle | undefined;
   /** fetch against the API, JSON in and out; `body` is sent as JSON unless it is a string. */
   call(
     method: string,
@@ -79,10 +82,13 @@ export async function startTestApi(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.chains ? { chains: options.chains } : {}),
   });
-  server.on("request", createApp(deps));
+  const app = createApp(deps);
+  server.on("request", app);
+  const bridge = app.locals.bridge as BridgeHandle | undefined;
   return {
     baseUrl,
     deps,
+    bridge,
     async call(method, path, { body, headers = {} } = {}) {
       const response = await fetch(`${baseUrl}${path}`, {
         method,
@@ -101,6 +107,7 @@ export async function startTestApi(
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await bridge?.close();
       await deps.close();
       if (!options.db) await db.close();
       if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true });

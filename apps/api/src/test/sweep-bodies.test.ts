@@ -5,15 +5,20 @@
  */
 import { deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi, testDatabaseKinds } from "./harness";
+import { testDatabaseKinds } from "./harness";
 import {
+  BRIDGE_SWEEP_MAX_BODY,
+  bodySchema,
   createSweepFixture,
   expectProblem,
   fillPath,
   openApiOperations,
+  type SweepApi,
   type SweepFixture,
   type SweptOperation,
   sendRaw,
+  startSweepApi,
+  takesRawBody,
 } from "./sweep";
 
 const JSON_BODY = new TextEncoder().encode('{"name":"Sweep Merchant"}');
@@ -21,16 +26,19 @@ const JSON_BODY = new TextEncoder().encode('{"name":"Sweep Merchant"}');
 const INVALID_UTF8 = Uint8Array.from([...Buffer.from('{"name":"na'), 0xc3, 0x28, ...Buffer.from('e"}')]);
 
 describe.each(testDatabaseKinds())("request bodies on every route (%s)", (kind) => {
-  let api: TestApi;
+  let api: SweepApi;
   let fixture: SweepFixture;
   let withBody: SweptOperation[];
+  /** JSON bodies: read as UTF-8 JSON (raw bodies are forwarded as sent and never decoded). */
+  let withJson: SweptOperation[];
   let required: SweptOperation[];
 
   beforeAll(async () => {
-    api = await startTestApi(kind);
+    api = await startSweepApi(kind);
     fixture = await createSweepFixture(api);
     const operations = await openApiOperations(api);
     withBody = operations.filter((op) => op.operation.requestBody);
+    withJson = withBody.filter((op) => bodySchema(op));
     required = withBody.filter((op) => op.operation.requestBody?.required);
   });
   afterAll(async () => {
@@ -46,6 +54,9 @@ describe.each(testDatabaseKinds())("request bodies on every route (%s)", (kind) 
         "POST /v1/quote",
         "PATCH /v1/merchants/{id}",
         "PUT /v1/merchants/{id}/gateway",
+        "POST /bridge/{provider}/{path}",
+        "POST /bridge/facilitator/verify",
+        "POST /bridge/facilitator/settle",
       ]),
     );
     expect(required.length).toBeGreaterThan(3);
@@ -60,6 +71,7 @@ describe.each(testDatabaseKinds())("request bodies on every route (%s)", (kind) 
       ["deflate", deflateSync(JSON_BODY)],
       ["x-bogus", JSON_BODY],
     ];
+    const writes = api.orderStoreWrites();
     for (const op of withBody) {
       for (const [encoding, body] of bodies) {
         const response = await sendRaw(
@@ -72,10 +84,11 @@ describe.each(testDatabaseKinds())("request bodies on every route (%s)", (kind) 
         expectProblem(`${op.method} ${op.path} ${encoding}`, response, "unsupported_media_type");
       }
     }
+    expect(api.orderStoreWrites()).toBe(writes);
   });
 
   it("refuses invalid UTF-8 with 400 malformed_body instead of storing U+FFFD", async () => {
-    for (const op of withBody) {
+    for (const op of withJson) {
       const response = await sendRaw(
         api,
         op.method,
@@ -90,7 +103,7 @@ describe.each(testDatabaseKinds())("request bodies on every route (%s)", (kind) 
   });
 
   it("refuses a JSON body in another charset with 415", async () => {
-    for (const op of withBody) {
+    for (const op of withJson) {
       const response = await sendRaw(
         api,
         op.method,
@@ -134,6 +147,25 @@ describe.each(testDatabaseKinds())("request bodies on every route (%s)", (kind) 
       { status: response.status, headers: response.headers, json: JSON.parse(text), text },
       "body_required",
     );
+  });
+
+  it("refuses a raw body over the limit with 413 and stores no order", async () => {
+    const raw = withBody.filter(takesRawBody);
+    expect(raw.length).toBeGreaterThan(0);
+    const before = api.orderStoreWrites();
+    for (const op of raw) {
+      for (const type of ["application/json", "application/octet-stream", "text/plain"]) {
+        const response = await sendRaw(
+          api,
+          op.method,
+          target(op),
+          headers({ "content-type": type }),
+          new Uint8Array(BRIDGE_SWEEP_MAX_BODY + 1),
+        );
+        expectProblem(`${op.method} ${op.path} ${type} over the limit`, response, "payload_too_large");
+      }
+    }
+    expect(api.orderStoreWrites()).toBe(before);
   });
 
   it("a PATCH that was refused changed nothing", async () => {

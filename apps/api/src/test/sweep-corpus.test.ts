@@ -21,8 +21,9 @@ import {
 } from "@tollgate/db";
 import { count } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi, testDatabaseKinds } from "./harness";
+import { testDatabaseKinds } from "./harness";
 import {
+  answersChallenge,
   bodySchema,
   createSweepFixture,
   expectNoServerError,
@@ -31,10 +32,12 @@ import {
   headersFor,
   openApiOperations,
   parameters,
+  type SweepApi,
   type SweepFixture,
   type SweptOperation,
   sampleValue,
   sendRaw,
+  startSweepApi,
   stringFields,
   withValue,
 } from "./sweep";
@@ -54,18 +57,33 @@ const TABLES = {
   webhookEndpoints,
   webhookEvents,
 };
+/** Malformed values for every header parameter an operation declares (the bridge's proof headers). */
+const MALFORMED_HEADERS = [
+  "",
+  "x",
+  "%00",
+  "\u00ff\u00fe\u0080", // obs-text: Node hands these bytes over as Latin-1
+  "a".repeat(8 * 1024),
+  `0x${"g".repeat(64)}`,
+  `0x${"0".repeat(63)}`,
+  `ord_${"0".repeat(16)}`, // an order id's shape, never issued
+  Buffer.from("not json").toString("base64"),
+  Buffer.from("[]").toString("base64"),
+  Buffer.from('{"x402Version":1}').toString("base64"),
+  Buffer.from('{"__proto__":{"polluted":true},"x402Version":2}').toString("base64"),
+];
 /** Field names whose string values are money: a JSON number there must be refused, never rounded. */
 const MONEY_FIELD = /(amount|price|usd|tiers?\.|value)$/i;
 
 describe.each(testDatabaseKinds())("hostile-input corpus over every route (%s)", (kind) => {
-  let api: TestApi;
+  let api: SweepApi;
   let fixture: SweepFixture;
   let operations: SweptOperation[];
   let sent = 0;
 
   beforeAll(async () => {
     // Rate limits would turn the corpus into 429s and hide what the routes themselves answer.
-    api = await startTestApi(kind, {
+    api = await startSweepApi(kind, {
       RATE_LIMIT_PUBLIC_PER_MINUTE: "1000000",
       RATE_LIMIT_QUOTES_PER_MINUTE: "1000000",
       RATE_LIMIT_PAYS_PER_MINUTE: "1000000",
@@ -84,6 +102,8 @@ describe.each(testDatabaseKinds())("hostile-input corpus over every route (%s)",
       const [row] = await api.deps.db.db.select({ n: count() }).from(table);
       counts[name] = Number(row?.n ?? 0);
     }
+    // The bridge stores orders and claims outside the database (memory here, Redis in production).
+    counts.bridgeOrderStoreWrites = api.orderStoreWrites();
     return counts;
   }
 
@@ -138,7 +158,7 @@ describe.each(testDatabaseKinds())("hostile-input corpus over every route (%s)",
           const response = await send(op, encode(JSON.stringify(withValue(base, field.path, wrong))));
           if (MONEY_FIELD.test(dotted) && typeof wrong === "number")
             expectProblem(label(op, dotted), response);
-          else expectNoServerError(label(op, `${dotted}=${JSON.stringify(wrong)}`), response);
+          else expectNoServerError(label(op, `${dotted}=${JSON.stringify(wrong)}`), response, op);
         }
       }
     }
@@ -160,7 +180,7 @@ describe.each(testDatabaseKinds())("hostile-input corpus over every route (%s)",
         `{"name":"first","name":"second"${comma}${base}}`,
       ];
       for (const body of bodies)
-        expectNoServerError(label(op, body.slice(0, 40)), await send(op, encode(body)));
+        expectNoServerError(label(op, body.slice(0, 40)), await send(op, encode(body)), op);
     }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
@@ -171,10 +191,39 @@ describe.each(testDatabaseKinds())("hostile-input corpus over every route (%s)",
       expectProblem(label(op, "17 KiB header"), big, "request_header_too_large");
       const hostileId = "<script>alert(1)</script>";
       const echoed = await send(op, undefined, { "x-request-id": hostileId });
-      expectNoServerError(label(op, "hostile request id"), echoed);
+      expectNoServerError(label(op, "hostile request id"), echoed, op);
       expect(echoed.headers.get("x-request-id")).not.toBe(hostileId);
       expect(echoed.text).not.toContain("<script>");
     }
+  });
+
+  it("answers every malformed header parameter without a 5xx, and a malformed proof with a 4xx problem, storing nothing", async () => {
+    const before = await rowCounts();
+    const withHeaders = operations.filter((op) => parameters(op, "header").length > 0);
+    expect(withHeaders.map((op) => `${op.method} ${op.path}`)).toContain("POST /bridge/{provider}/{path}");
+    for (const op of withHeaders) {
+      // The header parameters of a paid call are payment proofs: a malformed one is refused, never challenged.
+      const proofs = answersChallenge(op);
+      for (const { name } of parameters(op, "header")) {
+        for (const value of MALFORMED_HEADERS) {
+          const response = await send(op, undefined, { [name]: value });
+          const what = label(op, `${name}: ${JSON.stringify(value.slice(0, 24))}`);
+          if (proofs) expectProblem(what, response);
+          else expectNoServerError(what, response, op);
+        }
+      }
+      if (!parameters(op, "header").some((parameter) => parameter.name === "x-tx-hash")) continue;
+      // Legacy proofs: a well-formed transaction hash for an order never issued, a short hash, a Solana proof.
+      const hash = `0x${"ab".repeat(32)}`;
+      const pairs: [Record<string, string>, string][] = [
+        [{ "x-tx-hash": hash, "x-order-id": `ord_${"0".repeat(16)}` }, "order_not_found"],
+        [{ "x-tx-hash": "0x12", "x-order-id": `ord_${"0".repeat(16)}` }, "validation_failed"],
+        [{ "x-solana-tx": "x" }, "solana_settlement_disabled"],
+      ];
+      for (const [headers, code] of pairs)
+        expectProblem(label(op, JSON.stringify(headers)), await send(op, undefined, headers), code);
+    }
+    expect(await rowCounts()).toEqual(before);
   });
 
   it("never answers 5xx to path traversal or hostile values in path and query parameters", async () => {
@@ -185,6 +234,10 @@ describe.each(testDatabaseKinds())("hostile-input corpus over every route (%s)",
       "..%2f..%2f",
       "%00",
       "a%0d%0aSet-Cookie:x=1",
+      "%zz",
+      "%",
+      "%C3%28", // invalid UTF-8, percent-encoded
+      "%E0%80%AF", // an overlong "/"
     ];
     for (const op of operations) {
       for (const traversal of traversals) {
@@ -192,7 +245,7 @@ describe.each(testDatabaseKinds())("hostile-input corpus over every route (%s)",
         const path = op.path.replace(/\{\w+\}/g, traversal);
         sent++;
         const response = await sendRaw(api, op.method, path, headersFor(op, fixture));
-        expectNoServerError(label(op, `path ${traversal}`), response);
+        expectNoServerError(label(op, `path ${traversal}`), response, op);
         expect(response.headers.get("set-cookie") ?? "").not.toContain("x=1");
       }
       const query = parameters(op, "query").map((parameter) => parameter.name);
@@ -206,7 +259,7 @@ describe.each(testDatabaseKinds())("hostile-input corpus over every route (%s)",
         `${fillPath(op.path, fixture.pathValues)}?${hostileQuery}`,
         headersFor(op, fixture),
       );
-      expectNoServerError(label(op, "hostile query"), response);
+      expectNoServerError(label(op, "hostile query"), response, op);
     }
   });
 

@@ -8,7 +8,7 @@
  *   whatever the sweep managed to store. Runs on PGlite and, with TEST_DATABASE_URL, PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi, testDatabaseKinds, VALID_EVM } from "./harness";
+import { testDatabaseKinds, VALID_EVM } from "./harness";
 import {
   bodySchema,
   createSweepFixture,
@@ -20,9 +20,11 @@ import {
   type JsonSchema,
   openApiOperations,
   parameters,
+  type SweepApi,
   type SweepFixture,
   type SweptOperation,
   sampleValue,
+  startSweepApi,
   stringFields,
   withValue,
 } from "./sweep";
@@ -59,13 +61,13 @@ function recordFields(schema: JsonSchema | undefined, prefix: string[] = []): st
 }
 
 describe.each(testDatabaseKinds())("hostile fields on every route (%s)", (kind) => {
-  let api: TestApi;
+  let api: SweepApi;
   let fixture: SweepFixture;
   let operations: SweptOperation[];
   const accepted: string[] = [];
 
   beforeAll(async () => {
-    api = await startTestApi(kind);
+    api = await startSweepApi(kind);
     fixture = await createSweepFixture(api);
     operations = await openApiOperations(api);
   });
@@ -92,7 +94,7 @@ describe.each(testDatabaseKinds())("hostile fields on every route (%s)", (kind) 
             withValue(base, field.path, `ab${character}cd`),
           );
           swept++;
-          expectNoServerError(label, response);
+          expectNoServerError(label, response, op);
           if (response.status < 300) accepted.push(label);
           if (field.free && !NOT_STORED.has(field.path.at(-1)!)) {
             expect(response.status, `${label}: ${response.text}`).toBeGreaterThanOrEqual(400);
@@ -123,7 +125,7 @@ describe.each(testDatabaseKinds())("hostile fields on every route (%s)", (kind) 
             fillPath(op.path, fixture.pathValues),
             withValue(base, field.path, name),
           );
-          expectNoServerError(label, response);
+          expectNoServerError(label, response, op);
           if (response.status < 300) accepted.push(label);
         }
       }
@@ -136,7 +138,7 @@ describe.each(testDatabaseKinds())("hostile fields on every route (%s)", (kind) 
             `"standard":"0.002",${JSON.stringify(name)}:"0.003"`,
           );
           const response = await send(op, fillPath(op.path, fixture.pathValues), body);
-          expectNoServerError(label, response);
+          expectNoServerError(label, response, op);
           expect(response.status, `${label}: ${response.text}`).toBeGreaterThanOrEqual(400);
         }
       }
@@ -159,7 +161,7 @@ describe.each(testDatabaseKinds())("hostile fields on every route (%s)", (kind) 
             path,
             op.method === "GET" ? undefined : sampleValue(bodySchema(op), "", fixture),
           );
-          expectNoServerError(label, response);
+          expectNoServerError(label, response, op);
         }
       }
     }
@@ -187,7 +189,7 @@ describe.each(testDatabaseKinds())("hostile fields on every route (%s)", (kind) 
         }
         const good = String(parameter.schema?.minimum ?? 1);
         const response = await send(op, at(good));
-        expectNoServerError(`${op.method} ${op.path} ${parameter.name}=${good}`, response);
+        expectNoServerError(`${op.method} ${op.path} ${parameter.name}=${good}`, response, op);
         expect(response.json.code, response.text).not.toBe("validation_failed");
       }
     }
@@ -215,7 +217,7 @@ describe.each(testDatabaseKinds())("hostile fields on every route (%s)", (kind) 
       const response = await api.call("GET", fillPath(op.path, fixture.pathValues), {
         headers: headersFor(op, fixture),
       });
-      expectNoServerError(`GET ${op.path}`, response);
+      expectNoServerError(`GET ${op.path}`, response, op);
     }
     for (const tier of RESERVED) {
       const quote = await api.call("POST", "/v1/quote", {

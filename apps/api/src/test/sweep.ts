@@ -3,9 +3,15 @@
  * so a route added later is swept without editing a list. Bodies are generated from each operation's JSON schema
  * (a few known-good fixtures make the base bodies valid, so a refusal can be pinned on the field under test).
  */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { DatabaseKind } from "@tollgate/db";
 import { expect } from "vitest";
+import type { OrderStore } from "../bridge/orders";
+import { offlineChainRegistry } from "../bridge/testing";
 import { operatorBearer } from "./admin-fixtures";
-import { bearer, registrationBody, type TestApi, VALID_EVM } from "./harness";
+import { bearer, registrationBody, startTestApi, type TestApi, VALID_EVM } from "./harness";
 import { signInUser } from "./user-fixtures";
 
 export interface SweptOperation {
@@ -43,6 +49,88 @@ interface OperationObject {
   parameters?: ParameterObject[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: JsonSchema }> };
   security?: Record<string, string[]>[];
+  responses?: Record<string, { $ref?: string; content?: Record<string, unknown> }>;
+}
+
+/** The bridge provider the sweeps point `/bridge/{provider}/…` at (its upstream is never reached: no proof is valid). */
+export const SWEEP_PROVIDER = "sweep";
+
+/** The bridge's body limit in the sweeps (a raw body one byte longer is 413). */
+export const BRIDGE_SWEEP_MAX_BODY = 64 * 1024;
+
+/** A swept API: the bridge mounted at `/bridge` (one provider) over an offline chain, and the bridge's order store. */
+export interface SweepApi extends TestApi {
+  /** How many writes (orders, claims, results) the bridge's order store has taken so far. */
+  orderStoreWrites(): number;
+}
+
+/**
+ * The API the sweeps run against: every route of the document, `/bridge/*` included. The chain is offline (amoy with
+ * a v1.2 splitter, no token, no relayer), so challenges are issued without an RPC call and nothing settles.
+ */
+export async function startSweepApi(kind: DatabaseKind, env: Record<string, string> = {}): Promise<SweepApi> {
+  const dir = mkdtempSync(join(tmpdir(), "tollgate-sweep-"));
+  const providers = join(dir, "providers.json");
+  writeFileSync(
+    providers,
+    JSON.stringify({
+      providers: [
+        {
+          id: SWEEP_PROVIDER,
+          upstream_url: "http://127.0.0.1:9/api",
+          price_wei: "10000",
+          merchant_wallet: VALID_EVM,
+        },
+      ],
+    }),
+  );
+  const api = await startTestApi(
+    kind,
+    {
+      BRIDGE_PROVIDERS_FILE: providers,
+      BRIDGE_CHALLENGES_PER_MINUTE: "1000000",
+      BRIDGE_MAX_BODY_BYTES: String(BRIDGE_SWEEP_MAX_BODY),
+      ...env,
+    },
+    { chains: offlineChainRegistry() },
+  );
+  const bridge = api.bridge;
+  if (!bridge) throw new Error("the sweep API has no bridge");
+  await bridge.ready();
+  const writes = countWrites(bridge.store);
+  return {
+    ...api,
+    orderStoreWrites: writes,
+    async close() {
+      await api.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Counts the writes to `store` from here on (the store object is shared by every bridge context). */
+function countWrites(store: OrderStore): () => number {
+  let writes = 0;
+  const counted =
+    <A extends unknown[], R>(write: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> => {
+      writes++;
+      return write.apply(store, args);
+    };
+  Object.assign(store, {
+    putOrder: counted(store.putOrder),
+    claim: counted(store.claim),
+    extend: counted(store.extend),
+    consume: counted(store.consume),
+    putResult: counted(store.putResult),
+  });
+  return () => writes;
+}
+
+/** Does `op` document a 402 that is a payment challenge (JSON, not a problem)? Only the bridge's paid calls do. */
+export function answersChallenge(op: SweptOperation): boolean {
+  const answer = op.operation.responses?.["402"];
+  return answer !== undefined && answer.$ref === undefined;
 }
 
 /** Every operation of the running API's /openapi.json. */
@@ -61,6 +149,11 @@ export async function openApiOperations(api: TestApi): Promise<SweptOperation[]>
 
 export function bodySchema(operation: SweptOperation): JsonSchema | undefined {
   return operation.operation.requestBody?.content?.["application/json"]?.schema;
+}
+
+/** A body taken as raw bytes of any media type and forwarded as sent (the bridge's paid calls). */
+export function takesRawBody(operation: SweptOperation): boolean {
+  return operation.operation.requestBody?.content?.["*/*"] !== undefined;
 }
 
 export function parameters(operation: SweptOperation, where: ParameterObject["in"]): ParameterObject[] {
@@ -106,7 +199,7 @@ export async function createSweepFixture(api: TestApi, slug = "sweep"): Promise<
     headers: { ...bearer(secret), "x-tollgate-csrf": "1", "idempotency-key": "sweep-key-0001" },
     adminHeaders: { ...(await operatorBearer(api, "operator")), "x-tollgate-csrf": "1" },
     userHeaders: { ...(await signInUser(api)).headers, "x-tollgate-csrf": "1" },
-    pathValues: { id: merchantId, address: VALID_EVM, provider: "none", path: "x" },
+    pathValues: { id: merchantId, address: VALID_EVM, provider: SWEEP_PROVIDER, path: "x" },
   };
 }
 
@@ -243,11 +336,21 @@ export function expectProblem(
   if (code) expect(response.json.code, `${label}: ${response.text}`).toBe(code);
 }
 
-/** Never a 5xx; an error is a problem+json with the request id. */
+/**
+ * Never a 5xx; an error is a problem+json with the request id, except the payment challenge (a JSON 402 naming an
+ * order) of an operation that documents one: a well-formed request to a paid bridge route is answered with it.
+ */
 export function expectNoServerError(
   label: string,
   response: { status: number; headers: Headers; json: Record<string, unknown>; text: string },
+  op?: SweptOperation,
 ): void {
   expect(response.status, `${label}: ${response.text}`).toBeLessThan(500);
+  const contentType = response.headers.get("content-type") ?? "";
+  if (response.status === 402 && op && answersChallenge(op) && contentType.startsWith("application/json")) {
+    expect(response.json.x402Version, `${label}: ${response.text}`).toBe(1);
+    expect(String((response.json.pay_matic as { order_id?: unknown })?.order_id), label).toMatch(/^ord_/);
+    return;
+  }
   if (response.status >= 400) expectProblem(label, response);
 }

@@ -1,12 +1,16 @@
 /**
- * The one way the API's HTTP servers are created (issue 18): explicit limits, and a `clientError` handler so that a
+ * The one way Tollgate's HTTP servers are created (issue 18): explicit limits, and a `clientError` handler so that a
  * request Node's HTTP parser refuses (oversized headers, a bare CR, a bogus method, a bad Content-Length or
  * Transfer-Encoding, obs-fold, a timeout) is still answered with a minimal application/problem+json, carrying a
- * request id, before the connection is closed. Used by `startApi`, the standalone bridge and the test harness.
+ * request id, before the connection is closed. Used by the API, the standalone bridge, the test harness, the
+ * `pnpm start` demo upstream and the example merchant. Server-side only (node:http): imported as
+ * `@tollgate/shared/http-server`, never through the browser-safe index.
  */
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { Duplex } from "node:stream";
-import { AppError, type ErrorCode, newId, problemResponse } from "@tollgate/shared";
+import { AppError, type ErrorCode } from "./errors";
+import { newId } from "./ids";
+import { problemResponse } from "./problem";
 
 /** Limits set explicitly rather than inherited from whatever Node version runs us. */
 export const HTTP_SERVER_LIMITS = {
