@@ -2,14 +2,15 @@
  * Streamable HTTP transport (MCP 2025-03-26+): `POST/GET/DELETE /mcp`, one MCP server per session id.
  * Every request carries `Authorization: Bearer <TOLLGATE_MCP_HTTP_TOKEN>` (the tools spend the agent's money, so
  * nobody else who can reach the port may call them). Binds to 127.0.0.1 by default, where the SDK's Express app
- * also refuses foreign Host headers (DNS rebinding).
+ * also refuses foreign Host headers (DNS rebinding). Served by the house's hardened server (issue 18): explicit header,
+ * request and keep-alive limits, and a problem+json answer to what Node's HTTP parser refuses.
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
-import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createMcpExpressApp } from "@modelcontextprotocol/sdk/server/express.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { createHttpServer, HTTP_SERVER_LIMITS, type HttpServerLimits } from "@tollgate/shared/http-server";
 import type { NextFunction, Request, Response } from "express";
 import type { Runtime } from "./runtime";
 import { createMcpServer } from "./server";
@@ -44,7 +45,7 @@ function bearerCheck(token: string) {
 
 export async function startHttpServer(
   runtime: Runtime,
-  options: { host: string; port: number; token: string },
+  options: { host: string; port: number; token: string; limits?: HttpServerLimits },
 ): Promise<HttpServer> {
   const app = createMcpExpressApp({ host: options.host });
   const sessions = new Map<string, StreamableHTTPServerTransport>();
@@ -78,10 +79,13 @@ export async function startHttpServer(
   app.get("/mcp", bySession);
   app.delete("/mcp", bySession);
 
-  const server = await new Promise<Server>((resolve, reject) => {
-    const listening = app.listen(options.port, options.host, (error?: Error) =>
-      error ? reject(error) : resolve(listening),
-    );
+  const server = createHttpServer(app, options.limits ?? HTTP_SERVER_LIMITS);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
   });
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
