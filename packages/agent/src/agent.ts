@@ -227,8 +227,15 @@ export function createAgent(options: AgentOptions): Agent {
     const request = new Request(input, init);
     const response = await fetchImpl(request);
     if (response.status !== 402) return { response };
-    const parsed = ZGateChallenge.safeParse(await readJson(response.clone()));
-    if (!parsed.success) return { response };
+    const json = await readJson(response.clone());
+    const parsed = ZGateChallenge.safeParse(json);
+    if (!parsed.success) {
+      const x402Challenge = x402 ? parseX402Challenge(response, json) : undefined;
+      const offer = x402Challenge && x402?.offer(request.url, x402Challenge, policy.allowedOrigins);
+      if (!offer) return { response };
+      await response.body?.cancel();
+      return { x402: offer };
+    }
     await response.body?.cancel();
     const challenge = parsed.data;
     const endpoints = endpointsOf(challenge, policy.allowedOrigins);

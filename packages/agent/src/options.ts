@@ -3,6 +3,7 @@ import type { EvmNetworkName, GateChallenge, QuoteAsset, QuoteResponse } from "@
 import type { Address, LocalAccount, Transport } from "viem";
 import type { Clock, Sleep } from "./clock";
 import type { AgentStore, FailedPayment, ReceiptRecord } from "./store";
+import type { X402Offer } from "./x402-pay";
 
 /** How the agent reaches one chain: an RPC URL, or any viem transport. */
 export type ChainConfig =
@@ -153,10 +154,14 @@ export interface AgentOptions {
   sleep?: Sleep;
 }
 
-/** What `Agent.quote` found: a checked quote, or the response when the URL is not an AIFP-1 402. */
+/**
+ * What `Agent.quote` found: a checked AIFP-1 quote, the x402 requirement the agent would pay, or the response when
+ * the URL is neither (not a 402, or a 402 this agent cannot pay).
+ */
 export type QuoteResult =
-  | { challenge: GateChallenge; quote: QuoteResponse; response?: undefined }
-  | { response: Response; challenge?: undefined; quote?: undefined };
+  | { challenge: GateChallenge; quote: QuoteResponse; x402?: undefined; response?: undefined }
+  | { x402: X402Offer; challenge?: undefined; quote?: undefined; response?: undefined }
+  | { response: Response; challenge?: undefined; quote?: undefined; x402?: undefined };
 
 export interface Agent {
   readonly address: Address;

@@ -69,6 +69,19 @@ interface Choice {
   microUsd: bigint;
 }
 
+/** An x402 requirement the agent would pay, as `Agent.quote` reports it. */
+export interface X402Offer {
+  version: 1 | 2;
+  chainId: number;
+  /** Tollgate's name of the chain, when it is one of ours. */
+  network: string | undefined;
+  asset: string;
+  assetAddress: Address;
+  amountUsd: string;
+  amountAtomic: string;
+  payTo: Address;
+}
+
 /** Tokens worth 1 USD each, the only ones x402 payments are made in (spend limits count USD). */
 const USD_STABLECOINS = new Set(["USDC", "USDT"]);
 
@@ -184,22 +197,10 @@ export function createX402Payer(deps: X402PayerDeps) {
   }
 
   /**
-   * Pays `challenge` for `url` and returns the answer to the paid request; undefined when no requirement is
-   * payable (the caller returns the 402 as it came). Throws SpendLimitError / QuoteRejectedError before signing,
-   * PaymentFailedError when a pending settlement outlives the pay deadline.
+   * The requirement `pay` would pay for `url`, after the checks made before any signature (origin, merchant
+   * allow-list); undefined when none is payable. Throws QuoteRejectedError.
    */
-  async function pay(
-    url: string,
-    challenge: X402Challenge,
-    resend: Resend,
-    allowedOrigins: ReadonlySet<string>,
-  ): Promise<Response | undefined> {
-    await deps.onStep({
-      type: "x402_challenge",
-      url,
-      version: challenge.version,
-      accepts: challenge.accepts.length,
-    });
+  function checkedChoice(url: string, challenge: X402Challenge, allowedOrigins: ReadonlySet<string>) {
     const [choice] = choices(challenge);
     if (!choice) return undefined;
     const origin = normalizeOrigin(url);
@@ -216,6 +217,49 @@ export function createX402Payer(deps: X402PayerDeps) {
         "allowedMerchants is set: x402 payees cannot be checked",
       );
     }
+    return choice;
+  }
+
+  /** What paying `challenge` would cost, with the pre-signing checks run; signs and spends nothing. */
+  function offer(
+    url: string,
+    challenge: X402Challenge,
+    allowedOrigins: ReadonlySet<string>,
+  ): X402Offer | undefined {
+    const choice = checkedChoice(url, challenge, allowedOrigins);
+    if (!choice) return undefined;
+    const { requirement, asset } = choice;
+    return {
+      version: challenge.version,
+      chainId: requirement.chainId as number,
+      network: EVM_NETWORKS.find((name) => NETWORKS[name].chainId === requirement.chainId),
+      asset: asset.symbol,
+      assetAddress: getAddress(requirement.asset),
+      amountUsd: formatUsd(choice.microUsd),
+      amountAtomic: requirement.amount.toString(),
+      payTo: getAddress(requirement.payTo),
+    };
+  }
+
+  /**
+   * Pays `challenge` for `url` and returns the answer to the paid request; undefined when no requirement is
+   * payable (the caller returns the 402 as it came). Throws SpendLimitError / QuoteRejectedError before signing,
+   * PaymentFailedError when a pending settlement outlives the pay deadline.
+   */
+  async function pay(
+    url: string,
+    challenge: X402Challenge,
+    resend: Resend,
+    allowedOrigins: ReadonlySet<string>,
+  ): Promise<Response | undefined> {
+    await deps.onStep({
+      type: "x402_challenge",
+      url,
+      version: challenge.version,
+      accepts: challenge.accepts.length,
+    });
+    const choice = checkedChoice(url, challenge, allowedOrigins);
+    if (!choice) return undefined;
     const { requirement } = choice;
     const nonce = `0x${randomBytes(32).toString("hex")}` as Hex;
     const paymentId = `x402:${nonce}`;
@@ -279,7 +323,7 @@ export function createX402Payer(deps: X402PayerDeps) {
     }
   }
 
-  return { pay };
+  return { pay, offer };
 }
 
 export type X402Payer = ReturnType<typeof createX402Payer>;

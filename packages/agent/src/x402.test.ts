@@ -20,7 +20,7 @@ import {
 } from "@tollgate/api/testing/bridge";
 import { agentOn, type LocalChains, startTestChains } from "@tollgate/api/testing/chains";
 import { testUsdcAbi } from "@tollgate/shared";
-import type { Address, LocalAccount } from "viem";
+import { type Address, getAddress, type LocalAccount } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgent } from "./agent";
 import { QuoteRejectedError, SpendLimitError } from "./errors";
@@ -200,6 +200,30 @@ describe("agent client pays x402 v1 and v2 (issue 17)", () => {
     expect(await agent.spentInPeriod()).toBe("0.1");
     expect(await balance(merchant)).toBe(merchantBefore + PRICE);
     expect(await balance(account.address)).toBe(payerBefore - PRICE);
+  });
+
+  it("quote: names the x402 requirement it would pay, signs and spends nothing; a foreign origin is refused", async () => {
+    const { account, counter } = countingAccount(11);
+    const agent = agentWith({ account });
+    const before = await balance(account.address);
+    const result = await agent.quote(`${bridge.url}/shop/search?q=quote`);
+    expect(result.x402).toEqual({
+      version: 2,
+      chainId: 80002,
+      network: "amoy",
+      asset: "USDC",
+      assetAddress: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
+      amountUsd: "0.1",
+      amountAtomic: PRICE.toString(),
+      payTo: getAddress(merchant),
+    });
+    const untrusted = agentWith({ account, limits: { allowedOrigins: ["https://api.example.com"] } });
+    await expect(untrusted.quote(`${bridge.url}/shop/search?q=o`)).rejects.toMatchObject({
+      reason: "origin_not_allowed",
+    });
+    expect(counter.signatures).toBe(0);
+    expect(await agent.spentInPeriod()).toBe("0");
+    expect(await balance(account.address)).toBe(before);
   });
 
   it("v1: a 402 with only the body's accepts is paid with X-PAYMENT and reads X-PAYMENT-RESPONSE", async () => {

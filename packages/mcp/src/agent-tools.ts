@@ -121,8 +121,8 @@ export function registerAgentTools(server: McpServer, runtime: Runtime, session:
     {
       title: "Quote a paid URL",
       description:
-        "Asks Tollgate what calling this URL would cost (amount, asset, network, units bought) and runs every " +
-        "check made before paying. Pays nothing.",
+        "What calling this URL would cost (amount, asset, network; units bought for AIFP-1, the payee for x402) " +
+        "with every check made before paying. Pays and signs nothing.",
       inputSchema: ZRequestInput,
       annotations: { openWorldHint: true, readOnlyHint: true },
     },
@@ -130,18 +130,41 @@ export function registerAgentTools(server: McpServer, runtime: Runtime, session:
       if (!runtime.agent.ok) return fail({ code: "agent_unavailable", message: runtime.agent.reason });
       try {
         const result = await runtime.agent.value.quote(args.url, requestInit(args));
+        if (result.x402) {
+          const offer = result.x402;
+          const amount = parseUsd(offer.amountUsd);
+          return ok({
+            paid: true,
+            protocol: `x402 v${offer.version}`,
+            pay_to: offer.payTo,
+            amount_usd: offer.amountUsd,
+            asset: offer.asset,
+            asset_address: offer.assetAddress,
+            amount_atomic: offer.amountAtomic,
+            network: offer.network ?? null,
+            chain_id: offer.chainId,
+            within_limits:
+              amount <= parseUsd(config.limits.maxPerPaymentUsd) &&
+              amount <= perCall &&
+              amount <= session.leftMicro,
+          });
+        }
         if (!result.quote) {
           await result.response.body?.cancel();
           return ok({
             paid: false,
             status: result.response.status,
-            message: "not an AIFP-1 402: no payment needed",
+            message:
+              result.response.status === 402
+                ? "a 402 this agent cannot pay (neither AIFP-1 nor an x402 requirement in a configured stablecoin)"
+                : "not a 402: no payment needed",
           });
         }
         const { quote, challenge } = result;
         const amount = parseUsd(quote.amount);
         return ok({
           paid: true,
+          protocol: "AIFP-1",
           merchant_id: challenge.merchant_id,
           resource: challenge.resource,
           tier: challenge.tier,

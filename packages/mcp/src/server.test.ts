@@ -134,6 +134,7 @@ describe("tollgate-mcp against pnpm start", () => {
       expect(quote.isError).toBe(false);
       expect(quote.json).toMatchObject({
         paid: true,
+        protocol: "AIFP-1",
         merchant_id: stack.merchantId,
         resource: "/v1/search",
         network: "amoy",
@@ -159,6 +160,22 @@ describe("tollgate-mcp against pnpm start", () => {
       expect(again.json).toMatchObject({ status: 200, transactions: [], spent_usd: "0" });
       expect(again.json.quota_remaining).toBe((paid.json.quota_remaining as number) - 1);
       expect(await nonceOf(payer.address)).toBe(nonceAfterPay);
+
+      // Quoting the bridge demo's x402 v2 402 names what would be paid and moves nothing.
+      const x402Quote = await call(client, "quote", { url: `${stack.apiUrl}/bridge/demo/v1/echo?q=quote` });
+      expect(x402Quote.isError, JSON.stringify(x402Quote.json)).toBe(false);
+      expect(x402Quote.json).toMatchObject({
+        paid: true,
+        protocol: "x402 v2",
+        amount_usd: "0.1",
+        amount_atomic: "100000",
+        asset: "USDC",
+        network: "amoy",
+        chain_id: 80002,
+        pay_to: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
+        within_limits: true,
+      });
+      expect(await usdcOf(payer.address)).toBe(usdcAfter);
 
       // The bridge demo's x402 v2 402 is paid with a signed authorization (the relayer sends the transaction, so
       // the payer's nonce stays): exactly its price in USDC moves, the settlement transaction is reported.
