@@ -3,6 +3,8 @@
  * verification served by a warm HTTP RPC on the local amoy chain; and challenge (402) issuance rate on one core.
  * The on-chain payment of each legacy call (and the agent's signing) happens between timed phases and is not
  * measured; the x402 rail includes its settlement transaction (verify -> serve -> settle), mined on the local chain.
+ * Baseline for the legacy rail (issue 15): "the verification read", one raw `eth_getTransactionReceipt` over the same
+ * HTTP RPC, timed in the same loop; "legacy beyond direct + read" is legacy p50 - upstream p50 - read p50 (goal < 3 ms).
  * No assertions: figures only. Run: pnpm exec tsx bench/bridge-latency.ts
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -16,7 +18,7 @@ import {
   x402V1Header,
 } from "@tollgate/api/testing/bridge";
 import { agentOn, startTestChains } from "@tollgate/api/testing/chains";
-import { load, percentile, table } from "./lib";
+import { load, percentile, table, writeResults } from "./lib";
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 60);
 const CHALLENGE_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -69,6 +71,13 @@ try {
   const legacy: number[] = [];
   const x402: number[] = [];
   const challenge: number[] = [];
+  const read: number[] = [];
+  const rpc = (hash: string) =>
+    fetch(chain.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getTransactionReceipt", params: [hash] }),
+    });
   for (let i = 0; i < ITERATIONS + 5; i++) {
     const warmup = i < 5;
     const path = `/search?q=${i}`;
@@ -80,6 +89,7 @@ try {
       accepts: unknown[];
     };
     const hash = await payMaticWith(agent, offer.pay_matic);
+    const r = await timed(() => rpc(hash));
     const l = await timed(() =>
       fetch(`${bridge.url}/acme${path}`, {
         headers: { "x-tx-hash": hash, "x-order-id": offer.pay_matic.order_id! },
@@ -91,11 +101,28 @@ try {
     direct.push(d);
     challenge.push(c);
     legacy.push(l);
+    read.push(r);
     x402.push(x);
   }
   summarize("upstream direct (baseline)", [...direct]);
   summarize("bridge 402 challenge", [...challenge], direct);
+  summarize("verification read (raw eth_getTransactionReceipt)", [...read]);
   summarize("bridge legacy x-tx-hash (verify + claim + forward)", [...legacy], direct);
+  const p50 = (xs: number[]) =>
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      50,
+    );
+  const p99 = (xs: number[]) =>
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      99,
+    );
+  const beyond = {
+    path: "legacy beyond direct + read (goal < 3 ms p50)",
+    "p50 ms": p50(legacy) - p50(direct) - p50(read),
+    "p99 ms": p99(legacy) - p99(direct) - p99(read),
+  };
   summarize("bridge x402 v1 (verify + forward + settle tx)", [...x402], direct);
 
   const issuance = await load(
@@ -107,6 +134,7 @@ try {
     `\nBridge added latency over the upstream (sequential, ${ITERATIONS} calls per path; local amoy via HTTP RPC, in-process Hardhat)\n`,
   );
   console.log(table(rows));
+  console.log(table([beyond]));
   console.log(
     `\nChallenge issuance (one bridge process = one core; ${cpus().length} cores on this host, in-memory store)\n`,
   );
@@ -121,6 +149,9 @@ try {
         concurrency: 16,
       },
     ]),
+  );
+  console.log(
+    `results: ${writeResults("bridge-latency", { iterations: ITERATIONS, rows, beyond, issuance })}`,
   );
 } finally {
   await bridge.close();

@@ -5,9 +5,10 @@
  * limiter; settle takes the same claim as the x402 rail, so one authorization settles once whichever door it uses.
  * Issue 20: requirements must answer an issued, unpaid challenge exactly (x402/facilitator-request.ts); settle
  * claims that challenge's order with the authorization, for a lease that outlives the settlement, and holds a
- * relayer slot per client and per provider (relayer-bounds.ts) while it runs.
+ * relayer slot per client and per provider (relayer-bounds.ts) while it runs. Verification (ECDSA recovery and chain
+ * reads) runs on a turn of the facilitator queue (facilitator-queue.ts), which yields to the bridge's own paid calls.
  */
-import type { RequestHandler, Router } from "express";
+import type { Request, RequestHandler, Response, Router } from "express";
 import { jsonBody } from "../infra/body";
 import { sendProblem } from "../infra/errors";
 import { clientKey } from "../infra/rate-limit";
@@ -28,6 +29,21 @@ export function mountFacilitatorRoutes(router: Router, ctx: BridgeContext): void
       () => next(),
       (error: unknown) => sendProblem(res, error, requestIdOf(req), { log: ctx.log }),
     );
+  };
+  /**
+   * Runs `verify` on a turn of the facilitator queue (issue 20): admitted once the body passed the cheap checks (a
+   * 429/503 refusal otherwise), after paid calls, round-robin across clients. The turn ends with `verify` or when
+   * the client leaves, whichever comes first.
+   */
+  const onTurn = async <T>(req: Request, res: Response, verify: () => Promise<T>): Promise<T> => {
+    const ticket = ctx.facilitatorQueue.admit(clientKey(req.ip ?? "unknown"));
+    res.once("close", ticket.release);
+    try {
+      await ticket.turn();
+      return await verify();
+    } finally {
+      ticket.release();
+    }
   };
 
   router.get(
@@ -51,7 +67,7 @@ export function mountFacilitatorRoutes(router: Router, ctx: BridgeContext): void
     json,
     bridgeHandler(ctx, async (req, res) => {
       const { version, payload, requirement } = await facilitatorRequest(ctx, req.body);
-      res.json(await ctx.facilitator.verify(version, payload, requirement));
+      res.json(await onTurn(req, res, () => ctx.facilitator.verify(version, payload, requirement)));
     }),
   );
 
@@ -72,7 +88,7 @@ export function mountFacilitatorRoutes(router: Router, ctx: BridgeContext): void
         } satisfies SettleResponse);
       const leave = ctx.relayerBounds.enter(provider, clientKey(req.ip ?? "unknown"));
       try {
-        const verdict = await ctx.facilitator.verify(version, payload, requirement);
+        const verdict = await onTurn(req, res, () => ctx.facilitator.verify(version, payload, requirement));
         if (!verdict.isValid) {
           refused(verdict.payer, verdict.invalidReason, verdict.invalidMessage);
           return;

@@ -23,7 +23,7 @@ import {
   setAutomine,
   startTestChains,
 } from "../test/chains";
-import { createMemoryOrderStore } from "./orders";
+import { claimKeys, createMemoryOrderStore } from "./orders";
 import {
   type Json,
   junkSettleBody,
@@ -264,6 +264,43 @@ describe("facilitator security (issue 20, finding 1)", () => {
     const paidAgain = { ...v1, extra: { ...v1.extra, order_id: accepted.extra.order_id } };
     await refused("settle", await body(keyOf(payer), paidAgain));
     expect(upstream.seen.length).toBe(seen + 1);
+  });
+
+  it("verification waits for paid calls; a client over its share is 429 before any recovery, nothing stored", async () => {
+    const limits = { perClient: 2, capacity: 8, concurrency: 1, maxDeferMs: 600_000 };
+    const queued = await startTestBridge(chains, [provider()], {}, { facilitatorQueueLimits: limits });
+    try {
+      const handle = queued.router.bridge;
+      const issued = (await readJson(await fetch(`${queued.url}/acme/queue`))).accepts[0];
+      const bodies = await Promise.all([0, 1, 2].map(() => body(generatePrivateKey(), issued)));
+      const verify = (payload: Json) =>
+        fetch(`${queued.url}/facilitator/verify`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(payload),
+        });
+      const endPaidCall = handle.facilitatorQueue.paidCall();
+      const waiting = bodies.slice(0, 2).map(verify);
+      expect(await until(async () => handle.facilitatorQueue.stats().waiting === 2)).toBe(true);
+      const over = await verify(bodies[2]!);
+      const problem = await readJson(over);
+      expect(over.status).toBe(429);
+      expect(over.headers.get("content-type")).toContain("application/problem+json");
+      expect(over.headers.get("retry-after")).toBe("2");
+      expect(problem.code).toBe("rate_limited");
+      // No signature was recovered while the paid call was in flight.
+      expect(handle.facilitatorStats.verifies).toEqual({ valid: 0, invalid: 0, errors: 0 });
+      endPaidCall();
+      for (const answer of await Promise.all(waiting)) {
+        expect(answer.status).toBe(200);
+        expect(await readJson(answer)).toMatchObject({ isValid: false, invalidReason: "insufficient_funds" });
+      }
+      expect(handle.facilitatorQueue.stats()).toMatchObject({ admitted: 0, waiting: 0, running: 0 });
+      // Nothing stored: the challenge is still open.
+      expect(await handle.store.state(claimKeys.order(issued.extra.order_id))).toBe("free");
+    } finally {
+      await queued.close();
+    }
   });
 
   it("a flood of junk settles in front of a real payer: all refused, the payer served, one relayer transaction", async () => {

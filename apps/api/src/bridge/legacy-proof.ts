@@ -47,6 +47,9 @@ export async function verifyLegacyProof(
   if (!terms) throw new AppError("validation_failed", "this order offers no pay_matic terms");
   if (terms.chainId !== chain.chainId)
     throw new AppError("order_not_found", "order belongs to another chain");
+  // Issue 15: the transaction (for the ip-creator check) is read alongside the receipt, not after it; the hash fixes
+  // its content, so reading it first changes nothing but the wait. Its outcome is used only once the payment verified.
+  const transaction = readTransaction(chain, txHash);
   const result = await verifyPayment(
     chain.client,
     txHash,
@@ -71,7 +74,13 @@ export async function verifyLegacyProof(
       { headers: { "Retry-After": "2" } },
     );
   }
-  await checkIpCreator(chain, txHash, terms.splitter, terms.ipCreator);
+  // A read that failed early (say, before this node saw the transaction) is made again, as it was before issue 15.
+  const tx = await transaction;
+  checkIpCreator(
+    tx instanceof AppError ? await readTransaction(chain, txHash) : tx,
+    terms.splitter,
+    terms.ipCreator,
+  );
   // Mined in time is what counts, not when the proof arrives (the order is kept past its TTL for this).
   if (result.blockTimestamp.getTime() > order.expiresAt) {
     throw new AppError(
@@ -82,22 +91,22 @@ export async function verifyLegacyProof(
   return result;
 }
 
+type Transaction = Awaited<ReturnType<ChainContext["client"]["getTransaction"]>>;
+
+/** The transaction, or the 503 its read failed with (never a rejected promise left unobserved). */
+function readTransaction(chain: ChainContext, txHash: Hash): Promise<Transaction | AppError> {
+  return chain.client.getTransaction({ hash: txHash }).catch(
+    (error: unknown) =>
+      new AppError("chain_unavailable", "the chain RPC did not answer; retry later", {
+        cause: error,
+        headers: { "Retry-After": "5" },
+      }),
+  );
+}
+
 /** Finding 2 (see the module comment): the ip creator the transaction paid is the quoted one. */
-async function checkIpCreator(
-  chain: ChainContext,
-  txHash: Hash,
-  splitter: string,
-  quoted: string,
-): Promise<void> {
-  let tx: Awaited<ReturnType<ChainContext["client"]["getTransaction"]>>;
-  try {
-    tx = await chain.client.getTransaction({ hash: txHash });
-  } catch (error) {
-    throw new AppError("chain_unavailable", "the chain RPC did not answer; retry later", {
-      cause: error,
-      headers: { "Retry-After": "5" },
-    });
-  }
+function checkIpCreator(tx: Transaction | AppError, splitter: string, quoted: string): void {
+  if (tx instanceof AppError) throw tx;
   const mismatch = (detail: string) => new AppError("payment_ip_creator_mismatch", detail);
   if (!tx.to || !isAddressEqual(tx.to, splitter as `0x${string}`)) {
     if (isAddressEqual(quoted as `0x${string}`, ZERO_ADDRESS)) return;

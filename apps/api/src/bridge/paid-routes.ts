@@ -61,15 +61,25 @@ export async function handlePaidRequest(
     requestHash: requestHash(req.method, boundPath(ctx.config, provider, subPath, req), body),
   };
   const payment = parsePaymentHeaders((name) => req.header(name));
-  if (payment) return payWithX402(ctx, req, res, paid, payment);
+  // A paid call goes before `/facilitator` verification (issue 20: never queued behind a stranger's junk).
+  if (payment) return asPaidCall(ctx, () => payWithX402(ctx, req, res, paid, payment));
   const hasTx = req.header(PROOF_HEADERS.txHash) !== undefined;
   const hasSolana = req.header(PROOF_HEADERS.solanaTx) !== undefined;
   if (hasTx || req.header(PROOF_HEADERS.orderId) !== undefined) {
     if (hasSolana && !hasTx) throw solanaRefusal();
-    return payWithLegacyProof(ctx, req, res, paid);
+    return asPaidCall(ctx, () => payWithLegacyProof(ctx, req, res, paid));
   }
   if (hasSolana) throw solanaRefusal();
   return issueChallenge(ctx, req, res, provider, paid.requestHash);
+}
+
+async function asPaidCall(ctx: BridgeContext, pay: () => Promise<void>): Promise<void> {
+  const end = ctx.facilitatorQueue.paidCall();
+  try {
+    await pay();
+  } finally {
+    end();
+  }
 }
 
 export function mountPaidRoutes(router: Router, ctx: BridgeContext): void {

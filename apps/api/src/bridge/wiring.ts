@@ -20,6 +20,11 @@ import type { UnservedRecorder } from "../services/operator/bridge-unserved-serv
 import type { PauseGate } from "../services/operator/pause-service";
 import { exactRequirements } from "./challenge";
 import type { BridgeConfig, ProviderConfig } from "./config";
+import {
+  createFacilitatorQueue,
+  type FacilitatorQueue,
+  type FacilitatorQueueLimits,
+} from "./facilitator-queue";
 import { createMemoryOrderStore, createRedisOrderStore, type OrderStore } from "./orders";
 import { createProviderPinger, type ProviderPinger } from "./pinger";
 import { resolveRelayer } from "./relayer";
@@ -51,6 +56,8 @@ export interface BridgeRouterOptions {
   outbound?: OutboundClient;
   /** Starts the provider pinger for providers with a `ping_url` (registry views); off when absent. */
   pingIntervalMs?: number;
+  /** Bounds of the `/facilitator` verification queue; default FACILITATOR_QUEUE_LIMITS (tests shrink them). */
+  facilitatorQueueLimits?: FacilitatorQueueLimits;
 }
 
 /** The running bridge as its owner (the API, the bridge CLI, tests) sees it. */
@@ -60,6 +67,8 @@ export interface BridgeHandle {
   facilitator: Facilitator;
   /** Verify/settle counts, refusals, settlements in flight and gas (issue 10, `/api/dashboard/x402`). */
   facilitatorStats: FacilitatorStats;
+  /** The `/facilitator` verification queue (issue 20): its figures, and paid-call marks for tests. */
+  facilitatorQueue: FacilitatorQueue;
   /** Live/down of providers with a `ping_url`, kept for the registry views. */
   pinger: ProviderPinger;
   /** Resolves once the store is reachable and token domains are read (fails loudly otherwise). */
@@ -89,6 +98,8 @@ export interface BridgeContext {
   limiter: RateLimiter;
   /** Settlements in flight per client and per provider through `/facilitator/settle` (issue 20). */
   relayerBounds: RelayerBounds;
+  /** Admission and turns for `/facilitator` verification; paid calls go first (issue 20). */
+  facilitatorQueue: FacilitatorQueue;
   upstreamPolicy: UpstreamPolicy;
   providers: ReadonlyMap<string, ProviderConfig>;
   orderTtlMs: number;
@@ -117,6 +128,7 @@ interface SharedParts {
   outbound: OutboundClient;
   limiter: RateLimiter;
   relayerBounds: RelayerBounds;
+  facilitatorQueue: FacilitatorQueue;
   contexts: Map<EvmNetworkName, BridgeContext>;
 }
 
@@ -154,6 +166,7 @@ export function createBridgeContext(
       options.limiterRedis,
     ),
     relayerBounds: createRelayerBounds(),
+    facilitatorQueue: createFacilitatorQueue(options.facilitatorQueueLimits),
     contexts: new Map(),
   };
   // The bridge's own network first (discovery and /facilitator speak for it), then every provider's.
@@ -168,6 +181,7 @@ export function createBridgeContext(
     facilitator: context.facilitator,
     // The bridge's own network (the one /facilitator/* speaks for); every context's facilitator is counted.
     facilitatorStats: (context.facilitator as Facilitator & { stats: FacilitatorStats }).stats,
+    facilitatorQueue: shared.facilitatorQueue,
     pinger,
     async ready() {
       await store.ready();
@@ -229,6 +243,7 @@ function networkContext(
     facilitator,
     limiter: shared.limiter,
     relayerBounds: shared.relayerBounds,
+    facilitatorQueue: shared.facilitatorQueue,
     upstreamPolicy: bridgeUpstreamPolicy(config.maxBodyBytes),
     providers: new Map(
       config.providers.filter((p) => providerNetwork(config, p) === network).map((p) => [p.id, p]),
