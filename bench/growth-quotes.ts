@@ -7,12 +7,11 @@
  * Run: pnpm bench growth-quotes. Figures: bench/results/growth-quotes.json. Goal: flat (ratios near 1).
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { agentOn, payBody, sendSettlement, startTestChains } from "@tollgate/api/testing/chains";
 import type { QuoteResponse } from "@tollgate/shared/aifp";
-import { percentile, table, writeResults } from "./lib";
+import { percentile, reachable, table, writeResults } from "./lib";
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 40);
 const WARMUP = 5;
@@ -21,16 +20,9 @@ const SERVER_URL =
   process.env.BENCH_DATABASE_URL ||
   process.env.TEST_DATABASE_URL ||
   "postgres://postgres@127.0.0.1:5432/test";
-const server = new URL(SERVER_URL);
-const reachable = await new Promise<boolean>((resolve) => {
-  const socket = connect(Number(server.port || 5432), server.hostname);
-  socket.setTimeout(2_000);
-  socket.once("connect", () => resolve(true));
-  socket.once("error", () => resolve(false));
-  socket.once("timeout", () => resolve(false));
-}).then((ok) => ok);
-if (!reachable) {
-  console.log(`growth-quotes: skipped, no PostgreSQL at ${server.host} (set TEST_DATABASE_URL)`);
+const reachableServer = await reachable(SERVER_URL, 5432);
+if (!reachableServer) {
+  console.log(`growth-quotes: skipped, no PostgreSQL at ${new URL(SERVER_URL).host} (set TEST_DATABASE_URL)`);
   process.exit(0);
 }
 // The test-database helper reads TEST_DATABASE_URL when first imported: import it after this line.
@@ -252,6 +244,8 @@ async function seed(sql: Sql, from: number, to: number, protoQuote: string, prot
   await sql.unsafe("vacuum analyze quotes, receipts, idempotency_keys");
 }
 
+const label = (n: number) =>
+  n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1_000 ? `${n / 1_000}k` : String(n);
 const dataDir = mkdtempSync(join(tmpdir(), "tollgate-bench-growth-"));
 const chains = await startTestChains(dataDir, ["amoy"]);
 const agent = agentOn(chains.chains[0]!, 16);
@@ -349,16 +343,13 @@ try {
       for (const hot of HOT) {
         const plan = await indexBacked(sql, hot, last);
         plans.push({ path: hot.path, query: hot.name, ...plan });
-        if (size === SIZES[SIZES.length - 1]) {
-          planRows.push({
-            path: hot.path,
-            query: hot.name,
-            plan: plan.plan,
-            "index-backed": plan.verdict,
-            "exec ms": plan.ms,
-            buffers: plan.buffers,
-          });
-        }
+        const row = planRows.find((r) => r.query === hot.name) ?? { path: hot.path, query: hot.name };
+        if (!planRows.includes(row)) planRows.push(row);
+        // Shared buffers touched: the load-independent measure of a query's cost as the tables grow.
+        row[`buffers ${label(size)}`] = plan.buffers;
+        row[`ms ${label(size)}`] = plan.ms;
+        row.plan = plan.plan;
+        row["index-backed"] = plan.verdict;
       }
       results[String(size)] = {
         ...figures,
@@ -385,9 +376,17 @@ console.log(
 );
 console.log(table(latencyRows));
 console.log(
-  `\nHot queries at ${SIZES[SIZES.length - 1]!.toLocaleString("en")} rows, EXPLAIN (ANALYZE, BUFFERS)\n`,
+  "\nHot queries, EXPLAIN (ANALYZE, BUFFERS) at each size: shared buffers touched, execution ms; plan at the largest\n",
 );
-console.log(table(planRows));
+console.log(
+  table(
+    planRows.map(({ plan, "index-backed": backed, ...rest }) => ({
+      ...rest,
+      "index-backed": backed!,
+      plan: plan!,
+    })),
+  ),
+);
 const notIndexed = planRows.filter((r) => r["index-backed"] === "NO");
 console.log(
   notIndexed.length === 0
