@@ -195,7 +195,7 @@ console.log(
 );
 console.log(table(samples.map((s) => ({ ...s }))));
 console.log(
-  `\npaid calls ${paidCalls}, failed ${failedCalls}${failures.size ? ` (${[...failures].map(([k, v]) => `${v} x ${k}`).join(", ")})` : ""}`,
+  `\npaid calls ${paidCalls} (receipts bought: ${payments}), failed ${failedCalls}${failures.size ? ` (${[...failures].map(([k, v]) => `${v} x ${k}`).join(", ")})` : ""}`,
 );
 console.log(
   `\nGrowth after warm-up (first third): last third vs second third, tolerance +${GROWTH_TOLERANCE * 100}%\n`,
