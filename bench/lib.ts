@@ -1,5 +1,7 @@
 /** Small helpers shared by the benchmarks: timing, percentiles, a fixed-duration load loop and result files. */
+import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { type AddressInfo, connect, createServer } from "node:net";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 
@@ -83,4 +85,81 @@ export function writeResults(name: string, figures: Record<string, unknown>): st
   };
   writeFileSync(file, `${JSON.stringify(body, null, 2)}\n`);
   return file;
+}
+
+/** Whether something listens at `url`'s host and port (a PostgreSQL or Redis server the bench may use). */
+export function reachable(url: string, defaultPort: number): Promise<boolean> {
+  const target = new URL(url);
+  return new Promise<boolean>((resolve) => {
+    const socket = connect(Number(target.port || defaultPort), target.hostname);
+    socket.setTimeout(2_000);
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+    socket.once("timeout", () => done(false));
+  });
+}
+
+export interface ApiProcess {
+  baseUrl: string;
+  pid: number;
+  stdout: () => string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the API as its own OS process, the way production does (`apps/api/src/main.ts` under `node --import tsx`),
+ * on `port` with `env` on top of this process's environment; resolves once `/readyz` answers 200.
+ */
+export async function startApiProcess(port: number, env: Record<string, string>): Promise<ApiProcess> {
+  const root = join(import.meta.dirname, "..");
+  const child = spawn(process.execPath, ["--import", "tsx", "apps/api/src/main.ts"], {
+    cwd: root,
+    env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`API process exited ${child.exitCode}:\n${out}`);
+    const ready = await fetch(`${baseUrl}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ready) break;
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`API process not ready in 120 s:\n${out}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return {
+    baseUrl,
+    pid: child.pid!,
+    stdout: () => out,
+    async stop() {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** A free TCP port on loopback. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

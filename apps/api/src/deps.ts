@@ -11,6 +11,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { Env } from "./env";
 import { type Clock, systemClock } from "./infra/clock";
 import type { Logger } from "./infra/logger";
+import { createProcessMonitor, type ProcessMonitor } from "./infra/process-monitor";
 import { createRateLimiter, type RateLimiter } from "./infra/rate-limit";
 import { DEFAULT_TELEMETRY, Telemetry } from "./infra/telemetry";
 import { TelemetryShare } from "./infra/telemetry-redis";
@@ -76,6 +77,8 @@ export interface Deps {
   users: UsersDeps;
   /** Request counts and latency per route and merchant, in this process's memory (issue 10). */
   telemetry: Telemetry;
+  /** This process's RSS, heap and event-loop delay for GET /api/metrics (issue 15 soak). */
+  processMonitor: ProcessMonitor;
   /** With Redis: flushes `telemetry` there and reads the cluster's figures (issue 10). */
   telemetryShare: TelemetryShare | undefined;
   /** The bridges mounted in this process, their relayers and facilitator counts (issue 10). */
@@ -139,6 +142,7 @@ export async function buildDeps(
     ? new TelemetryShare(redis, telemetry, clock, log, env.admin.telemetry)
     : undefined;
   telemetryShare?.start();
+  const processMonitor = createProcessMonitor();
   // Plain http only in development on loopback; anywhere else cookies are Secure and __Host- prefixed.
   const secureCookie = !env.developmentMode || env.baseUrl.startsWith("https:");
   return {
@@ -156,6 +160,7 @@ export async function buildDeps(
     onchainPauser: createOnchainPauser(chains, env.admin.pauserPrivateKey, log),
     telemetry,
     telemetryShare,
+    processMonitor,
     x402: new X402Monitor(chains, clock, env.admin.relayerLowBalanceWei),
     admin: {
       sessionPolicy: {
@@ -189,6 +194,7 @@ export async function buildDeps(
     async close() {
       // The last deltas go out before the connection closes (a failure is logged: they are lost with the process).
       await telemetryShare?.stop();
+      processMonitor.stop();
       redis?.disconnect();
       if (!overrides.db) await db.close();
     },

@@ -6,10 +6,13 @@
 import { type Database, indexerCursors, settlements, webhookDeliveries } from "@tollgate/db";
 import { count } from "drizzle-orm";
 import type { Clock } from "../infra/clock";
+import type { ProcessMonitor } from "../infra/process-monitor";
 
 export interface MetricsServiceDeps {
   db: { db: Database };
   clock: Clock;
+  /** The answering process's own figures (issue 15); absent: not reported. */
+  processMonitor?: Pick<ProcessMonitor, "read">;
 }
 
 export interface MetricFamily {
@@ -46,6 +49,7 @@ export async function collectMetrics(deps: MetricsServiceDeps): Promise<MetricFa
   ]);
   const nowMs = deps.clock.now().getTime();
   return [
+    ...processFamilies(deps.processMonitor),
     {
       name: "tollgate_indexer_head_block",
       help: "Latest head block reported by the network's RPC",
@@ -89,6 +93,37 @@ export async function collectMetrics(deps: MetricsServiceDeps): Promise<MetricFa
       help: "Webhook deliveries by outcome (pending, delivered, failed, dead)",
       type: "gauge",
       samples: byOutcome.map((d) => ({ labels: { outcome: d.status }, value: d.n })),
+    },
+  ];
+}
+
+/** Per process, unlike the rest (read from the database): each replica reports its own. */
+function processFamilies(monitor: MetricsServiceDeps["processMonitor"]): MetricFamily[] {
+  if (!monitor) return [];
+  const figures = monitor.read();
+  const seconds = (ms: number) => ms / 1000;
+  return [
+    {
+      name: "process_resident_memory_bytes",
+      help: "Resident set size of the answering API process",
+      type: "gauge",
+      samples: [{ labels: {}, value: figures.rssBytes }],
+    },
+    {
+      name: "nodejs_heap_size_used_bytes",
+      help: "V8 heap used by the answering API process",
+      type: "gauge",
+      samples: [{ labels: {}, value: figures.heapUsedBytes }],
+    },
+    {
+      name: "nodejs_eventloop_delay_seconds",
+      help: "Event-loop delay of the answering process since its previous scrape (quantile 1 = max)",
+      type: "gauge",
+      samples: [
+        { labels: { quantile: "0.5" }, value: seconds(figures.loopDelayMs.p50) },
+        { labels: { quantile: "0.99" }, value: seconds(figures.loopDelayMs.p99) },
+        { labels: { quantile: "1" }, value: seconds(figures.loopDelayMs.max) },
+      ],
     },
   ];
 }

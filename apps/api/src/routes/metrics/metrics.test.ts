@@ -71,6 +71,17 @@ describe.each(testDatabaseKinds())("GET /api/metrics on %s", (kind) => {
     expect(res.text).toContain('tollgate_webhook_deliveries{outcome="dead"} 1');
     expect(res.text).toMatch(/# TYPE tollgate_indexer_lag_blocks gauge/);
   });
+  it("happy: reports the answering process's RSS, heap used and event-loop delay (issue 15)", async () => {
+    const res = await api.call("GET", "/api/metrics");
+    expect(res.status).toBe(200);
+    const value = (line: string) => Number(res.text.match(new RegExp(`^${line} (\\S+)$`, "m"))?.[1]);
+    expect(value("process_resident_memory_bytes")).toBeGreaterThan(value("nodejs_heap_size_used_bytes"));
+    expect(value("nodejs_heap_size_used_bytes")).toBeGreaterThan(0);
+    for (const q of ["0.5", "0.99", "1"]) {
+      expect(value(`nodejs_eventloop_delay_seconds\\{quantile="${q}"\\}`)).toBeGreaterThanOrEqual(0);
+    }
+    expect(res.text).toMatch(/# TYPE nodejs_eventloop_delay_seconds gauge/);
+  });
   it("security: label values are escaped, so stored text cannot add lines or metrics", async () => {
     await api.deps.db.db.insert(indexerCursors).values({
       chainId: 999_001,
