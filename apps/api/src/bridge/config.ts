@@ -279,6 +279,21 @@ export function parseProviders(json: unknown, where = "providers"): ProviderConf
   return parsed.data.providers.map(toProvider);
 }
 
+/** Validates one provider document (a stored row, an operator's write); issues as `{path, message}`. */
+export function parseProvider(
+  json: unknown,
+): { ok: true; provider: ProviderConfig } | { ok: false; issues: { path: string; message: string }[] } {
+  const parsed = ProviderSchema.superRefine((p, ctx) => checkProvider(p, ctx, FILE_NAMES)).safeParse(json);
+  if (parsed.success) return { ok: true, provider: toProvider(parsed.data) };
+  return {
+    ok: false,
+    issues: parsed.error.issues.map((issue) => ({
+      path: issue.path.join(".") || "provider",
+      message: issue.message,
+    })),
+  };
+}
+
 /** Router mode without a file: for tests and embedding. */
 export function routerConfig(providers: unknown, source: EnvSource = {}): BridgeConfig {
   return { ...common(source), mode: "router", providers: parseProviders({ providers }) };

@@ -21,7 +21,8 @@ import type { PauseGate } from "../services/operator/pause-service";
 import { exactRequirements } from "./challenge";
 import type { BridgeConfig, ProviderConfig } from "./config";
 import { createMemoryOrderStore, createRedisOrderStore, type OrderStore } from "./orders";
-import { createProviderPinger, type ProviderPinger } from "./pinger";
+import { createProviderPinger, type ProviderPinger, type ProviderStatusStore } from "./pinger";
+import { type ProviderCatalog, staticCatalog } from "./provider-catalog";
 import { resolveRelayer } from "./relayer";
 import { createRelayerBounds, type RelayerBounds } from "./relayer-bounds";
 import { bridgeUpstreamPolicy } from "./upstream";
@@ -51,6 +52,10 @@ export interface BridgeRouterOptions {
   outbound?: OutboundClient;
   /** Starts the provider pinger for providers with a `ping_url` (registry views); off when absent. */
   pingIntervalMs?: number;
+  /** Router mode: where providers come from (the API's database, issue 16); default: `config.providers`, fixed. */
+  catalog?: ProviderCatalog;
+  /** Where the pinger keeps results (the API: the provider rows); default: memory. */
+  statuses?: ProviderStatusStore;
 }
 
 /** The running bridge as its owner (the API, the bridge CLI, tests) sees it. */
@@ -62,6 +67,8 @@ export interface BridgeHandle {
   facilitatorStats: FacilitatorStats;
   /** Live/down of providers with a `ping_url`, kept for the registry views. */
   pinger: ProviderPinger;
+  /** The providers served; `refresh()` runs before each request (router mode). */
+  catalog: ProviderCatalog;
   /** Resolves once the store is reachable and token domains are read (fails loudly otherwise). */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -90,7 +97,10 @@ export interface BridgeContext {
   /** Settlements in flight per client and per provider through `/facilitator/settle` (issue 20). */
   relayerBounds: RelayerBounds;
   upstreamPolicy: UpstreamPolicy;
-  providers: ReadonlyMap<string, ProviderConfig>;
+  /** The providers served (router mode: refreshed before each request, issue 16). */
+  catalog: ProviderCatalog;
+  /** Provider `id` when this context sells it (its network is this one); undefined otherwise. */
+  provider(id: string): ProviderConfig | undefined;
   orderTtlMs: number;
   /** How long an order is kept: its TTL plus the late-confirmation grace. */
   orderRetentionMs: number;
@@ -117,7 +127,10 @@ interface SharedParts {
   outbound: OutboundClient;
   limiter: RateLimiter;
   relayerBounds: RelayerBounds;
+  catalog: ProviderCatalog;
   contexts: Map<EvmNetworkName, BridgeContext>;
+  /** The context of `network`, built on first use (an operator may add a provider on a new network). */
+  contextOf(network: EvmNetworkName): BridgeContext;
 }
 
 export function createBridgeContext(
@@ -138,10 +151,12 @@ export function createBridgeContext(
       timeoutMs: config.upstreamTimeoutMs,
       maxBodyBytes: config.maxBodyBytes,
     });
+  const catalog = options.catalog ?? staticCatalog(config.providers);
   const pinger = createProviderPinger({
     outbound,
     targets: () =>
-      config.providers.flatMap((p) => (p.pingUrl ? [{ provider: p.id, bridgeUrl: p.pingUrl }] : [])),
+      catalog.list().flatMap((p) => (p.pingUrl ? [{ provider: p.id, bridgeUrl: p.pingUrl }] : [])),
+    ...(options.statuses ? { statuses: options.statuses } : {}),
     now: () => deps.clock.now(),
     timeoutMs: 5_000,
   });
@@ -154,14 +169,20 @@ export function createBridgeContext(
       options.limiterRedis,
     ),
     relayerBounds: createRelayerBounds(),
+    catalog,
     contexts: new Map(),
+    contextOf(network) {
+      let found = shared.contexts.get(network);
+      if (!found) {
+        found = networkContext(deps, config, network, options, log, shared);
+        shared.contexts.set(network, found);
+      }
+      return found;
+    },
   };
-  // The bridge's own network first (discovery and /facilitator speak for it), then every provider's.
-  const networks = new Set<EvmNetworkName>([config.network]);
-  for (const provider of config.providers) networks.add(providerNetwork(config, provider));
-  for (const network of networks)
-    shared.contexts.set(network, networkContext(deps, config, network, options, log, shared));
-  const context = shared.contexts.get(config.network)!;
+  // The bridge's own network first (discovery and /facilitator speak for it), then every provider's known now.
+  const context = shared.contextOf(config.network);
+  for (const provider of catalog.list()) shared.contextOf(providerNetwork(config, provider));
   const handle: BridgeHandle = {
     config,
     store,
@@ -169,6 +190,7 @@ export function createBridgeContext(
     // The bridge's own network (the one /facilitator/* speaks for); every context's facilitator is counted.
     facilitatorStats: (context.facilitator as Facilitator & { stats: FacilitatorStats }).stats,
     pinger,
+    catalog,
     async ready() {
       await store.ready();
       for (const network of shared.contexts.values())
@@ -230,9 +252,11 @@ function networkContext(
     limiter: shared.limiter,
     relayerBounds: shared.relayerBounds,
     upstreamPolicy: bridgeUpstreamPolicy(config.maxBodyBytes),
-    providers: new Map(
-      config.providers.filter((p) => providerNetwork(config, p) === network).map((p) => [p.id, p]),
-    ),
+    catalog: shared.catalog,
+    provider(id) {
+      const found = shared.catalog.get(id);
+      return found && providerNetwork(config, found) === network ? found : undefined;
+    },
     orderTtlMs,
     orderRetentionMs: orderTtlMs + config.lateConfirmationGraceSeconds * 1000,
     claimLeaseMs: config.upstreamTimeoutMs + 90_000,
@@ -250,8 +274,8 @@ function networkContext(
       return exactRequirements(provider, network, chain().chainId, offers, config.orderTtlSeconds);
     },
     contextFor(id) {
-      for (const candidate of shared.contexts.values()) if (candidate.providers.has(id)) return candidate;
-      return undefined;
+      const found = shared.catalog.get(id);
+      return found ? shared.contextOf(providerNetwork(config, found)) : undefined;
     },
   };
 }
