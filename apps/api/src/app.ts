@@ -97,7 +97,7 @@ export function createApp(deps: Deps): express.Express {
     const unserved = createUnservedRecorder(deps.db.db, deps.clock, deps.log);
     const bridge = createBridgeRouter({ ...deps, unserved }, deps.env.bridge, {
       limiterRedis: deps.redis,
-      pingIntervalMs: 60_000,
+      pingIntervalMs: deps.env.bridge.pingIntervalMs,
       // Issue 16: providers and the pinger's results live in the database; the file only seeds it.
       ...(deps.bridgeProviders ? { catalog: deps.bridgeProviders } : {}),
       statuses: createDbStatusStore(deps.db.db),

@@ -68,6 +68,8 @@ export interface BridgeConfig {
   settlementGasLimit: bigint;
   /** Legacy proofs must carry the payer's signature over the order (issue 20); unsigned ones are refused. */
   requirePayerSignature: boolean;
+  /** How often the API's pinger checks providers' `ping_url` (issue 16); 0 turns it off. */
+  pingIntervalMs: number;
 }
 
 export class BridgeConfigError extends Error {
@@ -187,6 +189,7 @@ const CommonEnvSchema = z.object({
   BRIDGE_RELAYER_PRIVATE_KEY: envOptional(envPrivateKey()),
   /** Issue 20: refuse legacy proofs without `x-payer-signature` (ends the transition period). */
   BRIDGE_REQUIRE_PAYER_SIGNATURE: envDefault(envBoolean(), false),
+  BRIDGE_PING_INTERVAL_MS: envDefault(envInteger({ min: 0 }), 60_000),
   NODE_ENV: envNodeEnv(),
 });
 
@@ -229,6 +232,7 @@ function common(source: EnvSource) {
     settlementGasLimit: BigInt(raw.BRIDGE_SETTLEMENT_GAS_LIMIT),
     relayerPrivateKey: raw.BRIDGE_RELAYER_PRIVATE_KEY,
     requirePayerSignature: raw.BRIDGE_REQUIRE_PAYER_SIGNATURE,
+    pingIntervalMs: raw.BRIDGE_PING_INTERVAL_MS,
     allowLoopbackUpstreams: raw.NODE_ENV !== "production",
   };
 }

@@ -61,7 +61,8 @@ export interface ProviderPinger {
 
 export function createProviderPinger(options: {
   outbound: OutboundClient;
-  targets: () => readonly PingTarget[];
+  /** What to ping now; may read the database first (the API's providers, issue 16). */
+  targets: () => readonly PingTarget[] | Promise<readonly PingTarget[]>;
   statuses?: ProviderStatusStore;
   now?: () => Date;
   timeoutMs?: number;
@@ -120,7 +121,7 @@ export function createProviderPinger(options: {
         hydrated = undefined; // retried next round; this round starts from what memory holds
         throw error;
       });
-      return Promise.all(options.targets().map(ping));
+      return Promise.all((await options.targets()).map(ping));
     },
     start(intervalMs) {
       if (timer) return;

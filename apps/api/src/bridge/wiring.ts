@@ -154,8 +154,10 @@ export function createBridgeContext(
   const catalog = options.catalog ?? staticCatalog(config.providers);
   const pinger = createProviderPinger({
     outbound,
-    targets: () =>
-      catalog.list().flatMap((p) => (p.pingUrl ? [{ provider: p.id, bridgeUrl: p.pingUrl }] : [])),
+    targets: async () => {
+      await catalog.refresh();
+      return catalog.list().flatMap((p) => (p.pingUrl ? [{ provider: p.id, bridgeUrl: p.pingUrl }] : []));
+    },
     ...(options.statuses ? { statuses: options.statuses } : {}),
     now: () => deps.clock.now(),
     timeoutMs: 5_000,

@@ -35,7 +35,8 @@ export function startBridgeApi(
 ): Promise<TestApi> {
   return startTestApi(
     kind,
-    { BRIDGE_PROVIDERS_FILE: providersFile(providers), ...options.env },
+    // The pinger runs only when a test calls it (no timer racing the assertions).
+    { BRIDGE_PROVIDERS_FILE: providersFile(providers), BRIDGE_PING_INTERVAL_MS: "0", ...options.env },
     { ...(options.db ? { db: options.db } : {}), ...(options.clock ? { clock: options.clock } : {}) },
   );
 }
