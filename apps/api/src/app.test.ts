@@ -130,6 +130,10 @@ describe("app", () => {
         "/v1/merchants/{id}/payout-change/challenge",
         "/v1/merchants/{id}/payout-change",
         "/v1/merchants/{id}/webhooks/deliveries",
+        // issue 16 (bridge providers in the database)
+        "/admin/api/bridge/providers",
+        "/admin/api/bridge/providers/{id}",
+        "/admin/api/bridge/providers/{id}/disable",
       ].sort(),
     );
     for (const [path, method] of [

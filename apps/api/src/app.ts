@@ -26,6 +26,7 @@ import {
   renderReferencePage,
 } from "./openapi/reference-page";
 import { plainRoutes } from "./routes/plain-routes";
+import { createDbStatusStore } from "./services/bridge-providers/ping-status-store";
 import { createUnservedRecorder } from "./services/operator/bridge-unserved-service";
 import { listOpenHalts } from "./services/operator/network-halt-service";
 import { createRestRouter } from "./trpc/rest-adapter";
@@ -96,7 +97,10 @@ export function createApp(deps: Deps): express.Express {
     const unserved = createUnservedRecorder(deps.db.db, deps.clock, deps.log);
     const bridge = createBridgeRouter({ ...deps, unserved }, deps.env.bridge, {
       limiterRedis: deps.redis,
-      pingIntervalMs: 60_000,
+      pingIntervalMs: deps.env.bridge.pingIntervalMs,
+      // Issue 16: providers and the pinger's results live in the database; the file only seeds it.
+      ...(deps.bridgeProviders ? { catalog: deps.bridgeProviders } : {}),
+      statuses: createDbStatusStore(deps.db.db),
     });
     app.use("/bridge", bridge);
     app.locals.bridge = bridge.bridge;

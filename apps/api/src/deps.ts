@@ -8,6 +8,7 @@ import { type DatabaseHandle, openDatabase } from "@tollgate/db";
 import { Redis } from "ioredis";
 import type { LocalAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { createProviderCatalog, type ProviderCatalog } from "./bridge/provider-catalog";
 import type { Env } from "./env";
 import { type Clock, systemClock } from "./infra/clock";
 import type { Logger } from "./infra/logger";
@@ -19,6 +20,7 @@ import type { AdminSessionPolicy } from "./services/admin/admin-sessions";
 import { createLoginLimiter, type LoginLimiter } from "./services/admin/login-limiter";
 import type { OverviewExtensions } from "./services/admin-read/overview";
 import { overviewProviders } from "./services/admin-read/overview-providers";
+import { loadEnabledProviders, seedBridgeProviders } from "./services/bridge-providers/provider-rows";
 import {
   assertNoDevKeyOnRemoteRpc,
   type ChainRegistry,
@@ -67,6 +69,11 @@ export interface Deps {
   pause: PauseGate;
   /** The quote path's merchant read (issue 15): invalidated by every merchant write here, PAUSE_POLL_MS elsewhere. */
   merchantCache: MerchantCache;
+  /**
+   * The `/bridge` router's providers, from `bridge_providers` (issue 16): invalidated by every operator write here,
+   * PAUSE_POLL_MS elsewhere. Undefined when no bridge is mounted (BRIDGE_PROVIDERS_FILE unset).
+   */
+  bridgeProviders: ProviderCatalog | undefined;
   /** Quote rows, batched across concurrent quotes (issue 15). */
   quoteWriter: QuoteWriter;
   /** The splitters' on-chain pause(), when PAUSER_PRIVATE_KEY is set (issue 10). */
@@ -131,6 +138,11 @@ export async function buildDeps(
       ? await openDatabase({ kind: "postgres", url: env.databaseUrl })
       : await openDatabase({ kind: "pglite", dataDir: join(env.dataDir, "pglite") }));
   if (!overrides.db) await db.migrate();
+  // The providers file seeds the table: missing ids only (docs/decisions.md "Bridge providers in the database").
+  if (env.bridge) {
+    const seeded = await seedBridgeProviders(db.db, env.bridge.providers, clock.now());
+    if (seeded.length > 0) log.info({ providers: seeded }, "bridge providers seeded from the file");
+  }
   // Fail fast while Redis is down instead of queueing: limiters then use their memory insurance.
   const redis = env.redisUrl
     ? new Redis(env.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false })
@@ -156,6 +168,14 @@ export async function buildDeps(
     redis,
     pause: createPauseGate(db.db, clock, env.admin.pausePollMs),
     merchantCache: createMerchantCache(clock, env.admin.pausePollMs),
+    bridgeProviders: env.bridge
+      ? createProviderCatalog({
+          load: () => loadEnabledProviders(db.db, log),
+          clock,
+          ttlMs: env.admin.pausePollMs,
+          onError: (error) => log.warn({ err: error }, "bridge providers could not be reloaded"),
+        })
+      : undefined,
     quoteWriter: createQuoteWriter(db.db),
     onchainPauser: createOnchainPauser(chains, env.admin.pauserPrivateKey, log),
     telemetry,

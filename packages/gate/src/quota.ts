@@ -10,6 +10,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { AppError } from "@tollgate/shared/errors";
 import { Redis, type RedisOptions } from "ioredis";
+import { CONSUME_SCRIPT, REFUND_SCRIPT } from "./quota-scripts";
 
 /** Seconds a counter outlives its receipt's `exp`; larger than the maximum clock tolerance (60 s). */
 export const QUOTA_RETENTION_GRACE_SEC = 120;
@@ -112,42 +113,6 @@ export class MemoryQuotaStore implements QuotaStore {
   }
 }
 
-/**
- * KEYS[1] counter of used units; ARGV quota, units, keep-until (ms since epoch).
- * Returns {1, remaining} when taken, {0, remaining} when refused (the increment is rolled back).
- */
-const CONSUME_SCRIPT = `
-local quota = tonumber(ARGV[1])
-local units = tonumber(ARGV[2])
-local used = redis.call('INCRBY', KEYS[1], units)
-redis.call('PEXPIREAT', KEYS[1], ARGV[3])
-if used > quota then
-  used = redis.call('DECRBY', KEYS[1], units)
-  local left = quota - used
-  if left < 0 then left = 0 end
-  return {0, left}
-end
-return {1, quota - used}
-`;
-
-/**
- * KEYS[1] counter, KEYS[2] this refund's mark; ARGV units, refund id. Decrements without going below zero; missing
- * counters stay missing. The mark makes a refund idempotent: one sent again after a lost reply (issue 16, Redis
- * died mid-command) is not applied twice, so a retried refund can never over-grant.
- */
-const REFUND_SCRIPT = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 1 then ttl = 60000 end
-if not redis.call('SET', KEYS[2], '1', 'NX', 'PX', ttl) then return -2 end
-local used = redis.call('DECRBY', KEYS[1], ARGV[1])
-if used < 0 then
-  redis.call('SET', KEYS[1], 0, 'KEEPTTL')
-  used = 0
-end
-return used
-`;
-
 /** Refunds kept while Redis is unreachable, at most (beyond it the oldest is dropped: an under-grant, never over). */
 const MAX_PENDING_REFUNDS = 10_000;
 
@@ -162,7 +127,27 @@ interface PendingRefund {
   id: string;
 }
 
+/**
+ * Detecting an emptied Redis (issue 16; docs/operations.md "Redis comes back empty"). A Redis restarted without
+ * persistence forgets every counter, so live receipts would get their quota again. With this option the store keeps a
+ * sentinel key (`{keyPrefix}sentinel`, the epoch of the process that wrote it) and, once it has seen it, treats its
+ * absence as "Redis was emptied": every consume answers 503 `quota_store_reset` (fail closed, all processes, since
+ * the detection is recorded in Redis) until an operator calls {@link RedisQuotaStore.acknowledgeReset} (or deletes
+ * `{keyPrefix}reset-detected-at`) or until the longest receipt lifetime has passed since the detection (every
+ * receipt that could have had a counter has expired by then, so nothing is over-granted).
+ * Limit: a process that starts after the emptying and before any armed process consumes cannot tell a new Redis
+ * from an emptied one; it writes the sentinel, and only processes that saw the old sentinel detect the reset.
+ */
+export interface QuotaResetGuardOptions {
+  /** The longest receipt lifetime plus clock tolerance, in seconds (the API: RECEIPT_TTL_SECONDS + grace). */
+  maxReceiptLifetimeSec: number;
+  /** Clock in ms (tests). */
+  now?: () => number;
+}
+
 export interface RedisQuotaStoreOptions {
+  /** Fail closed when Redis lost its counters (see {@link QuotaResetGuardOptions}); off when absent. */
+  resetGuard?: QuotaResetGuardOptions;
   /** Either a Redis URL (the store owns the connection) or an ioredis client (the caller owns it). */
   redis: string | Redis;
   /** Counters are keyed `{keyPrefix}{merchantId}:{receiptId}`, so merchants sharing a Redis never collide. */
@@ -195,6 +180,11 @@ export class RedisQuotaStore implements QuotaStore {
   readonly #refundSha = sha1(REFUND_SCRIPT);
   readonly #pendingRefunds: PendingRefund[] = [];
   #flushing: Promise<void> | undefined;
+  readonly #guardOptions: QuotaResetGuardOptions | undefined;
+  readonly #basePrefix: string;
+  readonly #epoch = `${Date.now()}:${randomBytes(6).toString("hex")}`;
+  /** Set once this process has seen (or written) the sentinel: from then on its absence means Redis was emptied. */
+  #armed = false;
 
   constructor(options: RedisQuotaStoreOptions) {
     this.#timeoutMs = options.commandTimeoutMs ?? 2_000;
@@ -214,7 +204,9 @@ export class RedisQuotaStore implements QuotaStore {
       this.#redis = options.redis;
       this.#ownsClient = false;
     }
-    this.#prefix = `${options.keyPrefix ?? "tollgate:quota:"}${options.merchantId}:`;
+    this.#basePrefix = options.keyPrefix ?? "tollgate:quota:";
+    this.#prefix = `${this.#basePrefix}${options.merchantId}:`;
+    this.#guardOptions = options.resetGuard;
     this.#redis.on("ready", () => void this.#flushRefunds());
   }
 
@@ -281,12 +273,37 @@ export class RedisQuotaStore implements QuotaStore {
     // Units given back during an outage count before new ones are taken.
     await this.#flushRefunds();
     const keepUntilMs = (expiresAtSec + QUOTA_RETENTION_GRACE_SEC) * 1000;
+    const guard = this.#guardOptions;
     const reply = await this.#guard(
-      this.#script(this.#consumeSha, CONSUME_SCRIPT, [this.#prefix + receiptId], [quota, units, keepUntilMs]),
+      this.#script(
+        this.#consumeSha,
+        CONSUME_SCRIPT,
+        [this.#prefix + receiptId, `${this.#basePrefix}sentinel`, `${this.#basePrefix}reset-detected-at`],
+        guard
+          ? [
+              quota,
+              units,
+              keepUntilMs,
+              this.#armed ? "1" : "0",
+              (guard.now ?? Date.now)(),
+              guard.maxReceiptLifetimeSec * 1000,
+              this.#epoch,
+            ]
+          : [quota, units, keepUntilMs, ""],
+      ),
     );
     if (!Array.isArray(reply) || reply.length !== 2) {
       throw new AppError("service_unavailable", "quota store gave an unexpected reply");
     }
+    if (reply[0] === -1) {
+      this.#armed = true;
+      throw new AppError(
+        "quota_store_reset",
+        `quota counters were lost (Redis came back empty at ${new Date(Number(reply[1])).toISOString()}); paid calls are refused until an operator acknowledges it or every receipt issued before has expired`,
+        { headers: { "Retry-After": "60" } },
+      );
+    }
+    if (guard) this.#armed = true;
     return { ok: reply[0] === 1, remaining: Number(reply[1]) };
   }
 
@@ -331,6 +348,22 @@ export class RedisQuotaStore implements QuotaStore {
         this.#flushing = undefined;
       });
     return this.#flushing;
+  }
+
+  /**
+   * The operator's acknowledgement of an emptied Redis (issue 16): writes the sentinel again and clears the
+   * detection, so every process consumes again. Only after checking what was lost (docs/operations.md).
+   */
+  async acknowledgeReset(): Promise<void> {
+    await this.#connected();
+    await this.#guard(
+      this.#redis
+        .multi()
+        .set(`${this.#basePrefix}sentinel`, this.#epoch)
+        .del(`${this.#basePrefix}reset-detected-at`)
+        .exec(),
+    );
+    this.#armed = true;
   }
 
   /** Refunds waiting for Redis (tests, diagnostics). */

@@ -94,6 +94,7 @@ export const ERROR_STATUS = {
   upstream_refused: 503,
   bridge_store_unavailable: 503,
   facilitator_busy: 503,
+  quota_store_reset: 503,
   // Issue 18 (hostile input): bodies that cannot be read, requests Node's HTTP parser refuses, bodiless PATCH/PUT.
   malformed_body: 400,
   body_required: 400,
@@ -220,6 +221,7 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   upstream_refused: "Upstream refused the bridge's credentials",
   bridge_store_unavailable: "Bridge order store unavailable",
   facilitator_busy: "The facilitator has too many requests in flight; retry later",
+  quota_store_reset: "Quota counters were lost; paid calls resume after an operator check",
   // Issue 18.
   malformed_body: "Request body could not be read",
   body_required: "Request body required",

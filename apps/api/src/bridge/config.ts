@@ -68,6 +68,8 @@ export interface BridgeConfig {
   settlementGasLimit: bigint;
   /** Legacy proofs must carry the payer's signature over the order (issue 20); unsigned ones are refused. */
   requirePayerSignature: boolean;
+  /** How often the API's pinger checks providers' `ping_url` (issue 16); 0 turns it off. */
+  pingIntervalMs: number;
 }
 
 export class BridgeConfigError extends Error {
@@ -187,6 +189,7 @@ const CommonEnvSchema = z.object({
   BRIDGE_RELAYER_PRIVATE_KEY: envOptional(envPrivateKey()),
   /** Issue 20: refuse legacy proofs without `x-payer-signature` (ends the transition period). */
   BRIDGE_REQUIRE_PAYER_SIGNATURE: envDefault(envBoolean(), false),
+  BRIDGE_PING_INTERVAL_MS: envDefault(envInteger({ min: 0 }), 60_000),
   NODE_ENV: envNodeEnv(),
 });
 
@@ -229,6 +232,7 @@ function common(source: EnvSource) {
     settlementGasLimit: BigInt(raw.BRIDGE_SETTLEMENT_GAS_LIMIT),
     relayerPrivateKey: raw.BRIDGE_RELAYER_PRIVATE_KEY,
     requirePayerSignature: raw.BRIDGE_REQUIRE_PAYER_SIGNATURE,
+    pingIntervalMs: raw.BRIDGE_PING_INTERVAL_MS,
     allowLoopbackUpstreams: raw.NODE_ENV !== "production",
   };
 }
@@ -277,6 +281,21 @@ export function parseProviders(json: unknown, where = "providers"): ProviderConf
   const parsed = ProvidersFileSchema.safeParse(json);
   if (!parsed.success) throw formatIssues(`Invalid bridge providers in ${where}`, parsed.error);
   return parsed.data.providers.map(toProvider);
+}
+
+/** Validates one provider document (a stored row, an operator's write); issues as `{path, message}`. */
+export function parseProvider(
+  json: unknown,
+): { ok: true; provider: ProviderConfig } | { ok: false; issues: { path: string; message: string }[] } {
+  const parsed = ProviderSchema.superRefine((p, ctx) => checkProvider(p, ctx, FILE_NAMES)).safeParse(json);
+  if (parsed.success) return { ok: true, provider: toProvider(parsed.data) };
+  return {
+    ok: false,
+    issues: parsed.error.issues.map((issue) => ({
+      path: issue.path.join(".") || "provider",
+      message: issue.message,
+    })),
+  };
 }
 
 /** Router mode without a file: for tests and embedding. */

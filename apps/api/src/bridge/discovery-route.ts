@@ -30,7 +30,7 @@ export function mountDiscoveryRoute(router: Router, ctx: BridgeContext): void {
     bridgeHandler(ctx, async (req, res) => {
       const base = bridgeBaseUrl(config, req);
       const providers = await Promise.all(
-        config.providers.map(async (provider) => {
+        ctx.catalog.list().map(async (provider) => {
           // A chain outage shows as no offers rather than a failed document (the pinger reads liveness here).
           const seller = ctx.contextFor(provider.id) ?? ctx;
           const requirements = await seller.requirementsFor(provider).catch(() => []);

@@ -106,7 +106,7 @@ export function mountPaidRoutes(router: Router, ctx: BridgeContext): void {
       const params = req.params as { provider: string; rest?: string[] };
       // Each provider is sold on its own network's context (issue 17); unknown ids are 404.
       const target = ctx.contextFor(params.provider);
-      const provider = target?.providers.get(params.provider);
+      const provider = target?.provider(params.provider);
       if (!target || !provider)
         throw new AppError("provider_not_found", `no bridge provider ${params.provider}`);
       if (hasDotSegment(params.rest))

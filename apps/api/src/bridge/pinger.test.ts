@@ -58,5 +58,8 @@ describe("provider pinger", () => {
     const down = pinger.statuses.get("live")!;
     expect(down.state).toBe("down");
     expect(down.lastLiveAt).toEqual(results.live!.lastLiveAt);
+    expect(results.live!.consecutiveFailures).toBe(0);
+    expect(down.consecutiveFailures).toBe(1);
+    expect(pinger.statuses.get("html")!.consecutiveFailures).toBe(2);
   });
 });

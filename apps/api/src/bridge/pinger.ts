@@ -17,12 +17,21 @@ export interface ProviderStatus {
   /** Last time it was seen live. */
   lastLiveAt?: Date;
   latencyMs: number;
+  /** Checks in a row that found it down; 0 when live. */
+  consecutiveFailures: number;
 }
 
+/**
+ * Where results go. The memory store serves the stand-alone bridge; the API's store also writes each result to the
+ * provider's row (services/bridge-providers/ping-status-store.ts), and `hydrate` reads them back after a restart so
+ * `lastLiveAt` and the failure count carry on (issue 16).
+ */
 export interface ProviderStatusStore {
-  set(status: ProviderStatus): void;
+  set(status: ProviderStatus): void | Promise<void>;
   get(provider: string): ProviderStatus | undefined;
   all(): ProviderStatus[];
+  /** Loads stored results before the first round; absent for memory. */
+  hydrate?(): Promise<void>;
 }
 
 export function createMemoryStatusStore(): ProviderStatusStore {
@@ -52,7 +61,8 @@ export interface ProviderPinger {
 
 export function createProviderPinger(options: {
   outbound: OutboundClient;
-  targets: () => readonly PingTarget[];
+  /** What to ping now; may read the database first (the API's providers, issue 16). */
+  targets: () => readonly PingTarget[] | Promise<readonly PingTarget[]>;
   statuses?: ProviderStatusStore;
   now?: () => Date;
   timeoutMs?: number;
@@ -97,13 +107,22 @@ export function createProviderPinger(options: {
           : {}
         : { lastLiveAt: checkedAt }),
       latencyMs: Math.round(performance.now() - started),
+      consecutiveFailures: reason ? (previous?.consecutiveFailures ?? 0) + 1 : 0,
     };
-    statuses.set(status);
+    await statuses.set(status);
     return status;
   }
 
+  let hydrated: Promise<void> | undefined;
   return {
-    pingAll: () => Promise.all(options.targets().map(ping)),
+    async pingAll() {
+      hydrated ??= statuses.hydrate?.() ?? Promise.resolve();
+      await hydrated.catch((error: unknown) => {
+        hydrated = undefined; // retried next round; this round starts from what memory holds
+        throw error;
+      });
+      return Promise.all((await options.targets()).map(ping));
+    },
     start(intervalMs) {
       if (timer) return;
       const tick = () => {

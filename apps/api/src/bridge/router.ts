@@ -27,6 +27,10 @@ export function createBridgeRouter(
 ): BridgeRouter {
   const { context, handle } = createBridgeContext(deps, config, options);
   const router = Router() as BridgeRouter;
+  // Router mode: the providers are current before any route reads them (issue 16; a no-op for a fixed list).
+  router.use((_req, _res, next) => {
+    context.catalog.refresh().then(() => next(), next);
+  });
   // Fixed paths first: in router mode every other first segment names a provider.
   mountDiscoveryRoute(router, context);
   mountFacilitatorRoutes(router, context);

@@ -26,7 +26,8 @@ import {
   type FacilitatorQueueLimits,
 } from "./facilitator-queue";
 import { createMemoryOrderStore, createRedisOrderStore, type OrderStore } from "./orders";
-import { createProviderPinger, type ProviderPinger } from "./pinger";
+import { createProviderPinger, type ProviderPinger, type ProviderStatusStore } from "./pinger";
+import { type ProviderCatalog, staticCatalog } from "./provider-catalog";
 import { resolveRelayer } from "./relayer";
 import { createRelayerBounds, type RelayerBounds } from "./relayer-bounds";
 import { bridgeUpstreamPolicy } from "./upstream";
@@ -58,6 +59,10 @@ export interface BridgeRouterOptions {
   pingIntervalMs?: number;
   /** Bounds of the `/facilitator` verification queue; default FACILITATOR_QUEUE_LIMITS (tests shrink them). */
   facilitatorQueueLimits?: FacilitatorQueueLimits;
+  /** Router mode: where providers come from (the API's database, issue 16); default: `config.providers`, fixed. */
+  catalog?: ProviderCatalog;
+  /** Where the pinger keeps results (the API: the provider rows); default: memory. */
+  statuses?: ProviderStatusStore;
 }
 
 /** The running bridge as its owner (the API, the bridge CLI, tests) sees it. */
@@ -71,6 +76,8 @@ export interface BridgeHandle {
   facilitatorQueue: FacilitatorQueue;
   /** Live/down of providers with a `ping_url`, kept for the registry views. */
   pinger: ProviderPinger;
+  /** The providers served; `refresh()` runs before each request (router mode). */
+  catalog: ProviderCatalog;
   /** Resolves once the store is reachable and token domains are read (fails loudly otherwise). */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -101,7 +108,10 @@ export interface BridgeContext {
   /** Admission and turns for `/facilitator` verification; paid calls go first (issue 20). */
   facilitatorQueue: FacilitatorQueue;
   upstreamPolicy: UpstreamPolicy;
-  providers: ReadonlyMap<string, ProviderConfig>;
+  /** The providers served (router mode: refreshed before each request, issue 16). */
+  catalog: ProviderCatalog;
+  /** Provider `id` when this context sells it (its network is this one); undefined otherwise. */
+  provider(id: string): ProviderConfig | undefined;
   orderTtlMs: number;
   /** How long an order is kept: its TTL plus the late-confirmation grace. */
   orderRetentionMs: number;
@@ -129,7 +139,10 @@ interface SharedParts {
   limiter: RateLimiter;
   relayerBounds: RelayerBounds;
   facilitatorQueue: FacilitatorQueue;
+  catalog: ProviderCatalog;
   contexts: Map<EvmNetworkName, BridgeContext>;
+  /** The context of `network`, built on first use (an operator may add a provider on a new network). */
+  contextOf(network: EvmNetworkName): BridgeContext;
 }
 
 export function createBridgeContext(
@@ -150,10 +163,14 @@ export function createBridgeContext(
       timeoutMs: config.upstreamTimeoutMs,
       maxBodyBytes: config.maxBodyBytes,
     });
+  const catalog = options.catalog ?? staticCatalog(config.providers);
   const pinger = createProviderPinger({
     outbound,
-    targets: () =>
-      config.providers.flatMap((p) => (p.pingUrl ? [{ provider: p.id, bridgeUrl: p.pingUrl }] : [])),
+    targets: async () => {
+      await catalog.refresh();
+      return catalog.list().flatMap((p) => (p.pingUrl ? [{ provider: p.id, bridgeUrl: p.pingUrl }] : []));
+    },
+    ...(options.statuses ? { statuses: options.statuses } : {}),
     now: () => deps.clock.now(),
     timeoutMs: 5_000,
   });
@@ -167,14 +184,20 @@ export function createBridgeContext(
     ),
     relayerBounds: createRelayerBounds(),
     facilitatorQueue: createFacilitatorQueue(options.facilitatorQueueLimits),
+    catalog,
     contexts: new Map(),
+    contextOf(network) {
+      let found = shared.contexts.get(network);
+      if (!found) {
+        found = networkContext(deps, config, network, options, log, shared);
+        shared.contexts.set(network, found);
+      }
+      return found;
+    },
   };
-  // The bridge's own network first (discovery and /facilitator speak for it), then every provider's.
-  const networks = new Set<EvmNetworkName>([config.network]);
-  for (const provider of config.providers) networks.add(providerNetwork(config, provider));
-  for (const network of networks)
-    shared.contexts.set(network, networkContext(deps, config, network, options, log, shared));
-  const context = shared.contexts.get(config.network)!;
+  // The bridge's own network first (discovery and /facilitator speak for it), then every provider's known now.
+  const context = shared.contextOf(config.network);
+  for (const provider of catalog.list()) shared.contextOf(providerNetwork(config, provider));
   const handle: BridgeHandle = {
     config,
     store,
@@ -183,6 +206,7 @@ export function createBridgeContext(
     facilitatorStats: (context.facilitator as Facilitator & { stats: FacilitatorStats }).stats,
     facilitatorQueue: shared.facilitatorQueue,
     pinger,
+    catalog,
     async ready() {
       await store.ready();
       for (const network of shared.contexts.values())
@@ -245,9 +269,11 @@ function networkContext(
     relayerBounds: shared.relayerBounds,
     facilitatorQueue: shared.facilitatorQueue,
     upstreamPolicy: bridgeUpstreamPolicy(config.maxBodyBytes),
-    providers: new Map(
-      config.providers.filter((p) => providerNetwork(config, p) === network).map((p) => [p.id, p]),
-    ),
+    catalog: shared.catalog,
+    provider(id) {
+      const found = shared.catalog.get(id);
+      return found && providerNetwork(config, found) === network ? found : undefined;
+    },
     orderTtlMs,
     orderRetentionMs: orderTtlMs + config.lateConfirmationGraceSeconds * 1000,
     claimLeaseMs: config.upstreamTimeoutMs + 90_000,
@@ -265,8 +291,8 @@ function networkContext(
       return exactRequirements(provider, network, chain().chainId, offers, config.orderTtlSeconds);
     },
     contextFor(id) {
-      for (const candidate of shared.contexts.values()) if (candidate.providers.has(id)) return candidate;
-      return undefined;
+      const found = shared.catalog.get(id);
+      return found ? shared.contextOf(providerNetwork(config, found)) : undefined;
     },
   };
 }

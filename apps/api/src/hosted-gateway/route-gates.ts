@@ -12,6 +12,7 @@ import {
   type FetchLike,
   gate,
   MemoryQuotaStore,
+  QUOTA_RETENTION_GRACE_SEC,
   type QuotaStore,
   RedisQuotaStore,
 } from "@tollgate/gate";
@@ -46,7 +47,15 @@ export function createRouteGates(deps: Deps, cacheMs: number): RouteGates {
     if (!deps.env.redisUrl) return memoryQuota;
     let store = redisQuota.get(merchantId);
     if (!store) {
-      store = new RedisQuotaStore({ redis: deps.env.redisUrl, merchantId });
+      store = new RedisQuotaStore({
+        redis: deps.env.redisUrl,
+        merchantId,
+        // Issue 16: an emptied Redis fails closed until acknowledged or until every older receipt has expired.
+        resetGuard: {
+          maxReceiptLifetimeSec: deps.env.receipts.ttlSeconds + QUOTA_RETENTION_GRACE_SEC,
+          now: () => deps.clock.now().getTime(),
+        },
+      });
       redisQuota.set(merchantId, store);
     }
     return store;

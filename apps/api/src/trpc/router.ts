@@ -6,6 +6,10 @@ import { adminPauseProcedure } from "../routes/admin/admin-pause";
 import { adminRegisterPartnerProcedure } from "../routes/admin/admin-register-partner";
 import { adminResumeNetworkProcedure } from "../routes/admin/admin-resume-network";
 import { adminUnpauseProcedure } from "../routes/admin/admin-unpause";
+import { createBridgeProviderProcedure } from "../routes/admin/bridge-providers/create-bridge-provider";
+import { disableBridgeProviderProcedure } from "../routes/admin/bridge-providers/disable-bridge-provider";
+import { listBridgeProvidersProcedure } from "../routes/admin/bridge-providers/list-bridge-providers";
+import { updateBridgeProviderProcedure } from "../routes/admin/bridge-providers/update-bridge-provider";
 import { approveListingProcedure } from "../routes/admin/marketplace/approve-listing";
 import { marketplaceQueueProcedure } from "../routes/admin/marketplace/marketplace-queue";
 import { rejectListingProcedure } from "../routes/admin/marketplace/reject-listing";
@@ -74,6 +78,12 @@ export const appRouter = router({
     resumeNetwork: adminResumeNetworkProcedure,
     initializeConfig: adminInitializeConfigProcedure,
     registerPartner: adminRegisterPartnerProcedure,
+    bridgeProviders: router({
+      list: listBridgeProvidersProcedure,
+      create: createBridgeProviderProcedure,
+      update: updateBridgeProviderProcedure,
+      disable: disableBridgeProviderProcedure,
+    }),
   }),
   adminRead: router({
     overview: getOverviewProcedure,

@@ -1,5 +1,6 @@
 /** The database schema, one file per domain (drizzle-kit reads this index). */
 
+export * from "./bridge-providers";
 export * from "./controls";
 export * from "./failed-payments";
 export * from "./gateway";

@@ -111,7 +111,7 @@ describe("facilitatorRequest (what this bridge settles; issue 20)", () => {
     network: "amoy",
     store,
     clock: { now: () => new Date() },
-    providers: new Map([[provider.id, provider]]),
+    provider: (id: string) => (id === provider.id ? provider : undefined),
     requirementsFor: async () => offered,
     facilitator: { offers: async () => [usdc] },
     chain: () => ({ chainId: 80002 }),

@@ -84,7 +84,7 @@ export async function facilitatorRequest(ctx: BridgeContext, body: unknown): Pro
     throw refuse("unknown or expired challenge; request a fresh one");
   if ((await ctx.store.state(claimKeys.order(order.id))) !== "free")
     throw refuse("this challenge was already paid (or is being paid)");
-  const provider = ctx.providers.get(order.provider);
+  const provider = ctx.provider(order.provider);
   if (!provider) throw refuse("the challenge's provider is no longer served");
   const offered = await ctx.requirementsFor(provider);
   const requirement = offered.find(

@@ -28,7 +28,14 @@ export const getPartnerProcedure = publicProcedure
     await ctx.deps.limiters.publicSurface.consume(clientKey(ctx.ip));
     const partner = await findPartner(ctx.deps.db.db, input.wallet);
     if (!partner) throw new AppError("partner_not_found", `no partner is registered with ${input.wallet}`);
-    const credited = providersCrediting(ctx.deps.env.bridge, partner.wallet);
+    // The providers served now (issue 16: the database, not the seed file).
+    const catalog = ctx.deps.bridgeProviders;
+    await catalog?.refresh();
+    const bridge =
+      ctx.deps.env.bridge && catalog
+        ? { network: ctx.deps.env.bridge.network, providers: catalog.list() }
+        : ctx.deps.env.bridge;
+    const credited = providersCrediting(bridge, partner.wallet);
     return {
       wallet: getAddress(partner.wallet),
       name: partner.name,
