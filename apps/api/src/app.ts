@@ -26,6 +26,7 @@ import {
   renderReferencePage,
 } from "./openapi/reference-page";
 import { plainRoutes } from "./routes/plain-routes";
+import { CREATE_QUOTE_PROCEDURE, createQuoteRestHandler } from "./routes/quotes/create-quote-rest";
 import { createDbStatusStore } from "./services/bridge-providers/ping-status-store";
 import { createUnservedRecorder } from "./services/operator/bridge-unserved-service";
 import { listOpenHalts } from "./services/operator/network-halt-service";
@@ -58,15 +59,16 @@ export function createApp(deps: Deps): express.Express {
     res.setHeader("X-Request-Id", req.requestId);
     const started = process.hrtime.bigint();
     res.on("finish", () => {
-      const log = deps.log.child({ request_id: req.requestId });
+      // One line per request, without a child logger per request (issue 15: allocation on the hot path).
       const fields = {
+        request_id: req.requestId,
         method: req.method,
         path: req.path,
         status: res.statusCode,
         duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
       };
-      if (req.path === "/healthz" || req.path === "/readyz") log.debug(fields, "request");
-      else log.info(fields, "request");
+      if (req.path === "/healthz" || req.path === "/readyz") deps.log.debug(fields, "request");
+      else deps.log.info(fields, "request");
     });
     next();
   });
@@ -188,6 +190,7 @@ export function createApp(deps: Deps): express.Express {
       appRouter,
       (ctx) => createCaller(ctx) as unknown as Record<string, unknown>,
       createContext,
+      new Map([[CREATE_QUOTE_PROCEDURE, createQuoteRestHandler(deps)]]),
     ),
   );
 

@@ -29,7 +29,7 @@ import {
   requestHash,
 } from "./idempotency";
 import type { ReceiptKeyStore } from "./keys/receipt-keys";
-import { verifyPayment } from "./payment-verifier";
+import { type PrefetchedReceipt, prefetchTransactionReceipt, verifyPayment } from "./payment-verifier";
 import { signReceipt } from "./token-signer";
 
 export interface PayServiceDeps {
@@ -96,17 +96,16 @@ function checkAuthorizationLive(request: PayRequest, now: Date, maxLifetimeSecon
   }
 }
 
-/** The payer, and only the payer, signed this exact request (DESIGN.md §6). */
-async function checkAuthorizationSigner(quote: QuoteRow, request: PayRequest, idempotencyKey: string) {
+/** Who signed this exact request's payment authorization (EIP-191). */
+async function recoverAuthorizationSigner(request: PayRequest, idempotencyKey: string): Promise<Address> {
   const message = paymentAuthorizationMessage({
     quoteId: request.quote_id,
     txRef: request.tx_ref,
     idempotencyKey,
     expiresAt: request.payment_authorization.expires_at,
   });
-  let signer: Address;
   try {
-    signer = await recoverMessageAddress({
+    return await recoverMessageAddress({
       message,
       signature: request.payment_authorization.signature as Hex,
     });
@@ -115,6 +114,10 @@ async function checkAuthorizationSigner(quote: QuoteRow, request: PayRequest, id
       cause: error,
     });
   }
+}
+
+/** The payer, and only the payer, signed this exact request (DESIGN.md §6). */
+function checkAuthorizationSigner(quote: QuoteRow, signer: Address): void {
   if (signer.toLowerCase() !== quote.payer.toLowerCase()) {
     throw new AppError(
       "payment_authorization_invalid",
@@ -130,9 +133,23 @@ export async function pay(
 ): Promise<PayOutcome> {
   const db = deps.db.db;
   const now = deps.clock.now();
-  const [quote] = await db.select().from(quotesTable).where(eq(quotesTable.id, request.quote_id));
+  // Issue 15: the signer is recovered (CPU) while the quote is read; the quote's absence is still reported first.
+  const quoteRead = db.select().from(quotesTable).where(eq(quotesTable.id, request.quote_id)).execute();
+  quoteRead.catch(() => {});
+  const signerRead = recoverAuthorizationSigner(request, idempotencyKey);
+  signerRead.catch(() => {});
+  const [quote] = await quoteRead;
   if (!quote) throw new AppError("quote_not_found", `no quote ${request.quote_id}`);
-  await checkAuthorizationSigner(quote, request, idempotencyKey);
+  checkAuthorizationSigner(quote, await signerRead);
+
+  // Issue 15: the chain's transaction receipt is read while the key is claimed and the quote's receipt looked up
+  // (one RPC round trip fewer in series); settle() still verifies it in full, and reads head and block after.
+  const chain = deps.chains.byChainId(quote.chainId);
+  const prefetched = chain
+    ? prefetchTransactionReceipt(chain.client, request.tx_ref.toLowerCase() as Hash)
+    : undefined;
+  const knownRead = existingReceipt(db, quote);
+  knownRead.catch(() => {});
 
   // Keys are scoped to the payer and this endpoint: another payer's identical key never sees this response.
   const scope = `pay:${quote.payer.toLowerCase()}`;
@@ -169,8 +186,13 @@ export async function pay(
   const release = () => releaseIdempotencyKey(db, { scope, key: idempotencyKey, lockedAt: claim.lockedAt });
   try {
     checkAuthorizationLive(request, now, deps.env.pay.maxAuthorizationLifetimeSeconds);
-    const outcome = await settle(deps, quote, request, now, (tx, body) =>
-      completeIdempotencyKey(tx, { scope, key: idempotencyKey, status: 200, body }),
+    const outcome = await settle(
+      deps,
+      quote,
+      request,
+      now,
+      (tx, body) => completeIdempotencyKey(tx, { scope, key: idempotencyKey, status: 200, body }),
+      { known: knownRead, receipt: prefetched },
     );
     if (outcome.status === 200 && !outcome.completed) {
       await completeIdempotencyKey(db, { scope, key: idempotencyKey, status: 200, body: outcome.body });
@@ -244,10 +266,12 @@ async function settle(
   request: PayRequest,
   now: Date,
   complete: (tx: Transaction, body: PayResponse) => Promise<void>,
+  started: { known: Promise<ReceiptRow | undefined>; receipt: PrefetchedReceipt | undefined },
 ): Promise<SettleOutcome> {
   const db = deps.db.db;
   const txHash = request.tx_ref.toLowerCase() as Hash;
-  const known = await existingReceipt(db, quote);
+  // Read beside the claim: a receipt committed after it is caught by the unique insert below, as before.
+  const known = await started.known;
   if (known) return sameReceipt(quote, known, txHash);
 
   const chain = deps.chains.byChainId(quote.chainId);
@@ -267,6 +291,7 @@ async function settle(
       ipCreatorAmount: BigInt(quote.ipCreatorAmount),
     },
     chain.confirmations,
+    started.receipt,
   );
   if (result.status === "pending") {
     const retryAfterSeconds = deps.env.pay.pendingRetryAfterSeconds;

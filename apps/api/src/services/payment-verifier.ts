@@ -68,15 +68,39 @@ function wellFormed(receipt: unknown): receipt is Awaited<ReturnType<PublicClien
   );
 }
 
+type TransactionReceipt = Awaited<ReturnType<PublicClient["getTransactionReceipt"]>>;
+
+/**
+ * Starts the transaction-receipt read now, for `verifyPayment` to use later (issue 15: /v1/pay overlaps it with
+ * its database work). A failure is kept for `verifyPayment` to judge, never left unhandled.
+ */
+export function prefetchTransactionReceipt(client: PublicClient, txHash: Hash): PrefetchedReceipt {
+  const read = client.getTransactionReceipt({ hash: txHash });
+  read.catch(() => {});
+  return { txHash, read };
+}
+
+export interface PrefetchedReceipt {
+  txHash: Hash;
+  read: Promise<TransactionReceipt>;
+}
+
+/**
+ * `prefetched` (from `prefetchTransactionReceipt` on the same client) is used instead of a new read when it is for
+ * `txHash`; every check below applies to it unchanged.
+ */
 export async function verifyPayment(
   client: PublicClient,
   txHash: Hash,
   expected: ExpectedPayment,
   requiredConfirmations: number,
+  prefetched?: PrefetchedReceipt,
 ): Promise<VerifiedPayment | PendingPayment> {
-  let receipt: Awaited<ReturnType<PublicClient["getTransactionReceipt"]>>;
+  let receipt: TransactionReceipt;
   try {
-    receipt = await client.getTransactionReceipt({ hash: txHash });
+    receipt = await (prefetched?.txHash === txHash
+      ? prefetched.read
+      : client.getTransactionReceipt({ hash: txHash }));
   } catch (error) {
     if (error instanceof TransactionReceiptNotFoundError) {
       return { status: "pending", reason: "not_found", confirmations: 0, required: requiredConfirmations };

@@ -80,8 +80,27 @@ describe.each(testDatabaseKinds())("quote writer on %s", (kind) => {
     const rows = Array.from({ length: 40 }, () => row());
     await Promise.all(rows.map((r) => writer.insert(r)));
     expect(await count(rows.map((r) => r.id))).toBe(40);
-    // First row alone (nothing in flight), then batches of at most 16.
-    expect(statements).toBeLessThanOrEqual(4);
+    // Batches of at most 16.
+    expect(statements).toBe(3);
+  });
+
+  it("happy: rows of one event-loop turn share one statement, even with nothing in flight", async () => {
+    let statements = 0;
+    const counting = new Proxy(handle.db, {
+      get(target, key, receiver) {
+        if (key === "insert") statements++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const writer = createQuoteWriter(counting);
+    const rows = Array.from({ length: 10 }, () => row());
+    await Promise.all(rows.map((r) => writer.insert(r)));
+    expect(await count(rows.map((r) => r.id))).toBe(10);
+    expect(statements).toBe(1);
+    // An idle writer still writes a lone row.
+    const lone = row();
+    await writer.insert(lone);
+    expect(await count([lone.id])).toBe(1);
   });
 
   it("error: a bad row in a batch is refused alone; the others of its batch are stored", async () => {
@@ -90,7 +109,7 @@ describe.each(testDatabaseKinds())("quote writer on %s", (kind) => {
     await writer.insert(taken);
     const good = [row(), row(), row()];
     const outcomes = await Promise.allSettled([
-      writer.insert(row()), // in flight alone: the next three queue behind it and go as one batch
+      writer.insert(row()), // one turn: all six go as one batch, refused, then row by row
       writer.insert(good[0]!),
       writer.insert({ ...row(), id: taken.id }), // duplicate primary key: one quote never makes two rows
       writer.insert(good[1]!),

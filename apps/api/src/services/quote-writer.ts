@@ -1,9 +1,11 @@
 /**
  * Stores quote rows (issue 15): concurrent quotes share one multi-row INSERT, one round trip and one commit, instead
  * of one each. Invariants: each caller's promise settles only once its own row is committed (or refused); one row
- * per quote, never two (the primary key); while a batch is in flight new rows wait and go together in the next one,
- * so an idle service still writes at once. A refused batch (one bad row fails the whole statement) is retried row by
- * row, so a row is refused only for its own fault.
+ * per quote, never two (the primary key); the first write waits only for the end of the current event-loop turn
+ * (setImmediate), so rows of requests handled in the same turn share it (PGlite answers within a turn, so nothing
+ * would ever be "in flight" to wait behind); while a batch is in flight new rows wait and go together in the next
+ * one. A refused batch (one bad row fails the whole statement) is retried row by row, so a row is refused only for
+ * its own fault.
  */
 import { type Database, quotes } from "@tollgate/db";
 
@@ -33,7 +35,6 @@ export function createQuoteWriter(db: Database, maxBatch = QUOTE_BATCH_MAX): Quo
       .then(() => item.resolve(), item.reject);
 
   async function flush(): Promise<void> {
-    flushing = true;
     try {
       while (queue.length > 0) {
         const batch = queue.splice(0, maxBatch);
@@ -59,7 +60,10 @@ export function createQuoteWriter(db: Database, maxBatch = QUOTE_BATCH_MAX): Quo
     insert(row) {
       return new Promise<void>((resolve, reject) => {
         queue.push({ row, resolve, reject });
-        if (!flushing) void flush();
+        if (!flushing) {
+          flushing = true;
+          setImmediate(() => void flush());
+        }
       });
     },
   };

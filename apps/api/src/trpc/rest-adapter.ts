@@ -6,7 +6,7 @@
  */
 import { AppError } from "@tollgate/shared";
 import type { AnyTRPCProcedure, AnyTRPCRouter } from "@trpc/server";
-import { type Request, type Response, Router } from "express";
+import { type Request, type RequestHandler, type Response, Router } from "express";
 import { sendProblem, toAppError } from "../infra/errors";
 import { type Context, isCsvExport, type Meta } from "./trpc";
 
@@ -45,7 +45,8 @@ function resolveCall(caller: Caller, procedurePath: string): (input: unknown) =>
   return node as (input: unknown) => Promise<unknown>;
 }
 
-function buildInput(req: Request, route: RestRoute): unknown {
+/** The procedure input REST reads from a request: query and path parameters, or the JSON body object plus them. */
+export function buildInput(req: Request, route: Pick<RestRoute, "method">): unknown {
   const params = req.params as Record<string, string>;
   if (route.method === "GET" || route.method === "DELETE") {
     const query = req.query as Record<string, unknown>;
@@ -62,22 +63,38 @@ function buildInput(req: Request, route: RestRoute): unknown {
   return { ...(body as Record<string, unknown>), ...params };
 }
 
+/** A mutation's body, when there is one, must be JSON (415 otherwise), before anything else reads it. */
+export function assertJsonBody(req: Request): void {
+  const hasBody =
+    Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
+  if (hasBody && !req.is("application/json")) {
+    throw new AppError("unsupported_media_type", "send the body as application/json");
+  }
+}
+
+/**
+ * `direct` serves a procedure's REST route with a plain handler instead of a tRPC caller (issue 15: the hot
+ * `/v1/quote`); the handler must keep the procedure's steps and answers, and the document still comes from the
+ * procedure.
+ */
 export function createRestRouter(
   router: AnyTRPCRouter,
   createCaller: (ctx: Context) => Caller,
   createContext: (req: Request, res: Response) => Context,
+  direct: ReadonlyMap<string, RequestHandler> = new Map(),
 ): Router {
   const rest = Router();
   for (const route of restRoutes(router)) {
     const method = route.method.toLowerCase() as "get" | "post" | "patch" | "put" | "delete";
+    const handler = direct.get(route.procedurePath);
+    if (handler) {
+      rest[method](expressPath(route.path), handler);
+      continue;
+    }
     rest[method](expressPath(route.path), async (req, res) => {
       const ctx = createContext(req, res);
       try {
-        const hasBody =
-          Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
-        if (route.kind === "mutation" && hasBody && !req.is("application/json")) {
-          throw new AppError("unsupported_media_type", "send the body as application/json");
-        }
+        if (route.kind === "mutation") assertJsonBody(req);
         const output = await resolveCall(createCaller(ctx), route.procedurePath)(buildInput(req, route));
         if (route.meta.rest?.noStore) res.setHeader("Cache-Control", "no-store");
         if (route.meta.rest?.csv) res.setHeader("Vary", "Accept");
