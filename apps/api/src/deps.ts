@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type DatabaseHandle, openDatabase } from "@tollgate/db";
+import { loadWebhookSecretKey } from "@tollgate/webhooks";
 import { Redis } from "ioredis";
 import type { LocalAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -74,6 +75,8 @@ export interface Deps {
    * PAUSE_POLL_MS elsewhere. Undefined when no bridge is mounted (BRIDGE_PROVIDERS_FILE unset).
    */
   bridgeProviders: ProviderCatalog | undefined;
+  /** Seals the bridge providers' upstream keys at rest (WEBHOOK_SECRET_KEY); set when a bridge is mounted. */
+  secretKey: Buffer | undefined;
   /** Quote rows, batched across concurrent quotes (issue 15). */
   quoteWriter: QuoteWriter;
   /** The splitters' on-chain pause(), when PAUSER_PRIVATE_KEY is set (issue 10). */
@@ -139,8 +142,15 @@ export async function buildDeps(
       : await openDatabase({ kind: "pglite", dataDir: join(env.dataDir, "pglite") }));
   if (!overrides.db) await db.migrate();
   // The providers file seeds the table: missing ids only (docs/decisions.md "Bridge providers in the database").
-  if (env.bridge) {
-    const seeded = await seedBridgeProviders(db.db, env.bridge.providers, clock.now());
+  const secretKey = env.bridge
+    ? loadWebhookSecretKey({
+        value: env.webhookSecretKey,
+        dataDir: env.dataDir,
+        development: env.developmentMode,
+      })
+    : undefined;
+  if (env.bridge && secretKey) {
+    const seeded = await seedBridgeProviders(db.db, env.bridge.providers, clock.now(), secretKey);
     if (seeded.length > 0) log.info({ providers: seeded }, "bridge providers seeded from the file");
   }
   // Fail fast while Redis is down instead of queueing: limiters then use their memory insurance.
@@ -168,14 +178,15 @@ export async function buildDeps(
     redis,
     pause: createPauseGate(db.db, clock, env.admin.pausePollMs),
     merchantCache: createMerchantCache(clock, env.admin.pausePollMs),
-    bridgeProviders: env.bridge
+    bridgeProviders: secretKey
       ? createProviderCatalog({
-          load: () => loadEnabledProviders(db.db, log),
+          load: () => loadEnabledProviders(db.db, log, secretKey),
           clock,
           ttlMs: env.admin.pausePollMs,
           onError: (error) => log.warn({ err: error }, "bridge providers could not be reloaded"),
         })
       : undefined,
+    secretKey,
     quoteWriter: createQuoteWriter(db.db),
     onchainPauser: createOnchainPauser(chains, env.admin.pauserPrivateKey, log),
     telemetry,

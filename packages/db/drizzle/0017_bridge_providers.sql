@@ -4,7 +4,7 @@ CREATE TABLE "bridge_providers" (
 	"upstream_url" text NOT NULL,
 	"auth_style" text NOT NULL,
 	"auth_header" text,
-	"api_key" text,
+	"api_key_ciphertext" text,
 	"price_wei" text,
 	"price_usdc_units" text,
 	"price_usdt_units" text,

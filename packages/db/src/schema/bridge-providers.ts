@@ -19,8 +19,11 @@ export const bridgeProviders = pgTable(
     upstreamUrl: text("upstream_url").notNull(),
     authStyle: text("auth_style").notNull(),
     authHeader: text("auth_header"),
-    /** The provider's own upstream key, attached when forwarding; never shown by the operator API. */
-    apiKey: text("api_key"),
+    /**
+     * The provider's own upstream key, attached when forwarding; never shown by the operator API. Stored sealed
+     * (AES-256-GCM under WEBHOOK_SECRET_KEY, the provider id as additional data; DESIGN §9), never in clear.
+     */
+    apiKeyCiphertext: text("api_key_ciphertext"),
     priceWei: text("price_wei"),
     priceUsdcUnits: text("price_usdc_units"),
     priceUsdtUnits: text("price_usdt_units"),

@@ -21,6 +21,8 @@ export interface ProviderAdminDeps {
   clock: Clock;
   env: { developmentMode: boolean };
   bridgeProviders: ProviderCatalog | undefined;
+  /** Seals and opens the providers' upstream keys (WEBHOOK_SECRET_KEY); set whenever a bridge is mounted. */
+  secretKey: Buffer | undefined;
 }
 
 /** Fields of a provider document an operator may send (file names, snake_case); `null` clears on update. */
@@ -45,6 +47,11 @@ export const DOCUMENT_FIELDS = [
 
 function notServed(): AppError {
   return new AppError("not_found", "no bridge is mounted here (BRIDGE_PROVIDERS_FILE is not set)");
+}
+
+function sealingKey(deps: ProviderAdminDeps): Buffer {
+  if (!deps.secretKey) throw new AppError("internal_error", "no key to seal bridge provider keys with");
+  return deps.secretKey;
 }
 
 function notFound(id: string): AppError {
@@ -112,7 +119,7 @@ export async function createBridgeProvider(
       .insert(bridgeProviders)
       .values({
         id,
-        ...providerColumns(provider),
+        ...providerColumns(provider, sealingKey(deps)),
         // The file's default description is not stored: a provider created without one keeps none.
         description: fields.description ?? null,
         source: "operator",
@@ -151,13 +158,18 @@ export async function updateBridgeProvider(
   const row = await deps.db.db.transaction(async (tx) => {
     const [before] = await tx.select().from(bridgeProviders).where(eq(bridgeProviders.id, id)).for("update");
     if (!before) throw notFound(id);
-    const provider = validated(id, rowDocument(before), fields);
+    const provider = validated(id, rowDocument(before, sealingKey(deps)), fields);
     const description = Object.hasOwn(fields, "description")
       ? (fields.description ?? null)
       : before.description;
     const [updated] = await tx
       .update(bridgeProviders)
-      .set({ ...providerColumns(provider), description, updatedBy: actor.adminId, updatedAt: now })
+      .set({
+        ...providerColumns(provider, sealingKey(deps)),
+        description,
+        updatedBy: actor.adminId,
+        updatedAt: now,
+      })
       .where(eq(bridgeProviders.id, id))
       .returning();
     await auditOperatorAction(

@@ -9,7 +9,7 @@ export function bridgeProviderView(row: BridgeProviderRow): TBridgeProviderView 
     upstream_url: row.upstreamUrl,
     auth_style: row.authStyle,
     auth_header: row.authHeader,
-    api_key_set: row.apiKey !== null,
+    api_key_set: row.apiKeyCiphertext !== null,
     price_wei: row.priceWei,
     price_usdc_units: row.priceUsdcUnits,
     price_usdt_units: row.priceUsdtUnits,

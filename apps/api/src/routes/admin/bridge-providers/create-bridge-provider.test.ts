@@ -2,6 +2,7 @@ import { auditEvents, bridgeProviders } from "@tollgate/db";
 import { ADMIN_CSRF_HEADER } from "@tollgate/shared";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openApiKey } from "../../../services/bridge-providers/provider-rows";
 import { bearer, registrationBody, type TestApi, testDatabaseKinds } from "../../../test/harness";
 import { signInOperator } from "../../listings/testing";
 import { signInAs } from "../testing";
@@ -55,7 +56,12 @@ describe.each(testDatabaseKinds())("POST /admin/api/bridge/providers on %s", (ki
         ping: null,
       });
       expect(created.text).not.toContain("top-secret-upstream-key");
-      expect((await stored("weather"))?.apiKey).toBe("top-secret-upstream-key");
+      // Stored sealed (DESIGN §9): no clear text in the row, and it opens only as this provider's key.
+      const sealed = (await stored("weather"))?.apiKeyCiphertext ?? "";
+      expect(sealed).toMatch(/^v1\./);
+      expect(sealed).not.toContain("top-secret-upstream-key");
+      expect(openApiKey(api.deps.secretKey as Buffer, "weather", sealed)).toBe("top-secret-upstream-key");
+      expect(() => openApiKey(api.deps.secretKey as Buffer, "other-provider", sealed)).toThrow();
       const audit = await auditFor("weather");
       expect(audit).toHaveLength(1);
       expect(audit[0]).toMatchObject({ action: "bridge_provider.created", actorId: operator.id });

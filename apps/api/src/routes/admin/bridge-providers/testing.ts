@@ -28,6 +28,9 @@ export function providersFile(providers: readonly Record<string, unknown>[]): st
 }
 
 /** An API whose `/bridge` is seeded from `providers` (a file written for it). */
+/** One fixed test key (hex), so restarts and second processes open what the first sealed. */
+const SHARED_SECRET_KEY = "5e".repeat(32);
+
 export function startBridgeApi(
   kind: DatabaseKind,
   providers: readonly Record<string, unknown>[] = [seedProvider("seeded")],
@@ -35,8 +38,14 @@ export function startBridgeApi(
 ): Promise<TestApi> {
   return startTestApi(
     kind,
-    // The pinger runs only when a test calls it (no timer racing the assertions).
-    { BRIDGE_PROVIDERS_FILE: providersFile(providers), BRIDGE_PING_INTERVAL_MS: "0", ...options.env },
+    // The pinger runs only when a test calls it (no timer racing the assertions). Processes on one database share
+    // WEBHOOK_SECRET_KEY (it seals the providers' upstream keys), as every deployment's processes must.
+    {
+      BRIDGE_PROVIDERS_FILE: providersFile(providers),
+      BRIDGE_PING_INTERVAL_MS: "0",
+      WEBHOOK_SECRET_KEY: SHARED_SECRET_KEY,
+      ...options.env,
+    },
     { ...(options.db ? { db: options.db } : {}), ...(options.clock ? { clock: options.clock } : {}) },
   );
 }

@@ -1,6 +1,7 @@
 import { auditEvents, bridgeProviders } from "@tollgate/db";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openApiKey } from "../../../services/bridge-providers/provider-rows";
 import { type TestApi, testDatabaseKinds } from "../../../test/harness";
 import { signInOperator } from "../../listings/testing";
 import { signInAs } from "../testing";
@@ -55,7 +56,12 @@ describe.each(testDatabaseKinds())("PATCH /admin/api/bridge/providers/{id} on %s
         source: "file",
         updated_by: operator.id,
       });
-      expect((await stored("seeded"))?.apiKey).toBe("key-of-seeded");
+      // Stored sealed (DESIGN §9): no clear text in the row, and it opens only as this provider's key.
+      const sealed = (await stored("seeded"))?.apiKeyCiphertext ?? "";
+      expect(sealed).toMatch(/^v1\./);
+      expect(sealed).not.toContain("key-of-seeded");
+      expect(openApiKey(api.deps.secretKey as Buffer, "seeded", sealed)).toBe("key-of-seeded");
+      expect(() => openApiKey(api.deps.secretKey as Buffer, "other-provider", sealed)).toThrow();
       expect((await discovered("seeded"))?.prices).toEqual({ usdc_units: "9900" });
       const audit = await auditFor("seeded");
       expect(audit).toHaveLength(1);
