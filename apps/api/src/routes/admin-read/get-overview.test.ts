@@ -187,20 +187,18 @@ describe.each(testDatabaseKinds())("GET /admin/api/overview on %s", (kind) => {
       );
     const usdc = "0x00000000000000000000000000000000000000bb";
     // One statement, several groups (two days, two tokens) and one orphaned row that counts nothing.
-    await db
-      .insert(settlements)
-      .values([
-        settlementRow(40, { state: "seen" }),
-        settlementRow(41, {
-          state: "seen",
-          token: usdc,
-          totalAmount: "50",
-          merchantAmount: "49",
-          treasuryAmount: "1",
-        }),
-        settlementRow(42, { state: "seen", seenAt: new Date("2026-02-01T00:00:00Z") }),
-        settlementRow(43, { state: "orphaned", totalAmount: "12345" }),
-      ]);
+    await db.insert(settlements).values([
+      settlementRow(40, { state: "seen" }),
+      settlementRow(41, {
+        state: "seen",
+        token: usdc,
+        totalAmount: "50",
+        merchantAmount: "49",
+        treasuryAmount: "1",
+      }),
+      settlementRow(42, { state: "seen", seenAt: new Date("2026-02-01T00:00:00Z") }),
+      settlementRow(43, { state: "orphaned", totalAmount: "12345" }),
+    ]);
     expect(await rollup()).toEqual(await perDay());
     // One statement mixing state steps (no change counted) with a revert.
     await db.execute(sql`update settlements set state = case when order_id = 'qt_order41' then 'orphaned' else 'final' end
