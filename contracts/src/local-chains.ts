@@ -104,6 +104,8 @@ export interface LocalChainsOptions {
   compile?: "always" | "if-missing" | "never";
   /** Progress lines; default silent. */
   log?: (line: string) => void;
+  /** Solidity stack traces in errors (default true); benchmarks turn them off to mine big batches faster. */
+  stackTraces?: boolean;
 }
 
 export interface LocalChain {
@@ -236,7 +238,15 @@ export async function startLocalChains(opts: LocalChainsOptions = {}): Promise<L
   try {
     // Bind every port before deploying anything, so a busy port fails fast and writes nothing.
     const providers = await Promise.all(
-      networks.map((network) => createInProcessNetwork({ chainId: NETWORKS[network].chainId }, hre)),
+      networks.map((network) =>
+        createInProcessNetwork(
+          {
+            chainId: NETWORKS[network].chainId,
+            ...(opts.stackTraces === false ? { stackTraces: false } : {}),
+          },
+          hre,
+        ),
+      ),
     );
     const bound: (RpcServer & { port: number })[] = [];
     for (const [k, network] of networks.entries()) {

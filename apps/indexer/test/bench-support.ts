@@ -3,9 +3,10 @@
  * raw postgres-js access, and the tables and query helpers the benchmarks read.
  */
 import { readArtifact } from "@tollgate/contracts/deploy";
-import type { LocalChain } from "@tollgate/contracts/local-chains";
+import { type LocalChain, type LocalChains, startLocalChains } from "@tollgate/contracts/local-chains";
 import type { Database } from "@tollgate/db";
 import { viemChain } from "@tollgate/shared";
+import type { EvmNetworkName } from "@tollgate/shared/networks";
 import type { Sql } from "postgres";
 import {
   type Abi,
@@ -21,8 +22,13 @@ import {
 import { account } from "./helpers";
 
 export { settlements, webhookEvents } from "@tollgate/db";
-export { count, eq } from "drizzle-orm";
+export { count, eq, gt } from "drizzle-orm";
 export { createTestDatabase } from "./test-databases";
+
+/** Local chains for benchmarks: like startChains, without Solidity stack traces (big batch transactions mine faster). */
+export function startBenchChains(networks: EvmNetworkName[] = ["amoy"]): Promise<LocalChains> {
+  return startLocalChains({ basePort: 0, networks, writeManifest: false, stackTraces: false });
+}
 
 /** The postgres-js client under a drizzle database (postgres kind only). */
 export function rawPostgres(db: Database): Sql {

@@ -5,7 +5,7 @@
  * `quote_mismatch` (docs/webhooks.md: merchants act on receipts or matched settlements only).
  */
 import { quotes, type Transaction } from "@tollgate/db";
-import { inArray } from "drizzle-orm";
+import { inArray, sql } from "drizzle-orm";
 import type { DecodedPayment } from "./decode";
 
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
@@ -60,7 +60,8 @@ export function quoteMismatchReason(
 export async function linkQuotes(tx: Transaction, payments: readonly DecodedPayment[]): Promise<QuoteLink[]> {
   const named = [...new Set(payments.flatMap((p) => (p.quoteId ? [p.quoteId] : [])))];
   const byId = new Map<string, QuoteFacts>();
-  for (let i = 0; i < named.length; i += 1000) {
+  if (named.length > 0) {
+    // One round trip for the whole batch (issue 15): the ids travel as ONE jsonb parameter, not one each.
     const rows = await tx
       .select({
         id: quotes.id,
@@ -74,7 +75,7 @@ export async function linkQuotes(tx: Transaction, payments: readonly DecodedPaym
         ipCreatorAmount: quotes.ipCreatorAmount,
       })
       .from(quotes)
-      .where(inArray(quotes.id, named.slice(i, i + 1000)));
+      .where(inArray(quotes.id, sql`(select jsonb_array_elements_text(${JSON.stringify(named)}::jsonb))`));
     for (const row of rows) byId.set(row.id, row);
   }
   return payments.map((p) => {

@@ -17,8 +17,8 @@ import { enqueueWebhookEvents, type SettlementEventData } from "@tollgate/webhoo
 import { and, eq, gt, inArray, isNotNull, lt, lte, ne, sql } from "drizzle-orm";
 import type { RpcBlock } from "../rpc/rpc";
 import type { DecodedPayment } from "./decode";
-import { linkQuotes } from "./quote-link";
 import { settleSuspendedReceipts, suspendReceiptsAbove, suspendReceiptsOffChain } from "./receipt-states";
+import { type NotifyCandidate, upsertSettlements } from "./upsert";
 
 export interface Cursor {
   number: bigint;
@@ -87,60 +87,6 @@ async function resolveMerchants(tx: Transaction, addresses: string[]): Promise<M
   return out;
 }
 
-/**
- * Multi-row upsert from ONE jsonb parameter (`jsonb_to_recordset`) instead of ~20 parameters per row:
- * several times faster than a VALUES list, on PGlite and PostgreSQL alike. A re-mined transaction
- * revives its orphaned row; an identical re-read changes nothing.
- */
-async function upsertSettlements(
-  tx: Transaction,
-  payments: readonly DecodedPayment[],
-  merchantIds: ReadonlyMap<string, string>,
-  now: Date,
-): Promise<void> {
-  if (payments.length === 0) return;
-  const links = await linkQuotes(tx, payments);
-  const rows = payments.map((p, k) => ({
-    chain_id: p.chainId,
-    network: p.network,
-    splitter: p.splitter,
-    splitter_version: p.splitterVersion,
-    tx_hash: p.txHash,
-    log_index: p.logIndex,
-    block_number: p.blockNumber.toString(),
-    block_hash: p.blockHash,
-    payer: p.payer,
-    merchant_address: p.merchantAddress,
-    token: p.token,
-    total_amount: p.totalAmount,
-    merchant_amount: p.merchantAmount,
-    treasury_amount: p.treasuryAmount,
-    ip_creator_amount: p.ipCreatorAmount,
-    order_id: p.orderId,
-    merchant_id: merchantIds.get(p.merchantAddress) ?? null,
-    quote_id: links[k]?.quoteId ?? null,
-    bridge_order_id: p.bridgeOrderId,
-    quote_mismatch: links[k]?.quoteMismatch ?? null,
-  }));
-  const at = now.toISOString();
-  await tx.execute(sql`
-    insert into settlements (chain_id, network, splitter, splitter_version, tx_hash, log_index, block_number,
-      block_hash, payer, merchant_address, token, total_amount, merchant_amount, treasury_amount,
-      ip_creator_amount, order_id, merchant_id, quote_id, bridge_order_id, quote_mismatch, state, seen_at,
-      updated_at)
-    select t.*, 'seen', ${at}::timestamptz, ${at}::timestamptz
-    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as t(chain_id int, network text, splitter text,
-      splitter_version text, tx_hash text, log_index int, block_number bigint, block_hash text, payer text,
-      merchant_address text, token text, total_amount numeric, merchant_amount numeric, treasury_amount numeric,
-      ip_creator_amount numeric, order_id text, merchant_id text, quote_id text, bridge_order_id text,
-      quote_mismatch jsonb)
-    on conflict (chain_id, tx_hash, log_index) do update set
-      block_number = excluded.block_number, block_hash = excluded.block_hash, state = 'seen',
-      seen_at = excluded.seen_at, confirmed_at = null, final_at = null, orphaned_at = null,
-      updated_at = excluded.updated_at
-    where settlements.state = 'orphaned'`);
-}
-
 export interface BatchInput {
   policy: ChainPolicy;
   payments: readonly DecodedPayment[];
@@ -159,8 +105,10 @@ export async function commitBatch(db: Database, input: BatchInput): Promise<{ in
     const merchantIds = await resolveMerchants(tx, [
       ...new Set(input.payments.map((p) => p.merchantAddress)),
     ]);
+    const written: NotifyCandidate[] = [];
     for (let i = 0; i < input.payments.length; i += 5000) {
-      await upsertSettlements(tx, input.payments.slice(i, i + 5000), merchantIds, now);
+      const slice = input.payments.slice(i, i + 5000);
+      written.push(...(await upsertSettlements(tx, policy, input.cursor.number, slice, merchantIds, now)));
     }
     const inserted = input.payments.length;
     if (input.blocks.length > 0) {
@@ -180,7 +128,7 @@ export async function commitBatch(db: Database, input: BatchInput): Promise<{ in
         });
     }
     await saveCursor(tx, policy, input.cursor, input.head, now);
-    await applyTransitions(tx, policy, input.cursor.number, now);
+    await applyTransitions(tx, policy, input.cursor.number, now, written);
     if (input.blocks.length > 0) {
       const from = input.blocks.reduce(
         (min, b) => (BigInt(b.number) < min ? BigInt(b.number) : min),
@@ -238,7 +186,14 @@ export async function recordHead(db: Database, chainId: number, head: bigint, no
  * maxReorgDepth. Depth is measured from the indexed cursor, never from an unvalidated head. Newly
  * confirmed (or final) rows that were never notified get `settlement.confirmed` in the outbox.
  */
-async function applyTransitions(tx: Transaction, policy: ChainPolicy, cursor: bigint, now: Date) {
+async function applyTransitions(
+  tx: Transaction,
+  policy: ChainPolicy,
+  cursor: bigint,
+  now: Date,
+  /** Rows this batch wrote already confirmed or final (upsertSettlements): notified like rows moved here. */
+  written: readonly NotifyCandidate[],
+) {
   const confirmLimit = cursor - BigInt(policy.confirmations) + 1n;
   const finalLimit = cursor - BigInt(policy.maxReorgDepth);
   // RETURNING only what decides notification: a backfill can move tens of thousands of rows at once.
@@ -270,7 +225,7 @@ async function applyTransitions(tx: Transaction, policy: ChainPolicy, cursor: bi
       ),
     )
     .returning(slim);
-  const candidates = [...finalized, ...confirmed].filter(
+  const candidates = [...written, ...finalized, ...confirmed].filter(
     (r) => r.notifiedAt === null && r.merchantId !== null,
   );
   if (candidates.length === 0) return;

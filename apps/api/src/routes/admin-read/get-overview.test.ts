@@ -164,6 +164,64 @@ describe.each(testDatabaseKinds())("GET /admin/api/overview on %s", (kind) => {
     expect(new Set(days.map((row) => row.day)).size).toBeGreaterThan(0);
   });
 
+  it("rollup: statements moving many rows at once (indexer batches, issue 15) keep every day's row exact", async () => {
+    const db = api.deps.db.db;
+    // postgres-js answers an array, PGlite { rows }.
+    const rowsOf = (result: unknown) =>
+      Array.isArray(result) ? result : (result as { rows: unknown[] }).rows;
+    // Per UTC day, network, chain and token, zero rows skipped: what the statement triggers must equal.
+    const perDay = async () =>
+      rowsOf(
+        await db.execute(sql`
+          select (seen_at at time zone 'UTC')::date::text as day, network, chain_id::text, token,
+            count(*)::text as n, sum(total_amount)::text as total, sum(merchant_amount)::text as merchant,
+            sum(treasury_amount)::text as treasury, sum(ip_creator_amount)::text as ip
+          from settlements where state <> 'orphaned' group by 1, 2, 3, 4 order by 1, 2, 3, 4`),
+      );
+    const rollup = async () =>
+      rowsOf(
+        await db.execute(sql`
+          select day::text, network, chain_id::text, token, settlements::text as n, total_amount::text as total,
+            merchant_amount::text as merchant, treasury_amount::text as treasury, ip_creator_amount::text as ip
+          from settlement_daily_rollups where settlements <> 0 order by 1, 2, 3, 4`),
+      );
+    const usdc = "0x00000000000000000000000000000000000000bb";
+    // One statement, several groups (two days, two tokens) and one orphaned row that counts nothing.
+    await db.insert(settlements).values([
+      settlementRow(40, { state: "seen" }),
+      settlementRow(41, {
+        state: "seen",
+        token: usdc,
+        totalAmount: "50",
+        merchantAmount: "49",
+        treasuryAmount: "1",
+      }),
+      settlementRow(42, { state: "seen", seenAt: new Date("2026-02-01T00:00:00Z") }),
+      settlementRow(43, { state: "orphaned", totalAmount: "12345" }),
+    ]);
+    expect(await rollup()).toEqual(await perDay());
+    // One statement mixing state steps (no change counted) with a revert.
+    await db.execute(sql`update settlements set state = case when order_id = 'qt_order41' then 'orphaned' else 'final' end
+      where order_id in ('qt_order40', 'qt_order41', 'qt_order42')`);
+    expect(await rollup()).toEqual(await perDay());
+    // The indexer's upsert: a conflicting orphaned row revives with a new seen time, a new row is inserted.
+    const revived = settlementRow(43, { state: "seen", seenAt: new Date("2026-02-02T00:00:00Z") });
+    const added = settlementRow(44, { state: "seen" });
+    await db
+      .insert(settlements)
+      .values([revived, added])
+      .onConflictDoUpdate({
+        target: [settlements.chainId, settlements.txHash, settlements.logIndex],
+        set: { state: "seen", seenAt: sql`excluded.seen_at` },
+        setWhere: eq(settlements.state, "orphaned"),
+      });
+    expect(await rollup()).toEqual(await perDay());
+    await db
+      .delete(settlements)
+      .where(sql`${settlements.orderId} in ('qt_order40', 'qt_order43', 'qt_order44')`);
+    expect(await rollup()).toEqual(await perDay());
+  });
+
   it("pause: a scope paused through the operator service shows in the overview", async () => {
     await pauseScope(
       { db: api.deps.db, clock: api.deps.clock, pause: api.deps.pause },
