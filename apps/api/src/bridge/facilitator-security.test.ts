@@ -35,6 +35,7 @@ import {
   startTestUpstream,
   type TestBridge,
   type TestUpstream,
+  unfundedSettleBody,
   x402V1Header,
 } from "./testing";
 import { decodeHeader, encodeHeader } from "./x402/wire";
@@ -359,6 +360,48 @@ describe("facilitator security (issue 20, finding 1)", () => {
       expect(await handle.store.state(claimKeys.order(issued.extra.order_id))).toBe("free");
     } finally {
       await queued.close();
+    }
+  });
+
+  it("the relayer bound: a client's fifth settlement in flight is 429 before any recovery; a freed slot admits again", async () => {
+    // The queue admits more per client than the relayer bound, so the bound is what refuses; turns are held.
+    const limits = { perClient: 8, capacity: 16, concurrency: 1, maxDeferMs: 600_000 };
+    const bounded = await startTestBridge(chains, [provider()], {}, { facilitatorQueueLimits: limits });
+    try {
+      const handle = bounded.router.bridge;
+      const open = async (path: string) =>
+        unfundedSettleBody((await readJson(await fetch(`${bounded.url}/acme${path}`))).accepts[0]);
+      const settle = (payload: Json) =>
+        fetch(`${bounded.url}/facilitator/settle`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(payload),
+        });
+      const bodies = await Promise.all(["/b1", "/b2", "/b3", "/b4", "/b5", "/b6"].map(open));
+      const before = await relayerNonce();
+      const endPaidCall = handle.facilitatorQueue.paidCall();
+      const inFlight = bodies.slice(0, 4).map(settle);
+      expect(await until(async () => handle.facilitatorQueue.stats().waiting === 4)).toBe(true);
+      const fifth = await settle(bodies[4]!);
+      const problem = await readJson(fifth);
+      expect(fifth.status).toBe(429);
+      expect(fifth.headers.get("content-type")).toContain("application/problem+json");
+      expect(problem).toMatchObject({ code: "rate_limited" });
+      expect(problem.detail).toContain("in flight per client");
+      expect(handle.facilitatorStats.verifies).toEqual({ valid: 0, invalid: 0, errors: 0 });
+      endPaidCall();
+      for (const answer of await Promise.all(inFlight)) {
+        expect(answer.status).toBe(200);
+        expect(await readJson(answer)).toMatchObject({ success: false, errorReason: "insufficient_funds" });
+      }
+      // Every slot was given back: the next settlement is admitted (and refused on its merits).
+      expect(await readJson(await settle(bodies[5]!))).toMatchObject({
+        success: false,
+        errorReason: "insufficient_funds",
+      });
+      expect(await relayerNonce()).toBe(before);
+    } finally {
+      await bounded.close();
     }
   });
 
