@@ -13,7 +13,7 @@ import { bridgeOpenApiPaths } from "./bridge/openapi";
 import { createBridgeRouter } from "./bridge/router";
 import type { Deps } from "./deps";
 import { createHostedGatewayRouter } from "./hosted-gateway/hosted-gateway-router";
-import { jsonBody, requireDeclaredBodies } from "./infra/body";
+import { BODY_LIMITS, jsonBody, requireDeclaredBodies } from "./infra/body";
 import { corsForAgents } from "./infra/cors";
 import { sendProblem } from "./infra/errors";
 import { htmlSecurityHeaders } from "./infra/security-headers";
@@ -81,7 +81,7 @@ export function createApp(deps: Deps): express.Express {
     appRouter,
     deps.env.baseUrl,
     plainRoutes,
-    bridgeOpenApiPaths(deps.env.bridge ? "/bridge" : undefined),
+    bridgeOpenApiPaths(deps.env.bridge ? "/bridge" : undefined, deps.env.bridge?.maxBodyBytes),
   );
   // A declared, required body must be there (issue 18): before every reader, /g and /bridge included.
   app.use(requireDeclaredBodies(document.paths ?? {}));
@@ -114,7 +114,7 @@ export function createApp(deps: Deps): express.Express {
     });
   }
   app.use(createB2bRouter(deps, { defaultNetwork: "amoy" }));
-  app.use(jsonBody("64kb"));
+  app.use(jsonBody(BODY_LIMITS.json));
 
   const createContext = (req: Request, res: Response): Context => ({
     deps,
