@@ -92,6 +92,46 @@ describe.each(testDatabaseKinds())("quote writer on %s", (kind) => {
     expect(await count([lone.id])).toBe(1);
   });
 
+  it("happy: up to maxInFlight statements are in flight at once; rows past that wait and go together", async () => {
+    /** Writes rows A, B, C in three turns while the table is held by another transaction (nothing can commit). */
+    async function whileHeld(maxInFlight: number): Promise<{ held: number[]; after: number[] }> {
+      const statements: number[] = [];
+      const writer = createQuoteWriter(handle.db, { maxInFlight, onStatement: (n) => statements.push(n) });
+      let release = () => {};
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let locked = () => {};
+      const isLocked = new Promise<void>((resolve) => {
+        locked = resolve;
+      });
+      const holder = handle.db.transaction(async (tx) => {
+        await tx.execute(sql`lock table quotes in exclusive mode`);
+        locked();
+        await gate;
+      });
+      await isLocked;
+      const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+      const rows = [row(), row(), row()];
+      const written: Promise<void>[] = [];
+      for (const r of rows) {
+        written.push(writer.insert(r));
+        await turn();
+        await turn();
+      }
+      const held = [...statements];
+      release();
+      await holder;
+      await Promise.all(written);
+      expect(await count(rows.map((r) => r.id))).toBe(3);
+      return { held, after: statements };
+    }
+    // One in flight: B and C wait for A, then share one statement.
+    expect(await whileHeld(1)).toEqual({ held: [1], after: [1, 2] });
+    // Three in flight: each went at the end of its own turn.
+    expect(await whileHeld(3)).toEqual({ held: [1, 1, 1], after: [1, 1, 1] });
+  });
+
   it("happy: a row stored by the writer reads back exactly as one stored by drizzle's builder (NULLs stay SQL NULL)", async () => {
     const writer = createQuoteWriter(handle.db);
     const rated = {

@@ -3,9 +3,11 @@
  * of one each. Invariants: each caller's promise settles only once its own row is committed (or refused); one row
  * per quote, never two (the primary key); the first write waits only for the end of the current event-loop turn
  * (setImmediate), so rows of requests handled in the same turn share it (PGlite answers within a turn, so nothing
- * would ever be "in flight" to wait behind); while a batch is in flight new rows wait and go together in the next
- * one. A refused batch (one bad row fails the whole statement) is retried row by row, so a row is refused only for
- * its own fault.
+ * would ever be "in flight" to wait behind); at most `maxInFlight` statements are in flight, and rows queued past
+ * that wait and go together in the next one. A refused batch (one bad row fails the whole statement) is retried row
+ * by row, so a row is refused only for its own fault.
+ * `maxInFlight`: 1 on PGlite (one in-process engine: a second statement would only queue inside it, in a smaller
+ * batch); more on PostgreSQL, where a quote otherwise waits for the commit before its own batch may even start.
  * Each batch size's statement is built once (drizzle prepared statement, a server-side prepared statement on
  * PostgreSQL) and then only fed values: building the 26-column, up-to-64-row INSERT per batch was the largest
  * share of a quote's CPU (issue 15, third pass).
@@ -22,8 +24,13 @@ export interface QuoteWriter {
 /** Rows per INSERT: past this the next statement takes the rest. */
 export const QUOTE_BATCH_MAX = 64;
 
+/** Statements in flight at once on PostgreSQL (a share of the pool: other requests need connections too). */
+export const QUOTE_WRITES_IN_FLIGHT_POSTGRES = 4;
+
 export interface QuoteWriterOptions {
   maxBatch?: number;
+  /** Statements in flight at once (default 1). */
+  maxInFlight?: number;
   /** Told the row count of every statement sent (tests count statements with it). */
   onStatement?: (rows: number) => void;
 }
@@ -56,8 +63,10 @@ export function quoteRowParams(row: QuoteRow, into: unknown[]): void {
 
 export function createQuoteWriter(db: Database, options: QuoteWriterOptions = {}): QuoteWriter {
   const maxBatch = options.maxBatch ?? QUOTE_BATCH_MAX;
+  const maxInFlight = options.maxInFlight ?? 1;
   const queue: Pending[] = [];
-  let flushing = false;
+  let inFlight = 0;
+  let scheduled = false;
   // One prepared INSERT per batch size, built on first use. Placeholders are wrapped in `sql` so drizzle passes
   // the values as given: they are mapped by quoteRowParams (drizzle maps a bare placeholder's null through the
   // encoder, which would store JSON null for `rate`).
@@ -93,36 +102,39 @@ export function createQuoteWriter(db: Database, options: QuoteWriterOptions = {}
 
   const one = (item: Pending) => write([item]).then(() => item.resolve(), item.reject);
 
-  async function flush(): Promise<void> {
+  async function send(batch: Pending[]): Promise<void> {
+    if (batch.length === 1) return one(batch[0]!);
     try {
-      while (queue.length > 0) {
-        const batch = queue.splice(0, maxBatch);
-        if (batch.length === 1) {
-          await one(batch[0]!);
-          continue;
-        }
-        try {
-          await write(batch);
-        } catch {
-          // Nothing of the batch is stored (one statement); each row gets its own answer.
-          await Promise.all(batch.map(one));
-          continue;
-        }
-        for (const item of batch) item.resolve();
-      }
-    } finally {
-      flushing = false;
+      await write(batch);
+    } catch {
+      // Nothing of the batch is stored (one statement); each row gets its own answer.
+      await Promise.all(batch.map(one));
+      return;
     }
+    for (const item of batch) item.resolve();
+  }
+
+  /** At the end of this turn, send what is queued, as far as the in-flight bound allows. */
+  function schedule(): void {
+    if (scheduled || queue.length === 0 || inFlight >= maxInFlight) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      while (queue.length > 0 && inFlight < maxInFlight) {
+        inFlight++;
+        void send(queue.splice(0, maxBatch)).finally(() => {
+          inFlight--;
+          schedule();
+        });
+      }
+    });
   }
 
   return {
     insert(row) {
       return new Promise<void>((resolve, reject) => {
         queue.push({ row, resolve, reject });
-        if (!flushing) {
-          flushing = true;
-          setImmediate(() => void flush());
-        }
+        schedule();
       });
     },
   };
