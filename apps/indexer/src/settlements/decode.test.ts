@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { InconsistentRpcDataError, type RpcLog } from "../rpc/rpc";
 import { decodePaymentLog, PAYMENT_TOPIC0 } from "./decode";
 
-const SPLITTER = "0x00000000000000000000000000000000000000aa";
+const SPLITTER = "0x00000000000000000000000000000000000000aa" as const;
 const ctx = { chainId: 80002, network: "amoy", splitters: [{ version: "v1.2" as const, address: SPLITTER }] };
 const PAYER = "0x1111111111111111111111111111111111111111";
 const MERCHANT = "0xabcdef0000000000000000000000000000000002";
