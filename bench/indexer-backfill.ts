@@ -18,7 +18,9 @@
  *    (triggers included): drizzle on PGlite, postgres-js `insert ... ${sql(rows)}` on PostgreSQL. Only the
  *    inserts are timed. This is the storage ceiling the indexer is compared against (`ratio` = indexer / raw).
  * Memory: process.resourceUsage().maxRSS (the high-water mark, which includes the in-process chain) before and
- * after each backfill, and the RSS peak sampled every 20 ms during it. No assertions on timings.
+ * after each backfill, and the RSS and V8 heap-used peaks sampled every 20 ms during it (the heap is where the
+ * indexer's batches live; RSS also holds the chain). The indexer runs with its defaults, so a batch holds at most
+ * MAX_LOGS_PER_BATCH (10,000) logs. No assertions on timings.
  */
 import { loadavg } from "node:os";
 import { table, writeResults } from "./lib";
@@ -97,8 +99,11 @@ for (const size of SIZES) {
     const maxRssBefore = maxRssMiB();
     const rssBefore = mib(process.memoryUsage.rss());
     let rssPeak = rssBefore;
+    const heapBefore = mib(process.memoryUsage().heapUsed);
+    let heapPeak = heapBefore;
     const sampler = setInterval(() => {
       rssPeak = Math.max(rssPeak, mib(process.memoryUsage.rss()));
+      heapPeak = Math.max(heapPeak, mib(process.memoryUsage().heapUsed));
     }, 20);
     let batches = 0;
     const started = performance.now();
@@ -147,6 +152,7 @@ for (const size of SIZES) {
       ratio,
       "maxRSS MiB before→after": `${maxRssBefore.toFixed(0)}→${maxRssAfter.toFixed(0)}`,
       "RSS peak - start MiB": rssPeak - rssBefore,
+      "heap peak - start MiB": heapPeak - heapBefore,
     });
     // Each size is printed and written as soon as it is measured: a 500,000-log run is long.
     console.log(table(rows.slice(-1)));
@@ -164,6 +170,8 @@ for (const size of SIZES) {
       max_rss_mib_before: maxRssBefore,
       max_rss_mib_after: maxRssAfter,
       rss_peak_over_start_mib: rssPeak - rssBefore,
+      heap_peak_over_start_mib: heapPeak - heapBefore,
+      max_logs_per_batch: cfg.maxLogsPerBatch,
     });
     writeResults("indexer-backfill", { logs_per_block: BATCH, load_start: loadStart, runs: figures });
   }

@@ -28,6 +28,8 @@ export interface NetworkConfig {
   pollIntervalMs: number;
   getLogsInitialRange: number;
   getLogsMaxRange: number;
+  /** Payment logs per batch transaction; a block's logs are never split, so one block may exceed it. */
+  maxLogsPerBatch: number;
   rpcTimeoutMs: number;
   stallAlertMs: number;
 }
@@ -41,6 +43,7 @@ export function networkConfigs(
     | "pollIntervalMs"
     | "getLogsInitialRange"
     | "getLogsMaxRange"
+    | "maxLogsPerBatch"
     | "rpcTimeoutMs"
     | "stallAlertMs"
   >,
@@ -70,6 +73,7 @@ export function networkConfigs(
       pollIntervalMs: o.pollIntervalMs ?? env.pollIntervalMs,
       getLogsInitialRange: env.getLogsInitialRange,
       getLogsMaxRange: env.getLogsMaxRange,
+      maxLogsPerBatch: env.maxLogsPerBatch,
       rpcTimeoutMs: env.rpcTimeoutMs,
       stallAlertMs: env.stallAlertMs,
     });

@@ -42,6 +42,8 @@ const ZRawEnv = z.object({
   /** First eth_getLogs range; it adapts between 1 and GETLOGS_MAX_RANGE. */
   GETLOGS_INITIAL_RANGE: envDefault(envInteger({ min: 1 }), 2_000),
   GETLOGS_MAX_RANGE: envDefault(envInteger({ min: 1 }), 10_000),
+  /** Payment logs per batch transaction (issue 15): bounds memory and transaction size in a backfill. */
+  MAX_LOGS_PER_BATCH: envDefault(envInteger({ min: 1 }), 10_000),
   RPC_TIMEOUT_MS: envDefault(envInteger({ min: 100 }), 10_000),
   /** No new head for this long raises the lag alert (checklist A6, ponder #2264). */
   STALL_ALERT_MS: envDefault(envInteger({ min: 1_000 }), 120_000),
@@ -74,6 +76,7 @@ export interface IndexerEnv {
   pollIntervalMs: number;
   getLogsInitialRange: number;
   getLogsMaxRange: number;
+  maxLogsPerBatch: number;
   rpcTimeoutMs: number;
   stallAlertMs: number;
   overrides: Partial<Record<EvmNetworkName, NetworkOverrides>>;
@@ -136,6 +139,7 @@ export function loadIndexerEnv(source: EnvSource = process.env): IndexerEnv {
     pollIntervalMs: raw.POLL_INTERVAL_MS,
     getLogsInitialRange: Math.min(raw.GETLOGS_INITIAL_RANGE, raw.GETLOGS_MAX_RANGE),
     getLogsMaxRange: raw.GETLOGS_MAX_RANGE,
+    maxLogsPerBatch: raw.MAX_LOGS_PER_BATCH,
     rpcTimeoutMs: raw.RPC_TIMEOUT_MS,
     stallAlertMs: raw.STALL_ALERT_MS,
     overrides,

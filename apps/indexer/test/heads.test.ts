@@ -14,6 +14,10 @@ import { isWebSocketUrl, webSocketRpc } from "../src/rpc/heads";
 import { account, chainOf, configFor, mine, pay, quietLog, startChains, waitFor } from "./helpers";
 import { createTestDatabase, testDatabaseKinds } from "./test-databases";
 
+/** The backfill is done (a run reads a few blocks first, issue 15): later payments are the only new rows. */
+const caughtUp = (s: { indexed?: bigint; head?: bigint }) =>
+  s.indexed !== undefined && s.head !== undefined && s.indexed >= s.head;
+
 let chains: LocalChains;
 const MERCHANT = account(18).address;
 /** Longer than any wait below: only a pushed head can wake the follower in time. */
@@ -89,9 +93,7 @@ describe.each(testDatabaseKinds())("new heads over WebSocket on %s", (kind) => {
       log: quietLog,
     });
     try {
-      await waitFor(
-        () => follower.status().headSource === "websocket" && follower.status().indexed !== undefined,
-      );
+      await waitFor(() => follower.status().headSource === "websocket" && caughtUp(follower.status()));
       const before = await indexed();
       await pay(amoy, 12, MERCHANT, `qt_wshead${kind}xxxx`);
       await mine(amoy, 1);
@@ -115,7 +117,7 @@ describe.each(testDatabaseKinds())("new heads over WebSocket on %s", (kind) => {
       log: quietLog,
     });
     try {
-      await waitFor(() => follower.status().indexed !== undefined);
+      await waitFor(() => caughtUp(follower.status()));
       const before = await indexed();
       await pay(amoy, 13, MERCHANT, `qt_wspoll${kind}xxxx`);
       await mine(amoy, 1);

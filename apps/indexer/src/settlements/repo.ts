@@ -17,8 +17,9 @@ import { enqueueWebhookEvents, type SettlementEventData } from "@tollgate/webhoo
 import { and, eq, gt, inArray, isNotNull, lt, lte, ne, sql } from "drizzle-orm";
 import type { RpcBlock } from "../rpc/rpc";
 import type { DecodedPayment } from "./decode";
+import { arrayLiteral } from "./pg-arrays";
 import { settleSuspendedReceipts, suspendReceiptsAbove, suspendReceiptsOffChain } from "./receipt-states";
-import { type NotifyCandidate, upsertSettlements } from "./upsert";
+import { type WrittenCandidate, writeSettlements } from "./write";
 
 export interface Cursor {
   number: bigint;
@@ -105,11 +106,7 @@ export async function commitBatch(db: Database, input: BatchInput): Promise<{ in
     const merchantIds = await resolveMerchants(tx, [
       ...new Set(input.payments.map((p) => p.merchantAddress)),
     ]);
-    const written: NotifyCandidate[] = [];
-    for (let i = 0; i < input.payments.length; i += 5000) {
-      const slice = input.payments.slice(i, i + 5000);
-      written.push(...(await upsertSettlements(tx, policy, input.cursor.number, slice, merchantIds, now)));
-    }
+    const written = await writeSettlements(tx, policy, input.cursor.number, input.payments, merchantIds, now);
     const inserted = input.payments.length;
     if (input.blocks.length > 0) {
       await tx
@@ -191,8 +188,8 @@ async function applyTransitions(
   policy: ChainPolicy,
   cursor: bigint,
   now: Date,
-  /** Rows this batch wrote already confirmed or final (upsertSettlements): notified like rows moved here. */
-  written: readonly NotifyCandidate[],
+  /** Rows this batch wrote already confirmed or final (writeSettlements): notified like rows moved here. */
+  written: readonly WrittenCandidate[],
 ) {
   const confirmLimit = cursor - BigInt(policy.confirmations) + 1n;
   const finalLimit = cursor - BigInt(policy.maxReorgDepth);
@@ -225,31 +222,39 @@ async function applyTransitions(
       ),
     )
     .returning(slim);
-  const candidates = [...written, ...finalized, ...confirmed].filter(
-    (r) => r.notifiedAt === null && r.merchantId !== null,
-  );
-  if (candidates.length === 0) return;
+  const moved = [...finalized, ...confirmed].filter((r) => r.notifiedAt === null && r.merchantId !== null);
+  if (written.length === 0 && moved.length === 0) return;
+  const merchantIds = new Set([...written, ...moved].map((r) => r.merchantId as string));
   const withEndpoint = await tx
     .select({ merchantId: webhookEndpoints.merchantId })
     .from(webhookEndpoints)
     .where(
-      and(
-        inArray(webhookEndpoints.merchantId, [...new Set(candidates.map((r) => r.merchantId as string))]),
-        eq(webhookEndpoints.status, "active"),
-      ),
+      and(inArray(webhookEndpoints.merchantId, [...merchantIds]), eq(webhookEndpoints.status, "active")),
     );
   const active = new Set(withEndpoint.map((e) => e.merchantId));
-  const toNotifyIds = candidates.filter((r) => active.has(r.merchantId as string)).map((r) => r.id);
-  if (toNotifyIds.length === 0) return;
+  const writtenKeys = written.filter((r) => active.has(r.merchantId));
+  const movedIds = moved.filter((r) => active.has(r.merchantId as string)).map((r) => r.id);
+  // Each set in one statement: the keys and ids travel as array parameters.
   const toNotify: SettlementRow[] = [];
-  for (let i = 0; i < toNotifyIds.length; i += 1000) {
+  if (writtenKeys.length > 0) {
+    const txHashes = arrayLiteral(writtenKeys.map((r) => r.txHash));
+    const logIndexes = arrayLiteral(writtenKeys.map((r) => r.logIndex));
     toNotify.push(
       ...(await tx
         .select()
         .from(settlements)
-        .where(inArray(settlements.id, toNotifyIds.slice(i, i + 1000)))),
+        .where(
+          and(
+            eq(settlements.chainId, policy.chainId),
+            sql`(${settlements.txHash}, ${settlements.logIndex}) in (select * from unnest(${txHashes}::text[], ${logIndexes}::int[]))`,
+          ),
+        )),
     );
   }
+  if (movedIds.length > 0) {
+    toNotify.push(...(await tx.select().from(settlements).where(idIn(movedIds))));
+  }
+  if (toNotify.length === 0) return;
   const enqueued = await enqueueWebhookEvents(
     tx,
     toNotify.map((r) => ({
@@ -261,13 +266,11 @@ async function applyTransitions(
   );
   const notifiedMerchants = new Set(enqueued.map((e) => e.merchantId));
   const ids = toNotify.filter((r) => notifiedMerchants.has(r.merchantId as string)).map((r) => r.id);
-  for (let i = 0; i < ids.length; i += 1000) {
-    await tx
-      .update(settlements)
-      .set({ notifiedAt: now })
-      .where(inArray(settlements.id, ids.slice(i, i + 1000)));
-  }
+  if (ids.length > 0) await tx.update(settlements).set({ notifiedAt: now }).where(idIn(ids));
 }
+
+const idIn = (ids: readonly bigint[]) =>
+  sql`${settlements.id} = any(${arrayLiteral(ids.map((id) => id.toString()))}::bigint[])`;
 
 /**
  * Reorg repair (checklist A5): in ONE transaction, settlements above the common ancestor become

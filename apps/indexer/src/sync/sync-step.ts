@@ -1,35 +1,37 @@
 /**
  * One follower step (issue 5): read the head, check the cursor block still has its hash (else repair a
- * reorg), fetch the next range of Payment logs (adaptive), fetch and validate the headers the range
- * needs, and commit rows + blocks + cursor + transitions + outbox in one transaction.
+ * reorg), read the next range (read-batch.ts: adaptive eth_getLogs, headers, checks, decoding), check that it
+ * extends the cursor, and commit rows + blocks + cursor + transitions + outbox in one transaction.
  *
- * Backfill and realtime are the same step: far from the head only the range's first and last block and
- * blocks with logs are fetched; within `maxReorgDepth` of the head every header is fetched, chained by
- * parent hash, bloom-checked and remembered for reorg detection.
+ * Backfill and realtime are the same step. Issue 15: in a backfill (the batch ends below the head) the next range
+ * is read while this batch commits; the next step uses that read only if it starts right after the cursor the
+ * commit stored, with the same hash, and checks its seam like any other read. Nothing is written outside the batch
+ * transaction, so a failed commit simply drops the read.
  */
 import type { Database } from "@tollgate/db";
 import type { NetworkConfig } from "../config";
 import { repairReorg } from "../reorg/reorg";
-import { type Hex, InconsistentRpcDataError, RetryableRpcError, type Rpc, type RpcBlock } from "../rpc/rpc";
-import { decodePaymentLog, PAYMENT_TOPIC0 } from "../settlements/decode";
-import { validReceiptBlocks } from "../settlements/receipt-states";
+import { InconsistentRpcDataError, RetryableRpcError, type Rpc } from "../rpc/rpc";
 import { type ChainPolicy, type Cursor, commitBatch, loadCursor, recordHead } from "../settlements/repo";
-import { AdaptiveRange, getLogsAdaptive } from "./get-logs";
-import { type LogFilter, relevantLogs, validateHeaderChain, validateLogs } from "./validate-rpc";
+import { AdaptiveRange } from "./get-logs";
+import { noteProblem, type ReadBatch, type ReadState, readBatch } from "./read-batch";
 
 export type StepResult =
   | { kind: "idle"; head: bigint; cursor: bigint }
   | { kind: "indexed"; head: bigint; from: bigint; to: bigint; logs: number }
   | { kind: "reorg"; head: bigint; ancestor: bigint; depth: number; orphaned: number; reverted: number };
 
-export interface SyncState {
-  range: AdaptiveRange;
-  /** Bloom inconsistencies per block; a block is waived after BLOOM_RETRIES (bloom false positives exist). */
-  bloomFailures: Map<bigint, number>;
+/** The next range, read while the previous batch committed; it never rejects (the outcome is held). */
+interface Prefetch {
+  from: bigint;
+  /** Lower-case hash of block `from - 1`: the cursor the commit stores. */
+  after: string;
+  read: Promise<{ batch: ReadBatch } | { error: unknown }>;
 }
 
-const BLOOM_RETRIES = 3;
-const HEADER_CONCURRENCY = 16;
+export interface SyncState extends ReadState {
+  prefetch?: Prefetch;
+}
 
 export function newSyncState(cfg: NetworkConfig): SyncState {
   return { range: new AdaptiveRange(cfg.getLogsInitialRange, cfg.getLogsMaxRange), bloomFailures: new Map() };
@@ -44,26 +46,26 @@ export function policyOf(cfg: NetworkConfig): ChainPolicy {
   };
 }
 
-async function fetchHeaders(rpc: Rpc, numbers: bigint[]): Promise<Map<bigint, RpcBlock>> {
-  const out = new Map<bigint, RpcBlock>();
-  for (let i = 0; i < numbers.length; i += HEADER_CONCURRENCY) {
-    const slice = numbers.slice(i, i + HEADER_CONCURRENCY);
-    const blocks = await Promise.all(slice.map((n) => rpc.blockByNumber(n)));
-    blocks.forEach((block, k) => {
-      // A node behind its own head answers null: not an error of the chain, try again later.
-      if (!block) throw new RetryableRpcError(`block ${slice[k]} not available yet`);
-      out.set(slice[k]!, block);
-    });
-  }
-  return out;
-}
-
 async function initialCursor(rpc: Rpc, cfg: NetworkConfig): Promise<Cursor> {
   const number = BigInt(cfg.startBlock) - 1n;
   if (number < 0n) return { number: -1n, hash: `0x${"0".repeat(64)}` };
   const block = await rpc.blockByNumber(number);
   if (!block) throw new RetryableRpcError(`start block ${number} not available`);
   return { number, hash: block.hash.toLowerCase() };
+}
+
+/** The prefetched read of `from`, if it was read after exactly this cursor and against no higher head. */
+async function takePrefetch(
+  prefetch: Prefetch | undefined,
+  cursor: Cursor,
+  head: bigint,
+): Promise<ReadBatch | undefined> {
+  if (!prefetch || prefetch.from !== cursor.number + 1n || prefetch.after !== cursor.hash.toLowerCase())
+    return;
+  const outcome = await prefetch.read;
+  if ("error" in outcome) throw outcome.error;
+  // A provider now reporting a lower head than the range read is lagging: read again against this head.
+  return outcome.batch.to <= head ? outcome.batch : undefined;
 }
 
 export interface StepOptions {
@@ -79,6 +81,8 @@ export async function syncStep(
   options: StepOptions,
 ): Promise<StepResult> {
   const policy = policyOf(cfg);
+  const prefetch = state.prefetch;
+  state.prefetch = undefined;
   const head = await rpc.blockNumber();
   const stored = await loadCursor(db, cfg.chainId);
   const cursor = stored ?? (await initialCursor(rpc, cfg));
@@ -96,32 +100,9 @@ export async function syncStep(
   }
 
   const from = cursor.number + 1n;
-  const filter: LogFilter = {
-    addresses: new Set(cfg.splitters.map((s) => s.address)),
-    topic0: PAYMENT_TOPIC0,
-  };
-  const { to, logs: rawLogs } = await getLogsAdaptive(rpc, state.range, {
-    from,
-    to: head,
-    address: cfg.splitters.map((s) => s.address as Hex),
-    topic0: PAYMENT_TOPIC0,
-  });
-  const logs = relevantLogs(rawLogs, filter);
-
-  const realtimeFrom = head - BigInt(cfg.maxReorgDepth) + 1n;
-  const wanted = new Set<bigint>([from, to]);
-  for (const log of logs) wanted.add(BigInt(log.blockNumber));
-  // Blocks valid receipts rest on: their stored hash shows whether the receipt's block is still there.
-  for (const n of await validReceiptBlocks(db, cfg.chainId, from, to)) wanted.add(n);
-  const bloomChecked = new Set<bigint>();
-  for (let n = from > realtimeFrom ? from : realtimeFrom; n <= to; n++) {
-    wanted.add(n);
-    if ((state.bloomFailures.get(n) ?? 0) < BLOOM_RETRIES) bloomChecked.add(n);
-  }
-  const headers = await fetchHeaders(
-    rpc,
-    [...wanted].sort((a, b) => (a < b ? -1 : 1)),
-  );
+  const batch =
+    (await takePrefetch(prefetch, cursor, head)) ?? (await readBatch(db, rpc, cfg, state, from, head));
+  const { to, headers } = batch;
 
   // Parent-hash check at the seam: the first new block must extend the cursor block.
   const first = headers.get(from)!;
@@ -135,31 +116,35 @@ export async function syncStep(
     }
     return reorg(db, rpc, policy, cursor, head, options.now());
   }
-  validateHeaderChain(headers);
-  try {
-    validateLogs(logs, headers, { from, to }, filter, bloomChecked);
-  } catch (err) {
-    if (err instanceof InconsistentRpcDataError && err.kind === "bloom" && err.blockNumber !== undefined) {
-      state.bloomFailures.set(err.blockNumber, (state.bloomFailures.get(err.blockNumber) ?? 0) + 1);
-    }
-    throw err;
+  if (batch.problem !== undefined) {
+    noteProblem(state, batch.problem);
+    throw batch.problem;
   }
 
-  const payments = logs.map((log) =>
-    decodePaymentLog(log, { chainId: cfg.chainId, network: cfg.network, splitters: cfg.splitters }),
-  );
   const last = headers.get(to)!;
-  await commitBatch(db, {
-    policy,
-    payments,
-    blocks: [...headers.values()],
-    cursor: { number: to, hash: last.hash },
-    head,
-    now: options.now(),
-    ...(options.beforeCommit ? { beforeCommit: options.beforeCommit } : {}),
-  });
+  if (to < head) {
+    const next = readBatch(db, rpc, cfg, state, to + 1n, head).then(
+      (read) => ({ batch: read }),
+      (error: unknown) => ({ error }),
+    );
+    state.prefetch = { from: to + 1n, after: last.hash.toLowerCase(), read: next };
+  }
+  try {
+    await commitBatch(db, {
+      policy,
+      payments: batch.payments,
+      blocks: [...headers.values()],
+      cursor: { number: to, hash: last.hash },
+      head,
+      now: options.now(),
+      ...(options.beforeCommit ? { beforeCommit: options.beforeCommit } : {}),
+    });
+  } catch (err) {
+    state.prefetch = undefined;
+    throw err;
+  }
   for (const n of state.bloomFailures.keys()) if (n <= to) state.bloomFailures.delete(n);
-  return { kind: "indexed", head, from, to, logs: payments.length };
+  return { kind: "indexed", head, from, to, logs: batch.payments.length };
 }
 
 async function reorg(
