@@ -6,6 +6,7 @@ import type { LocalChain, LocalChains } from "@tollgate/contracts/local-chains";
 import { type DatabaseHandle, indexerCursors, settlements, webhookEvents } from "@tollgate/db";
 import { createOrRotateWebhookSecret } from "@tollgate/webhooks";
 import { asc, eq } from "drizzle-orm";
+import { keccak256, stringToBytes } from "viem";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { NetworkConfig } from "../src/config";
 import { createRpc, InconsistentRpcDataError, RetryableRpcError, type RpcLog } from "../src/rpc/rpc";
@@ -137,6 +138,20 @@ describe.each(testDatabaseKinds())("sync on %s", (kind) => {
       ...orderIds.slice(1).map(() => null),
     ]);
     expect(rows.map((r) => r.bridgeOrderId)).toEqual([null, orderIds[1], null, null, null, null, null]);
+  });
+
+  it("goes on indexing after order ids PostgreSQL cannot hold (NUL) or index (3,000 bytes): stored as keccak256", async () => {
+    // Before: the batch failed on every retry and the chain's indexing stalled behind a 1-wei payment.
+    const hostile = ["qt_nul\u0000", `qt_${"x".repeat(3_000)}`];
+    for (const [k, orderId] of hostile.entries()) await pay(chain, 10 + k, MERCHANT, orderId);
+    await pay(chain, 12, MERCHANT, "qt_afterhostile1");
+    await indexAll(handle, configFor(chains, "amoy", { confirmations: 1 }));
+    const rows = await rowsOf(handle);
+    expect(rows.map((r) => r.orderId)).toEqual([
+      ...hostile.map((orderId) => `keccak256:${keccak256(stringToBytes(orderId))}`),
+      "qt_afterhostile1",
+    ]);
+    expect(rows.map((r) => r.quoteMismatch?.quote_id ?? null)).toEqual([null, null, "qt_afterhostile1"]);
   });
 
   it("fills a gap of many blocks in order with a small range and moves seen → confirmed → final", async () => {

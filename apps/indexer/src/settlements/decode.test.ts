@@ -1,8 +1,16 @@
 import { PAYMENT_EVENT_ABI } from "@tollgate/shared/contracts";
-import { decodeEventLog, encodeAbiParameters, encodeEventTopics, type Hex, pad } from "viem";
+import {
+  decodeEventLog,
+  encodeAbiParameters,
+  encodeEventTopics,
+  type Hex,
+  keccak256,
+  pad,
+  stringToBytes,
+} from "viem";
 import { describe, expect, it } from "vitest";
 import { InconsistentRpcDataError, type RpcLog } from "../rpc/rpc";
-import { decodePaymentLog, PAYMENT_TOPIC0 } from "./decode";
+import { decodePaymentLog, MAX_STORED_ORDER_ID_BYTES, PAYMENT_TOPIC0 } from "./decode";
 
 const SPLITTER = "0x00000000000000000000000000000000000000aa" as const;
 const ctx = { chainId: 80002, network: "amoy", splitters: [{ version: "v1.2" as const, address: SPLITTER }] };
@@ -68,7 +76,7 @@ describe("decodePaymentLog", () => {
   it.each([
     ["a quote id", "qt_01J9ZK8Q4V", [1_000n, 990n, 10n, 0n]],
     ["an empty order id", "", [1n, 1n, 0n, 0n]],
-    ["a long unicode order id", `ord_${"é€😀".repeat(40)}`, [2n ** 256n - 1n, 2n ** 255n, 3n, 2n ** 64n]],
+    ["a long unicode order id", `ord_${"é€😀".repeat(28)}`, [2n ** 256n - 1n, 2n ** 255n, 3n, 2n ** 64n]],
   ] as const)("matches viem for %s", (_, orderId, amounts) => {
     const log = paymentLog({ amounts: [...amounts], orderId });
     const decoded = decodePaymentLog(log, ctx);
@@ -87,6 +95,32 @@ describe("decodePaymentLog", () => {
     const data = `0x${words.join("")}${Buffer.from("qt_abc").toString("hex").padEnd(64, "0")}` as Hex;
     const log = paymentLog({ amounts: [0n, 0n, 0n, 0n], orderId: "", data });
     expect(decodePaymentLog(log, ctx)).toMatchObject({ ...viaViem(log), orderId: "qt_ab" });
+  });
+
+  it("stores an order id PostgreSQL cannot hold or index as keccak256 of its bytes, linking nothing", () => {
+    const fits = `ord_${"a".repeat(MAX_STORED_ORDER_ID_BYTES - 4)}`;
+    const cases = ["qt_nul\u0000byte", `qt_${"x".repeat(MAX_STORED_ORDER_ID_BYTES)}`, "\u0000"];
+    for (const orderId of cases) {
+      const decoded = decodePaymentLog(paymentLog({ amounts: [1n, 1n, 0n, 0n], orderId }), ctx);
+      expect(decoded).toMatchObject({
+        orderId: `keccak256:${keccak256(stringToBytes(orderId))}`,
+        quoteId: null,
+        bridgeOrderId: null,
+      });
+    }
+    expect(decodePaymentLog(paymentLog({ amounts: [1n, 1n, 0n, 0n], orderId: fits }), ctx)).toMatchObject({
+      orderId: fits,
+      bridgeOrderId: fits,
+    });
+    // Bytes that are not UTF-8 (viem would have decoded them to replacement characters).
+    const raw = Uint8Array.from([0x71, 0x74, 0x5f, 0xff, 0xfe]);
+    const words = [1n, 1n, 0n, 0n, 0xa0n, 5n].map((n) => pad(`0x${n.toString(16)}`).slice(2));
+    const data = `0x${words.join("")}${Buffer.from(raw).toString("hex").padEnd(64, "0")}` as Hex;
+    const log = paymentLog({ amounts: [0n, 0n, 0n, 0n], orderId: "", data });
+    expect(decodePaymentLog(log, ctx)).toMatchObject({
+      orderId: `keccak256:${keccak256(raw)}`,
+      quoteId: null,
+    });
   });
 
   it("refuses data that does not hold the event", () => {

@@ -4,7 +4,7 @@
  */
 import { PAYMENT_EVENT_ABI } from "@tollgate/shared/contracts";
 import { ID_PREFIXES } from "@tollgate/shared/ids";
-import { toEventSelector } from "viem";
+import { keccak256, toEventSelector } from "viem";
 import type { SplitterRef } from "../config";
 import { type Hex, InconsistentRpcDataError, type RpcLog } from "../rpc/rpc";
 
@@ -41,7 +41,27 @@ export function linkOrderId(orderId: string): { quoteId: string | null; bridgeOr
 
 const WORD = 64; // hex characters per ABI word
 const HEX = /^[0-9a-fA-F]*$/;
-const utf8 = new TextDecoder();
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Longest order id stored as its text, in bytes (Tollgate's own quote and order ids are about 30). */
+export const MAX_STORED_ORDER_ID_BYTES = 256;
+
+/**
+ * The order id as stored (issue 15 review): the payer chooses these bytes, and PostgreSQL text cannot hold a NUL nor
+ * index a long value, so such an id would fail its batch and stall the chain's indexing for good. An id that is
+ * valid UTF-8, has no NUL and fits MAX_STORED_ORDER_ID_BYTES is stored exactly; any other is stored as
+ * `keccak256:0x…` of its bytes, the payment id the splitter itself keys on. Such an id links no quote or order.
+ */
+export function storedOrderId(bytes: Uint8Array): string {
+  if (bytes.length <= MAX_STORED_ORDER_ID_BYTES && !bytes.includes(0)) {
+    try {
+      return strictUtf8.decode(bytes);
+    } catch {
+      // Not UTF-8: hashed below rather than stored with replacement characters.
+    }
+  }
+  return `keccak256:${keccak256(bytes)}`;
+}
 
 /**
  * Decodes Payment(address indexed payer, address indexed merchant, address indexed token, uint256 totalAmount,
@@ -83,7 +103,7 @@ function decodePaymentFields(topics: readonly Hex[], data: Hex) {
     merchantAmount: wordAt(WORD).toString(),
     treasuryAmount: wordAt(2 * WORD).toString(),
     ipCreatorAmount: wordAt(3 * WORD).toString(),
-    orderId: utf8.decode(Buffer.from(text, "hex")),
+    orderId: storedOrderId(Buffer.from(text, "hex")),
   };
 }
 
