@@ -15,14 +15,8 @@
  * contract called the splitter; the event's exact merchant and treasury legs then leave nothing to redirect.
  */
 import { AppError, splitterV12Abi, ZERO_ADDRESS } from "@tollgate/shared";
-import {
-  type Address,
-  decodeFunctionData,
-  type Hash,
-  type Hex,
-  isAddressEqual,
-  recoverMessageAddress,
-} from "viem";
+import { type Address, decodeFunctionData, type Hash, type Hex, isAddressEqual } from "viem";
+import { recoverMessageSigner } from "../infra/recover-signer";
 import type { ChainContext } from "../services/chains";
 import { type VerifiedPayment, verifyPayment } from "../services/payment-verifier";
 import type { BridgeOrder } from "./orders";
@@ -180,10 +174,7 @@ export async function checkPayerSignature(
     throw new AppError("validation_failed", `${PAYER_SIGNATURE_HEADER} must be 0x + 130 hex digits`);
   let signer: Address;
   try {
-    signer = await recoverMessageAddress({
-      message: legacyProofMessage(orderId, txHash),
-      signature: signature as Hex,
-    });
+    signer = recoverMessageSigner(legacyProofMessage(orderId, txHash), signature as Hex);
   } catch (error) {
     throw new AppError("validation_failed", `${PAYER_SIGNATURE_HEADER} cannot be recovered`, {
       cause: error,
