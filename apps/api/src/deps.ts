@@ -39,7 +39,11 @@ import { createMerchantCache, type MerchantCache } from "./services/merchant-cac
 import { createOnchainPauser, type OnchainPauser } from "./services/operator/onchain-pause";
 import { createPauseGate, type PauseGate } from "./services/operator/pause-service";
 import { X402Monitor } from "./services/operator/x402-monitor";
-import { createQuoteWriter, type QuoteWriter } from "./services/quote-writer";
+import {
+  createQuoteWriter,
+  QUOTE_WRITES_IN_FLIGHT_POSTGRES,
+  type QuoteWriter,
+} from "./services/quote-writer";
 import { buildUsers, type UsersDeps } from "./services/users/user-deps";
 
 export interface Deps {
@@ -187,7 +191,9 @@ export async function buildDeps(
         })
       : undefined,
     secretKey,
-    quoteWriter: createQuoteWriter(db.db),
+    quoteWriter: createQuoteWriter(db.db, {
+      maxInFlight: db.kind === "postgres" ? QUOTE_WRITES_IN_FLIGHT_POSTGRES : 1,
+    }),
     onchainPauser: createOnchainPauser(chains, env.admin.pauserPrivateKey, log),
     telemetry,
     telemetryShare,

@@ -1,6 +1,6 @@
 import bs58 from "bs58";
-import { describe, expect, it } from "vitest";
-import { ID_PREFIXES, type IdKind, idPattern, isId, newId } from "./ids";
+import { describe, expect, it, vi } from "vitest";
+import { createRandomPool, ID_PREFIXES, type IdKind, idPattern, isId, newId } from "./ids";
 
 const KINDS = Object.keys(ID_PREFIXES) as IdKind[];
 
@@ -93,5 +93,64 @@ describe("isId / idPattern", () => {
   it("refuses non-strings", () => {
     for (const value of [undefined, null, 42, {}, [`mrch_${body}`]])
       expect(isId("merchant", value)).toBe(false);
+  });
+});
+
+describe("createRandomPool", () => {
+  /** A fake CSPRNG whose stream is 0, 1, 2, ... (mod 256), counting its calls. */
+  function countingFill() {
+    let next = 0;
+    const calls: number[] = [];
+    return {
+      calls,
+      fill: (bytes: Uint8Array) => {
+        calls.push(bytes.length);
+        for (let i = 0; i < bytes.length; i++) bytes[i] = next++ % 256;
+      },
+    };
+  }
+
+  it("happy: hands out the stream's bytes in order, each once, one fill per block", () => {
+    const source = countingFill();
+    const take = createRandomPool(source.fill, 64);
+    const taken = [take(16), take(12), take(32), take(16), take(12)];
+    // 16 + 12 + 32 = 60 of the first block; 16 more do not fit, so the last 4 bytes are skipped, never reused.
+    expect(Array.from(taken[0]!)).toEqual(Array.from({ length: 16 }, (_, i) => i));
+    expect(Array.from(taken[1]!)).toEqual(Array.from({ length: 12 }, (_, i) => 16 + i));
+    expect(Array.from(taken[2]!)).toEqual(Array.from({ length: 32 }, (_, i) => 28 + i));
+    expect(Array.from(taken[3]!)).toEqual(Array.from({ length: 16 }, (_, i) => 64 + i));
+    expect(Array.from(taken[4]!)).toEqual(Array.from({ length: 12 }, (_, i) => 80 + i));
+    expect(source.calls).toEqual([64, 64]);
+  });
+
+  it("happy: a request larger than the block is filled on its own", () => {
+    const source = countingFill();
+    const take = createRandomPool(source.fill, 16);
+    expect(take(40)).toHaveLength(40);
+    expect(source.calls).toEqual([40]);
+  });
+
+  it("edge: returned bytes are copies; the pool keeps nothing it handed out", () => {
+    let pool: Uint8Array | undefined;
+    const take = createRandomPool((bytes) => {
+      pool = bytes;
+      bytes.fill(0xaa);
+    }, 32);
+    const first = take(8);
+    first.fill(1);
+    expect(Array.from(pool!.subarray(0, 8))).toEqual(Array(8).fill(0));
+    expect(Array.from(take(8))).toEqual(Array(8).fill(0xaa));
+  });
+
+  it("newId draws from the CSPRNG a block at a time, not once per id", () => {
+    const spy = vi.spyOn(globalThis.crypto, "getRandomValues");
+    try {
+      for (let i = 0; i < 1000; i++) newId("quote");
+      // 16 bytes per quote id, 4,096-byte blocks: at most 4 or 5 fills for 16,000 bytes.
+      expect(spy.mock.calls.length).toBeLessThanOrEqual(5);
+      expect(spy.mock.calls.every(([bytes]) => (bytes as Uint8Array).length === 4096)).toBe(true);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

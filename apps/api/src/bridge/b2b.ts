@@ -23,7 +23,7 @@ import {
 import { type Request, type Response, Router } from "express";
 import { type Address, encodeFunctionData, getAddress } from "viem";
 import { z } from "zod";
-import { jsonBody } from "../infra/body";
+import { BODY_LIMITS, jsonBody } from "../infra/body";
 import { sendProblem } from "../infra/errors";
 import { LEGACY_PROFILE } from "./challenge";
 import type { BridgeDeps } from "./wiring";
@@ -102,7 +102,7 @@ export function createB2bRouter(deps: BridgeDeps, options: { defaultNetwork?: Ev
     }
   });
 
-  router.post("/api/b2b/pay-with-split", jsonBody("16kb"), (req, res) => {
+  router.post("/api/b2b/pay-with-split", jsonBody(BODY_LIMITS.b2b), (req, res) => {
     try {
       const input = QuoteSplitSchema.parse(req.body ?? {});
       const q = quote(input);

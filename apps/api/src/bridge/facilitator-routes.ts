@@ -9,7 +9,7 @@
  * reads) runs on a turn of the facilitator queue (facilitator-queue.ts), which yields to the bridge's own paid calls.
  */
 import type { Request, RequestHandler, Response, Router } from "express";
-import { jsonBody } from "../infra/body";
+import { BODY_LIMITS, jsonBody } from "../infra/body";
 import { sendProblem } from "../infra/errors";
 import { clientKey } from "../infra/rate-limit";
 import { bridgeHandler } from "./handler";
@@ -19,10 +19,8 @@ import type { BridgeContext } from "./wiring";
 import { facilitatorRequest } from "./x402/facilitator-request";
 import type { SettleResponse } from "./x402/wire";
 
-export const FACILITATOR_BODY_LIMIT = "64kb";
-
 export function mountFacilitatorRoutes(router: Router, ctx: BridgeContext): void {
-  const json = jsonBody(FACILITATOR_BODY_LIMIT);
+  const json = jsonBody(BODY_LIMITS.facilitator);
   // Issue 20: the rate bound is the cheapest refusal, so it comes before the body is read or parsed.
   const limited: RequestHandler = (req, res, next) => {
     ctx.limiter.consume(clientKey(req.ip ?? "unknown")).then(

@@ -1,13 +1,15 @@
 /**
  * Issue 20 finding 1 on a real local amoy chain: the embedded facilitator settles only what this bridge asked
  * for (an issued, unconsumed challenge, field by field, never value 0), its relayer never holds the queue while
- * a receipt is pending, and a claim outlives a settlement still in flight.
+ * a receipt is pending, and a claim outlives a settlement still in flight. Claims are in memory, or in Redis with
+ * TEST_REDIS_URL (as with several bridge processes).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { newId, testUsdcAbi } from "@tollgate/shared";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { Redis } from "ioredis";
 import type { Address, Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -23,7 +25,8 @@ import {
   setAutomine,
   startTestChains,
 } from "../test/chains";
-import { claimKeys, createMemoryOrderStore } from "./orders";
+import { TEST_REDIS_URL } from "../test/harness";
+import { claimKeys, createMemoryOrderStore, createRedisOrderStore } from "./orders";
 import {
   type Json,
   junkSettleBody,
@@ -32,6 +35,7 @@ import {
   startTestUpstream,
   type TestBridge,
   type TestUpstream,
+  unfundedSettleBody,
   x402V1Header,
 } from "./testing";
 import { decodeHeader, encodeHeader } from "./x402/wire";
@@ -60,6 +64,7 @@ describe("facilitator security (issue 20, finding 1)", () => {
   let payer: Agent;
   let payer2: Agent;
   let relayer: Address;
+  const prefix = `tollgate:test:fac-sec:${Date.now()}:${Math.random().toString(36).slice(2)}:`;
 
   const provider = () => ({
     id: "acme",
@@ -72,7 +77,14 @@ describe("facilitator security (issue 20, finding 1)", () => {
     chains = await startTestChains(dataDir, ["amoy"]);
     chain = chains.chains[0]!;
     upstream = await startTestUpstream();
-    bridge = await startTestBridge(chains, [provider()], { BRIDGE_UPSTREAM_TIMEOUT_MS: "500" });
+    const store = TEST_REDIS_URL ? createRedisOrderStore({ url: TEST_REDIS_URL, prefix }) : undefined;
+    bridge = await startTestBridge(
+      chains,
+      [provider()],
+      { BRIDGE_UPSTREAM_TIMEOUT_MS: "500" },
+      store ? { store } : {},
+    );
+    expect(bridge.router.bridge.store.kind).toBe(TEST_REDIS_URL ? "redis" : "memory");
     payer = agentOn(chain, 11);
     payer2 = agentOn(chain, 12);
     const amoy = chains.manifest.chains.amoy!;
@@ -169,6 +181,21 @@ describe("facilitator security (issue 20, finding 1)", () => {
     expect(await usdcBalance(merchant)).toBe(merchantBefore + PRICE_USDC);
   });
 
+  it("a replay of the same settle body is refused; one transfer, one relayer transaction", async () => {
+    const issued = await accept("/replay");
+    const payload = await body(keyOf(payer2), issued);
+    const before = await relayerNonce();
+    const merchantBefore = await usdcBalance(merchant);
+    expect(await readJson(await post("settle", payload))).toMatchObject({
+      success: true,
+      payer: payer2.address,
+    });
+    await refused("settle", payload);
+    await refused("verify", payload);
+    expect(await relayerNonce()).toBe(before + 1);
+    expect(await usdcBalance(merchant)).toBe(merchantBefore + PRICE_USDC);
+  });
+
   it("sends a second settlement while the first one's receipt is still pending", async () => {
     const [a, b] = [await accept("/a"), await accept("/b")];
     const [bodyA, bodyB] = [await body(keyOf(payer), a), await body(keyOf(payer2), b)];
@@ -229,6 +256,39 @@ describe("facilitator security (issue 20, finding 1)", () => {
       await slow.close();
     }
   });
+
+  it.skipIf(!TEST_REDIS_URL)(
+    "on Redis: the claim is extended past its first lease before the settlement is sent",
+    async () => {
+      const redis = new Redis(TEST_REDIS_URL!, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      await redis.connect();
+      try {
+        const challenge = await readJson(await fetch(`${bridge.url}/acme/lease`));
+        const header = await x402V1Header(payer, challenge.accepts[0]);
+        const latest = await relayerNonce();
+        const firstLeaseMs = 500 + 90_000; // BRIDGE_UPSTREAM_TIMEOUT_MS + 90 s
+        await setAutomine(chain, false);
+        try {
+          const paid = fetch(`${bridge.url}/acme/lease`, { headers: { "X-PAYMENT": header } });
+          // The settlement is broadcast and waits for its block: the claim must already outlive it.
+          expect(await until(async () => (await relayerNonce("pending")) === latest + 1)).toBe(true);
+          const auth = (decodeHeader(header, "X-PAYMENT") as Json).payload.authorization;
+          const chainId = bridge.router.bridge.facilitator.chain!.chainId;
+          const key = claimKeys.authorization(chainId, usdc, auth.from, auth.nonce);
+          const ttl = await redis.pttl(`${prefix}claim:${key}`);
+          expect(ttl).toBeGreaterThan(firstLeaseMs);
+          expect(ttl).toBeLessThanOrEqual(bridge.router.bridge.facilitator.settleLeaseMs);
+          await mine(chain, 1);
+          await setAutomine(chain, true);
+          expect((await paid).status).toBe(200);
+        } finally {
+          await setAutomine(chain, true);
+        }
+      } finally {
+        redis.disconnect();
+      }
+    },
+  );
 
   it("finding 5: a v2 authorization must name this request's challenge, and pays that challenge once", async () => {
     const response = await fetch(`${bridge.url}/acme/v2`);
@@ -300,6 +360,48 @@ describe("facilitator security (issue 20, finding 1)", () => {
       expect(await handle.store.state(claimKeys.order(issued.extra.order_id))).toBe("free");
     } finally {
       await queued.close();
+    }
+  });
+
+  it("the relayer bound: a client's fifth settlement in flight is 429 before any recovery; a freed slot admits again", async () => {
+    // The queue admits more per client than the relayer bound, so the bound is what refuses; turns are held.
+    const limits = { perClient: 8, capacity: 16, concurrency: 1, maxDeferMs: 600_000 };
+    const bounded = await startTestBridge(chains, [provider()], {}, { facilitatorQueueLimits: limits });
+    try {
+      const handle = bounded.router.bridge;
+      const open = async (path: string) =>
+        unfundedSettleBody((await readJson(await fetch(`${bounded.url}/acme${path}`))).accepts[0]);
+      const settle = (payload: Json) =>
+        fetch(`${bounded.url}/facilitator/settle`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(payload),
+        });
+      const bodies = await Promise.all(["/b1", "/b2", "/b3", "/b4", "/b5", "/b6"].map(open));
+      const before = await relayerNonce();
+      const endPaidCall = handle.facilitatorQueue.paidCall();
+      const inFlight = bodies.slice(0, 4).map(settle);
+      expect(await until(async () => handle.facilitatorQueue.stats().waiting === 4)).toBe(true);
+      const fifth = await settle(bodies[4]!);
+      const problem = await readJson(fifth);
+      expect(fifth.status).toBe(429);
+      expect(fifth.headers.get("content-type")).toContain("application/problem+json");
+      expect(problem).toMatchObject({ code: "rate_limited" });
+      expect(problem.detail).toContain("in flight per client");
+      expect(handle.facilitatorStats.verifies).toEqual({ valid: 0, invalid: 0, errors: 0 });
+      endPaidCall();
+      for (const answer of await Promise.all(inFlight)) {
+        expect(answer.status).toBe(200);
+        expect(await readJson(answer)).toMatchObject({ success: false, errorReason: "insufficient_funds" });
+      }
+      // Every slot was given back: the next settlement is admitted (and refused on its merits).
+      expect(await readJson(await settle(bodies[5]!))).toMatchObject({
+        success: false,
+        errorReason: "insufficient_funds",
+      });
+      expect(await relayerNonce()).toBe(before);
+    } finally {
+      await bounded.close();
     }
   });
 

@@ -4,6 +4,7 @@
  * - the ip-creator leg cannot be redirected: a direct `payMatic` call must name the quoted ip creator, and a
  *   payment made through another contract is refused when the provider has an ip creator;
  * - issue 15: with no ip creator quoted the transaction is not read (the event's exact legs prove the ip creator).
+ * Claims are in memory, or in Redis with TEST_REDIS_URL (as with several bridge processes).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,8 +15,10 @@ import type { Abi, Address, Hash } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Agent, agentOn, type LocalChains, startTestChains } from "../test/chains";
+import { TEST_REDIS_URL } from "../test/harness";
 import { startRpcFaultProxy } from "../test/rpc-fault-proxy";
 import { legacyProofMessage } from "./legacy-proof";
+import { createRedisOrderStore } from "./orders";
 import {
   type Json,
   randomAddress,
@@ -42,21 +45,29 @@ describe("legacy rail security (issue 20, findings 2 and 3)", () => {
     chains = await startTestChains(dataDir, ["amoy"]);
     const chain = chains.chains[0]!;
     upstream = await startTestUpstream();
-    bridge = await startTestBridge(chains, [
-      {
-        id: "plain",
-        upstream_url: `${upstream.url}/p`,
-        price_wei: PRICE_WEI.toString(),
-        merchant_wallet: merchant,
-      },
-      {
-        id: "ip",
-        upstream_url: `${upstream.url}/i`,
-        price_wei: PRICE_WEI.toString(),
-        merchant_wallet: merchant,
-        ip_creator: ipCreator,
-      },
-    ]);
+    const prefix = `tollgate:test:legacy-sec:${Date.now()}:${Math.random().toString(36).slice(2)}:`;
+    const store = TEST_REDIS_URL ? createRedisOrderStore({ url: TEST_REDIS_URL, prefix }) : undefined;
+    bridge = await startTestBridge(
+      chains,
+      [
+        {
+          id: "plain",
+          upstream_url: `${upstream.url}/p`,
+          price_wei: PRICE_WEI.toString(),
+          merchant_wallet: merchant,
+        },
+        {
+          id: "ip",
+          upstream_url: `${upstream.url}/i`,
+          price_wei: PRICE_WEI.toString(),
+          merchant_wallet: merchant,
+          ip_creator: ipCreator,
+        },
+      ],
+      {},
+      store ? { store } : {},
+    );
+    expect(bridge.router.bridge.store.kind).toBe(TEST_REDIS_URL ? "redis" : "memory");
     payer = agentOn(chain, 13);
     const { abi, bytecode } = readArtifact("BatchPayer");
     const deployed = await payer.wallet.deployContract({

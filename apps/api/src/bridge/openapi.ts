@@ -3,6 +3,7 @@
  * The 402 challenge body and the x402 headers are documented in docs/bridge.md; here they are named and linked.
  */
 import { z } from "zod";
+import { BODY_LIMITS, MAX_BODY_EXTENSION } from "../infra/body";
 import { QuoteSplitSchema } from "./b2b";
 
 const problem = (status: number) => ({ $ref: `#/components/responses/Problem${status}` });
@@ -15,7 +16,7 @@ const challenge = {
   content: { "application/json": { schema: { type: "object" } } },
 };
 
-const paidCall = (method: string) => ({
+const paidCall = (method: string, maxBodyBytes: number | undefined) => ({
   operationId: `bridge-${method}`,
   tags: ["bridge"],
   summary: `Call a provider through the bridge (${method.toUpperCase()})`,
@@ -43,6 +44,7 @@ const paidCall = (method: string) => ({
           required: false,
           description: "Forwarded to the provider byte for byte; bound to the order by its hash.",
           content: { "*/*": { schema: {} } },
+          ...(maxBodyBytes === undefined ? {} : { [MAX_BODY_EXTENSION]: maxBodyBytes }),
         },
       }
     : {}),
@@ -77,7 +79,13 @@ const facilitator = (name: string, method: "get" | "post") => ({
     summary: `x402 facilitator /${name}`,
     description: "The x402 facilitator wire format (x402-wire notes e.5).",
     ...(method === "post"
-      ? { requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } } }
+      ? {
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: { type: "object" } } },
+            [MAX_BODY_EXTENSION]: BODY_LIMITS.facilitator,
+          },
+        }
       : {}),
     responses: {
       "200": { description: "x402 format", content: { "application/json": { schema: { type: "object" } } } },
@@ -99,8 +107,14 @@ const b2bResponses = {
   "503": problem(503),
 };
 
-/** Path items to merge into the OpenAPI document; bridge paths only when the bridge is mounted (at `prefix`). */
-export function bridgeOpenApiPaths(prefix: string | undefined): Record<string, Record<string, unknown>> {
+/**
+ * Path items to merge into the OpenAPI document; bridge paths only when the bridge is mounted (at `prefix`), its paid
+ * bodies limited to `maxBodyBytes` (BRIDGE_MAX_BODY_BYTES).
+ */
+export function bridgeOpenApiPaths(
+  prefix: string | undefined,
+  maxBodyBytes?: number,
+): Record<string, Record<string, unknown>> {
   const b2b = {
     "/api/b2b/quote-split": {
       get: {
@@ -126,21 +140,28 @@ export function bridgeOpenApiPaths(prefix: string | undefined): Record<string, R
         requestBody: {
           required: true,
           content: { "application/json": { schema: z.toJSONSchema(QuoteSplitSchema, { io: "input" }) } },
+          [MAX_BODY_EXTENSION]: BODY_LIMITS.b2b,
         },
         responses: b2bResponses,
       },
     },
   };
-  return prefix === undefined ? b2b : { ...b2b, ...bridgeRouterPaths(prefix) };
+  return prefix === undefined ? b2b : { ...b2b, ...bridgeRouterPaths(prefix, maxBodyBytes) };
 }
 
 /**
  * The bridge router's own operations, mounted at `prefix` ("" when it serves alone, server.ts). Both mounts derive
  * their required-body rule (`requireDeclaredBodies`) from these, so the rule cannot differ between them.
  */
-export function bridgeRouterPaths(prefix: string): Record<string, Record<string, unknown>> {
+export function bridgeRouterPaths(
+  prefix: string,
+  maxBodyBytes?: number,
+): Record<string, Record<string, unknown>> {
   return {
-    [`${prefix}/{provider}/{path}`]: { get: paidCall("get"), post: paidCall("post") },
+    [`${prefix}/{provider}/{path}`]: {
+      get: paidCall("get", maxBodyBytes),
+      post: paidCall("post", maxBodyBytes),
+    },
     [`${prefix}/.well-known/x402.json`]: {
       get: {
         operationId: "bridge-discovery",

@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +7,7 @@ import type { Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../env";
+import { freePort } from "../test/api-process";
 import { agentOn, type LocalChains, startTestChains } from "../test/chains";
 import { type RunningBridge, startBridgeServer } from "./server";
 import { readJson, startTestUpstream, type TestUpstream } from "./testing";
@@ -121,6 +122,52 @@ describe("single-provider bridge process (SPEC §4.5)", () => {
     // A path the router cannot percent-decode is the client's error, not a 500.
     await problem(await fetch(`${bridge.url}/v1/%zz`), 400, "malformed_request");
   });
+
+  it.each(["SIGTERM", "SIGINT"] as const)(
+    "the CLI serves once it prints its URLs and stops cleanly on %s: exit 0, port free (issue 16)",
+    async (signal) => {
+      const port = await freePort();
+      const child = spawn(process.execPath, ["--import", "tsx", "src/cli/bridge.ts"], {
+        cwd: join(REPO_ROOT, "apps/api"),
+        env: {
+          PATH: process.env.PATH,
+          NODE_ENV: "test",
+          LOG_LEVEL: "silent",
+          DATA_DIR: dataDir,
+          HOST: "127.0.0.1",
+          PORT: String(port),
+          UPSTREAM_URL: `${upstream.url}/api`,
+          PRICE_WEI: "2000000000000000",
+          ROUTE_PATH: "/v1/chat",
+          BRIDGE_MERCHANT_WALLET: merchant,
+          REDIS_URL: "",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      const waiters: (() => void)[] = [];
+      const collect = (chunk: unknown) => {
+        output += String(chunk);
+        for (const wake of waiters.splice(0)) wake();
+      };
+      child.stdout.on("data", collect);
+      child.stderr.on("data", collect);
+      const exited = new Promise<number | null>((resolve) =>
+        child.once("exit", (code) => {
+          resolve(code);
+          collect("");
+        }),
+      );
+      while (!output.includes("Discovery") && child.exitCode === null)
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      const discovery = `http://127.0.0.1:${port}/.well-known/x402.json`;
+      expect((await fetch(discovery)).status, output).toBe(200);
+      child.kill(signal);
+      expect(await exited, output).toBe(0);
+      await expect(fetch(discovery)).rejects.toThrow();
+    },
+    120_000,
+  );
 
   it("the CLI exits 2 with a message naming the bad variable", () => {
     const result = spawnSync("pnpm", ["exec", "tsx", "src/cli/bridge.ts"], {

@@ -12,6 +12,24 @@ import { AppError } from "@tollgate/shared";
 import express, { type RequestHandler } from "express";
 import { BODY_CHARSET_UNSUPPORTED, BODY_EMPTY, BODY_NOT_UTF8 } from "./errors";
 
+/**
+ * Request body limits in bytes, one per kind of route (issue 16: explicit per route). Every operation of
+ * `/openapi.json` with a request body publishes its limit as `x-max-body-bytes` on the request body; one byte over it
+ * is 413 `payload_too_large`. The bridge's paid routes and the hosted gateway forward raw bodies up to
+ * `BRIDGE_MAX_BODY_BYTES` / `GATEWAY_MAX_BODY_BYTES` instead.
+ */
+export const BODY_LIMITS = {
+  /** Every JSON route of the API (REST, tRPC). */
+  json: 64 * 1024,
+  /** `/bridge/facilitator/verify|settle`: an x402 payload and its requirements. */
+  facilitator: 64 * 1024,
+  /** `/api/b2b/pay-with-split`: a handful of short fields. */
+  b2b: 16 * 1024,
+} as const;
+
+/** The OpenAPI extension on a request body naming its limit in bytes. */
+export const MAX_BODY_EXTENSION = "x-max-body-bytes";
+
 /** The Content-Encodings the API accepts on request bodies. */
 export const ACCEPTED_CONTENT_ENCODINGS = ["identity"] as const;
 

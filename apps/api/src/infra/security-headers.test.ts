@@ -6,6 +6,7 @@ import { createHttpServer } from "@tollgate/shared/http-server";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi } from "../test/harness";
+import { fillPath, openApiOperations } from "../test/sweep";
 import { htmlSecurityHeaders } from "./security-headers";
 
 /** The directives every HTML page must carry, parsed from the header. */
@@ -73,6 +74,21 @@ describe("security headers on HTML pages (issue 16)", () => {
       expect(response.status, path).toBe(200);
       expectStrictHtmlHeaders(response.headers);
     }
+  });
+
+  it("no documented GET answers HTML without the strict headers (a page added later is caught here)", async () => {
+    const gets = (await openApiOperations(api)).filter((op) => op.method === "GET");
+    expect(gets.length).toBeGreaterThan(20);
+    const paths = [...gets.map((op) => fillPath(op.path, {})), "/docs", "/docs/errors", "/console/", "/"];
+    let html = 0;
+    for (const path of paths) {
+      const response = await api.call("GET", path);
+      if (!String(response.headers.get("content-type")).includes("text/html")) continue;
+      html++;
+      expect(response.status, path).toBeLessThan(500);
+      expectStrictHtmlHeaders(response.headers);
+    }
+    expect(html).toBeGreaterThanOrEqual(3);
   });
 
   it("an unknown page under /docs is a problem+json 404, still framed by nothing", async () => {

@@ -5,7 +5,7 @@
 import { ERROR_CODES, FIELD_ERROR_CODES, PROBLEM_CONTENT_TYPE } from "@tollgate/shared";
 import type { AnyTRPCRouter } from "@trpc/server";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
-import { ACCEPTED_CONTENT_ENCODINGS } from "../infra/body";
+import { ACCEPTED_CONTENT_ENCODINGS, BODY_LIMITS, MAX_BODY_EXTENSION } from "../infra/body";
 import type { PlainRoute } from "../infra/plain-route";
 import { restRoutes } from "../trpc/rest-adapter";
 
@@ -19,7 +19,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: "Authenticated but not allowed",
   404: "No such resource",
   409: "Conflicts with the current state",
-  413: "Body too large",
+  413: "Body too large: over the operation's `x-max-body-bytes`",
   415: "Body is not application/json, or has a Content-Encoding other than identity",
   422: "Idempotency key reused with a different request",
   429: "Rate limit exceeded; see Retry-After",
@@ -32,7 +32,7 @@ const STATUS_TEXT: Record<number, string> = {
 
 /** How request bodies are read (issue 18); also in `x-accepted-content-encodings`. */
 const REQUEST_BODY_RULES =
-  "Request bodies: `Content-Encoding` must be absent or `identity` (anything else is 415 `unsupported_media_type`); JSON bodies are UTF-8 (invalid UTF-8 is 400 `malformed_body`, never repaired); an operation whose `requestBody` is required answers 400 `body_required` when the body is missing or empty. Query and path integers are plain decimal digits in the documented range. Stored text refuses control characters (C0, DEL, C1), lone surrogates and U+FFFE/U+FFFF (`invalid_characters`); stored names refuse `__proto__` and other `Object.prototype` member names (`reserved_name`).";
+  "Request bodies: `Content-Encoding` must be absent or `identity` (anything else is 415 `unsupported_media_type`); JSON bodies are UTF-8 (invalid UTF-8 is 400 `malformed_body`, never repaired); an operation whose `requestBody` is required answers 400 `body_required` when the body is missing or empty; every request body names its size limit in bytes as `x-max-body-bytes`, and one byte more is 413 `payload_too_large`. Query and path integers are plain decimal digits in the documented range. Stored text refuses control characters (C0, DEL, C1), lone surrogates and U+FFFE/U+FFFF (`invalid_characters`); stored names refuse `__proto__` and other `Object.prototype` member names (`reserved_name`).";
 
 type SchemaObject = NonNullable<NonNullable<OpenAPIObject["components"]>["schemas"]>[string];
 
@@ -160,5 +160,21 @@ export function buildOpenApiDocument(
   }
   for (const [path, item] of Object.entries(extraPaths))
     document.paths[path] = { ...document.paths[path], ...item };
+  publishBodyLimits(document.paths);
   return document;
+}
+
+/**
+ * Issue 16: every request body names its limit. Operations that did not declare one are read by the API's JSON
+ * reader (`BODY_LIMITS.json`); the bridge's and b2b's declare their own. Copies, never mutates shared definitions.
+ */
+function publishBodyLimits(paths: NonNullable<OpenAPIObject["paths"]>): void {
+  for (const item of Object.values(paths)) {
+    const operations = item as Record<string, { requestBody?: Record<string, unknown> } | undefined>;
+    for (const [method, operation] of Object.entries(operations)) {
+      const body = operation?.requestBody;
+      if (!operation || !body || typeof body !== "object" || MAX_BODY_EXTENSION in body) continue;
+      operations[method] = { ...operation, requestBody: { ...body, [MAX_BODY_EXTENSION]: BODY_LIMITS.json } };
+    }
+  }
 }

@@ -4,6 +4,7 @@
  */
 import { type DatabaseHandle, merchants, quotes } from "@tollgate/db";
 import { newId } from "@tollgate/shared";
+import { eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, testDatabaseKinds } from "../test/harness";
 import { createQuoteWriter, type QuoteRow } from "./quote-writer";
@@ -69,38 +70,91 @@ describe.each(testDatabaseKinds())("quote writer on %s", (kind) => {
   }
 
   it("happy: 40 concurrent rows are all stored, each once, in fewer statements than rows", async () => {
-    let statements = 0;
-    const counting = new Proxy(handle.db, {
-      get(target, key, receiver) {
-        if (key === "insert") statements++;
-        return Reflect.get(target, key, receiver);
-      },
-    });
-    const writer = createQuoteWriter(counting, 16);
+    const statements: number[] = [];
+    const writer = createQuoteWriter(handle.db, { maxBatch: 16, onStatement: (n) => statements.push(n) });
     const rows = Array.from({ length: 40 }, () => row());
     await Promise.all(rows.map((r) => writer.insert(r)));
     expect(await count(rows.map((r) => r.id))).toBe(40);
     // Batches of at most 16.
-    expect(statements).toBe(3);
+    expect(statements).toEqual([16, 16, 8]);
   });
 
   it("happy: rows of one event-loop turn share one statement, even with nothing in flight", async () => {
-    let statements = 0;
-    const counting = new Proxy(handle.db, {
-      get(target, key, receiver) {
-        if (key === "insert") statements++;
-        return Reflect.get(target, key, receiver);
-      },
-    });
-    const writer = createQuoteWriter(counting);
+    const statements: number[] = [];
+    const writer = createQuoteWriter(handle.db, { onStatement: (n) => statements.push(n) });
     const rows = Array.from({ length: 10 }, () => row());
     await Promise.all(rows.map((r) => writer.insert(r)));
     expect(await count(rows.map((r) => r.id))).toBe(10);
-    expect(statements).toBe(1);
+    expect(statements).toEqual([10]);
     // An idle writer still writes a lone row.
     const lone = row();
     await writer.insert(lone);
     expect(await count([lone.id])).toBe(1);
+  });
+
+  it("happy: up to maxInFlight statements are in flight at once; rows past that wait and go together", async () => {
+    /** Writes rows A, B, C in three turns while the table is held by another transaction (nothing can commit). */
+    async function whileHeld(maxInFlight: number): Promise<{ held: number[]; after: number[] }> {
+      const statements: number[] = [];
+      const writer = createQuoteWriter(handle.db, { maxInFlight, onStatement: (n) => statements.push(n) });
+      let release = () => {};
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let locked = () => {};
+      const isLocked = new Promise<void>((resolve) => {
+        locked = resolve;
+      });
+      const holder = handle.db.transaction(async (tx) => {
+        await tx.execute(sql`lock table quotes in exclusive mode`);
+        locked();
+        await gate;
+      });
+      await isLocked;
+      const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+      const rows = [row(), row(), row()];
+      const written: Promise<void>[] = [];
+      for (const r of rows) {
+        written.push(writer.insert(r));
+        await turn();
+        await turn();
+      }
+      const held = [...statements];
+      release();
+      await holder;
+      await Promise.all(written);
+      expect(await count(rows.map((r) => r.id))).toBe(3);
+      return { held, after: statements };
+    }
+    // One in flight: B and C wait for A, then share one statement.
+    expect(await whileHeld(1)).toEqual({ held: [1], after: [1, 2] });
+    // Three in flight: each went at the end of its own turn.
+    expect(await whileHeld(3)).toEqual({ held: [1, 1, 1], after: [1, 1, 1] });
+  });
+
+  it("happy: a row stored by the writer reads back exactly as one stored by drizzle's builder (NULLs stay SQL NULL)", async () => {
+    const writer = createQuoteWriter(handle.db);
+    const rated = {
+      rate: { pair: "POL/USD", price: "0.512345", updated_at: "2026-11-20T09:59:00.000Z" },
+      settlementCall: { to: "0xabc", args: [1, "x", { nested: true }], note: "ünïcode \u2028" },
+      token: null,
+      amountAtomic: "115792089237316195423570985008687907853269984665640564039457584007913129639935",
+      unitPriceMicroUsd: 9_007_199_254_740_993n,
+    };
+    for (const overrides of [{}, rated, { rate: null, token: null }, { rate: undefined, token: undefined }]) {
+      const mine = row(overrides);
+      const theirs = row(overrides);
+      await Promise.all([writer.insert(mine), writer.insert(row(overrides))]);
+      await handle.db.insert(quotes).values(theirs);
+      const [a] = await handle.db.select().from(quotes).where(eq(quotes.id, mine.id));
+      const [b] = await handle.db.select().from(quotes).where(eq(quotes.id, theirs.id));
+      expect({ ...a, id: "" }).toEqual({ ...b, id: "" });
+      const nulls = await handle.db
+        .select({ rate: sql<boolean>`${quotes.rate} is null`, token: sql<boolean>`${quotes.token} is null` })
+        .from(quotes)
+        .where(inArray(quotes.id, [mine.id, theirs.id]));
+      expect(nulls[0]).toEqual(nulls[1]);
+    }
   });
 
   it("error: a bad row in a batch is refused alone; the others of its batch are stored", async () => {

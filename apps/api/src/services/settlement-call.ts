@@ -2,18 +2,18 @@
  * Builds the one transaction an agent sends for a quote (SPEC §2.4: the quote is the only source of a
  * settlement call). v1.2: payNative/payStable with order id = quote id and a zero ip creator (= the aifp1
  * split, DESIGN.md §4). v1.4: settleNative/settleStable with an EIP-712 Quote signed by the quote signer.
+ * Calldata comes from ./settlement-calldata.ts (byte-identical to viem's encoder, without its per-call cost).
  */
 import {
   AppError,
   orderIdHash,
   SPLITTER_V14_ROUTES,
   type SplitterV14Quote,
-  splitterV12Abi,
-  splitterV14Abi,
   splitterV14QuoteTypedData,
   ZERO_ADDRESS,
 } from "@tollgate/shared";
-import { type Address, encodeFunctionData, erc20Abi, type Hex, type LocalAccount } from "viem";
+import type { Address, Hex, LocalAccount } from "viem";
+import { encodeApprove, encodePayNative, encodePayStable, encodeSettle } from "./settlement-calldata";
 
 export interface SettlementTerms {
   quoteId: string;
@@ -51,11 +51,7 @@ function approvalFor(terms: SettlementTerms, token: Address): UnsignedSettlement
   return {
     chain_id: terms.chainId,
     to: token,
-    data: encodeFunctionData({
-      abi: erc20Abi,
-      functionName: "approve",
-      args: [terms.splitter, terms.amount],
-    }),
+    data: encodeApprove(terms.splitter, terms.amount),
     value: "0",
     token,
     spender: terms.splitter,
@@ -74,7 +70,7 @@ export async function buildSettlementCall(
       return {
         chain_id: terms.chainId,
         to: terms.splitter,
-        data: encodeFunctionData({ abi: splitterV12Abi, functionName: "payNative", args }),
+        data: encodePayNative(...args),
         value: terms.amount.toString(),
         function: "payNative(bytes32,address,address,string)",
         args: [...args],
@@ -84,7 +80,7 @@ export async function buildSettlementCall(
     return {
       chain_id: terms.chainId,
       to: terms.splitter,
-      data: encodeFunctionData({ abi: splitterV12Abi, functionName: "payStable", args }),
+      data: encodePayStable(...args),
       value: "0",
       function: "payStable(bytes32,address,uint256,address,address,string)",
       args: [paymentId, terms.token, terms.amount.toString(), terms.merchant, ZERO_ADDRESS, terms.quoteId],
@@ -120,7 +116,7 @@ export async function buildSettlementCall(
   return {
     chain_id: terms.chainId,
     to: terms.splitter,
-    data: encodeFunctionData({ abi: splitterV14Abi, functionName, args: [quote, terms.quoteId, signature] }),
+    data: encodeSettle(functionName, quote, terms.quoteId, signature),
     value: terms.token === null ? terms.amount.toString() : "0",
     function: `${functionName}((address,address,address,uint256,address,uint256,bytes32,bytes32),string,bytes)`,
     args: [quoteJson, terms.quoteId, signature],

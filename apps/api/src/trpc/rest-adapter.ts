@@ -75,23 +75,37 @@ export function assertJsonBody(req: Request): void {
 /**
  * `direct` serves a procedure's REST route with a plain handler instead of a tRPC caller (issue 15: the hot
  * `/v1/quote`); the handler must keep the procedure's steps and answers, and the document still comes from the
- * procedure.
+ * procedure. A router of their own, which the app mounts ahead of the other routes (so the hot path does not walk
+ * every route layer first); `createRestRouter` is then told to leave these procedures out. Being a router keeps
+ * what the REST router answered for them before, e.g. OPTIONS with `Allow`.
  */
+export function createDirectRouter(
+  router: AnyTRPCRouter,
+  direct: ReadonlyMap<string, RequestHandler>,
+): Router {
+  const routes = Router();
+  for (const route of restRoutes(router)) {
+    const handler = direct.get(route.procedurePath);
+    if (handler) routes[methodOf(route)](expressPath(route.path), handler);
+  }
+  return routes;
+}
+
+function methodOf(route: RestRoute): "get" | "post" | "patch" | "put" | "delete" {
+  return route.method.toLowerCase() as "get" | "post" | "patch" | "put" | "delete";
+}
+
+/** Every REST route through the tRPC caller, but the procedures in `servedElsewhere` (see createDirectRouter). */
 export function createRestRouter(
   router: AnyTRPCRouter,
   createCaller: (ctx: Context) => Caller,
   createContext: (req: Request, res: Response) => Context,
-  direct: ReadonlyMap<string, RequestHandler> = new Map(),
+  servedElsewhere: ReadonlySet<string> = new Set(),
 ): Router {
   const rest = Router();
   for (const route of restRoutes(router)) {
-    const method = route.method.toLowerCase() as "get" | "post" | "patch" | "put" | "delete";
-    const handler = direct.get(route.procedurePath);
-    if (handler) {
-      rest[method](expressPath(route.path), handler);
-      continue;
-    }
-    rest[method](expressPath(route.path), async (req, res) => {
+    if (servedElsewhere.has(route.procedurePath)) continue;
+    rest[methodOf(route)](expressPath(route.path), async (req, res) => {
       const ctx = createContext(req, res);
       try {
         if (route.kind === "mutation") assertJsonBody(req);

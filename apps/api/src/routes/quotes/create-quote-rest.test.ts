@@ -66,6 +66,21 @@ describe.each(testDatabaseKinds())("POST /v1/quote direct handler on %s", (kind)
     });
   });
 
+  describe("routing", () => {
+    it("served ahead of the other routes, it answers around POST as the REST router did; one telemetry label", async () => {
+      const options = await fetch(`${api.baseUrl}/v1/quote`, { method: "OPTIONS" });
+      expect([options.status, options.headers.get("allow")]).toEqual([200, "POST"]);
+      for (const method of ["GET", "PUT", "DELETE"]) {
+        const response = await api.call(method as "GET", "/v1/quote");
+        expect([method, response.status, response.json.code]).toEqual([method, 404, "not_found"]);
+      }
+      await api.call("POST", "/v1/quote", { body: body() });
+      const labels = [...api.deps.telemetry.read(60).routes.keys()];
+      expect(labels).toContain("POST /v1/quote");
+      expect(labels.filter((label) => label.includes("/v1/quote"))).toEqual(["POST /v1/quote"]);
+    });
+  });
+
   describe("errors", () => {
     it("keeps the procedure's problem codes for bad bodies, storing nothing", async () => {
       const before = await count();
