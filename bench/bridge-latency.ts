@@ -5,6 +5,8 @@
  * measured; the x402 rail includes its settlement transaction (verify -> serve -> settle), mined on the local chain.
  * Baseline for the legacy rail (issue 15): "the verification read", one raw `eth_getTransactionReceipt` over the same
  * HTTP RPC, timed in the same loop; "legacy beyond direct + read" is legacy p50 - upstream p50 - read p50 (goal < 3 ms).
+ * Load-independent beside it: JSON-RPC requests the bridge sent per legacy proof (counted at `fetch`; issue 15: four
+ * before, three once the transaction read was skipped for orders without an ip creator, as here).
  * No assertions: figures only. Run: pnpm exec tsx bench/bridge-latency.ts
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -40,6 +42,16 @@ const bridge = await startTestBridge(chains, [
 const agent = agentOn(chain, 16);
 const rows: Record<string, string | number>[] = [];
 
+// Counts the JSON-RPC requests the bridge sends to the chain while a legacy proof is timed.
+let counting = false;
+let rpcRequests = 0;
+const realFetch = globalThis.fetch;
+globalThis.fetch = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+  const url = input instanceof Request ? input.url : String(input);
+  if (counting && url.startsWith(chain.rpcUrl)) rpcRequests++;
+  return realFetch(input, init);
+}) as typeof fetch;
+
 function summarize(name: string, samples: number[], baseline?: number[]): void {
   samples.sort((a, b) => a - b);
   const p50 = percentile(samples, 50);
@@ -72,8 +84,9 @@ try {
   const x402: number[] = [];
   const challenge: number[] = [];
   const read: number[] = [];
+  let rpcPerProof = 0;
   const rpc = (hash: string) =>
-    fetch(chain.rpcUrl, {
+    realFetch(chain.rpcUrl, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getTransactionReceipt", params: [hash] }),
@@ -90,11 +103,15 @@ try {
     };
     const hash = await payMaticWith(agent, offer.pay_matic);
     const r = await timed(() => rpc(hash));
+    rpcRequests = 0;
+    counting = true;
     const l = await timed(() =>
       fetch(`${bridge.url}/acme${path}`, {
         headers: { "x-tx-hash": hash, "x-order-id": offer.pay_matic.order_id! },
       }),
     );
+    counting = false;
+    if (!warmup) rpcPerProof += rpcRequests / ITERATIONS;
     const header = await x402V1Header(agent, offer.accepts[0]);
     const x = await timed(() => fetch(`${bridge.url}/acme${path}`, { headers: { "X-PAYMENT": header } }));
     if (warmup) continue;
@@ -122,6 +139,7 @@ try {
     path: "legacy beyond direct + read (goal < 3 ms p50)",
     "p50 ms": p50(legacy) - p50(direct) - p50(read),
     "p99 ms": p99(legacy) - p99(direct) - p99(read),
+    "RPC requests per proof": rpcPerProof,
   };
   summarize("bridge x402 v1 (verify + forward + settle tx)", [...x402], direct);
 

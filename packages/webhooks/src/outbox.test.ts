@@ -1,10 +1,10 @@
 /** The outbox (DESIGN §8): events commit with the change they report; replay keeps the webhook-id. */
 import { type DatabaseHandle, webhookDeliveries, webhookEndpoints, webhookEvents } from "@tollgate/db";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createOrRotateWebhookSecret } from "./endpoints";
 import { type NewWebhookEvent, serializeWebhookEnvelope } from "./events";
-import { enqueueWebhookEvents, replayDelivery } from "./outbox";
+import { enqueueWebhookEvents, replayDelivery, webhookEventCtes } from "./outbox";
 import { createTestDatabase, insertTestMerchant, testDatabaseKinds } from "./test-fixtures";
 
 const KEY = Buffer.alloc(32, 5);
@@ -78,6 +78,49 @@ describe.each(testDatabaseKinds())("webhook outbox on %s", (kind) => {
     ).rejects.toThrow("the reported change failed");
     expect(await events()).toEqual([]);
     expect(await deliveries()).toEqual([]);
+  });
+
+  it("webhookEventCtes: one statement writes the event and its delivery only with an active endpoint and `when`", async () => {
+    const statement = (merchantId: string, when: boolean, message: string) => {
+      const [event, delivery] = webhookEventCtes(
+        handle.db,
+        ping(merchantId, message),
+        NOW,
+        when ? sql`true` : sql`false`,
+      );
+      return handle.db.with(event, delivery).select({ id: event.id }).from(event);
+    };
+    const written = await statement(active, true, "yes");
+    expect(written).toHaveLength(1);
+    expect(written[0]!.id).toMatch(/^evt_/);
+    expect(await statement(active, false, "caller wrote nothing")).toEqual([]);
+    expect(await statement(withoutSecret, true, "no endpoint")).toEqual([]);
+    const rows = await events();
+    expect(rows).toMatchObject([
+      {
+        id: written[0]!.id,
+        merchantId: active,
+        type: "test.ping",
+        payload: { message: "yes", merchant_id: active },
+      },
+    ]);
+    expect(rows[0]!.createdAt.getTime()).toBe(NOW.getTime());
+    expect(await deliveries()).toMatchObject([
+      {
+        eventId: written[0]!.id,
+        merchantId: active,
+        status: "pending",
+        attempts: 0,
+        nextAttemptAt: NOW,
+        createdAt: NOW,
+      },
+    ]);
+    await handle.db
+      .update(webhookEndpoints)
+      .set({ status: "disabled" })
+      .where(eq(webhookEndpoints.merchantId, active));
+    expect(await statement(active, true, "disabled")).toEqual([]);
+    expect(await events()).toHaveLength(1);
   });
 
   it("replay puts a dead or failed delivery back in the queue with the same event id, and nothing else", async () => {

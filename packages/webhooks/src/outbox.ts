@@ -12,7 +12,7 @@ import {
   webhookEvents,
 } from "@tollgate/db";
 import { newId } from "@tollgate/shared/ids";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { NewWebhookEvent } from "./events";
 
 /** Inserts events + pending deliveries for merchants with an active endpoint. Returns the event ids. */
@@ -55,6 +55,40 @@ export async function enqueueWebhookEvents(
     );
   }
   return rows.map((r) => ({ eventId: r.id, merchantId: r.merchantId }));
+}
+
+const column = (c: { name: string }) => sql.identifier(c.name);
+
+/**
+ * One event's outbox writes as two CTEs of the caller's own statement (issue 15: /v1/pay issues a receipt, completes
+ * its key and queues `receipt.issued` in one statement, with no transaction block). The rule is
+ * `enqueueWebhookEvents`'s: the event and its one pending delivery are written only when the merchant has an active
+ * endpoint, and only when `when` holds (the caller's condition, e.g. that its own insert wrote a row), so they
+ * commit exactly when the caller's change does. Pass both to `db.with(...)`; `prefix` keeps CTE names apart.
+ */
+export function webhookEventCtes(
+  db: Database | Transaction,
+  event: NewWebhookEvent,
+  now: Date,
+  when: SQL,
+  prefix = "webhook",
+) {
+  const id = newId("event");
+  const at = sql`${now.toISOString()}::timestamptz`;
+  const queued = db.$with(`${prefix}_event`, { id: sql<string>`id`.as("id") }).as(sql`
+    insert into ${webhookEvents} (${column(webhookEvents.id)}, ${column(webhookEvents.merchantId)},
+      ${column(webhookEvents.type)}, ${column(webhookEvents.payload)}, ${column(webhookEvents.createdAt)})
+    select ${id}, ${event.merchantId}, ${event.type}, ${JSON.stringify(event.data)}::jsonb, ${at}
+    from ${webhookEndpoints}
+    where ${webhookEndpoints.merchantId} = ${event.merchantId} and ${webhookEndpoints.status} = 'active' and ${when}
+    returning ${column(webhookEvents.id)}`);
+  const delivery = db.$with(`${prefix}_delivery`, { eventId: sql<string>`event_id`.as("event_id") }).as(sql`
+    insert into ${webhookDeliveries} (${column(webhookDeliveries.eventId)}, ${column(webhookDeliveries.merchantId)},
+      ${column(webhookDeliveries.status)}, ${column(webhookDeliveries.nextAttemptAt)},
+      ${column(webhookDeliveries.createdAt)})
+    select id, ${event.merchantId}, 'pending', ${at}, ${at} from ${queued}
+    returning ${column(webhookDeliveries.eventId)}`);
+  return [queued, delivery] as const;
 }
 
 /**

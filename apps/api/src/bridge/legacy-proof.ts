@@ -8,16 +8,15 @@
  * the transaction itself: a direct call to the splitter (`payMatic` / `payNative`) must name the quoted ip creator;
  * a payment made through another contract is refused when the quote has a non-zero ip creator (a native value
  * transfer leaves no log to follow). With no ip creator the event's amounts already pin the leg to 0.
+ * Issue 15: so with no ip creator quoted (address and leg both zero) the transaction is not read at all. Why that
+ * drops no check (docs/decisions.md, docs/bridge.md "Threat model"): v1.2's `SplitMath.split` gives a non-zero ip
+ * creator floor(total / 10000) >= 1 wei or reverts, and pays a zero one nothing (its share stays with the merchant),
+ * so a Payment log from the splitter whose ip-creator leg is exactly 0 was made with a zero ip creator, whichever
+ * contract called the splitter; the event's exact merchant and treasury legs then leave nothing to redirect.
  */
 import { AppError, splitterV12Abi, ZERO_ADDRESS } from "@tollgate/shared";
-import {
-  type Address,
-  decodeFunctionData,
-  type Hash,
-  type Hex,
-  isAddressEqual,
-  recoverMessageAddress,
-} from "viem";
+import { type Address, decodeFunctionData, type Hash, type Hex, isAddressEqual } from "viem";
+import { recoverMessageSigner } from "../infra/recover-signer";
 import type { ChainContext } from "../services/chains";
 import { type VerifiedPayment, verifyPayment } from "../services/payment-verifier";
 import type { BridgeOrder } from "./orders";
@@ -49,7 +48,8 @@ export async function verifyLegacyProof(
     throw new AppError("order_not_found", "order belongs to another chain");
   // Issue 15: the transaction (for the ip-creator check) is read alongside the receipt, not after it; the hash fixes
   // its content, so reading it first changes nothing but the wait. Its outcome is used only once the payment verified.
-  const transaction = readTransaction(chain, txHash);
+  // Not read at all when no ip creator is quoted: the event's exact legs prove it then (see the module comment).
+  const transaction = ipCreatorQuoted(terms) ? readTransaction(chain, txHash) : undefined;
   const result = await verifyPayment(
     chain.client,
     txHash,
@@ -74,13 +74,15 @@ export async function verifyLegacyProof(
       { headers: { "Retry-After": "2" } },
     );
   }
-  // A read that failed early (say, before this node saw the transaction) is made again, as it was before issue 15.
-  const tx = await transaction;
-  checkIpCreator(
-    tx instanceof AppError ? await readTransaction(chain, txHash) : tx,
-    terms.splitter,
-    terms.ipCreator,
-  );
+  if (transaction) {
+    // A read that failed early (say, before this node saw the transaction) is made again, as it was before issue 15.
+    const tx = await transaction;
+    checkIpCreator(
+      tx instanceof AppError ? await readTransaction(chain, txHash) : tx,
+      terms.splitter,
+      terms.ipCreator,
+    );
+  }
   // Mined in time is what counts, not when the proof arrives (the order is kept past its TTL for this).
   if (result.blockTimestamp.getTime() > order.expiresAt) {
     throw new AppError(
@@ -89,6 +91,15 @@ export async function verifyLegacyProof(
     );
   }
   return result;
+}
+
+/**
+ * Whether the order names an ip creator, or an ip-creator leg, that the Payment event alone cannot prove. Zero address
+ * and zero leg: the event's exact `ipCreatorAmount == 0` already proves the call named no ip creator (v1.2 pays a
+ * non-zero one at least 1 wei or reverts), so the transaction need not be read.
+ */
+export function ipCreatorQuoted(terms: { ipCreator: string; ipCreatorAmount: string }): boolean {
+  return !isAddressEqual(terms.ipCreator as Address, ZERO_ADDRESS) || BigInt(terms.ipCreatorAmount) !== 0n;
 }
 
 type Transaction = Awaited<ReturnType<ChainContext["client"]["getTransaction"]>>;
@@ -163,10 +174,7 @@ export async function checkPayerSignature(
     throw new AppError("validation_failed", `${PAYER_SIGNATURE_HEADER} must be 0x + 130 hex digits`);
   let signer: Address;
   try {
-    signer = await recoverMessageAddress({
-      message: legacyProofMessage(orderId, txHash),
-      signature: signature as Hex,
-    });
+    signer = recoverMessageSigner(legacyProofMessage(orderId, txHash), signature as Hex);
   } catch (error) {
     throw new AppError("validation_failed", `${PAYER_SIGNATURE_HEADER} cannot be recovered`, {
       cause: error,

@@ -2,7 +2,8 @@
  * Issue 20 findings 2 and 3 on the legacy `pay_matic` rail, on a real local amoy chain:
  * - one transaction that pays two bridge orders serves both (the lock is per verified log, not per transaction);
  * - the ip-creator leg cannot be redirected: a direct `payMatic` call must name the quoted ip creator, and a
- *   payment made through another contract is refused when the provider has an ip creator.
+ *   payment made through another contract is refused when the provider has an ip creator;
+ * - issue 15: with no ip creator quoted the transaction is not read (the event's exact legs prove the ip creator).
  * Claims are in memory, or in Redis with TEST_REDIS_URL (as with several bridge processes).
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -15,6 +16,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Agent, agentOn, type LocalChains, startTestChains } from "../test/chains";
 import { TEST_REDIS_URL } from "../test/harness";
+import { startRpcFaultProxy } from "../test/rpc-fault-proxy";
 import { legacyProofMessage } from "./legacy-proof";
 import { createRedisOrderStore } from "./orders";
 import {
@@ -257,5 +259,96 @@ describe("legacy rail security (issue 20, findings 2 and 3)", () => {
 
     const mine = await payer.wallet.signMessage({ account: payer.account, message });
     expect((await signed(mine)).status).toBe(200);
+  });
+
+  it("issue 15: with no ip creator quoted the transaction is not read, and an ip creator named in the call is still refused", async () => {
+    const proxy = await startRpcFaultProxy(chains.chains[0]!.rpcUrl);
+    const watched = await startTestBridge(
+      chains,
+      [
+        {
+          id: "plain",
+          upstream_url: `${upstream.url}/p`,
+          price_wei: PRICE_WEI.toString(),
+          merchant_wallet: merchant,
+        },
+        {
+          id: "ip",
+          upstream_url: `${upstream.url}/i`,
+          price_wei: PRICE_WEI.toString(),
+          merchant_wallet: merchant,
+          ip_creator: ipCreator,
+        },
+      ],
+      {},
+      { amoyRpcUrl: proxy.url },
+    );
+    const termsAt = async (path: string) =>
+      (await readJson(await fetch(`${watched.url}${path}`))).pay_matic as Json;
+    const direct = async (terms: Json, named: Address) => {
+      const hash = await payer.wallet.writeContract({
+        account: payer.account,
+        chain: null,
+        address: terms.splitter,
+        abi: splitterV12Abi,
+        functionName: "payMatic",
+        args: [terms.merchant_wallet, named, String(terms.order_id)],
+        value: BigInt(terms.total_wei),
+      });
+      await payer.client.waitForTransactionReceipt({ hash });
+      return hash;
+    };
+    const proveAt = (path: string, tx: Hash, terms: Json) =>
+      fetch(`${watched.url}${path}`, { headers: { "x-tx-hash": tx, "x-order-id": String(terms.order_id) } });
+    const transactionReads = (tx: Hash) =>
+      proxy.calls.filter((call) => call.method === "eth_getTransactionByHash" && call.params[0] === tx)
+        .length;
+    try {
+      const seen = upstream.seen.length;
+      // No ip creator quoted: served without reading the transaction.
+      const plain = await termsAt("/plain/zero");
+      expect(BigInt(plain.ip_creator_amount_wei)).toBe(0n);
+      const paid = await direct(plain, "0x0000000000000000000000000000000000000000");
+      const served = await proveAt("/plain/zero", paid, plain);
+      expect(served.status, await served.clone().text()).toBe(200);
+      expect(transactionReads(paid)).toBe(0);
+      expect(
+        proxy.calls.some((call) => call.method === "eth_getTransactionReceipt" && call.params[0] === paid),
+      ).toBe(true);
+
+      // An ip creator named directly, or through another contract, takes a non-zero leg: refused from the event.
+      const named = await termsAt("/plain/named");
+      const redirected = await direct(named, payer.address);
+      const refused = await proveAt("/plain/named", redirected, named);
+      expect(refused.status).toBe(422);
+      expect((await readJson(refused)).code).toBe("payment_amount_mismatch");
+      expect(transactionReads(redirected)).toBe(0);
+      const viaContract = await termsAt("/plain/indirect");
+      const indirect = await batchPay([viaContract], () => payer.address);
+      const refusedIndirect = await proveAt("/plain/indirect", indirect, viaContract);
+      expect(refusedIndirect.status).toBe(422);
+      expect((await readJson(refusedIndirect)).code).toBe("payment_amount_mismatch");
+      expect(upstream.seen.length).toBe(seen + 1);
+
+      // An ip creator quoted: the transaction is read and its ip creator checked, as before.
+      const withIp = await termsAt("/ip/read");
+      const honest = await direct(withIp, withIp.ip_creator);
+      const ok = await proveAt("/ip/read", honest, withIp);
+      expect(ok.status, await ok.clone().text()).toBe(200);
+      expect(transactionReads(honest)).toBeGreaterThanOrEqual(1);
+      // ...and a node that cannot answer that read still makes the proof wait (503), never skips the check.
+      const another = await termsAt("/ip/down");
+      const tx = await direct(another, another.ip_creator);
+      proxy.fault = (call) =>
+        call.method === "eth_getTransactionByHash" ? { kind: "status", status: 503 } : undefined;
+      const down = await proveAt("/ip/down", tx, another);
+      expect(down.status).toBe(503);
+      expect((await readJson(down)).code).toBe("chain_unavailable");
+      proxy.fault = undefined;
+      expect(upstream.seen.length).toBe(seen + 2);
+    } finally {
+      await watched.close();
+      await proxy.close();
+    }
   });
 });

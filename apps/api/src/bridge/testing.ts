@@ -83,10 +83,11 @@ export async function startTestBridge(
   chains: LocalChains,
   providers: unknown[],
   env: Record<string, string> = {},
-  options: BridgeRouterOptions & { clock?: Clock; mount?: string } = {},
+  options: BridgeRouterOptions & { clock?: Clock; mount?: string; amoyRpcUrl?: string } = {},
 ): Promise<TestBridge> {
   const registry = createChainRegistry(chains.manifest, {
-    rpcUrls: {},
+    // A test may put a recording proxy (test/rpc-fault-proxy.ts) between the bridge and amoy.
+    rpcUrls: options.amoyRpcUrl ? { amoy: options.amoyRpcUrl } : {},
     confirmations: {},
     localConfirmations: 1,
     rpcTimeoutMs: 5_000,

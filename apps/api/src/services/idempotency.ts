@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { type Database, idempotencyKeys, type Transaction } from "@tollgate/db";
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, lt, type SQL } from "drizzle-orm";
 
 export type Claim =
   | { kind: "claimed"; lockedAt: Date }
@@ -94,6 +94,24 @@ export async function completeIdempotencyKey(
     .update(idempotencyKeys)
     .set({ state: "done", responseStatus: input.status, responseBody: input.body })
     .where(and(eq(idempotencyKeys.scope, input.scope), eq(idempotencyKeys.key, input.key)));
+}
+
+/**
+ * `completeIdempotencyKey` as a CTE of the caller's statement, applied only when `when` holds (issue 15: /v1/pay
+ * completes the key in the statement that inserts the receipt, so the key is done exactly when the receipt exists).
+ */
+export function completeIdempotencyKeyCte(
+  db: Database | Transaction,
+  input: { scope: string; key: string; status: number; body: Record<string, unknown> },
+  when: SQL,
+) {
+  return db.$with("idempotency_key_done").as(
+    db
+      .update(idempotencyKeys)
+      .set({ state: "done", responseStatus: input.status, responseBody: input.body })
+      .where(and(eq(idempotencyKeys.scope, input.scope), eq(idempotencyKeys.key, input.key), when))
+      .returning({ key: idempotencyKeys.key }),
+  );
 }
 
 /**

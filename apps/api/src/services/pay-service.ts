@@ -2,24 +2,13 @@
  * /v1/pay (SPEC §1 steps 4-6, DESIGN.md §6): exchange a settled transaction for a receipt.
  * Invariants: a quote yields at most one receipt, whatever the keys; one Payment log buys at most one
  * receipt; a retried key never pays or issues twice; nothing is issued before the confirmation policy.
+ * Order of answers: quote_not_found, then the authorization's signer, then the key's claim (mismatch, in use,
+ * replay), then the authorization's expiry, then a receipt already bought, then the chain.
  */
-import { type Database, type quotes, quotes as quotesTable, receipts, type Transaction } from "@tollgate/db";
-import {
-  AppError,
-  type EvmNetworkName,
-  formatUsd,
-  NETWORKS,
-  newId,
-  type PayPending,
-  type PayRequest,
-  type PayResponse,
-  paymentAuthorizationMessage,
-  type QuoteAsset,
-  ZERO_ADDRESS,
-} from "@tollgate/shared";
-import { enqueueWebhookEvents } from "@tollgate/webhooks";
-import { and, eq, or } from "drizzle-orm";
-import { type Address, type Hash, type Hex, recoverMessageAddress } from "viem";
+import { type Database, quotes, receipts } from "@tollgate/db";
+import { AppError, type PayPending, type PayRequest, type PayResponse, ZERO_ADDRESS } from "@tollgate/shared";
+import { eq } from "drizzle-orm";
+import type { Address, Hash } from "viem";
 import type { Clock } from "../infra/clock";
 import type { ChainRegistry } from "./chains";
 import {
@@ -29,8 +18,13 @@ import {
   requestHash,
 } from "./idempotency";
 import type { ReceiptKeyStore } from "./keys/receipt-keys";
+import {
+  checkAuthorizationLive,
+  checkAuthorizationSigner,
+  recoverAuthorizationSigner,
+} from "./pay-authorization";
+import { issueReceipt, type QuoteRow, type ReceiptRow, refuseUnlessValid, sameReceipt } from "./pay-issue";
 import { type PrefetchedReceipt, prefetchTransactionReceipt, verifyPayment } from "./payment-verifier";
-import { signReceipt } from "./token-signer";
 
 export interface PayServiceDeps {
   db: { db: Database };
@@ -57,73 +51,25 @@ export type PayOutcome =
   | { status: 200; body: PayResponse; replayed: boolean }
   | { status: 202; body: PayPending; retryAfterSeconds: number };
 
-type QuoteRow = typeof quotes.$inferSelect;
-type ReceiptRow = typeof receipts.$inferSelect;
-
-function responseFor(quote: QuoteRow, receipt: ReceiptRow): PayResponse {
-  return {
-    status: "paid",
-    receipt: receipt.token,
-    receipt_id: receipt.id,
-    quote_id: quote.id,
-    quota: receipt.quota,
-    expires_at: receipt.expiresAt.toISOString(),
-    tx_ref: receipt.txHash,
-    log_index: receipt.logIndex,
-    chain_id: receipt.chainId,
-    network: quote.network as EvmNetworkName,
-    confirmations: receipt.confirmations,
-    amount: formatUsd(quote.amountMicroUsd),
-    asset: quote.asset as QuoteAsset,
-    amount_atomic: quote.amountAtomic,
-  };
+/**
+ * The quote and the receipt it already bought, if any, in one statement (issue 15; `receipts.quote_id` is unique).
+ * A receipt committed after this read is caught by the unique insert when issuing, as before.
+ */
+async function readQuote(
+  db: Database,
+  quoteId: string,
+): Promise<{ quote: QuoteRow; receipt: ReceiptRow | null } | undefined> {
+  const [row] = await db
+    .select({ quote: quotes, receipt: receipts })
+    .from(quotes)
+    .leftJoin(receipts, eq(receipts.quoteId, quotes.id))
+    .where(eq(quotes.id, quoteId));
+  return row;
 }
 
-/** A fresh execution needs a live authorization; a replay of a stored answer does not (checklist B1). */
-function checkAuthorizationLive(request: PayRequest, now: Date, maxLifetimeSeconds: number): void {
-  const expiresAt = Date.parse(request.payment_authorization.expires_at);
-  if (expiresAt <= now.getTime()) {
-    throw new AppError(
-      "payment_authorization_expired",
-      "payment_authorization.expires_at has passed; sign a new one",
-    );
-  }
-  if (expiresAt > now.getTime() + maxLifetimeSeconds * 1000) {
-    throw new AppError(
-      "payment_authorization_invalid",
-      `payment_authorization may be valid for at most ${maxLifetimeSeconds} s`,
-    );
-  }
-}
-
-/** Who signed this exact request's payment authorization (EIP-191). */
-async function recoverAuthorizationSigner(request: PayRequest, idempotencyKey: string): Promise<Address> {
-  const message = paymentAuthorizationMessage({
-    quoteId: request.quote_id,
-    txRef: request.tx_ref,
-    idempotencyKey,
-    expiresAt: request.payment_authorization.expires_at,
-  });
-  try {
-    return await recoverMessageAddress({
-      message,
-      signature: request.payment_authorization.signature as Hex,
-    });
-  } catch (error) {
-    throw new AppError("payment_authorization_invalid", "payment_authorization.signature is malformed", {
-      cause: error,
-    });
-  }
-}
-
-/** The payer, and only the payer, signed this exact request (DESIGN.md §6). */
-function checkAuthorizationSigner(quote: QuoteRow, signer: Address): void {
-  if (signer.toLowerCase() !== quote.payer.toLowerCase()) {
-    throw new AppError(
-      "payment_authorization_invalid",
-      "payment_authorization is not signed by the quote's payer",
-    );
-  }
+/** `fn` once pending I/O got its turn: the database query started just before is on its way while `fn` computes. */
+function afterIo<T>(fn: () => T): Promise<T> {
+  return new Promise((resolve) => setImmediate(() => resolve(fn())));
 }
 
 export async function pay(
@@ -134,22 +80,18 @@ export async function pay(
   const db = deps.db.db;
   const now = deps.clock.now();
   // Issue 15: the signer is recovered (CPU) while the quote is read; the quote's absence is still reported first.
-  const quoteRead = db.select().from(quotesTable).where(eq(quotesTable.id, request.quote_id)).execute();
+  const quoteRead = readQuote(db, request.quote_id);
   quoteRead.catch(() => {});
-  const signerRead = recoverAuthorizationSigner(request, idempotencyKey);
-  signerRead.catch(() => {});
-  const [quote] = await quoteRead;
-  if (!quote) throw new AppError("quote_not_found", `no quote ${request.quote_id}`);
-  checkAuthorizationSigner(quote, await signerRead);
+  const signer = afterIo(() => recoverAuthorizationSigner(request, idempotencyKey));
+  const found = await quoteRead;
+  if (!found) throw new AppError("quote_not_found", `no quote ${request.quote_id}`);
+  const { quote } = found;
+  checkAuthorizationSigner(quote.payer, await signer);
 
-  // Issue 15: the chain's transaction receipt is read while the key is claimed and the quote's receipt looked up
-  // (one RPC round trip fewer in series); settle() still verifies it in full, and reads head and block after.
+  // Issue 15: the chain is read (receipt, then head and block) while the key is claimed; settle() verifies it in full.
+  const txHash = request.tx_ref.toLowerCase() as Hash;
   const chain = deps.chains.byChainId(quote.chainId);
-  const prefetched = chain
-    ? prefetchTransactionReceipt(chain.client, request.tx_ref.toLowerCase() as Hash)
-    : undefined;
-  const knownRead = existingReceipt(db, quote);
-  knownRead.catch(() => {});
+  const prefetched = chain ? prefetchTransactionReceipt(chain.client, txHash) : undefined;
 
   // Keys are scoped to the payer and this endpoint: another payer's identical key never sees this response.
   const scope = `pay:${quote.payer.toLowerCase()}`;
@@ -186,14 +128,9 @@ export async function pay(
   const release = () => releaseIdempotencyKey(db, { scope, key: idempotencyKey, lockedAt: claim.lockedAt });
   try {
     checkAuthorizationLive(request, now, deps.env.pay.maxAuthorizationLifetimeSeconds);
-    const outcome = await settle(
-      deps,
-      quote,
-      request,
-      now,
-      (tx, body) => completeIdempotencyKey(tx, { scope, key: idempotencyKey, status: 200, body }),
-      { known: knownRead, receipt: prefetched },
-    );
+    const outcome = found.receipt
+      ? sameReceipt(quote, found.receipt, txHash)
+      : await settle(deps, quote, txHash, now, { scope, key: idempotencyKey }, prefetched);
     if (outcome.status === 200 && !outcome.completed) {
       await completeIdempotencyKey(db, { scope, key: idempotencyKey, status: 200, body: outcome.body });
     } else if (outcome.status !== 200) {
@@ -207,55 +144,6 @@ export async function pay(
   }
 }
 
-/** The receipt of this quote, or of this exact Payment log (one transaction may pay several quotes). */
-async function existingReceipt(
-  db: Database,
-  quote: QuoteRow,
-  log?: { txHash: string; logIndex: number },
-): Promise<ReceiptRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(receipts)
-    .where(
-      log
-        ? or(
-            eq(receipts.quoteId, quote.id),
-            and(
-              eq(receipts.chainId, quote.chainId),
-              eq(receipts.txHash, log.txHash),
-              eq(receipts.logIndex, log.logIndex),
-            ),
-          )
-        : eq(receipts.quoteId, quote.id),
-    );
-  return row;
-}
-
-/** A replay never hands out a receipt whose payment left the chain (issue 19): the agent needs a new quote. */
-function refuseUnlessValid(receipt: ReceiptRow): void {
-  if (receipt.state === "valid") return;
-  const detail =
-    receipt.state === "suspended"
-      ? `receipt ${receipt.id} is suspended: its payment was orphaned by a reorg and may be mined again; retry later`
-      : `receipt ${receipt.id} is revoked: its payment is no longer on the chain; request a new quote and pay again`;
-  throw new AppError(
-    "receipt_revoked",
-    detail,
-    receipt.state === "suspended" ? { headers: { "Retry-After": "30" } } : {},
-  );
-}
-
-function sameReceipt(quote: QuoteRow, receipt: ReceiptRow, txHash: string): SettleOutcome {
-  if (receipt.quoteId === quote.id && receipt.txHash === txHash) {
-    refuseUnlessValid(receipt);
-    return { status: 200, body: responseFor(quote, receipt), replayed: true, completed: false };
-  }
-  if (receipt.quoteId === quote.id) {
-    throw new AppError("quote_already_paid", `quote ${quote.id} was already paid by ${receipt.txHash}`);
-  }
-  throw new AppError("payment_log_missing", `that Payment log of ${txHash} already bought another quote`);
-}
-
 type SettleOutcome =
   | { status: 200; body: PayResponse; replayed: boolean; completed: boolean }
   | Extract<PayOutcome, { status: 202 }>;
@@ -263,17 +151,11 @@ type SettleOutcome =
 async function settle(
   deps: PayServiceDeps,
   quote: QuoteRow,
-  request: PayRequest,
+  txHash: Hash,
   now: Date,
-  complete: (tx: Transaction, body: PayResponse) => Promise<void>,
-  started: { known: Promise<ReceiptRow | undefined>; receipt: PrefetchedReceipt | undefined },
+  key: { scope: string; key: string },
+  prefetched: PrefetchedReceipt | undefined,
 ): Promise<SettleOutcome> {
-  const db = deps.db.db;
-  const txHash = request.tx_ref.toLowerCase() as Hash;
-  // Read beside the claim: a receipt committed after it is caught by the unique insert below, as before.
-  const known = await started.known;
-  if (known) return sameReceipt(quote, known, txHash);
-
   const chain = deps.chains.byChainId(quote.chainId);
   if (!chain) throw new AppError("chain_unavailable", `${quote.network} is not configured on this service`);
   const result = await verifyPayment(
@@ -291,7 +173,7 @@ async function settle(
       ipCreatorAmount: BigInt(quote.ipCreatorAmount),
     },
     chain.confirmations,
-    started.receipt,
+    prefetched,
   );
   if (result.status === "pending") {
     const retryAfterSeconds = deps.env.pay.pendingRetryAfterSeconds;
@@ -322,85 +204,5 @@ async function settle(
       `mined at ${result.blockTimestamp.toISOString()}, after the quote expired at ${quote.expiresAt.toISOString()}`,
     );
   }
-
-  const receiptId = newId("receipt");
-  const issuedAt = now;
-  const expiresAt = new Date(issuedAt.getTime() + deps.env.receipts.ttlSeconds * 1000);
-  // What the money bought, stated once for the receipt and for its `receipt.issued` event.
-  const bought = {
-    quote_id: quote.id,
-    resource: quote.resource,
-    tier: quote.tier,
-    quota: quote.units,
-    amount: formatUsd(quote.amountMicroUsd),
-    asset: quote.asset,
-    network: quote.network,
-    chain_id: quote.chainId,
-    tx_ref: txHash,
-    log_index: result.logIndex,
-  };
-  const { token, kid } = await signReceipt(deps.keys, {
-    ...bought,
-    iss: deps.env.baseUrl,
-    aud: quote.merchantId,
-    sub: quote.payer.toLowerCase(),
-    jti: receiptId,
-    iat: Math.floor(issuedAt.getTime() / 1000),
-    exp: Math.floor(expiresAt.getTime() / 1000),
-    scope: quote.resource,
-    confirmations: result.confirmations,
-    // Issue 19: the network's reorg window; a receipt at or past it cannot be undone by a repairable reorg.
-    finality_depth: NETWORKS[chain.network].defaultMaxReorgDepth,
-    economics_profile: quote.economicsProfile,
-  });
-  // The receipt and its `receipt.issued` outbox event commit together (DESIGN §8); a lost race writes neither.
-  const inserted = await db.transaction(async (tx) => {
-    const [row] = await tx
-      .insert(receipts)
-      .values({
-        id: receiptId,
-        quoteId: quote.id,
-        merchantId: quote.merchantId,
-        payer: quote.payer,
-        chainId: quote.chainId,
-        txHash,
-        logIndex: result.logIndex,
-        blockNumber: result.blockNumber,
-        blockHash: result.blockHash,
-        confirmations: result.confirmations,
-        quota: quote.units,
-        kid,
-        token,
-        issuedAt,
-        expiresAt,
-      })
-      .onConflictDoNothing()
-      .returning();
-    if (row) {
-      await complete(tx, responseFor(quote, row));
-      await enqueueWebhookEvents(
-        tx,
-        [
-          {
-            merchantId: quote.merchantId,
-            type: "receipt.issued",
-            data: {
-              ...bought,
-              receipt_id: row.id,
-              payer: quote.payer.toLowerCase(),
-              issued_at: issuedAt.toISOString(),
-              expires_at: expiresAt.toISOString(),
-            },
-          },
-        ],
-        issuedAt,
-      );
-    }
-    return row;
-  });
-  if (inserted) return { status: 200, body: responseFor(quote, inserted), replayed: false, completed: true };
-  // Lost a race with another request for the same quote or log: answer with the receipt that won.
-  const winner = await existingReceipt(db, quote, { txHash, logIndex: result.logIndex });
-  if (!winner) throw new AppError("conflict", "receipt insert conflicted but no receipt was found");
-  return sameReceipt(quote, winner, txHash);
+  return issueReceipt(deps, quote, txHash, result, now, key, chain.network);
 }

@@ -69,20 +69,36 @@ function wellFormed(receipt: unknown): receipt is Awaited<ReturnType<PublicClien
 }
 
 type TransactionReceipt = Awaited<ReturnType<PublicClient["getTransactionReceipt"]>>;
+type Block = Awaited<ReturnType<PublicClient["getBlock"]>>;
+
+/** The chain's head and the block at `blockNumber`, read together (confirmations, canonical block, timestamp). */
+function readConfirmation(client: PublicClient, blockNumber: bigint): Promise<[bigint, Block]> {
+  return Promise.all([client.getBlockNumber({ cacheTime: 0 }), client.getBlock({ blockNumber })]);
+}
 
 /**
  * Starts the transaction-receipt read now, for `verifyPayment` to use later (issue 15: /v1/pay overlaps it with
- * its database work). A failure is kept for `verifyPayment` to judge, never left unhandled.
+ * its database work), and the head and block reads as soon as a successful receipt is in, so they overlap that work
+ * too. They are read after the receipt, as `verifyPayment` itself would; nothing is judged here. Failures are kept
+ * for `verifyPayment` to judge, never left unhandled.
  */
 export function prefetchTransactionReceipt(client: PublicClient, txHash: Hash): PrefetchedReceipt {
   const read = client.getTransactionReceipt({ hash: txHash });
   read.catch(() => {});
-  return { txHash, read };
+  const confirmation = read.then((receipt) =>
+    wellFormed(receipt) && receipt.status === "success"
+      ? readConfirmation(client, receipt.blockNumber)
+      : undefined,
+  );
+  confirmation.catch(() => {});
+  return { txHash, read, confirmation };
 }
 
 export interface PrefetchedReceipt {
   txHash: Hash;
   read: Promise<TransactionReceipt>;
+  /** Head and the receipt's block, started once `read` gave a successful receipt. */
+  confirmation: Promise<[bigint, Block] | undefined>;
 }
 
 /**
@@ -96,11 +112,10 @@ export async function verifyPayment(
   requiredConfirmations: number,
   prefetched?: PrefetchedReceipt,
 ): Promise<VerifiedPayment | PendingPayment> {
+  const started = prefetched?.txHash === txHash ? prefetched : undefined;
   let receipt: TransactionReceipt;
   try {
-    receipt = await (prefetched?.txHash === txHash
-      ? prefetched.read
-      : client.getTransactionReceipt({ hash: txHash }));
+    receipt = await (started ? started.read : client.getTransactionReceipt({ hash: txHash }));
   } catch (error) {
     if (error instanceof TransactionReceiptNotFoundError) {
       return { status: "pending", reason: "not_found", confirmations: 0, required: requiredConfirmations };
@@ -158,12 +173,9 @@ export async function verifyPayment(
   }
 
   let head: bigint;
-  let block: Awaited<ReturnType<PublicClient["getBlock"]>>;
+  let block: Block;
   try {
-    [head, block] = await Promise.all([
-      client.getBlockNumber({ cacheTime: 0 }),
-      client.getBlock({ blockNumber: receipt.blockNumber }),
-    ]);
+    [head, block] = (await started?.confirmation) ?? (await readConfirmation(client, receipt.blockNumber));
   } catch (error) {
     throw rpcDown(error);
   }
