@@ -16,3 +16,6 @@ export const testDatabaseKinds = () => kindsOn(servers);
 
 /** A fresh, migrated database of `kind`; the caller closes it. */
 export const createTestDatabase = (kind: DatabaseKind) => createOn(kind, servers);
+
+/** The PostgreSQL server URL (TEST_DATABASE_URL) for tests that start their own processes; undefined without one. */
+export const postgresServerUrl = servers.postgresUrl;

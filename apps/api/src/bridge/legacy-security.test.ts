@@ -10,13 +10,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readArtifact } from "@tollgate/contracts/deploy";
+import { startRpcFaultProxy } from "@tollgate/contracts/rpc-fault-proxy";
 import { splitterV12Abi } from "@tollgate/shared";
 import type { Abi, Address, Hash } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Agent, agentOn, type LocalChains, startTestChains } from "../test/chains";
 import { TEST_REDIS_URL } from "../test/harness";
-import { startRpcFaultProxy } from "../test/rpc-fault-proxy";
 import { legacyProofMessage } from "./legacy-proof";
 import { createRedisOrderStore } from "./orders";
 import {

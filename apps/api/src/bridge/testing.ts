@@ -86,7 +86,7 @@ export async function startTestBridge(
   options: BridgeRouterOptions & { clock?: Clock; mount?: string; amoyRpcUrl?: string } = {},
 ): Promise<TestBridge> {
   const registry = createChainRegistry(chains.manifest, {
-    // A test may put a recording proxy (test/rpc-fault-proxy.ts) between the bridge and amoy.
+    // A test may put a recording proxy (@tollgate/contracts/rpc-fault-proxy) between the bridge and amoy.
     rpcUrls: options.amoyRpcUrl ? { amoy: options.amoyRpcUrl } : {},
     confirmations: {},
     localConfirmations: 1,

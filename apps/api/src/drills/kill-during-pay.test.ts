@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type RpcFaultProxy, startRpcFaultProxy } from "@tollgate/contracts/rpc-fault-proxy";
 import type { QuoteResponse } from "@tollgate/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiProcess, freePort, startApiProcess } from "../test/api-process";
@@ -19,7 +20,6 @@ import {
   startTestChains,
 } from "../test/chains";
 import { registrationBody } from "../test/harness";
-import { type RpcFaultProxy, startRpcFaultProxy } from "../test/rpc-fault-proxy";
 
 async function post(baseUrl: string, path: string, body: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(`${baseUrl}${path}`, {

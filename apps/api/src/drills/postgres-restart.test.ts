@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type RpcFaultProxy, startRpcFaultProxy } from "@tollgate/contracts/rpc-fault-proxy";
 import { type DatabaseHandle, openDatabase, receipts, webhookEvents } from "@tollgate/db";
 import { findPostgresBinaries, startThrowawayCluster, type ThrowawayCluster } from "@tollgate/db/testing";
 import type { QuoteResponse } from "@tollgate/shared";
@@ -22,7 +23,6 @@ import {
   startTestChains,
 } from "../test/chains";
 import { bearer, registrationBody, startTestApi, type TestApi } from "../test/harness";
-import { type RpcFaultProxy, startRpcFaultProxy } from "../test/rpc-fault-proxy";
 
 const binaries = findPostgresBinaries();
 if ("missing" in binaries) console.log(`PostgreSQL restart drill skipped: ${binaries.missing}`);

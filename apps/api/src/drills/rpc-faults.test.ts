@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type RpcFault, type RpcFaultProxy, startRpcFaultProxy } from "@tollgate/contracts/rpc-fault-proxy";
 import { receipts } from "@tollgate/db";
 import type { QuoteResponse } from "@tollgate/shared";
 import type { Hash } from "viem";
@@ -21,7 +22,6 @@ import {
   startTestChains,
 } from "../test/chains";
 import { registrationBody, startTestApi, type TestApi } from "../test/harness";
-import { type RpcFault, type RpcFaultProxy, startRpcFaultProxy } from "../test/rpc-fault-proxy";
 
 describe("drill: RPC faults during /v1/pay", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-drill-rpc-"));
