@@ -74,6 +74,7 @@ try {
       DATA_DIR: dataDir,
       CONFIRMATIONS_AMOY: "1",
       RATE_LIMIT_QUOTES_PER_MINUTE: "1000000",
+      RATE_LIMIT_PAYS_PER_MINUTE: "1000000",
     });
     const write = await rawWriter(kind, api.deps.db.db);
     const created = await api.call("POST", "/v1/merchants", {
@@ -131,6 +132,7 @@ try {
           body,
         });
         const { receipt } = (await paid.json()) as { receipt: string };
+        if (paid.status !== 200) throw new Error(`/v1/pay answered ${paid.status}`);
         const payMs = performance.now() - t;
         const payCpu = process.cpuUsage(cpu);
         counting = false;
