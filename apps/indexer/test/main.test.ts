@@ -4,13 +4,13 @@
  * a restart on the same data picks up from the stored cursor, and every payment is recorded exactly once.
  * A recording JSON-RPC proxy in front of the local chain shows when a payment's block has been committed.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LocalChains } from "@tollgate/contracts/local-chains";
 import { type RpcFaultProxy, startRpcFaultProxy } from "@tollgate/contracts/rpc-fault-proxy";
 import { openDatabase, settlements } from "@tollgate/db";
+import { spawnTsx, type TestProcess } from "@tollgate/shared/test-process";
 import { inArray } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -34,28 +34,10 @@ afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
-interface Running {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
+type Running = TestProcess;
 
-function startProcess(env: Record<string, string>): Running {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: join(import.meta.dirname, ".."),
-    env: { PATH: process.env.PATH ?? "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk) => {
-    output += String(chunk);
-  });
-  child.stderr?.on("data", (chunk) => {
-    output += String(chunk);
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
+const startProcess = (env: Record<string, string>): Running =>
+  spawnTsx(join(import.meta.dirname, ".."), "src/main.ts", env);
 
 /** Resolves once a getLogs read covered `block` and two later polls began: its batch was committed. */
 async function committedThrough(block: bigint): Promise<void> {

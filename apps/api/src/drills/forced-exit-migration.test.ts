@@ -7,13 +7,13 @@
  * shutdown deadline (exit 124). What must hold: no migration is recorded and none of their tables exists; the next
  * start applies every migration and serves.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type DatabaseHandle, MIGRATIONS_FOLDER, openDatabase } from "@tollgate/db";
 import { findPostgresBinaries, startThrowawayCluster, type ThrowawayCluster } from "@tollgate/db/testing";
 import { DEADLINE_EXIT_CODE, FORCED_EXIT_CODE } from "@tollgate/shared/shutdown";
+import { spawnTsx } from "@tollgate/shared/test-process";
 import { type SQL, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startApiProcess } from "../test/api-process";
@@ -126,28 +126,14 @@ describe.skipIf("missing" in binaries)("drill: a forced exit in the middle of th
 
   /** The API process on `url`, not waiting for it to serve (it cannot: its migrations are held). */
   function startMigrating(url: string, port: number, env: Record<string, string> = {}) {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-      cwd: join(import.meta.dirname, "..", ".."),
-      env: {
-        PATH: process.env.PATH,
-        PORT: String(port),
-        DATA_DIR: dataDir,
-        DATABASE_URL: url,
-        LOG_LEVEL: "warn",
-        SERVE_CONSOLE: "false",
-        ...env,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+    return spawnTsx(join(import.meta.dirname, "..", ".."), "src/main.ts", {
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      DATABASE_URL: url,
+      LOG_LEVEL: "warn",
+      SERVE_CONSOLE: "false",
+      ...env,
     });
-    let output = "";
-    child.stdout.on("data", (chunk) => {
-      output += String(chunk);
-    });
-    child.stderr.on("data", (chunk) => {
-      output += String(chunk);
-    });
-    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-    return { child, exited, output: () => output };
   }
 
   /** After the forced exit: the killed session ends, nothing is recorded or created; a new start migrates fully. */

@@ -2,9 +2,10 @@
  * The real API as a child process (`src/main.ts`) for drills that kill it (issue 16): started on a port and a
  * data directory the test owns, killed with any signal, restarted on the same data.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { spawnTsx } from "@tollgate/shared/test-process";
 
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -24,19 +25,16 @@ export interface ApiProcess {
 
 /** Starts the API and resolves once `/healthz` answers (a fresh PGlite runs initdb: slow on a loaded machine). */
 export async function startApiProcess(port: number, env: Record<string, string>): Promise<ApiProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: join(import.meta.dirname, "..", ".."),
-    env: { PATH: process.env.PATH, PORT: String(port), LOG_LEVEL: "warn", SERVE_CONSOLE: "false", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+  const {
+    child,
+    output: outputOf,
+    exited,
+  } = spawnTsx(join(import.meta.dirname, "..", ".."), "src/main.ts", {
+    PORT: String(port),
+    LOG_LEVEL: "warn",
+    SERVE_CONSOLE: "false",
+    ...env,
   });
-  let output = "";
-  child.stdout?.on("data", (chunk) => {
-    output += String(chunk);
-  });
-  child.stderr?.on("data", (chunk) => {
-    output += String(chunk);
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   let gone = false;
   void exited.then(() => {
     gone = true;
@@ -44,10 +42,10 @@ export async function startApiProcess(port: number, env: Record<string, string>)
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;
   for (;;) {
-    if (gone) throw new Error(`the API exited while starting:\n${output}`);
+    if (gone) throw new Error(`the API exited while starting:\n${outputOf()}`);
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
-      throw new Error(`the API did not answer /healthz:\n${output}`);
+      throw new Error(`the API did not answer /healthz:\n${outputOf()}`);
     }
     const ok = await fetch(`${baseUrl}/healthz`).then(
       (r) => r.ok,
@@ -59,7 +57,7 @@ export async function startApiProcess(port: number, env: Record<string, string>)
   return {
     baseUrl,
     child,
-    output: () => output,
+    output: outputOf,
     kill: async (signal) => {
       if (!gone) child.kill(signal);
       return exited;
