@@ -20,7 +20,7 @@ import {
   x402V1Header,
 } from "@tollgate/api/testing/bridge";
 import { agentOn, startTestChains } from "@tollgate/api/testing/chains";
-import { load, percentile, table, writeResults } from "./lib";
+import { countRpcRequests, load, percentile, table, writeResults } from "./lib";
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 60);
 const CHALLENGE_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -43,14 +43,8 @@ const agent = agentOn(chain, 16);
 const rows: Record<string, string | number>[] = [];
 
 // Counts the JSON-RPC requests the bridge sends to the chain while a legacy proof is timed.
-let counting = false;
-let rpcRequests = 0;
-const realFetch = globalThis.fetch;
-globalThis.fetch = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
-  const url = input instanceof Request ? input.url : String(input);
-  if (counting && url.startsWith(chain.rpcUrl)) rpcRequests++;
-  return realFetch(input, init);
-}) as typeof fetch;
+const rpcCounter = countRpcRequests(chain.rpcUrl);
+const realFetch = rpcCounter.realFetch;
 
 function summarize(name: string, samples: number[], baseline?: number[]): void {
   samples.sort((a, b) => a - b);
@@ -103,15 +97,15 @@ try {
     };
     const hash = await payMaticWith(agent, offer.pay_matic);
     const r = await timed(() => rpc(hash));
-    rpcRequests = 0;
-    counting = true;
+    rpcCounter.requests = 0;
+    rpcCounter.counting = true;
     const l = await timed(() =>
       fetch(`${bridge.url}/acme${path}`, {
         headers: { "x-tx-hash": hash, "x-order-id": offer.pay_matic.order_id! },
       }),
     );
-    counting = false;
-    if (!warmup) rpcPerProof += rpcRequests / ITERATIONS;
+    rpcCounter.counting = false;
+    if (!warmup) rpcPerProof += rpcCounter.requests / ITERATIONS;
     const header = await x402V1Header(agent, offer.accepts[0]);
     const x = await timed(() => fetch(`${bridge.url}/acme${path}`, { headers: { "X-PAYMENT": header } }));
     if (warmup) continue;

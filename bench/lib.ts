@@ -163,3 +163,18 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+/**
+ * Counts the HTTP requests this process sends to `rpcUrl` through `fetch` (one per JSON-RPC request or batch) while
+ * `counting` is on. Installs itself over `globalThis.fetch`; `realFetch` is the original, for the bench's own reads.
+ */
+export function countRpcRequests(rpcUrl: string) {
+  const realFetch = globalThis.fetch;
+  const counter = { counting: false, requests: 0, realFetch };
+  globalThis.fetch = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (counter.counting && url.startsWith(rpcUrl)) counter.requests++;
+    return realFetch(input, init);
+  }) as typeof fetch;
+  return counter;
+}

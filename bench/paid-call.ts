@@ -20,7 +20,7 @@ import { agentOn, payBody, sendSettlement, startTestChains } from "@tollgate/api
 import { gate } from "@tollgate/gate";
 import { express } from "@tollgate/gate/testing";
 import type { QuoteResponse } from "@tollgate/shared/aifp";
-import { percentile, table, writeResults } from "./lib";
+import { countRpcRequests, percentile, table, writeResults } from "./lib";
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 40);
 const dataDir = mkdtempSync(join(tmpdir(), "tollgate-bench-paid-"));
@@ -32,14 +32,8 @@ const limits: Record<string, unknown>[] = [];
 const loadStart = loadavg();
 
 // Counts the JSON-RPC requests (HTTP POSTs, a batch counting once) the API sends to the chain while a pay is timed.
-let counting = false;
-let rpcRequests = 0;
-const realFetch = globalThis.fetch;
-globalThis.fetch = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
-  const url = input instanceof Request ? input.url : String(input);
-  if (counting && url.startsWith(chain.rpcUrl)) rpcRequests++;
-  return realFetch(input, init);
-}) as typeof fetch;
+const rpc = countRpcRequests(chain.rpcUrl);
+const realFetch = rpc.realFetch;
 
 /** One raw single-row INSERT on the database's own client, in autocommit: the "one DB write" of the limit. */
 async function rawWriter(
@@ -122,8 +116,8 @@ try {
         const tx = await sendSettlement(agent, quote.settlement_call); // block time: not measured
         const key = `bench-${quote.quote_id}`;
         const body = JSON.stringify(await payBody(agent, quote, tx, key)); // agent-side signing: not measured
-        rpcRequests = 0;
-        counting = true;
+        rpc.requests = 0;
+        rpc.counting = true;
         const cpu = process.cpuUsage();
         t = performance.now();
         const paid = await fetch(`${api.baseUrl}/v1/pay`, {
@@ -135,7 +129,7 @@ try {
         if (paid.status !== 200) throw new Error(`/v1/pay answered ${paid.status}`);
         const payMs = performance.now() - t;
         const payCpu = process.cpuUsage(cpu);
-        counting = false;
+        rpc.counting = false;
         t = performance.now();
         const gated = await fetch(`${shop}/v1/search`, { headers: { "AIFP-Receipt": receipt } });
         await gated.arrayBuffer();
@@ -162,7 +156,7 @@ try {
         phases["raw RPC read"]!.push(readMs);
         phases["limit (write + read)"]!.push(writeMs + readMs);
         cpuPerPay.push((payCpu.user + payCpu.system) / 1000);
-        rpcPerPay += rpcRequests / ITERATIONS;
+        rpcPerPay += rpc.requests / ITERATIONS;
       }
     } finally {
       server.closeAllConnections();

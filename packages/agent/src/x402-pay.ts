@@ -11,7 +11,13 @@
  *   the server reconciles it against the broadcast transaction), never with a new payment.
  */
 import { randomBytes } from "node:crypto";
-import { type DeploymentManifest, EVM_NETWORKS, formatUsd, NETWORKS } from "@tollgate/shared";
+import {
+  type DeploymentManifest,
+  EVM_NETWORKS,
+  formatUsd,
+  NETWORKS,
+  TRANSFER_WITH_AUTHORIZATION_TYPES,
+} from "@tollgate/shared";
 import { type Address, getAddress, type Hex, isAddressEqual, type LocalAccount } from "viem";
 import { normalizeOrigin } from "./checks";
 import type { Clock, Sleep } from "./clock";
@@ -36,15 +42,6 @@ const MAX_VALIDITY_S = 3_600;
 const DEFAULT_VALIDITY_S = 300;
 /** Wait after a 202 that names no Retry-After. */
 const DEFAULT_PENDING_WAIT_MS = 2_000;
-
-const TRANSFER_WITH_AUTHORIZATION = [
-  { name: "from", type: "address" },
-  { name: "to", type: "address" },
-  { name: "value", type: "uint256" },
-  { name: "validAfter", type: "uint256" },
-  { name: "validBefore", type: "uint256" },
-  { name: "nonce", type: "bytes32" },
-] as const;
 
 export interface X402PayerDeps {
   account: LocalAccount;
@@ -165,7 +162,7 @@ export function createX402Payer(deps: X402PayerDeps) {
         chainId: requirement.chainId as number,
         verifyingContract: getAddress(requirement.asset),
       },
-      types: { TransferWithAuthorization: TRANSFER_WITH_AUTHORIZATION },
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
       primaryType: "TransferWithAuthorization",
       message: {
         ...authorization,

@@ -88,3 +88,15 @@ export function hashSplitterV14Quote(chainId: number, splitter: Address, quote: 
 
 /** The Payment event every splitter version emits (identical signature on v1.2 and v1.4). */
 export const PAYMENT_EVENT_ABI = getAbiItem({ abi: splitterV14Abi, name: "Payment" });
+
+/** EIP-3009 `transferWithAuthorization` typed data, as x402's `exact` EVM scheme signs it (x402-wire e.7). */
+export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
+  TransferWithAuthorization: [
+    { name: "from", type: "address" },
+    { name: "to", type: "address" },
+    { name: "value", type: "uint256" },
+    { name: "validAfter", type: "uint256" },
+    { name: "validBefore", type: "uint256" },
+    { name: "nonce", type: "bytes32" },
+  ],
+} as const;

@@ -4,7 +4,7 @@
  * ABIs once at load. Invariant: the bytes equal viem's `encodeFunctionData` for every input, errors included
  * (invalid address, uint256 out of range, a bytes32 of another size); settlement-calldata.test.ts compares them.
  */
-import { splitterV12Abi, splitterV14Abi } from "@tollgate/shared";
+import { type SplitterV14Quote, splitterV12Abi, splitterV14Abi } from "@tollgate/shared";
 import {
   AbiEncodingBytesSizeMismatchError,
   type Address,
@@ -116,16 +116,7 @@ export function encodeApprove(spender: Address, amount: bigint): Hex {
 }
 
 /** The v1.4 Quote struct, in the contract's field order (SPLITTER_V14_QUOTE_TYPES). */
-export interface QuoteStruct {
-  payer: Address;
-  merchant: Address;
-  token: Address;
-  grossAmount: bigint;
-  ipCreator: Address;
-  validUntil: bigint;
-  orderIdHash: Hex;
-  routeId: Hex;
-}
+export type QuoteStruct = SplitterV14Quote;
 
 /** settleNative / settleStable(Quote, string orderId, bytes signature): the Quote is static, so it sits in the head. */
 export function encodeSettle(

@@ -5,7 +5,7 @@
  * (`authorizationState`), balance, and a simulation of `transferWithAuthorization` from the relayer.
  * Every refusal is a `VerifyResponse` with an x402 reason, never a throw.
  */
-import { testUsdcAbi } from "@tollgate/shared";
+import { TRANSFER_WITH_AUTHORIZATION_TYPES, testUsdcAbi } from "@tollgate/shared";
 import {
   type Address,
   getAddress,
@@ -19,18 +19,6 @@ import type { Logger } from "../../infra/logger";
 import type { ChainContext } from "../../services/chains";
 import type { ExactRequirement } from "./facilitator";
 import type { ExactEvmPayload, VerifyResponse } from "./wire";
-
-/** x402's EIP-3009 typed data (x402-wire e.7). */
-export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
 
 /** Verifiers demand this much life left on an authorization (x402-wire e.4). */
 export const MIN_VALID_BEFORE_MARGIN_SECONDS = 6;
