@@ -18,7 +18,7 @@ import { settlements } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadIndexerEnv, startIndexer } from "../../src/index";
-import { account, chainOf, mine, pay, quietLog, startChains, waitFor } from "../helpers";
+import { account, chainOf, headOf, mine, pay, quietLog, startChains, waitFor } from "../helpers";
 import { createTestDatabase, testDatabaseKinds } from "../test-databases";
 
 let chains: LocalChains;
@@ -76,16 +76,13 @@ describe.each(testDatabaseKinds())("drill: RPC faults under the running indexer 
       const chain = chainOf(chains, "amoy");
       const handle = await createTestDatabase(kind);
       // Only blocks from here on: earlier cases' payments are not this case's business.
-      const head = (await (await fetch(chain.rpcUrl, rpcBody("eth_blockNumber"))).json()) as {
-        result: string;
-      };
       const env = loadIndexerEnv({
         NODE_ENV: "test",
         POLL_INTERVAL_MS: "50",
         RPC_TIMEOUT_MS: "300",
         CONFIRMATIONS_AMOY: "1",
         RPC_URL_AMOY: proxy.url,
-        START_BLOCK_AMOY: String(BigInt(head.result)),
+        START_BLOCK_AMOY: String(await headOf(chain)),
       });
       const indexer = await startIndexer({
         env,
@@ -129,11 +126,3 @@ describe.each(testDatabaseKinds())("drill: RPC faults under the running indexer 
     90_000,
   );
 });
-
-function rpcBody(method: string): RequestInit {
-  return {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: [] }),
-  };
-}
