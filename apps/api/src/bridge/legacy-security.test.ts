@@ -40,6 +40,22 @@ describe("legacy rail security (issue 20, findings 2 and 3)", () => {
   let batch: { address: Address; abi: Abi };
   const merchant = randomAddress();
   const ipCreator = randomAddress();
+  /** One provider without an ip creator and one with. */
+  const providers = () => [
+    {
+      id: "plain",
+      upstream_url: `${upstream.url}/p`,
+      price_wei: PRICE_WEI.toString(),
+      merchant_wallet: merchant,
+    },
+    {
+      id: "ip",
+      upstream_url: `${upstream.url}/i`,
+      price_wei: PRICE_WEI.toString(),
+      merchant_wallet: merchant,
+      ip_creator: ipCreator,
+    },
+  ];
 
   beforeAll(async () => {
     chains = await startTestChains(dataDir, ["amoy"]);
@@ -47,26 +63,7 @@ describe("legacy rail security (issue 20, findings 2 and 3)", () => {
     upstream = await startTestUpstream();
     const prefix = `tollgate:test:legacy-sec:${Date.now()}:${Math.random().toString(36).slice(2)}:`;
     const store = TEST_REDIS_URL ? createRedisOrderStore({ url: TEST_REDIS_URL, prefix }) : undefined;
-    bridge = await startTestBridge(
-      chains,
-      [
-        {
-          id: "plain",
-          upstream_url: `${upstream.url}/p`,
-          price_wei: PRICE_WEI.toString(),
-          merchant_wallet: merchant,
-        },
-        {
-          id: "ip",
-          upstream_url: `${upstream.url}/i`,
-          price_wei: PRICE_WEI.toString(),
-          merchant_wallet: merchant,
-          ip_creator: ipCreator,
-        },
-      ],
-      {},
-      store ? { store } : {},
-    );
+    bridge = await startTestBridge(chains, providers(), {}, store ? { store } : {});
     expect(bridge.router.bridge.store.kind).toBe(TEST_REDIS_URL ? "redis" : "memory");
     payer = agentOn(chain, 13);
     const { abi, bytecode } = readArtifact("BatchPayer");
@@ -263,26 +260,7 @@ describe("legacy rail security (issue 20, findings 2 and 3)", () => {
 
   it("issue 15: with no ip creator quoted the transaction is not read, and an ip creator named in the call is still refused", async () => {
     const proxy = await startRpcFaultProxy(chains.chains[0]!.rpcUrl);
-    const watched = await startTestBridge(
-      chains,
-      [
-        {
-          id: "plain",
-          upstream_url: `${upstream.url}/p`,
-          price_wei: PRICE_WEI.toString(),
-          merchant_wallet: merchant,
-        },
-        {
-          id: "ip",
-          upstream_url: `${upstream.url}/i`,
-          price_wei: PRICE_WEI.toString(),
-          merchant_wallet: merchant,
-          ip_creator: ipCreator,
-        },
-      ],
-      {},
-      { amoyRpcUrl: proxy.url },
-    );
+    const watched = await startTestBridge(chains, providers(), {}, { amoyRpcUrl: proxy.url });
     const termsAt = async (path: string) =>
       (await readJson(await fetch(`${watched.url}${path}`))).pay_matic as Json;
     const direct = async (terms: Json, named: Address) => {
