@@ -1,6 +1,6 @@
 import bs58 from "bs58";
 import { describe, expect, it, vi } from "vitest";
-import { createRandomPool, ID_PREFIXES, type IdKind, idPattern, isId, newId } from "./ids";
+import { createRandomPool, ID_PREFIXES, type IdKind, idPattern, isId, newId, SECRET_ID_KINDS } from "./ids";
 
 const KINDS = Object.keys(ID_PREFIXES) as IdKind[];
 
@@ -152,5 +152,26 @@ describe("createRandomPool", () => {
     } finally {
       spy.mockRestore();
     }
+  });
+
+  it("secrets are drawn fresh, never from the pool: no secret waits in a long-lived buffer", () => {
+    const spy = vi.spyOn(globalThis.crypto, "getRandomValues");
+    try {
+      for (const kind of SECRET_ID_KINDS) {
+        spy.mockClear();
+        const id = newId(kind);
+        expect(spy.mock.calls.length, kind).toBe(1);
+        const filled = spy.mock.calls[0]![0] as Uint8Array;
+        expect(filled.length, kind).toBe(32);
+        expect(bs58.encode(filled), kind).toBe(id.slice(ID_PREFIXES[kind].length));
+      }
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("every 256-bit kind is a secret kind, and every secret kind is 256-bit", () => {
+    const bytesOf = (kind: IdKind) => bs58.decode(newId(kind).slice(ID_PREFIXES[kind].length)).length;
+    expect(KINDS.filter((kind) => bytesOf(kind) === 32).sort()).toEqual([...SECRET_ID_KINDS].sort());
   });
 });

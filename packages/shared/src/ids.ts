@@ -84,11 +84,24 @@ export function createRandomPool(
 }
 
 // getRandomValues fills at most 65,536 bytes per call; a block stays well below.
-const randomBytes = createRandomPool((bytes) => globalThis.crypto.getRandomValues(bytes));
+const pooledBytes = createRandomPool((bytes) => globalThis.crypto.getRandomValues(bytes));
+const freshBytes = (length: number) => globalThis.crypto.getRandomValues(new Uint8Array(length));
+
+/**
+ * Bearer secrets: their bytes are drawn fresh, never from the pool, so no secret yet to be issued waits in a
+ * long-lived buffer (a heap dump shows none). They are rare; the pool serves the hot public ids.
+ */
+export const SECRET_ID_KINDS: ReadonlySet<IdKind> = new Set<IdKind>([
+  "merchantSecret",
+  "webhookSecret",
+  "adminSession",
+  "userSession",
+]);
 
 /** A fresh random id of the given kind: prefix + base58 of 96 to 256 random bits. */
 export function newId<K extends IdKind>(kind: K): Id<(typeof ID_PREFIXES)[K]> {
-  return `${ID_PREFIXES[kind]}${bs58.encode(randomBytes(ID_BYTES[kind]))}` as Id<(typeof ID_PREFIXES)[K]>;
+  const bytes = SECRET_ID_KINDS.has(kind) ? freshBytes(ID_BYTES[kind]) : pooledBytes(ID_BYTES[kind]);
+  return `${ID_PREFIXES[kind]}${bs58.encode(bytes)}` as Id<(typeof ID_PREFIXES)[K]>;
 }
 
 const BASE58 = "[1-9A-HJ-NP-Za-km-z]";
