@@ -9,6 +9,7 @@ import { type Database, quotes, receipts } from "@tollgate/db";
 import { AppError, type PayPending, type PayRequest, type PayResponse, ZERO_ADDRESS } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
 import type { Address, Hash } from "viem";
+import { afterIo } from "../infra/after-io";
 import type { Clock } from "../infra/clock";
 import type { ChainRegistry } from "./chains";
 import {
@@ -67,11 +68,6 @@ async function readQuote(
   return row;
 }
 
-/** `fn` once pending I/O got its turn: the database query started just before is on its way while `fn` computes. */
-function afterIo<T>(fn: () => T): Promise<T> {
-  return new Promise((resolve) => setImmediate(() => resolve(fn())));
-}
-
 export async function pay(
   deps: PayServiceDeps,
   idempotencyKey: string,
@@ -83,6 +79,8 @@ export async function pay(
   const quoteRead = readQuote(db, request.quote_id);
   quoteRead.catch(() => {});
   const signer = afterIo(() => recoverAuthorizationSigner(request, idempotencyKey));
+  // Awaited below, after the quote: a missing quote is reported first, and a failure here is never unhandled.
+  signer.catch(() => {});
   const found = await quoteRead;
   if (!found) throw new AppError("quote_not_found", `no quote ${request.quote_id}`);
   const { quote } = found;
