@@ -122,6 +122,21 @@ describe("legacy rail security (issue 20, findings 2 and 3)", () => {
     return hash;
   }
 
+  /** The payer calls the v1.2 splitter's payMatic itself, naming `ipCreatorNamed` (the quoted one by default). */
+  async function payDirect(terms: Json, ipCreatorNamed: Address = terms.ip_creator): Promise<Hash> {
+    const hash = await payer.wallet.writeContract({
+      account: payer.account,
+      chain: null,
+      address: terms.splitter,
+      abi: splitterV12Abi,
+      functionName: "payMatic",
+      args: [terms.merchant_wallet, ipCreatorNamed, String(terms.order_id)],
+      value: BigInt(terms.total_wei),
+    });
+    await payer.client.waitForTransactionReceipt({ hash });
+    return hash;
+  }
+
   const prove = (path: string, tx: Hash, terms: Json) =>
     fetch(`${bridge.url}${path}`, { headers: { "x-tx-hash": tx, "x-order-id": String(terms.order_id) } });
 
@@ -143,36 +158,14 @@ describe("legacy rail security (issue 20, findings 2 and 3)", () => {
   it("finding 2: a direct payMatic naming another ip creator is refused; the quoted one is served", async () => {
     const terms = await payMatic("/ip/redirect");
     expect(terms.ip_creator.toLowerCase()).toBe(ipCreator.toLowerCase());
-    const pay = async (who: Address) => {
-      const hash = await payer.wallet.writeContract({
-        account: payer.account,
-        chain: null,
-        address: terms.splitter,
-        abi: splitterV12Abi,
-        functionName: "payMatic",
-        args: [terms.merchant_wallet, who, String(terms.order_id)],
-        value: BigInt(terms.total_wei),
-      });
-      await payer.client.waitForTransactionReceipt({ hash });
-      return hash;
-    };
     const seen = upstream.seen.length;
-    const redirected = await prove("/ip/redirect", await pay(payer.address), terms);
+    const redirected = await prove("/ip/redirect", await payDirect(terms, payer.address), terms);
     expect(redirected.status).toBe(422);
     expect((await readJson(redirected)).code).toBe("payment_ip_creator_mismatch");
     expect(upstream.seen.length).toBe(seen);
 
     const honest = await payMatic("/ip/honest");
-    const tx = await payer.wallet.writeContract({
-      account: payer.account,
-      chain: null,
-      address: honest.splitter,
-      abi: splitterV12Abi,
-      functionName: "payMatic",
-      args: [honest.merchant_wallet, honest.ip_creator, String(honest.order_id)],
-      value: BigInt(honest.total_wei),
-    });
-    await payer.client.waitForTransactionReceipt({ hash: tx });
+    const tx = await payDirect(honest);
     expect((await prove("/ip/honest", tx, honest)).status).toBe(200);
   });
 
@@ -188,16 +181,7 @@ describe("legacy rail security (issue 20, findings 2 and 3)", () => {
 
   it("finding 5: x-payer-signature binds a legacy proof to the payer; required once the transition ends", async () => {
     const terms = await payMatic("/plain/signed");
-    const tx = await payer.wallet.writeContract({
-      account: payer.account,
-      chain: null,
-      address: terms.splitter,
-      abi: splitterV12Abi,
-      functionName: "payMatic",
-      args: [terms.merchant_wallet, terms.ip_creator, String(terms.order_id)],
-      value: BigInt(terms.total_wei),
-    });
-    await payer.client.waitForTransactionReceipt({ hash: tx });
+    const tx = await payDirect(terms);
     const message = legacyProofMessage(String(terms.order_id), tx);
     const stranger = await privateKeyToAccount(generatePrivateKey()).signMessage({ message });
     const signed = (signature: string, url = bridge.url) =>
@@ -226,16 +210,7 @@ describe("legacy rail security (issue 20, findings 2 and 3)", () => {
     try {
       const strictTerms = (await (await fetch(`${strict.url}/plain/signed`)).json()) as Json;
       const order = String(strictTerms.pay_matic.order_id);
-      const strictTx = await payer.wallet.writeContract({
-        account: payer.account,
-        chain: null,
-        address: strictTerms.pay_matic.splitter,
-        abi: splitterV12Abi,
-        functionName: "payMatic",
-        args: [merchant, strictTerms.pay_matic.ip_creator, order],
-        value: BigInt(strictTerms.pay_matic.total_wei),
-      });
-      await payer.client.waitForTransactionReceipt({ hash: strictTx });
+      const strictTx = await payDirect(strictTerms.pay_matic);
       const unsigned = await fetch(`${strict.url}/plain/signed`, {
         headers: { "x-tx-hash": strictTx, "x-order-id": order },
       });
@@ -263,19 +238,6 @@ describe("legacy rail security (issue 20, findings 2 and 3)", () => {
     const watched = await startTestBridge(chains, providers(), {}, { amoyRpcUrl: proxy.url });
     const termsAt = async (path: string) =>
       (await readJson(await fetch(`${watched.url}${path}`))).pay_matic as Json;
-    const direct = async (terms: Json, named: Address) => {
-      const hash = await payer.wallet.writeContract({
-        account: payer.account,
-        chain: null,
-        address: terms.splitter,
-        abi: splitterV12Abi,
-        functionName: "payMatic",
-        args: [terms.merchant_wallet, named, String(terms.order_id)],
-        value: BigInt(terms.total_wei),
-      });
-      await payer.client.waitForTransactionReceipt({ hash });
-      return hash;
-    };
     const proveAt = (path: string, tx: Hash, terms: Json) =>
       fetch(`${watched.url}${path}`, { headers: { "x-tx-hash": tx, "x-order-id": String(terms.order_id) } });
     const transactionReads = (tx: Hash) =>
@@ -286,7 +248,7 @@ describe("legacy rail security (issue 20, findings 2 and 3)", () => {
       // No ip creator quoted: served without reading the transaction.
       const plain = await termsAt("/plain/zero");
       expect(BigInt(plain.ip_creator_amount_wei)).toBe(0n);
-      const paid = await direct(plain, "0x0000000000000000000000000000000000000000");
+      const paid = await payDirect(plain, "0x0000000000000000000000000000000000000000");
       const served = await proveAt("/plain/zero", paid, plain);
       expect(served.status, await served.clone().text()).toBe(200);
       expect(transactionReads(paid)).toBe(0);
@@ -296,7 +258,7 @@ describe("legacy rail security (issue 20, findings 2 and 3)", () => {
 
       // An ip creator named directly, or through another contract, takes a non-zero leg: refused from the event.
       const named = await termsAt("/plain/named");
-      const redirected = await direct(named, payer.address);
+      const redirected = await payDirect(named, payer.address);
       const refused = await proveAt("/plain/named", redirected, named);
       expect(refused.status).toBe(422);
       expect((await readJson(refused)).code).toBe("payment_amount_mismatch");
@@ -310,13 +272,13 @@ describe("legacy rail security (issue 20, findings 2 and 3)", () => {
 
       // An ip creator quoted: the transaction is read and its ip creator checked, as before.
       const withIp = await termsAt("/ip/read");
-      const honest = await direct(withIp, withIp.ip_creator);
+      const honest = await payDirect(withIp, withIp.ip_creator);
       const ok = await proveAt("/ip/read", honest, withIp);
       expect(ok.status, await ok.clone().text()).toBe(200);
       expect(transactionReads(honest)).toBeGreaterThanOrEqual(1);
       // ...and a node that cannot answer that read still makes the proof wait (503), never skips the check.
       const another = await termsAt("/ip/down");
-      const tx = await direct(another, another.ip_creator);
+      const tx = await payDirect(another, another.ip_creator);
       proxy.fault = (call) =>
         call.method === "eth_getTransactionByHash" ? { kind: "status", status: 503 } : undefined;
       const down = await proveAt("/ip/down", tx, another);
