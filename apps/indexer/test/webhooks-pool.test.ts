@@ -177,7 +177,10 @@ describe.each(testDatabaseKinds())("dispatcher pool on %s", (kind) => {
       concurrencyPerEndpoint: 2,
       timeoutMs: 120_000,
     });
-    dispatcher.start(20);
+    // One pump claims the endpoint's 2 slots; a long poll interval keeps a later pump from being mid-claim when
+    // stop() is called (such a claim, begun before the stop, would be delivered and awaited: nothing lost, but
+    // this test counts deliveries claimed before the stop only).
+    dispatcher.start(60_000);
     await expect.poll(() => slow.hits, { timeout: 120_000, interval: 50 }).toBe(2);
     const stopping = dispatcher.stop();
     dispatcher = undefined;
