@@ -147,4 +147,75 @@ describe("receipt JWS checked with node:crypto, jose as the oracle", () => {
       expect(`${name}: ${await ours(jwt)}`).toMatch(new RegExp(`^${name}: (malformed|header_not_allowed)$`));
     }
   });
+
+  it("accepts only the canonical last character of a signature (A, Q, g, w), and no other spelling", async () => {
+    const verifier = createReceiptVerifier({ issuer: api.url, jwksUrl: api.jwksUrl, cacheMaxEntries: 0 });
+    const { token } = await api.receipt({ aud: MERCHANT, scope: RESOURCE });
+    const body = token.slice(0, -1);
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const verdicts = new Map<string, string>();
+    for (const last of alphabet) {
+      const result = await verifier.verify(`${body}${last}`, expectation);
+      verdicts.set(last, result.ok ? "ok" : result.reason);
+    }
+    const original = token.at(-1)!;
+    expect("AQgw").toContain(original);
+    for (const [last, verdict] of verdicts) {
+      // A canonical spelling of another 64-byte value is a wrong signature; any other last character is malformed.
+      const want = last === original ? "ok" : "AQgw".includes(last) ? "signature_invalid" : "malformed";
+      expect(`${last}: ${verdict}`).toBe(`${last}: ${want}`);
+    }
+  });
+
+  it("trusts a header seen under a valid signature for that header only, and never for an unsigned token", async () => {
+    const verifier = createReceiptVerifier({ issuer: api.url, jwksUrl: api.jwksUrl, cacheMaxEntries: 0 });
+    const good = await api.receipt({ aud: MERCHANT, scope: RESOURCE });
+    expect((await verifier.verify(good.token, expectation)).ok).toBe(true);
+    const [header, payload] = good.token.split(".") as [string, string, string];
+    // Same (known) header, a payload the key never signed: the signature still decides.
+    const forgedPayload = b64url(JSON.stringify({ ...good.claims, quota: 9_999_999 }));
+    const reused = `${header}.${forgedPayload}.${good.token.split(".")[2]}`;
+    expect(await verifier.verify(reused, expectation)).toMatchObject({
+      ok: false,
+      reason: "signature_invalid",
+    });
+    // Same header, signed by an unpublished key under the published kid: refused.
+    const rogue = await api.addKey({ publish: false });
+    const rogueSignature = sign(null, Buffer.from(`${header}.${payload}`), KeyObject.from(rogue.privateKey));
+    const rogueToken = `${header}.${payload}.${rogueSignature.toString("base64url")}`;
+    expect(await verifier.verify(rogueToken, expectation)).toMatchObject({
+      ok: false,
+      reason: "signature_invalid",
+    });
+    // A header refused once is refused every time (refusals are not remembered as known headers).
+    const noneHeader = b64url(JSON.stringify({ alg: "none", typ: RECEIPT_JWT_TYPE, kid: "x" }));
+    for (let i = 0; i < 3; i += 1) {
+      const verdict = await verifier.verify(
+        `${noneHeader}.${payload}.${good.token.split(".")[2]}`,
+        expectation,
+      );
+      expect(verdict).toMatchObject({ ok: false, reason: "alg_not_allowed" });
+    }
+    // The genuine receipt still verifies after all of that.
+    expect((await verifier.verify(good.token, expectation)).ok).toBe(true);
+  });
+
+  it("gives each of many concurrent verifications its own verdict while the keys are still being fetched", async () => {
+    const verifier = createReceiptVerifier({ issuer: api.url, jwksUrl: api.jwksUrl, cacheMaxEntries: 0 });
+    const tokens = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => api.receipt({ aud: MERCHANT, scope: RESOURCE, quota: i + 1 })),
+    );
+    // Every other token is tampered (its payload swapped for its neighbour's): the shared scratch buffer must
+    // never carry one verification's bytes into another's.
+    const inputs = tokens.map(({ token }, i) => {
+      if (i % 2 === 0) return token;
+      const [h, , sig] = token.split(".") as [string, string, string];
+      return `${h}.${tokens[i - 1]!.token.split(".")[1]}.${sig}`;
+    });
+    const verdicts = await Promise.all(inputs.map((token) => verifier.verify(token, expectation)));
+    verdicts.forEach((verdict, i) => {
+      if (i % 2 === 0) expect(verdict.ok && verdict.claims.quota).toBe(i + 1);
+      else expect(verdict).toMatchObject({ ok: false, reason: "signature_invalid" });
+    });
+  });
 });

@@ -4,6 +4,10 @@
  * the main thread waited on it for more than half of every uncached verification. The key is a node:crypto
  * KeyObject made once per `kid` (verifier.ts); the verification itself is synchronous.
  *
+ * Allocation-light (issue 15, gate ratio): the signed bytes, the signature and the payload are decoded into one
+ * module-level scratch buffer instead of fresh pooled buffers. Safe because every use is synchronous, from the
+ * write to the last read, so no other verification can interleave.
+ *
  * JWS semantics kept (RFC 7515 compact form, RFC 8725), in jose's order, each failing with the reason jose's
  * error maps to (verdicts.ts `translateJoseError`):
  * - exactly three segments, each strict base64url (alphabet only: no padding, no whitespace, no `+` or `/`);
@@ -19,11 +23,22 @@ import { type ReceiptVerification, refuse } from "./verdicts";
 
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 export const ED25519_SIGNATURE_SEGMENT_LENGTH = 86; // base64url of 64 bytes, unpadded
+/**
+ * The last of 86 characters carries 2 bits of the 64th byte and 4 zero bits: only A, Q, g and w are canonical
+ * (RFC 4648 §3.5). Any other last character is a second spelling of some signature.
+ */
+const CANONICAL_SIGNATURE_LAST = new Set(["A", "Q", "g", "w"]);
+/** Receipts are at most 4,096 characters (verifier.ts); larger inputs fall back to fresh buffers. */
+const scratch = Buffer.allocUnsafeSlow(8192);
+const SIGNATURE_OFFSET = scratch.length - 64;
 
 export interface CompactJws {
-  header: Record<string, unknown>;
-  /** ASCII `header.payload`, the bytes that were signed. */
-  signingInput: Buffer;
+  token: string;
+  encodedHeader: string;
+  /** Parsed protected header; `undefined` until {@link parseProtectedHeader} ran (a known header skips it). */
+  header?: Record<string, unknown>;
+  /** Length of `header.payload`, the ASCII bytes that were signed: `token.slice(0, signedLength)`. */
+  signedLength: number;
   encodedPayload: string;
   encodedSignature: string;
 }
@@ -43,8 +58,13 @@ function decodeSegment(segment: string): Buffer | undefined {
 }
 
 function parseJsonObject(segment: string): Record<string, unknown> | undefined {
-  const bytes = decodeSegment(segment);
-  if (!bytes || !isUtf8(bytes)) return undefined; // strict UTF-8, as jose's fatal TextDecoder
+  if (segment.length % 4 === 1 || !BASE64URL.test(segment)) return undefined;
+  // Decoded into the scratch buffer when it fits (3 bytes per 4 characters), else into a fresh one.
+  const bytes =
+    segment.length <= SIGNATURE_OFFSET
+      ? scratch.subarray(0, scratch.write(segment, 0, "base64url"))
+      : Buffer.from(segment, "base64url");
+  if (!isUtf8(bytes)) return undefined; // strict UTF-8, as jose's fatal TextDecoder
   try {
     const parsed: unknown = JSON.parse(bytes.toString("utf8"));
     return isPlainObject(parsed) ? parsed : undefined;
@@ -53,33 +73,69 @@ function parseJsonObject(segment: string): Record<string, unknown> | undefined {
   }
 }
 
-/** Splits and decodes the protected header; refuses anything that is not a strict compact JWS. */
-export function parseCompactJws(token: string): CompactJws | ReceiptVerification {
+/**
+ * Splits a strict compact JWS and checks the payload segment's alphabet; the header is parsed separately
+ * ({@link parseProtectedHeader}) so a header already seen verified need not be parsed again.
+ */
+export function splitCompactJws(token: string): CompactJws | ReceiptVerification {
   const first = token.indexOf(".");
   const second = first < 0 ? -1 : token.indexOf(".", first + 1);
   if (second < 0 || token.indexOf(".", second + 1) >= 0) return malformed();
-  const encodedHeader = token.slice(0, first);
   const encodedPayload = token.slice(first + 1, second);
-  const encodedSignature = token.slice(second + 1);
-  const header = parseJsonObject(encodedHeader);
-  if (!header || !BASE64URL.test(encodedPayload) || encodedPayload.length % 4 === 1) return malformed();
+  if (!BASE64URL.test(encodedPayload) || encodedPayload.length % 4 === 1) return malformed();
   return {
-    header,
-    signingInput: Buffer.from(token.slice(0, second), "latin1"),
+    token,
+    encodedHeader: token.slice(0, first),
+    signedLength: second,
     encodedPayload,
-    encodedSignature,
+    encodedSignature: token.slice(second + 1),
   };
+}
+
+/** The protected header as a plain object, or `undefined` when it is not strict base64url of a UTF-8 JSON object. */
+export function parseProtectedHeader(encodedHeader: string): Record<string, unknown> | undefined {
+  return parseJsonObject(encodedHeader);
+}
+
+/** Splits and parses the header in one step (for callers that keep no header cache). */
+export function parseCompactJws(token: string): CompactJws | ReceiptVerification {
+  const jws = splitCompactJws(token);
+  if ("ok" in jws) return jws;
+  const header = parseProtectedHeader(jws.encodedHeader);
+  return header ? { ...jws, header } : malformed();
+}
+
+/** The 64 signature bytes when the segment is the canonical unpadded base64url of exactly 64 bytes. */
+function canonicalSignature(encoded: string): Buffer | undefined {
+  if (
+    encoded.length !== ED25519_SIGNATURE_SEGMENT_LENGTH ||
+    !BASE64URL.test(encoded) ||
+    !CANONICAL_SIGNATURE_LAST.has(encoded[ED25519_SIGNATURE_SEGMENT_LENGTH - 1]!)
+  )
+    return undefined;
+  scratch.write(encoded, SIGNATURE_OFFSET, 64, "base64url");
+  return scratch.subarray(SIGNATURE_OFFSET);
+}
+
+/** The refusal for a signature segment that is not canonical base64url of 64 bytes (jose's reasons kept). */
+function signatureSegmentProblem(encoded: string): ReceiptVerification {
+  const signature = decodeSegment(encoded);
+  // Canonical encoding only: a second spelling of the same signature would be a second token string.
+  if (!signature || signature.toString("base64url") !== encoded) return malformed();
+  return refuse("signature_invalid", "receipt signature does not verify"); // canonical, but not 64 bytes
 }
 
 /** undefined when `jws` carries a canonical 64-byte signature that verifies with `key` (Ed25519); else the refusal. */
 export function verifyEd25519Jws(jws: CompactJws, key: KeyObject): ReceiptVerification | undefined {
-  const signature = decodeSegment(jws.encodedSignature);
-  if (!signature) return malformed();
-  // Canonical encoding only: a second spelling of the same signature would be a second token string.
-  if (signature.toString("base64url") !== jws.encodedSignature) return malformed();
+  const signature = canonicalSignature(jws.encodedSignature);
+  if (!signature) return signatureSegmentProblem(jws.encodedSignature);
+  const signed =
+    jws.signedLength <= SIGNATURE_OFFSET
+      ? scratch.subarray(0, scratch.write(jws.token, 0, jws.signedLength, "latin1"))
+      : Buffer.from(jws.token.slice(0, jws.signedLength), "latin1");
   let valid = false;
   try {
-    valid = signature.length === 64 && verify(null, jws.signingInput, key, signature);
+    valid = verify(null, signed, key, signature);
   } catch {
     valid = false;
   }

@@ -18,27 +18,25 @@
  * the signature check ("cache hit"); a hit still checks audience, scope, tier, expiry and that the signing
  * key is still published.
  */
-import { KeyObject, type webcrypto } from "node:crypto";
+import { KeyObject } from "node:crypto";
 import { RECEIPT_ALGORITHM, RECEIPT_JWT_TYPE, type ReceiptClaims } from "@tollgate/shared/aifp";
 import { AppError } from "@tollgate/shared/errors";
+import type { JWTPayload } from "jose";
 import {
-  createLocalJWKSet,
-  createRemoteJWKSet,
-  customFetch,
-  type JSONWebKeySet,
-  type JWTPayload,
-  type JWTVerifyGetKey,
-} from "jose";
-import { type CompactJws, parseCompactJws, receiptPayload, verifyEd25519Jws } from "./receipt-jws";
+  type CompactJws,
+  parseProtectedHeader,
+  receiptPayload,
+  splitCompactJws,
+  verifyEd25519Jws,
+} from "./receipt-jws";
+import { createReceiptKeySource, type FetchLike } from "./receipt-keys";
 import {
-  isKeyLookupVerdict,
   isString,
   REFUSED_HEADER_PARAMS,
   type ReceiptExpectation,
   type ReceiptVerification,
   receiptClaimsProblem,
   refuse,
-  translateJoseError,
 } from "./verdicts";
 
 /** Largest clock skew we accept between Tollgate and the merchant (checklist B3). */
@@ -46,10 +44,9 @@ export const MAX_CLOCK_TOLERANCE_SEC = 60;
 /** Receipts longer than this are refused before any parsing (header-size abuse). */
 export const MAX_RECEIPT_LENGTH = 4096;
 
+export type { FetchLike } from "./receipt-keys";
 export type { ReceiptExpectation, ReceiptFailureReason, ReceiptVerification } from "./verdicts";
 export { receiptClaimsProblem } from "./verdicts";
-
-export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
 export interface ReceiptVerifierOptions {
   /** Expected `iss`: the Tollgate API base URL (a trailing `/` is ignored). */
@@ -123,91 +120,22 @@ export function createReceiptVerifier(options: ReceiptVerifierOptions): ReceiptV
   if (!Number.isSafeInteger(cacheMaxEntries) || cacheMaxEntries < 0) {
     throw new TypeError("cacheMaxEntries must be a non-negative integer");
   }
-  const staleIfErrorMs = options.jwksStaleIfErrorMs ?? 24 * 60 * 60 * 1000;
-  const retryAfterErrorMs = options.jwksRetryAfterErrorMs ?? 5_000;
   const now = options.now ?? Date.now;
   const baseFetch: FetchLike = options.fetchImpl ?? ((input, init) => fetch(input, init));
   const jwksUrl = new URL(options.jwksUrl);
 
   const counters = { cacheHits: 0, verified: 0, refused: 0, jwksFetches: 0, jwksFetchFailures: 0 };
-  /** Key ids of the last JWKS document we received; `undefined` until the first good fetch. */
-  let publishedKids: Set<string> | undefined;
-  let lastGoodFetchAt = Number.NEGATIVE_INFINITY;
-  let lastFailureAt = Number.NEGATIVE_INFINITY;
-  /** Local key set built from the last good document, used while the endpoint fails. */
-  let staleKeys: { generation: number; getKey: ReturnType<typeof createLocalJWKSet> } | undefined;
-  let generation = 0;
-
-  // Our fetch wrapper sees every JWKS document jose receives: it records which kids are published (so a
-  // cache hit can tell that its key was retired) and when the last good fetch happened.
-  const observingFetch = async (input: string | URL, init?: RequestInit): Promise<Response> => {
-    counters.jwksFetches += 1;
-    let response: Response;
-    try {
-      response = await baseFetch(input, { ...init, redirect: "manual" });
-    } catch (error) {
-      counters.jwksFetchFailures += 1;
-      lastFailureAt = now();
-      throw error;
-    }
-    if (response.status !== 200) {
-      counters.jwksFetchFailures += 1;
-      lastFailureAt = now();
-      return response; // jose refuses non-200 itself
-    }
-    const text = await response.text();
-    try {
-      const parsed = JSON.parse(text) as { keys?: unknown };
-      if (Array.isArray(parsed.keys)) {
-        publishedKids = new Set(
-          parsed.keys.flatMap((key: unknown) =>
-            key && typeof key === "object" && isString((key as { kid?: unknown }).kid)
-              ? [(key as { kid: string }).kid]
-              : [],
-          ),
-        );
-        lastGoodFetchAt = now();
-        generation += 1;
-      }
-    } catch {
-      counters.jwksFetchFailures += 1;
-      lastFailureAt = now();
-    }
-    return new Response(text, { status: response.status, headers: response.headers });
-  };
-
-  const remote = createRemoteJWKSet(jwksUrl, {
-    cacheMaxAge: options.jwksCacheMaxAgeMs ?? 10 * 60 * 1000,
-    cooldownDuration: options.jwksCooldownMs ?? 30_000,
-    timeoutDuration: options.jwksTimeoutMs ?? 5_000,
-    [customFetch]: observingFetch,
+  const keys = createReceiptKeySource({
+    jwksUrl,
+    fetchImpl: baseFetch,
+    now,
+    counters,
+    cacheMaxAgeMs: options.jwksCacheMaxAgeMs ?? 10 * 60 * 1000,
+    cooldownMs: options.jwksCooldownMs ?? 30_000,
+    timeoutMs: options.jwksTimeoutMs ?? 5_000,
+    staleIfErrorMs: options.jwksStaleIfErrorMs ?? 24 * 60 * 60 * 1000,
+    retryAfterErrorMs: options.jwksRetryAfterErrorMs ?? 5_000,
   });
-
-  function staleGetKey(): ReturnType<typeof createLocalJWKSet> | undefined {
-    if (now() - lastGoodFetchAt > staleIfErrorMs) return undefined;
-    const jwks = remote.jwks() as JSONWebKeySet | undefined;
-    if (!jwks) return undefined;
-    if (!staleKeys || staleKeys.generation !== generation) {
-      staleKeys = { generation, getKey: createLocalJWKSet(jwks) };
-    }
-    return staleKeys.getKey;
-  }
-
-  const getKey: JWTVerifyGetKey = async (header, token) => {
-    // Endpoint failing recently and jose would refetch: go straight to the keys we have.
-    if (!remote.fresh && now() - lastFailureAt < retryAfterErrorMs) {
-      const stale = staleGetKey();
-      if (stale) return stale(header, token);
-    }
-    try {
-      return await remote(header, token);
-    } catch (error) {
-      if (isKeyLookupVerdict(error)) throw error;
-      const stale = staleGetKey();
-      if (stale) return stale(header, token);
-      throw new AppError("jwks_unavailable", "receipt signing keys could not be fetched", { cause: error });
-    }
-  };
 
   const tokenCache = new Map<string, CachedToken>();
 
@@ -251,49 +179,20 @@ export function createReceiptVerifier(options: ReceiptVerifierOptions): ReceiptV
   }
 
   /**
-   * node:crypto keys by `kid`, made once from the key jose's JWKS set selected (issue 15: no per-request JWKS
-   * work). An entry is used only while the JWKS document it came from is the current one and fresh; anything
-   * else (stale keys, a refetch, an unknown kid) goes through `getKey` as before.
+   * Protected headers (the encoded segment) whose signature verified, with their `kid` (issue 15): Tollgate's
+   * receipts share one header per key, so the header is parsed and checked once per key, not per receipt. Only a
+   * header under a valid signature enters, so callers cannot fill it; bounded all the same.
    */
-  const keysByKid = new Map<string, { key: KeyObject; generation: number }>();
+  const verifiedHeaders = new Map<string, string>();
+  const VERIFIED_HEADERS_MAX = 16;
 
-  /** The remembered key when it is still good; synchronous, so the common case awaits nothing. */
-  function knownKey(kid: string): KeyObject | undefined {
-    const known = keysByKid.get(kid);
-    return known && known.generation === generation && remote.fresh ? known.key : undefined;
-  }
-
-  async function keyFor(kid: string, jws: CompactJws): Promise<KeyObject | ReceiptVerification> {
-    const before = generation;
-    const wasFresh = remote.fresh;
-    let found: Awaited<ReturnType<JWTVerifyGetKey>>;
-    try {
-      found = await getKey(jws.header as Parameters<JWTVerifyGetKey>[0], {
-        payload: jws.encodedPayload,
-        signature: jws.encodedSignature,
-      });
-    } catch (error) {
-      const refusal = translateJoseError(error);
-      if (refusal) return refusal;
-      throw error; // jwks_unavailable and anything unexpected: the caller fails closed
-    }
-    const key = found instanceof KeyObject ? found : KeyObject.from(found as webcrypto.CryptoKey);
-    // jose selected an OKP/Ed25519 key for EdDSA; anything else is not a receipt key.
-    if (key.type !== "public" || key.asymmetricKeyType !== "ed25519")
-      return refuse("kid_unknown", "the published key for this kid is not an Ed25519 public key");
-    // Remember it only when it came from the current, fresh document (not from stale keys, not across a refetch).
-    if (wasFresh && remote.fresh && generation === before) {
-      for (const [cachedKid, entry] of keysByKid)
-        if (entry.generation !== generation) keysByKid.delete(cachedKid);
-      keysByKid.set(kid, { key, generation });
-    }
-    return key;
-  }
-
-  async function verifyUncached(token: string, expect: ReceiptExpectation): Promise<ReceiptVerification> {
-    const jws = parseCompactJws(token);
-    if ("ok" in jws) return jws;
-    const { header } = jws;
+  /** The header's `kid` when it passes the receipt header rules; else the refusal. */
+  function checkHeader(jws: CompactJws): string | ReceiptVerification {
+    const known = verifiedHeaders.get(jws.encodedHeader);
+    if (known !== undefined) return known;
+    const header = parseProtectedHeader(jws.encodedHeader);
+    if (!header) return refuse("malformed", "receipt is not a well-formed JWT");
+    jws.header = header;
     if (header.alg !== RECEIPT_ALGORITHM) {
       return refuse("alg_not_allowed", `only ${RECEIPT_ALGORITHM} receipts are accepted`);
     }
@@ -304,10 +203,23 @@ export function createReceiptVerifier(options: ReceiptVerifierOptions): ReceiptV
     for (const name of REFUSED_HEADER_PARAMS) {
       if (name in header) return refuse("header_not_allowed", `receipt header must not carry ${name}`);
     }
-    const key = knownKey(header.kid) ?? (await keyFor(header.kid, jws));
-    if (!(key instanceof KeyObject)) return key;
+    return header.kid;
+  }
+
+  /** The signature check and the claims; synchronous, so a known key makes the whole verification awaitless. */
+  function verifyWithKey(
+    token: string,
+    jws: CompactJws,
+    kid: string,
+    key: KeyObject,
+    expect: ReceiptExpectation,
+  ): ReceiptVerification {
     const badSignature = verifyEd25519Jws(jws, key);
     if (badSignature) return badSignature;
+    if (!verifiedHeaders.has(jws.encodedHeader)) {
+      if (verifiedHeaders.size >= VERIFIED_HEADERS_MAX) verifiedHeaders.clear();
+      verifiedHeaders.set(jws.encodedHeader, kid);
+    }
     const decoded = receiptPayload(jws, {
       issuer,
       audience: expect.merchantId,
@@ -318,40 +230,67 @@ export function createReceiptVerifier(options: ReceiptVerifierOptions): ReceiptV
     const problem = receiptClaimsProblem(decoded.claims as JWTPayload);
     if (problem) return refuse("claims_invalid", problem);
     const claims = decoded.claims as unknown as ReceiptClaims;
-    const kid = header.kid;
     remember(token, { claims, kid, expiresAtMs: (claims.exp + clockToleranceSec) * 1000 });
     return checkExpectation(claims, kid, expect, "verified");
   }
 
+  async function verifyWithKeyLookup(
+    token: string,
+    jws: CompactJws,
+    kid: string,
+    expect: ReceiptExpectation,
+  ): Promise<ReceiptVerification> {
+    const key = await keys.keyFor(kid, jws);
+    return key instanceof KeyObject ? verifyWithKey(token, jws, kid, key, expect) : key;
+  }
+
+  /** The verdict, synchronously when the signing key is already known; a promise when it must be looked up. */
+  function verifyUncached(
+    token: string,
+    expect: ReceiptExpectation,
+  ): ReceiptVerification | Promise<ReceiptVerification> {
+    const jws = splitCompactJws(token);
+    if ("ok" in jws) return jws;
+    const kid = checkHeader(jws);
+    if (typeof kid !== "string") return kid;
+    const key = keys.knownKey(kid);
+    return key ? verifyWithKey(token, jws, kid, key, expect) : verifyWithKeyLookup(token, jws, kid, expect);
+  }
+
+  const count = (result: ReceiptVerification): ReceiptVerification => {
+    if (result.ok) counters.verified += 1;
+    else counters.refused += 1;
+    return result;
+  };
+
   return {
     issuer,
     jwksUrl: jwksUrl.href,
-    async verify(token, expect) {
+    verify(token, expect) {
       if (token.length > MAX_RECEIPT_LENGTH) {
         counters.refused += 1;
-        return refuse("malformed", `receipt longer than ${MAX_RECEIPT_LENGTH} characters`);
+        return Promise.resolve(refuse("malformed", `receipt longer than ${MAX_RECEIPT_LENGTH} characters`));
       }
       const cached = tokenCache.get(token);
       if (cached) {
-        const kidStillPublished = !publishedKids || publishedKids.has(cached.kid);
-        if (cached.expiresAtMs > now() && kidStillPublished) {
+        if (cached.expiresAtMs > now() && keys.isPublished(cached.kid)) {
           // Keep the key set moving while only cache hits arrive, so retirements are noticed.
-          if (!remote.fresh && !remote.reloading && now() - lastFailureAt >= retryAfterErrorMs) {
-            remote.reload().catch(() => undefined);
-          }
+          keys.keepFresh();
           tokenCache.delete(token);
           tokenCache.set(token, cached);
           counters.cacheHits += 1;
           const result = checkExpectation(cached.claims, cached.kid, expect, "cache");
           if (!result.ok) counters.refused += 1;
-          return result;
+          return Promise.resolve(result);
         }
         tokenCache.delete(token);
       }
-      const result = await verifyUncached(token, expect);
-      if (result.ok) counters.verified += 1;
-      else counters.refused += 1;
-      return result;
+      try {
+        const result = verifyUncached(token, expect);
+        return result instanceof Promise ? result.then(count) : Promise.resolve(count(result));
+      } catch (error) {
+        return Promise.reject(error); // the contract is a promise: never throw synchronously
+      }
     },
     stats: () => ({ ...counters, cacheSize: tokenCache.size }),
     clearTokenCache: () => tokenCache.clear(),
