@@ -2,7 +2,7 @@ import { secp256k1 } from "@noble/curves/secp256k1";
 import { type Hex, recoverMessageAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { recoverMessageSigner } from "./recover-signer";
+import { KNOWN_SIGNER_KEYS_MAX, knownSignerCount, recoverMessageSigner } from "./recover-signer";
 
 const N = secp256k1.CURVE.n;
 const hex32 = (value: bigint) => value.toString(16).padStart(64, "0");
@@ -68,5 +68,66 @@ describe("recoverMessageSigner (issue 15)", () => {
     for (const malformed of [good.slice(0, 130), `${good}00`, `0x${"g".repeat(130)}`, "0x"] as Hex[]) {
       expect(oursSays(message, malformed), malformed).toBe("throws");
     }
+  });
+
+  it("answers the same with the expected signer as a hint, remembered or not, for every variant of a signature", async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const other = privateKeyToAccount(generatePrivateKey());
+    const payer = account.address; // checksummed, as a quote may store it
+    // First success: recovered in full, and the key is remembered.
+    const first = await account.signMessage({ message: "first" });
+    const before = knownSignerCount();
+    expect(recoverMessageSigner("first", first, payer)).toBe(payer.toLowerCase());
+    expect(knownSignerCount()).toBe(Math.min(before + 1, KNOWN_SIGNER_KEYS_MAX));
+    for (let i = 0; i < 10; i++) {
+      const message = `Tollgate payment authorization ${i} ✓`;
+      const signature = await account.signMessage({ message });
+      const r = BigInt(`0x${signature.slice(2, 66)}`);
+      const s = BigInt(`0x${signature.slice(66, 130)}`);
+      const v = Number.parseInt(signature.slice(130), 16);
+      const variants: Hex[] = [
+        signature,
+        `${signature.slice(0, 130)}${(v - 27).toString(16).padStart(2, "0")}` as Hex, // v as 0/1
+        `${signature.slice(0, 130)}${v === 27 ? "1c" : "1b"}` as Hex, // the other parity: someone else
+        // high-S twin with the parity flipped: the same key recovers (noble does not enforce low S here)
+        `0x${hex32(r)}${hex32(N - s)}${v === 27 ? "1c" : "1b"}` as Hex,
+        `0x${hex32(r)}${hex32(N - s)}${v === 27 ? "1b" : "1c"}` as Hex, // high-S, same parity: someone else
+        `0x${hex32(r)}${hex32(s ^ 1n)}${v.toString(16)}` as Hex, // s off by a bit
+        `0x${hex32(r)}${s.toString(16).padStart(64, "0")}02` as Hex, // bad v: throws
+      ];
+      for (const variant of variants) {
+        const plain = oursSays(message, variant);
+        expect(plain).toBe(await viemSays(message, variant));
+        for (const hint of [payer, other.address]) {
+          let hinted: string;
+          try {
+            hinted = recoverMessageSigner(message, variant, hint);
+          } catch {
+            hinted = "throws";
+          }
+          expect(`${variant} hint ${hint}: ${hinted}`).toBe(`${variant} hint ${hint}: ${plain}`);
+        }
+        // A signature for another message never passes as the payer's, remembered key or not.
+        expect(oursSays(`${message}.`, variant)).not.toBe(payer.toLowerCase());
+        try {
+          expect(recoverMessageSigner(`${message}.`, variant, payer)).not.toBe(payer.toLowerCase());
+        } catch {
+          // malformed variants throw, as without the hint
+        }
+      }
+    }
+    // Another signer's signature with the payer as the hint is that other signer, and is not remembered as the payer.
+    const foreign = await other.signMessage({ message: "foreign" });
+    expect(recoverMessageSigner("foreign", foreign, payer)).toBe(other.address.toLowerCase());
+    expect(recoverMessageSigner("first", first, payer)).toBe(payer.toLowerCase());
+  });
+
+  it("remembers at most KNOWN_SIGNER_KEYS_MAX signers", async () => {
+    for (let i = 0; i < KNOWN_SIGNER_KEYS_MAX + 5; i++) {
+      const account = privateKeyToAccount(generatePrivateKey());
+      const signature = await account.signMessage({ message: "m" });
+      expect(recoverMessageSigner("m", signature, account.address)).toBe(account.address.toLowerCase());
+    }
+    expect(knownSignerCount()).toBe(KNOWN_SIGNER_KEYS_MAX);
   });
 });

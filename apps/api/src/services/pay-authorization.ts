@@ -24,11 +24,15 @@ export function checkAuthorizationLive(request: PayRequest, now: Date, maxLifeti
 }
 
 /**
- * Who signed this exact request's payment authorization (EIP-191), or the refusal a malformed signature earns. Kept
- * as a value, not thrown, so the caller can answer `quote_not_found` first whatever the signature (issue 15: the
- * recovery runs while the quote is read).
+ * Who signed this exact request's payment authorization (EIP-191), or the refusal a malformed signature earns, as a
+ * value. `payer` (the quote's) is a speed hint only: a payer seen before is checked against its remembered key
+ * (infra/recover-signer.ts, issue 15); the answer is the same without it.
  */
-export function recoverAuthorizationSigner(request: PayRequest, idempotencyKey: string): Address | AppError {
+export function recoverAuthorizationSigner(
+  request: PayRequest,
+  idempotencyKey: string,
+  payer?: Address,
+): Address | AppError {
   const message = paymentAuthorizationMessage({
     quoteId: request.quote_id,
     txRef: request.tx_ref,
@@ -36,7 +40,7 @@ export function recoverAuthorizationSigner(request: PayRequest, idempotencyKey: 
     expiresAt: request.payment_authorization.expires_at,
   });
   try {
-    return recoverMessageSigner(message, request.payment_authorization.signature as Hex);
+    return recoverMessageSigner(message, request.payment_authorization.signature as Hex, payer);
   } catch (error) {
     return new AppError("payment_authorization_invalid", "payment_authorization.signature is malformed", {
       cause: error,

