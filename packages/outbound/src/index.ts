@@ -1,2 +1,3 @@
 export * from "./client";
 export * from "./errors";
+export * from "./rpc-fetch";

@@ -3,6 +3,7 @@
  * confirmation policy. Keyed by network name and chain id, never by contract address.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { rpcFetch } from "@tollgate/outbound";
 import {
   type ChainDeployment,
   type DeploymentManifest,
@@ -65,7 +66,7 @@ export function createChainRegistry(
       deployment: { ...deployment, rpcUrl },
       client: createPublicClient({
         chain,
-        transport: http(rpcUrl, { timeout: settings.rpcTimeoutMs, retryCount: 1 }),
+        transport: http(rpcUrl, { timeout: settings.rpcTimeoutMs, retryCount: 1, fetchFn: rpcFetch }),
       }) as PublicClient,
       confirmations:
         settings.confirmations[network] ??

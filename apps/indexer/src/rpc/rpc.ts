@@ -3,6 +3,8 @@
  * strings) and validates them itself (sync/validate-rpc.ts) instead of trusting a client library's
  * normalisation; tests wrap the same function with a fault-injecting proxy.
  */
+
+import { rpcFetch } from "@tollgate/outbound";
 import { http } from "viem";
 
 export type RpcRequest = (args: { method: string; params?: readonly unknown[] }) => Promise<unknown>;
@@ -49,7 +51,7 @@ export class InconsistentRpcDataError extends Error {
 
 export function httpRequest(url: string, timeoutMs: number): RpcRequest {
   // viem's transport speaks JSON-RPC over HTTP; retries are ours (the follower backs off per network).
-  const transport = http(url, { retryCount: 0, timeout: timeoutMs })({});
+  const transport = http(url, { retryCount: 0, timeout: timeoutMs, fetchFn: rpcFetch })({});
   return (args) => transport.request(args as never) as Promise<unknown>;
 }
 

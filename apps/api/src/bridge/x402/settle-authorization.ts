@@ -12,6 +12,8 @@
  * - The transaction is signed before the broadcast, so a send whose answer is lost is `settlement_pending` with a
  *   known hash, never "nothing sent" (issue 17).
  */
+
+import { rpcFetch } from "@tollgate/outbound";
 import { type EvmNetworkName, NETWORKS, testUsdcAbi } from "@tollgate/shared";
 import {
   BaseError,
@@ -66,7 +68,7 @@ export function createSettler(options: SettleOptions): Settle {
       ? createWalletClient({
           account: options.relayer,
           chain: chain.client.chain,
-          transport: http(chain.deployment.rpcUrl, { timeout: 15_000, retryCount: 0 }),
+          transport: http(chain.deployment.rpcUrl, { timeout: 15_000, retryCount: 0, fetchFn: rpcFetch }),
         })
       : undefined;
 

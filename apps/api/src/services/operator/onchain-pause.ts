@@ -6,6 +6,8 @@
  * Invariants: one result per splitter in scope, never an exception (a failed call is reported, the database pause
  * stands); a splitter already paused is left alone; each call waits for its receipt.
  */
+
+import { rpcFetch } from "@tollgate/outbound";
 import { type EvmNetworkName, splitterV12Abi, splitterV14Abi } from "@tollgate/shared";
 import { type Address, createWalletClient, type Hex, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -42,7 +44,7 @@ export function createOnchainPauser(
         const wallet = createWalletClient({
           account,
           chain: chain.client.chain,
-          transport: http(chain.deployment.rpcUrl, { timeout: 15_000, retryCount: 0 }),
+          transport: http(chain.deployment.rpcUrl, { timeout: 15_000, retryCount: 0, fetchFn: rpcFetch }),
         });
         for (const version of ["v1.2", "v1.4"] as const) {
           const splitter = chain.deployment.splitters[version]?.address as Address | undefined;
