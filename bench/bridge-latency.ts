@@ -20,6 +20,7 @@ import {
   x402V1Header,
 } from "@tollgate/api/testing/bridge";
 import { agentOn, startTestChains } from "@tollgate/api/testing/chains";
+import { rpcFetch } from "@tollgate/outbound";
 import { countRpcRequests, load, percentile, table, writeResults } from "./lib";
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 60);
@@ -44,7 +45,6 @@ const rows: Record<string, string | number>[] = [];
 
 // Counts the JSON-RPC requests the bridge sends to the chain while a legacy proof is timed.
 const rpcCounter = countRpcRequests(chain.rpcUrl);
-const realFetch = rpcCounter.realFetch;
 
 function summarize(name: string, samples: number[], baseline?: number[]): void {
   samples.sort((a, b) => a - b);
@@ -80,7 +80,7 @@ try {
   const read: number[] = [];
   let rpcPerProof = 0;
   const rpc = (hash: string) =>
-    realFetch(chain.rpcUrl, {
+    rpcFetch(chain.rpcUrl, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getTransactionReceipt", params: [hash] }),

@@ -1,9 +1,12 @@
 /** Small helpers shared by the benchmarks: timing, percentiles, a fixed-duration load loop and result files. */
 import { spawn } from "node:child_process";
+import diagnostics from "node:diagnostics_channel";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { type AddressInfo, connect, createServer } from "node:net";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
+import type { LocalChain } from "@tollgate/api/testing/chains";
+import type { EvmNetworkName } from "@tollgate/shared/networks";
 
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
@@ -165,16 +168,69 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Counts the HTTP requests this process sends to `rpcUrl` through `fetch` (one per JSON-RPC request or batch) while
- * `counting` is on. Installs itself over `globalThis.fetch`; `realFetch` is the original, for the bench's own reads.
+ * Counts the HTTP requests this process sends to `rpcUrl` (one per JSON-RPC request or batch) while `counting` is on.
+ * Listens on undici's `undici:request:create` diagnostics channel, which both the global `fetch` and the undici
+ * package (the API's RPC client, @tollgate/outbound `rpcFetch`) publish to.
  */
 export function countRpcRequests(rpcUrl: string) {
-  const realFetch = globalThis.fetch;
-  const counter = { counting: false, requests: 0, realFetch };
-  globalThis.fetch = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
-    const url = input instanceof Request ? input.url : String(input);
-    if (counter.counting && url.startsWith(rpcUrl)) counter.requests++;
-    return realFetch(input, init);
-  }) as typeof fetch;
+  const target = new URL(rpcUrl);
+  const counter = { counting: false, requests: 0 };
+  diagnostics.subscribe("undici:request:create", (message) => {
+    const { request } = message as { request: { origin?: string | URL; path?: string } };
+    if (!counter.counting) return;
+    const origin = String(request.origin ?? "").replace(/\/$/, "");
+    if (origin === target.origin && (request.path ?? "/").startsWith(target.pathname)) counter.requests++;
+  });
   return counter;
+}
+
+/**
+ * One local chain (contracts deployed, manifest written to `dataDir`) in a child process (bench/chain-process.ts),
+ * as a {@link LocalChain} whose provider speaks HTTP JSON-RPC: the chain's CPU stays off this process's event
+ * loop, as a remote node's would. `stop()` ends the child.
+ */
+export async function startChainProcess(
+  dataDir: string,
+  network: EvmNetworkName,
+): Promise<{ chain: LocalChain; stop(): Promise<void> }> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", join(import.meta.dirname, "chain-process.ts"), dataDir, network],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const line = await new Promise<string>((resolve, reject) => {
+    let buffered = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const found = buffered.split("\n").find((text) => text.startsWith("CHAIN "));
+      if (found) resolve(found.slice("CHAIN ".length));
+    });
+    child.once("exit", (code) => reject(new Error(`chain process exited (${code}) before it was ready`)));
+  });
+  const info = JSON.parse(line) as Omit<LocalChain, "provider">;
+  let nextId = 0;
+  // EIP-1193 over plain JSON-RPC POSTs (the agent's wallet and reads); errors keep the node's code and data.
+  const request = async ({ method, params }: { method: string; params?: unknown }) => {
+    const response = await fetch(info.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: ++nextId, method, params: params ?? [] }),
+    });
+    const body = (await response.json()) as {
+      result?: unknown;
+      error?: { code: number; message: string; data?: unknown };
+    };
+    if (body.error)
+      throw Object.assign(new Error(body.error.message), { code: body.error.code, data: body.error.data });
+    return body.result;
+  };
+  const provider = { request } as unknown as LocalChain["provider"];
+  return {
+    chain: { ...info, provider },
+    async stop() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
 }

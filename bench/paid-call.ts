@@ -4,9 +4,11 @@
  * merchant server is measured in the same run as the baseline.
  * Issue 15: the issue's limit, "one DB write + one RPC read", is measured in the same loop: a raw single-row INSERT
  * on the API's own database client (no drizzle, no transaction block) and a raw `eth_getTransactionReceipt` of the
- * call's own transaction over the same HTTP RPC. The table prints the service's time beyond that limit and the ratio
- * to it. Load-independent figures beside the times: RPC requests the API sent per /v1/pay (counted at `fetch`), and
- * the process's CPU per /v1/pay (the in-process chain's share included: it serves the API's RPC reads).
+ * call's own transaction over the same HTTP RPC with the API's own RPC client (@tollgate/outbound `rpcFetch`). The
+ * table prints the service's time beyond that limit and the ratio to it. Load-independent figures beside the times:
+ * RPC requests the API sent per /v1/pay (counted on undici's diagnostics channel), and the process's CPU per
+ * /v1/pay. By default the chain runs in a child process, as a remote node would, and its CPU is not counted;
+ * BENCH_CHAIN=inline runs it in this process (as before 2026-11-27), where its work shares the API's event loop.
  * Goal (issue 15): service total p50 < 15 ms, p99 < 40 ms on PGlite and PostgreSQL.
  * Run: pnpm exec tsx bench/paid-call.ts
  */
@@ -19,13 +21,23 @@ import { agentOn, payBody, sendSettlement, startTestChains } from "@tollgate/api
 
 import { gate } from "@tollgate/gate";
 import { express } from "@tollgate/gate/testing";
+import { rpcFetch } from "@tollgate/outbound";
 import type { QuoteResponse } from "@tollgate/shared/aifp";
-import { countRpcRequests, percentile, table, writeResults } from "./lib";
+import { countRpcRequests, percentile, startChainProcess, table, writeResults } from "./lib";
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 40);
 const dataDir = mkdtempSync(join(tmpdir(), "tollgate-bench-paid-"));
-const chains = await startTestChains(dataDir, ["amoy"]);
-const chain = chains.chains[0]!;
+// The chain runs in a process of its own by default, as a remote node would (BENCH_CHAIN=inline: in this process,
+// as before 2026-11-27, where its work shares the API's event loop and counts in the API's CPU per pay).
+const CHAIN_MODE = process.env.BENCH_CHAIN === "inline" ? "inline" : "process";
+const chains =
+  CHAIN_MODE === "inline"
+    ? await startTestChains(dataDir, ["amoy"]).then((started) => ({
+        chain: started.chains[0]!,
+        stop: started.stop,
+      }))
+    : await startChainProcess(dataDir, "amoy");
+const chain = chains.chain;
 const agent = agentOn(chain, 15);
 const rows: Record<string, string | number>[] = [];
 const limits: Record<string, unknown>[] = [];
@@ -33,7 +45,6 @@ const loadStart = loadavg();
 
 // Counts the JSON-RPC requests (HTTP POSTs, a batch counting once) the API sends to the chain while a pay is timed.
 const rpc = countRpcRequests(chain.rpcUrl);
-const realFetch = rpc.realFetch;
 
 /** One raw single-row INSERT on the database's own client, in autocommit: the "one DB write" of the limit. */
 async function rawWriter(
@@ -52,7 +63,7 @@ async function rawWriter(
 }
 
 const rawRead = (hash: string) =>
-  realFetch(chain.rpcUrl, {
+  rpcFetch(chain.rpcUrl, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getTransactionReceipt", params: [hash] }),
@@ -191,12 +202,14 @@ try {
   await chains.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }
-console.log(`\nOne paid call, service side (sequential, ${ITERATIONS} calls; tx send and mining excluded)\n`);
+console.log(
+  `\nOne paid call, service side (sequential, ${ITERATIONS} calls; tx send and mining excluded; chain: ${CHAIN_MODE})\n`,
+);
 console.log(table(rows));
 console.log(
   "\nAgainst the issue's limit (one raw DB write + one raw eth_getTransactionReceipt, same loop)\n",
 );
 console.log(table(limits as Record<string, string | number>[]));
 console.log(
-  `results: ${writeResults("paid-call", { iterations: ITERATIONS, load_start: loadStart, rows, limits })}`,
+  `results: ${writeResults("paid-call", { iterations: ITERATIONS, chain: CHAIN_MODE, load_start: loadStart, rows, limits })}`,
 );
