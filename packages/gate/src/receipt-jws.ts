@@ -57,8 +57,9 @@ function decodeSegment(segment: string): Buffer | undefined {
   return Buffer.from(segment, "base64url");
 }
 
-function parseJsonObject(segment: string): Record<string, unknown> | undefined {
-  if (segment.length % 4 === 1 || !BASE64URL.test(segment)) return undefined;
+/** `alphabetChecked`: the caller already tested the segment's length and alphabet (the payload, in splitCompactJws). */
+function parseJsonObject(segment: string, alphabetChecked = false): Record<string, unknown> | undefined {
+  if (!alphabetChecked && (segment.length % 4 === 1 || !BASE64URL.test(segment))) return undefined;
   // Decoded into the scratch buffer when it fits (3 bytes per 4 characters), else into a fresh one.
   const bytes =
     segment.length <= SIGNATURE_OFFSET
@@ -95,14 +96,6 @@ export function splitCompactJws(token: string): CompactJws | ReceiptVerification
 /** The protected header as a plain object, or `undefined` when it is not strict base64url of a UTF-8 JSON object. */
 export function parseProtectedHeader(encodedHeader: string): Record<string, unknown> | undefined {
   return parseJsonObject(encodedHeader);
-}
-
-/** Splits and parses the header in one step (for callers that keep no header cache). */
-export function parseCompactJws(token: string): CompactJws | ReceiptVerification {
-  const jws = splitCompactJws(token);
-  if ("ok" in jws) return jws;
-  const header = parseProtectedHeader(jws.encodedHeader);
-  return header ? { ...jws, header } : malformed();
 }
 
 /** The 64 signature bytes when the segment is the canonical unpadded base64url of exactly 64 bytes. */
@@ -168,7 +161,7 @@ export function receiptPayload(
   jws: CompactJws,
   rules: ClaimRules,
 ): { claims: Record<string, unknown> } | ReceiptVerification {
-  const claims = parseJsonObject(jws.encodedPayload);
+  const claims = parseJsonObject(jws.encodedPayload, true); // alphabet checked when split
   if (!claims) return malformed();
   for (const name of REQUIRED) if (!Object.hasOwn(claims, name)) return claimProblem(name, "missing");
   if (claims.iss !== rules.issuer) return claimProblem("iss", "invalid");
