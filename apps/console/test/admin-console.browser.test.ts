@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type Harness,
   hasChromium,
+  openSection,
   screenshot,
   seriousViolations,
   settled,
@@ -117,8 +118,7 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
   it("pauses amoy: quotes for amoy are refused at once; unpausing serves them again", async () => {
     const { page } = h;
     expect((await quote()).json.code).not.toBe("service_paused");
-    await page.getByRole("link", { name: "Overview" }).click();
-    await settled(page);
+    await openSection(page, "Overview");
     await page.getByTestId("pause-scope").selectOption("amoy");
     await page.getByTestId("pause-open").click();
     await page.getByTestId("pause-reason").fill("relayer drained (browser test)");
@@ -143,8 +143,7 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
     await settled(page);
     await page.locator(".chart canvas").first().waitFor();
     expect(await page.getByTestId("overview-receipts").textContent()).toContain("3");
-    await page.getByRole("link", { name: "Transactions" }).click();
-    await settled(page);
+    await openSection(page, "Transactions");
     expect(await page.locator('[data-testid="tx-table"] tbody tr').count()).toBe(3);
     // Filters run on the server: no final settlement yet; a malformed payer is named by the API's field error.
     await page.goto(`${h.api.baseUrl}/console/admin/transactions?state=final`);
@@ -165,6 +164,7 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
       .first()
       .getByRole("link", { name: merchant.id })
       .click();
+    await page.getByTestId("merchant-name").waitFor();
     await settled(page);
     expect(page.url()).toContain(`/console/admin/merchants/${merchant.id}`);
     expect(await page.locator('[data-testid="merchant-settlements"] tbody tr').count()).toBe(3);
@@ -179,14 +179,12 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
     const { page } = h;
     const { eventIds } = await merchantWithDeliveries(h.api, ["dead", "dead", "delivered"]);
     const failed = await failedPaymentFixtures(h.api, merchant.id);
-    await page.getByRole("link", { name: "Webhooks" }).click();
-    await settled(page);
+    await openSection(page, "Webhooks");
     await page.getByRole("button", { name: `Replay ${eventIds[0]}` }).click();
     expect(await page.getByTestId("replay-notice").textContent()).toContain(String(eventIds[0]));
     await expect.poll(() => page.getByRole("button", { name: `Replay ${eventIds[0]}` }).count()).toBe(0);
 
-    await page.getByRole("link", { name: "Failed payments" }).click();
-    await settled(page);
+    await openSection(page, "Failed payments");
     await page.getByRole("button", { name: `Resolve ${failed.unmatched}` }).click();
     await page.getByLabel("Resolution").selectOption("dismissed");
     await page.getByLabel("Note").fill("underpaid by a test wallet; nothing to refund");
@@ -298,9 +296,9 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
       ["Webhooks", /^Replay evt_/],
       ["Failed payments", /^Resolve fail_/],
     ] as const) {
-      await page.getByRole("link", { name: section }).click();
-      await settled(page);
+      await openSection(page, section);
       const buttons = page.getByRole("button", { name: button });
+      await buttons.first().waitFor();
       expect(await buttons.count(), section).toBeGreaterThan(0);
       for (const one of await buttons.all()) expect(await one.isDisabled()).toBe(true);
     }

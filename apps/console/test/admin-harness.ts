@@ -76,6 +76,16 @@ export async function settled(page: Page): Promise<void> {
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="loading"]').length === 0);
 }
 
+/**
+ * Follows the navigation link `link` and waits for the page it opens (its own h1, `heading`), then for its data:
+ * right after the click the previous page's h1 is still there, so `settled` alone could return before the new page.
+ */
+export async function openSection(page: Page, link: string, heading: string = link): Promise<void> {
+  await page.getByRole("link", { name: link }).click();
+  await page.locator("main h1", { hasText: heading }).first().waitFor();
+  await settled(page);
+}
+
 export interface AxeViolation {
   id: string;
   impact: string | null;
