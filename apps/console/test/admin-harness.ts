@@ -77,12 +77,12 @@ export async function settled(page: Page): Promise<void> {
 }
 
 /**
- * Follows the navigation link `link` and waits for the page it opens (its own h1, `heading`), then for its data:
- * right after the click the previous page's h1 is still there, so `settled` alone could return before the new page.
+ * Follows the navigation link `section` and waits for the page it opens (its h1 names the section), then for its
+ * data: right after the click the previous page's h1 is still there, so `settled` alone could return too early.
  */
-export async function openSection(page: Page, link: string, heading: string = link): Promise<void> {
-  await page.getByRole("link", { name: link }).click();
-  await page.locator("main h1", { hasText: heading }).first().waitFor();
+export async function openSection(page: Page, section: string): Promise<void> {
+  await page.getByRole("link", { name: section }).click();
+  await page.locator("main h1", { hasText: section }).first().waitFor();
   await settled(page);
 }
 
