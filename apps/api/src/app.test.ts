@@ -3,8 +3,8 @@ import { ERROR_CODES } from "@tollgate/shared";
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
+import type { AppRouter } from "./app-router";
 import { startTestApi, type TestApi, VALID_EVM } from "./test/harness";
-import type { AppRouter } from "./trpc/router";
 
 describe("app", () => {
   let api: TestApi;

@@ -8,30 +8,30 @@ import { AppError, ERROR_CODES, ERROR_STATUS, ERROR_TITLES, newId } from "@tollg
 import { createExpressMiddleware } from "@trpc/server/adapters/express";
 import express, { type NextFunction, type Request, type Response } from "express";
 import YAML from "yaml";
-import { createB2bRouter } from "./bridge/b2b";
-import { bridgeOpenApiPaths } from "./bridge/openapi";
-import { createBridgeRouter } from "./bridge/router";
+import { appRouter } from "./app-router";
 import type { Deps } from "./deps";
-import { createHostedGatewayRouter } from "./hosted-gateway/hosted-gateway-router";
-import { BODY_LIMITS, jsonBody, requireDeclaredBodies } from "./infra/body";
-import { corsForAgents } from "./infra/cors";
-import { sendProblem } from "./infra/errors";
-import { htmlSecurityHeaders } from "./infra/security-headers";
-import { noteMerchant, telemetryMiddleware } from "./infra/telemetry-middleware";
-import { buildOpenApiDocument } from "./openapi/document";
+import { BODY_LIMITS, jsonBody, requireDeclaredBodies } from "./http/body";
+import { corsForAgents } from "./http/cors";
+import { sendProblem } from "./http/errors";
+import { buildOpenApiDocument } from "./http/openapi-document";
 import {
   DOCS_STYLESHEET,
   DOCS_STYLESHEET_PATH,
   renderErrorsPage,
   renderReferencePage,
-} from "./openapi/reference-page";
-import { plainRoutes } from "./routes/plain-routes";
-import { CREATE_QUOTE_PROCEDURE, createQuoteRestHandler } from "./routes/quotes/create-quote-rest";
-import { createDbStatusStore } from "./services/bridge-providers/ping-status-store";
-import { createUnservedRecorder } from "./services/operator/bridge-unserved-service";
-import { listOpenHalts } from "./services/operator/network-halt-service";
+} from "./http/reference-page";
+import { htmlSecurityHeaders } from "./http/security-headers";
+import { createB2bRouter } from "./modules/bridge/b2b";
+import { bridgeOpenApiPaths } from "./modules/bridge/openapi";
+import { createDbStatusStore } from "./modules/bridge/ping-status-store";
+import { createBridgeRouter } from "./modules/bridge/router";
+import { createUnservedRecorder } from "./modules/bridge/unserved-service";
+import { listOpenHalts } from "./modules/controls/network-halt-service";
+import { createHostedGatewayRouter } from "./modules/gateway/gateway-router";
+import { noteMerchant, telemetryMiddleware } from "./modules/metrics/telemetry-middleware";
+import { CREATE_QUOTE_PROCEDURE, createQuoteRestHandler } from "./modules/quotes-pay/create-quote-rest";
+import { plainRoutes } from "./plain-routes";
 import { createDirectRouter, createRestRouter } from "./trpc/rest-adapter";
-import { appRouter } from "./trpc/router";
 import { type Context, createCallerFactory } from "./trpc/trpc";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;

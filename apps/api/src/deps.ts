@@ -9,42 +9,42 @@ import { loadWebhookSecretKey } from "@tollgate/webhooks";
 import { Redis } from "ioredis";
 import type { LocalAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { createProviderCatalog, type ProviderCatalog } from "./bridge/provider-catalog";
 import type { Env } from "./env";
 import { type Clock, systemClock } from "./infra/clock";
 import type { Logger } from "./infra/logger";
-import { createProcessMonitor, type ProcessMonitor } from "./infra/process-monitor";
 import { createRateLimiter, type RateLimiter } from "./infra/rate-limit";
-import { DEFAULT_TELEMETRY, Telemetry } from "./infra/telemetry";
-import { TelemetryShare } from "./infra/telemetry-redis";
-import type { AdminSessionPolicy } from "./services/admin/admin-sessions";
-import { createLoginLimiter, type LoginLimiter } from "./services/admin/login-limiter";
-import type { OverviewExtensions } from "./services/admin-read/overview";
-import { overviewProviders } from "./services/admin-read/overview-providers";
-import { loadEnabledProviders, seedBridgeProviders } from "./services/bridge-providers/provider-rows";
+import { createProviderCatalog, type ProviderCatalog } from "./modules/bridge/provider-catalog";
+import { loadEnabledProviders, seedBridgeProviders } from "./modules/bridge/provider-rows";
+import { X402Monitor } from "./modules/bridge/x402-monitor";
 import {
   assertNoDevKeyOnRemoteRpc,
   type ChainRegistry,
   createChainRegistry,
   readManifest,
   wellKnownDevKeys,
-} from "./services/chains";
-import { buildIdentity, type IdentityDeps } from "./services/identity/identity-deps";
-import {
-  ensureReceiptKeyFile,
-  fileReceiptKeyStore,
-  type ReceiptKeyStore,
-} from "./services/keys/receipt-keys";
-import { createMerchantCache, type MerchantCache } from "./services/merchant-cache";
-import { createOnchainPauser, type OnchainPauser } from "./services/operator/onchain-pause";
-import { createPauseGate, type PauseGate } from "./services/operator/pause-service";
-import { X402Monitor } from "./services/operator/x402-monitor";
+} from "./modules/chains/chain-registry";
+import { createOnchainPauser, type OnchainPauser } from "./modules/controls/onchain-pause";
+import { createPauseGate, type PauseGate } from "./modules/controls/pause-service";
+import { buildIdentity, type IdentityDeps } from "./modules/identity/identity-deps";
+import { createMerchantCache, type MerchantCache } from "./modules/merchants/merchant-cache";
+import { createProcessMonitor, type ProcessMonitor } from "./modules/metrics/process-monitor";
+import { DEFAULT_TELEMETRY, Telemetry } from "./modules/metrics/telemetry";
+import { TelemetryShare } from "./modules/metrics/telemetry-redis";
+import { overviewProviders } from "./modules/operator/overview-providers";
+import type { OverviewExtensions } from "./modules/operator/overview-service";
+import type { AdminSessionPolicy } from "./modules/operators/admin-sessions";
+import { createLoginLimiter, type LoginLimiter } from "./modules/operators/login-limiter";
 import {
   createQuoteWriter,
   QUOTE_WRITES_IN_FLIGHT_POSTGRES,
   type QuoteWriter,
-} from "./services/quote-writer";
-import { buildUsers, type UsersDeps } from "./services/users/user-deps";
+} from "./modules/quotes-pay/quote-writer";
+import {
+  ensureReceiptKeyFile,
+  fileReceiptKeyStore,
+  type ReceiptKeyStore,
+} from "./modules/receipts/receipt-keys";
+import { buildUsers, type UsersDeps } from "./modules/users/user-deps";
 
 export interface Deps {
   env: Env;

@@ -17,8 +17,8 @@ import {
   parseEnv,
 } from "@tollgate/shared/env";
 import { z } from "zod";
-import { type BridgeConfig, BridgeConfigError, routerConfigFromFile } from "./bridge/config";
-import { decodeBase58Exact } from "./services/identity/identity-signature";
+import { type BridgeConfig, BridgeConfigError, routerConfigFromFile } from "./modules/bridge/config";
+import { decodeBase58Exact } from "./modules/identity/identity-signature";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 

@@ -6,13 +6,13 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHttpServer } from "@tollgate/shared/http-server";
 import { createApp } from "./app";
-import type { BridgeHandle } from "./bridge/router";
 import { buildDeps, type Deps } from "./deps";
 import type { Env } from "./env";
 import type { Logger } from "./infra/logger";
-import { bootstrapFirstAdmin } from "./services/admin/bootstrap";
-import { pruneIdempotencyKeys } from "./services/idempotency";
-import { IDEMPOTENCY_KEY_TTL_MS } from "./services/pay-service";
+import type { BridgeHandle } from "./modules/bridge/router";
+import { bootstrapFirstAdmin } from "./modules/operators/bootstrap";
+import { pruneIdempotencyKeys } from "./modules/quotes-pay/idempotency";
+import { IDEMPOTENCY_KEY_TTL_MS } from "./modules/quotes-pay/pay-service";
 
 export interface RunningApi {
   server: Server;

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { adminAccounts, auditEvents, openDatabase } from "@tollgate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../env";
-import { verifyPassword } from "../services/admin/passwords";
+import { verifyPassword } from "../modules/operators/passwords";
 
 /** Runs a root `pnpm` script as a user would, with its own DATA_DIR (PGlite) and nothing else inherited. */
 function run(script: string, args: string[], dataDir: string, input?: string) {

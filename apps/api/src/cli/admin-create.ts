@@ -9,8 +9,8 @@ import { parseArgs } from "node:util";
 import { DatabaseLockedError, openDatabase } from "@tollgate/db";
 import { ZodError } from "zod";
 import { EnvError, loadEnv } from "../env";
-import { ADMIN_ROLES_FOR_CLI, createAdmin } from "../services/admin/admin-accounts";
-import { readPasswordFile } from "../services/admin/bootstrap";
+import { ADMIN_ROLES_FOR_CLI, createAdmin } from "../modules/operators/admin-accounts";
+import { readPasswordFile } from "../modules/operators/bootstrap";
 import { lockedDatabaseHelp } from "./database-help";
 
 async function readPassword(): Promise<string> {

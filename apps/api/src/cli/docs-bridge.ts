@@ -7,15 +7,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { REPO_ROOT } from "../env";
 import {
   CAPTURE_REQUEST,
   capturedHeaders,
   renderCaptured402,
   replaceCaptured402,
-} from "../bridge/captured-402";
-import { startTestBridge, startTestUpstream } from "../bridge/testing";
-import { decodeHeader } from "../bridge/x402/wire";
-import { REPO_ROOT } from "../env";
+} from "../modules/bridge/captured-402";
+import { startTestBridge, startTestUpstream } from "../modules/bridge/testing";
+import { decodeHeader } from "../modules/bridge/x402/wire";
 import { startTestChains } from "../test/chains";
 
 const dataDir = mkdtempSync(join(tmpdir(), "tollgate-docs-bridge-"));

@@ -8,7 +8,7 @@
  */
 import { parseArgs } from "node:util";
 import { loadEnv } from "../env";
-import { activationLeadSeconds, rotateReceiptKey } from "../services/keys/receipt-keys";
+import { activationLeadSeconds, rotateReceiptKey } from "../modules/receipts/receipt-keys";
 
 const env = loadEnv();
 const { values } = parseArgs({ options: { "lead-seconds": { type: "string" } } });

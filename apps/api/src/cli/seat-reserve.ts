@@ -7,9 +7,9 @@
 import { join } from "node:path";
 import { PublicKey } from "@solana/web3.js";
 import { EnvError, loadEnv } from "../env";
-import { agreementHashHex } from "../services/identity/identity-documents";
-import { decodeBase58Exact } from "../services/identity/identity-signature";
-import { fileLedger, LOCAL_LEDGER_FILE, reserveSeat } from "../solana/local-rpc";
+import { agreementHashHex } from "../modules/identity/identity-documents";
+import { decodeBase58Exact } from "../modules/identity/identity-signature";
+import { fileLedger, LOCAL_LEDGER_FILE, reserveSeat } from "../modules/identity/solana-local-rpc";
 
 function main(args: string[]): number {
   const env = loadEnv();

@@ -17,6 +17,7 @@ import { createReceiptVerifier } from "@tollgate/gate";
 import type { QuoteResponse } from "@tollgate/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Clock } from "../infra/clock";
+import { evmSignin, newEvmWallet, signInUser } from "../modules/users/testing";
 import {
   type Agent,
   agentOn,
@@ -26,7 +27,6 @@ import {
   startTestChains,
 } from "../test/chains";
 import { registrationBody, startTestApi, type TestApi } from "../test/harness";
-import { evmSignin, newEvmWallet, signInUser } from "../test/user-fixtures";
 
 const MINUTE = 60_000;
 

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { testUsdcAbi } from "@tollgate/shared";
 import type { Address } from "viem";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createRedisOrderStore, type OrderStore } from "../bridge/orders";
+import { createRedisOrderStore, type OrderStore } from "../modules/bridge/orders";
 import {
   payMaticWith,
   randomAddress,
@@ -25,7 +25,7 @@ import {
   type TestBridge,
   type TestUpstream,
   x402V1Header,
-} from "../bridge/testing";
+} from "../modules/bridge/testing";
 import { agentOn, type LocalChains, startTestChains } from "../test/chains";
 import { REDIS_SERVER, startThrowawayRedis, type ThrowawayRedis } from "../test/throwaway-redis";
 

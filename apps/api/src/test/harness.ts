@@ -15,12 +15,12 @@ import {
 import { createHttpServer, HTTP_SERVER_LIMITS } from "@tollgate/shared/http-server";
 import { asc, eq } from "drizzle-orm";
 import { createApp } from "../app";
-import type { BridgeHandle } from "../bridge/router";
 import { buildDeps, type Deps } from "../deps";
 import { loadEnv } from "../env";
 import type { Clock } from "../infra/clock";
 import { createLogger } from "../infra/logger";
-import type { ChainRegistry } from "../services/chains";
+import type { BridgeHandle } from "../modules/bridge/router";
+import type { ChainRegistry } from "../modules/chains/chain-registry";
 
 // Test setup is allowed to know which real servers exist (TEST_DATABASE_URL, TEST_REDIS_URL); the apps
 // themselves read only their Env.
@@ -127,7 +127,7 @@ export function bearer(secret: unknown): Record<string, string> {
   return { authorization: `Bearer ${String(secret)}` };
 }
 
-export { seedApprovedListings } from "./marketplace-seed";
+export { seedApprovedListings } from "../modules/marketplace/testing";
 /** The audit events about one target, oldest first (issue 10: changes are audited in their own transaction). */
 export async function auditTrailOf(
   api: TestApi,

@@ -5,7 +5,7 @@
  * the published number is the enforced one, per route, and a route added later without a limit fails here.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BODY_LIMITS, MAX_BODY_EXTENSION } from "../infra/body";
+import { BODY_LIMITS, MAX_BODY_EXTENSION } from "../http/body";
 import { testDatabaseKinds } from "./harness";
 import {
   BRIDGE_SWEEP_MAX_BODY,

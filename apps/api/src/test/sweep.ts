@@ -8,11 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DatabaseKind } from "@tollgate/db";
 import { expect } from "vitest";
-import type { OrderStore } from "../bridge/orders";
-import { offlineChainRegistry } from "../bridge/testing";
-import { operatorBearer } from "./admin-fixtures";
+import type { OrderStore } from "../modules/bridge/orders";
+import { offlineChainRegistry } from "../modules/bridge/testing";
+import { operatorBearer } from "../modules/operators/testing";
+import { signInUser } from "../modules/users/testing";
 import { bearer, registrationBody, startTestApi, type TestApi, VALID_EVM } from "./harness";
-import { signInUser } from "./user-fixtures";
 
 export interface SweptOperation {
   method: string;

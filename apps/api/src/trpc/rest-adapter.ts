@@ -7,7 +7,7 @@
 import { AppError } from "@tollgate/shared";
 import type { AnyTRPCProcedure, AnyTRPCRouter } from "@trpc/server";
 import { type Request, type RequestHandler, type Response, Router } from "express";
-import { sendProblem, toAppError } from "../infra/errors";
+import { sendProblem, toAppError } from "../http/errors";
 import { type Context, isCsvExport, type Meta } from "./trpc";
 
 export interface RestRoute {

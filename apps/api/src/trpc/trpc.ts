@@ -6,9 +6,9 @@ import { AppError, problemResponse } from "@tollgate/shared";
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { Deps } from "../deps";
-import { toAppError } from "../infra/errors";
+import { toAppError } from "../http/errors";
 import type { Logger } from "../infra/logger";
-import { authenticateMerchantSecret } from "../services/merchant-service";
+import { authenticateMerchantSecret } from "../modules/merchants/merchant-service";
 
 export interface Context {
   deps: Deps;

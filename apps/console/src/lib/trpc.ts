@@ -1,5 +1,5 @@
 /**
- * The console's tRPC client: the same procedures the API exposes at /trpc (apps/api/src/trpc/router.ts).
+ * The console's tRPC client: the same procedures the API exposes at /trpc (apps/api/src/app-router.ts).
  * The merchant secret is read on every request so sign-in, sign-out and rotation take effect at once.
  */
 import type { AppRouter } from "@tollgate/api/router";

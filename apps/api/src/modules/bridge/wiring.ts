@@ -1,0 +1,298 @@
+/**
+ * The bridge's wiring and lifecycle (docs/bridge.md): one context per network the bridge sells on (the bridge's
+ * `BRIDGE_NETWORK` and each provider's own `network`, issue 17), sharing the order store, the outbound client, the
+ * challenge limiter and the provider pinger; each has its own chain, relayer and facilitator. Built from the
+ * configuration once. The rails and routes take a context; none of them builds a dependency itself.
+ * Invariants: a store or outbound client passed in is the caller's to close; `ready()` fails loudly when the store
+ * is unreachable or the token domains cannot be read, so a misconfigured bridge never starts serving.
+ */
+import { createOutboundClient, type OutboundClient } from "@tollgate/outbound";
+import { AppError, type EvmNetworkName, NETWORKS } from "@tollgate/shared";
+import type { Redis } from "ioredis";
+import type { Address, LocalAccount } from "viem";
+import type { Clock } from "../../infra/clock";
+import type { Logger } from "../../infra/logger";
+import { createRateLimiter, type RateLimiter } from "../../infra/rate-limit";
+import type { ChainContext, ChainRegistry } from "../chains/chain-registry";
+import type { PauseGate } from "../controls/pause-service";
+import type { UpstreamPolicy } from "../paid-forward/upstream-call";
+import type { ReceiptKeyStore } from "../receipts/receipt-keys";
+import { exactRequirements } from "./challenge";
+import type { BridgeConfig, ProviderConfig } from "./config";
+import {
+  createFacilitatorQueue,
+  type FacilitatorQueue,
+  type FacilitatorQueueLimits,
+} from "./facilitator-queue";
+import { createMemoryOrderStore, createRedisOrderStore, type OrderStore } from "./orders";
+import { createProviderPinger, type ProviderPinger, type ProviderStatusStore } from "./pinger";
+import { type ProviderCatalog, staticCatalog } from "./provider-catalog";
+import { resolveRelayer } from "./relayer";
+import { createRelayerBounds, type RelayerBounds } from "./relayer-bounds";
+import type { UnservedRecorder } from "./unserved-service";
+import { bridgeUpstreamPolicy } from "./upstream";
+import { createFacilitator, type ExactRequirement, type Facilitator } from "./x402/facilitator";
+import { countingFacilitator, type FacilitatorStats } from "./x402/facilitator-stats";
+
+/** What the bridge needs from the API's Deps (a subset, so single-provider mode runs without a database). */
+export interface BridgeDeps {
+  chains: ChainRegistry;
+  log: Logger;
+  clock: Clock;
+  /** The operator pause (issue 10); absent for the stand-alone bridge, which has no database. */
+  pause?: Pick<PauseGate, "assertOpen"> | undefined;
+  /** Records paid orders the upstream did not serve for the operators' failed-payments queue (issue 10). */
+  unserved?: UnservedRecorder | undefined;
+  /** The API's receipt keys: settled x402 payments get an `offer-receipt` JWS (issue 17); absent stand-alone. */
+  keys?: ReceiptKeyStore | undefined;
+}
+
+export interface BridgeRouterOptions {
+  /** Order/claim store; default Redis when `config.redisUrl` is set, else memory. */
+  store?: OrderStore;
+  /** Relayer for x402 settlement; default from config (or Hardhat #4 on local chains in development). */
+  relayer?: LocalAccount;
+  /** Shared Redis for the challenge limiter (rate-limiter-flexible); default: per-process memory. */
+  limiterRedis?: Redis;
+  outbound?: OutboundClient;
+  /** Starts the provider pinger for providers with a `ping_url` (registry views); off when absent. */
+  pingIntervalMs?: number;
+  /** Bounds of the `/facilitator` verification queue; default FACILITATOR_QUEUE_LIMITS (tests shrink them). */
+  facilitatorQueueLimits?: FacilitatorQueueLimits;
+  /** Router mode: where providers come from (the API's database, issue 16); default: `config.providers`, fixed. */
+  catalog?: ProviderCatalog;
+  /** Where the pinger keeps results (the API: the provider rows); default: memory. */
+  statuses?: ProviderStatusStore;
+}
+
+/** The running bridge as its owner (the API, the bridge CLI, tests) sees it. */
+export interface BridgeHandle {
+  config: BridgeConfig;
+  store: OrderStore;
+  facilitator: Facilitator;
+  /** Verify/settle counts, refusals, settlements in flight and gas (issue 10, `/api/dashboard/x402`). */
+  facilitatorStats: FacilitatorStats;
+  /** The `/facilitator` verification queue (issue 20): its figures, and paid-call marks for tests. */
+  facilitatorQueue: FacilitatorQueue;
+  /** Live/down of providers with a `ping_url`, kept for the registry views. */
+  pinger: ProviderPinger;
+  /** The providers served; `refresh()` runs before each request (router mode). */
+  catalog: ProviderCatalog;
+  /** Resolves once the store is reachable and token domains are read (fails loudly otherwise). */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Everything a rail or route of the bridge uses. */
+export interface BridgeContext {
+  config: BridgeConfig;
+  clock: Clock;
+  log: Logger;
+  network: EvmNetworkName;
+  /** The operator pause: new challenges and x402 settlements stop while the network is paused (issue 10). */
+  pause: Pick<PauseGate, "assertOpen"> | undefined;
+  /** Paid-but-unserved record (issue 10); absent for the stand-alone bridge, which has no database. */
+  unserved: UnservedRecorder | undefined;
+  /** Signs `offer-receipt` receipts (the JWKS key); undefined for the stand-alone bridge (no receipt then). */
+  keys: ReceiptKeyStore | undefined;
+  /** The v1.2 splitter `pay_matic` pays; absent without a deployment (then only x402 could be offered). */
+  splitter: Address | undefined;
+  /** The chain when the manifest has one (the discovery document shows it, or null). */
+  deployedChain: ChainContext | undefined;
+  store: OrderStore;
+  outbound: OutboundClient;
+  facilitator: Facilitator;
+  limiter: RateLimiter;
+  /** Settlements in flight per client and per provider through `/facilitator/settle` (issue 20). */
+  relayerBounds: RelayerBounds;
+  /** Admission and turns for `/facilitator` verification; paid calls go first (issue 20). */
+  facilitatorQueue: FacilitatorQueue;
+  upstreamPolicy: UpstreamPolicy;
+  /** The providers served (router mode: refreshed before each request, issue 16). */
+  catalog: ProviderCatalog;
+  /** Provider `id` when this context sells it (its network is this one); undefined otherwise. */
+  provider(id: string): ProviderConfig | undefined;
+  orderTtlMs: number;
+  /** How long an order is kept: its TTL plus the late-confirmation grace. */
+  orderRetentionMs: number;
+  /** A claim outlives the upstream call and the settlement; if the process dies, it lapses and the proof replays. */
+  claimLeaseMs: number;
+  /** The bridge's chain; 503 `chain_unavailable` when the manifest has none. */
+  chain(): ChainContext;
+  /** The x402 network name of a protocol version (v1 `polygon-amoy`, v2 `eip155:80002`). */
+  wireNetwork(version: 1 | 2): string;
+  /** The x402 requirements offered for a provider; none without a relayer (never advertise a rail that cannot settle). */
+  requirementsFor(provider: ProviderConfig): Promise<ExactRequirement[]>;
+  /** The context that sells provider `id` (its network's), whichever network that is; undefined when unknown. */
+  contextFor(id: string): BridgeContext | undefined;
+}
+
+/** The network a provider sells on: its own, else the bridge's (issue 17). */
+export function providerNetwork(config: BridgeConfig, provider: ProviderConfig): EvmNetworkName {
+  return provider.network ?? config.network;
+}
+
+/** What every network's context shares. */
+interface SharedParts {
+  store: OrderStore;
+  outbound: OutboundClient;
+  limiter: RateLimiter;
+  relayerBounds: RelayerBounds;
+  facilitatorQueue: FacilitatorQueue;
+  catalog: ProviderCatalog;
+  contexts: Map<EvmNetworkName, BridgeContext>;
+  /** The context of `network`, built on first use (an operator may add a provider on a new network). */
+  contextOf(network: EvmNetworkName): BridgeContext;
+}
+
+export function createBridgeContext(
+  deps: BridgeDeps,
+  config: BridgeConfig,
+  options: BridgeRouterOptions = {},
+): { context: BridgeContext; handle: BridgeHandle } {
+  const log = deps.log.child({ component: "bridge" });
+  const store =
+    options.store ??
+    (config.redisUrl
+      ? createRedisOrderStore({ url: config.redisUrl, onError: (error) => log.warn({ err: error }, "redis") })
+      : createMemoryOrderStore(() => deps.clock.now().getTime()));
+  const outbound =
+    options.outbound ??
+    createOutboundClient({
+      allowLoopback: config.allowLoopbackUpstreams,
+      timeoutMs: config.upstreamTimeoutMs,
+      maxBodyBytes: config.maxBodyBytes,
+    });
+  const catalog = options.catalog ?? staticCatalog(config.providers);
+  const pinger = createProviderPinger({
+    outbound,
+    targets: async () => {
+      await catalog.refresh();
+      return catalog.list().flatMap((p) => (p.pingUrl ? [{ provider: p.id, bridgeUrl: p.pingUrl }] : []));
+    },
+    ...(options.statuses ? { statuses: options.statuses } : {}),
+    now: () => deps.clock.now(),
+    timeoutMs: 5_000,
+  });
+  if (options.pingIntervalMs) pinger.start(options.pingIntervalMs);
+  const shared: SharedParts = {
+    store,
+    outbound,
+    limiter: createRateLimiter(
+      { name: "bridge-challenge", points: config.challengesPerMinute, durationSeconds: 60 },
+      options.limiterRedis,
+    ),
+    relayerBounds: createRelayerBounds(),
+    facilitatorQueue: createFacilitatorQueue(options.facilitatorQueueLimits),
+    catalog,
+    contexts: new Map(),
+    contextOf(network) {
+      let found = shared.contexts.get(network);
+      if (!found) {
+        found = networkContext(deps, config, network, options, log, shared);
+        shared.contexts.set(network, found);
+      }
+      return found;
+    },
+  };
+  // The bridge's own network first (discovery and /facilitator speak for it), then every provider's known now.
+  const context = shared.contextOf(config.network);
+  for (const provider of catalog.list()) shared.contextOf(providerNetwork(config, provider));
+  const handle: BridgeHandle = {
+    config,
+    store,
+    facilitator: context.facilitator,
+    // The bridge's own network (the one /facilitator/* speaks for); every context's facilitator is counted.
+    facilitatorStats: (context.facilitator as Facilitator & { stats: FacilitatorStats }).stats,
+    facilitatorQueue: shared.facilitatorQueue,
+    pinger,
+    catalog,
+    async ready() {
+      await store.ready();
+      for (const network of shared.contexts.values())
+        if (network.deployedChain) await network.facilitator.offers();
+    },
+    async close() {
+      pinger.stop();
+      if (!options.store) await store.close();
+      if (!options.outbound) await outbound.close();
+    },
+  };
+  return { context, handle };
+}
+
+/** One network's context: its chain, splitter, relayer and facilitator, and the providers that sell on it. */
+function networkContext(
+  deps: BridgeDeps,
+  config: BridgeConfig,
+  network: EvmNetworkName,
+  options: BridgeRouterOptions,
+  log: Logger,
+  shared: SharedParts,
+): BridgeContext {
+  const deployedChain = deps.chains.get(network);
+  const relayer = options.relayer ?? resolveRelayer({ ...config, network }, deps.chains);
+  if (!relayer)
+    log.warn({ network }, "no x402 relayer key (BRIDGE_RELAYER_PRIVATE_KEY): x402 is not offered");
+  // Counted for the operators' x402 dashboard (issue 10): every door (rail, /facilitator/*) goes through it.
+  const facilitator = countingFacilitator(
+    createFacilitator({
+      chains: deps.chains,
+      network,
+      relayer,
+      settlementGasLimit: config.settlementGasLimit,
+      now: () => deps.clock.now(),
+      log,
+    }),
+    () => deps.clock.now(),
+    deployedChain,
+  );
+  const chain = (): ChainContext => {
+    if (deployedChain) return deployedChain;
+    throw new AppError("chain_unavailable", `no deployment for ${network}; the bridge cannot take payments`);
+  };
+  const orderTtlMs = config.orderTtlSeconds * 1000;
+  return {
+    config,
+    clock: deps.clock,
+    log,
+    network,
+    pause: deps.pause,
+    unserved: deps.unserved,
+    keys: deps.keys,
+    splitter: deployedChain?.deployment.splitters["v1.2"]?.address as Address | undefined,
+    deployedChain,
+    store: shared.store,
+    outbound: shared.outbound,
+    facilitator,
+    limiter: shared.limiter,
+    relayerBounds: shared.relayerBounds,
+    facilitatorQueue: shared.facilitatorQueue,
+    upstreamPolicy: bridgeUpstreamPolicy(config.maxBodyBytes),
+    catalog: shared.catalog,
+    provider(id) {
+      const found = shared.catalog.get(id);
+      return found && providerNetwork(config, found) === network ? found : undefined;
+    },
+    orderTtlMs,
+    orderRetentionMs: orderTtlMs + config.lateConfirmationGraceSeconds * 1000,
+    claimLeaseMs: config.upstreamTimeoutMs + 90_000,
+    chain,
+    wireNetwork: (version) => (version === 1 ? NETWORKS[network].x402V1Name : NETWORKS[network].caip2),
+    async requirementsFor(provider) {
+      // Never advertise a rail that cannot settle (prior-art §8 item 8: an unhandled rail means a second 402).
+      if (!relayer) return [];
+      const offers = await facilitator.offers().catch((error: unknown) => {
+        throw new AppError("chain_unavailable", "token domains could not be read", {
+          cause: error,
+          headers: { "Retry-After": "5" },
+        });
+      });
+      return exactRequirements(provider, network, chain().chainId, offers, config.orderTtlSeconds);
+    },
+    contextFor(id) {
+      const found = shared.catalog.get(id);
+      return found ? shared.contextOf(providerNetwork(config, found)) : undefined;
+    },
+  };
+}

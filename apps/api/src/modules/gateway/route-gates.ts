@@ -1,0 +1,151 @@
+/**
+ * Per-slug state of the hosted gateway: the route (cached for `cacheMs`, so a changed upstream takes effect within
+ * it) and one `@tollgate/gate` middleware per route and tier, sharing one receipt verifier and quota store.
+ * Invariants: the gateway is inside the issuer, so its JWKS comes from the key store, never over the network; one
+ * receipt buys calls anywhere under the slug (resource `/<slug>`, docs/gateway.md); a suspended or revoked receipt
+ * (issue 19) is refused from the database's state at once.
+ */
+
+import type { ListingContentColumn } from "@tollgate/db";
+import {
+  createReceiptVerifier,
+  type FetchLike,
+  gate,
+  MemoryQuotaStore,
+  QUOTA_RETENTION_GRACE_SEC,
+  type QuotaStore,
+  RedisQuotaStore,
+} from "@tollgate/gate";
+import { AppError, formatUsd, JWKS_PATH, ownValue } from "@tollgate/shared";
+import type { Request, RequestHandler } from "express";
+import type { Deps } from "../../deps";
+import { encodeHeader, HEADER_V2_REQUIRED } from "../bridge/x402/wire";
+import { approvedListingsOf, listingUrl } from "../marketplace/discovery-service";
+import { bazaarExtension, gatewayOffer } from "../marketplace/x402-offer";
+import { findMerchant } from "../merchants/merchant-service";
+import { subPathOf } from "../paid-forward/upstream-call";
+import { receiptState } from "../receipts/receipt-service";
+import { findGatewayRouteBySlug, type GatewayRoute } from "./gateway-config-service";
+
+export interface RouteGates {
+  lookup(slug: string): Promise<GatewayRoute | undefined>;
+  gateFor(route: GatewayRoute): RequestHandler;
+}
+
+export function createRouteGates(deps: Deps, cacheMs: number): RouteGates {
+  const jwksUrl = `${deps.env.baseUrl}${JWKS_PATH}`;
+  const localJwks: FetchLike = async (input, init) =>
+    String(input) === jwksUrl
+      ? new Response(JSON.stringify({ keys: deps.keys.publicJwks(deps.clock.now()) }), {
+          headers: { "content-type": "application/json" },
+        })
+      : fetch(input, init);
+  const verifier = createReceiptVerifier({ issuer: deps.env.baseUrl, jwksUrl, fetchImpl: localJwks });
+  const memoryQuota = new MemoryQuotaStore();
+  const redisQuota = new Map<string, QuotaStore>();
+  const quotaFor = (merchantId: string): QuotaStore => {
+    if (!deps.env.redisUrl) return memoryQuota;
+    let store = redisQuota.get(merchantId);
+    if (!store) {
+      store = new RedisQuotaStore({
+        redis: deps.env.redisUrl,
+        merchantId,
+        // Issue 16: an emptied Redis fails closed until acknowledged or until every older receipt has expired.
+        resetGuard: {
+          maxReceiptLifetimeSec: deps.env.receipts.ttlSeconds + QUOTA_RETENTION_GRACE_SEC,
+          now: () => deps.clock.now().getTime(),
+        },
+      });
+      redisQuota.set(merchantId, store);
+    }
+    return store;
+  };
+  const routes = new Map<string, { at: number; route: GatewayRoute | undefined }>();
+  const listed = new Map<string, { at: number; listings: Promise<ListingContentColumn[]> }>();
+  /** Approved listings of a merchant, cached like the route (a new approval shows within `cacheMs`). */
+  const listingsOf = (merchantId: string): Promise<ListingContentColumn[]> => {
+    const now = deps.clock.now().getTime();
+    const hit = listed.get(merchantId);
+    if (hit && now - hit.at < cacheMs) return hit.listings;
+    const loaded = approvedListingsOf(deps, merchantId);
+    listed.set(merchantId, { at: now, listings: loaded });
+    loaded.catch(() => listed.delete(merchantId));
+    return loaded;
+  };
+  /**
+   * Issue 11: the x402 v2 description of the resource (`PAYMENT-REQUIRED`), from the same `gatewayOffer` as the
+   * discovery exports, with the `bazaar` extension when an approved listing names this route and method.
+   */
+  const x402Header = async (route: GatewayRoute, req: Request): Promise<Record<string, string>> => {
+    const offer = await gatewayOffer(deps, route);
+    const path = subPathOf((req.params as { rest?: string[] }).rest);
+    const listing = (await listingsOf(route.merchantId)).find(
+      (item) => item.route === path && (item.method ?? "GET") === req.method,
+    );
+    const required = {
+      x402Version: 2,
+      error: "payment_required",
+      resource: {
+        url: listingUrl(deps.env.gateway.url, route.slug, path),
+        description: listing?.title ?? `${route.slug} (hosted gateway)`,
+        mimeType: "application/json",
+      },
+      accepts: offer.accepts,
+      ...(listing ? { extensions: { bazaar: bazaarExtension(listing) } } : {}),
+    };
+    return { [HEADER_V2_REQUIRED]: encodeHeader(required) };
+  };
+  const gates = new Map<string, { key: string; handler: RequestHandler }>();
+
+  return {
+    async lookup(slug) {
+      const now = deps.clock.now().getTime();
+      const hit = routes.get(slug);
+      if (hit && now - hit.at < cacheMs) return hit.route;
+      const route = await findGatewayRouteBySlug(deps, slug);
+      routes.set(slug, { at: now, route });
+      return route;
+    },
+    gateFor(route) {
+      const key = `${route.merchantId}:${route.tier}`;
+      const cached = gates.get(route.slug);
+      if (cached?.key === key) return cached.handler;
+      const handler = gate({
+        merchantId: route.merchantId,
+        tier: route.tier,
+        resource: `/${route.slug}`,
+        apiBaseUrl: deps.env.baseUrl,
+        verifier,
+        quotaStore: quotaFor(route.merchantId),
+        // Issue 19: inside the issuer, the receipt's state comes straight from the database (no feed, never stale).
+        revocations: {
+          async check(jti) {
+            const state = await receiptState(deps, jti);
+            return state === "suspended" || state === "revoked"
+              ? { status: "listed", state }
+              : { status: "clear" };
+          },
+        },
+        priceSource: {
+          async unitPrice(tier) {
+            const merchant = await findMerchant(deps, route.merchantId);
+            const price = merchant ? ownValue(merchant.tiers, tier) : undefined;
+            // The merchant removed the tier its route is sold on: nothing can be priced until it is fixed.
+            if (price === undefined) {
+              throw new AppError(
+                "service_unavailable",
+                `tier ${tier} of ${route.merchantId} is no longer offered`,
+              );
+            }
+            return formatUsd(price);
+          },
+        },
+        challengeHeaders: (req) => x402Header(route, req),
+        onError: (error, req) =>
+          deps.log.warn({ err: error, request_id: req.requestId }, "gateway gate error"),
+      });
+      gates.set(route.slug, { key, handler });
+      return handler;
+    },
+  };
+}

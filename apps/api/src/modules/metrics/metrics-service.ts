@@ -1,0 +1,146 @@
+/**
+ * Operational figures for GET /api/metrics (issue 5): per-network head, indexed block, lag and cursor age
+ * (from the indexer cursors), settlements by state and webhook deliveries by outcome. Read from the
+ * database, so any API replica reports the same figures whichever process runs the indexer.
+ */
+import { type Database, indexerCursors, settlements, webhookDeliveries } from "@tollgate/db";
+import { count } from "drizzle-orm";
+import type { Clock } from "../../infra/clock";
+import type { ProcessMonitor } from "./process-monitor";
+
+export interface MetricsServiceDeps {
+  db: { db: Database };
+  clock: Clock;
+  /** The answering process's own figures (issue 15); absent: not reported. */
+  processMonitor?: Pick<ProcessMonitor, "read">;
+}
+
+export interface MetricFamily {
+  name: string;
+  help: string;
+  type: "gauge" | "counter";
+  /** Label pairs (values unescaped) and the sample value. */
+  samples: { labels: Record<string, string>; value: number | bigint }[];
+}
+
+const networkLabels = (row: { network: string; chainId: number }) => ({
+  network: row.network,
+  chain_id: String(row.chainId),
+});
+
+/** Reads every figure in one round of queries. */
+export async function collectMetrics(deps: MetricsServiceDeps): Promise<MetricFamily[]> {
+  const db = deps.db.db;
+  const [cursors, byState, byOutcome] = await Promise.all([
+    db.select().from(indexerCursors),
+    db
+      .select({
+        chainId: settlements.chainId,
+        network: settlements.network,
+        state: settlements.state,
+        n: count(),
+      })
+      .from(settlements)
+      .groupBy(settlements.chainId, settlements.network, settlements.state),
+    db
+      .select({ status: webhookDeliveries.status, n: count() })
+      .from(webhookDeliveries)
+      .groupBy(webhookDeliveries.status),
+  ]);
+  const nowMs = deps.clock.now().getTime();
+  return [
+    ...processFamilies(deps.processMonitor),
+    {
+      name: "tollgate_indexer_head_block",
+      help: "Latest head block reported by the network's RPC",
+      type: "gauge",
+      samples: cursors.flatMap((c) =>
+        c.headNumber === null ? [] : [{ labels: networkLabels(c), value: c.headNumber }],
+      ),
+    },
+    {
+      name: "tollgate_indexer_indexed_block",
+      help: "Last block whose logs are committed",
+      type: "gauge",
+      samples: cursors.map((c) => ({ labels: networkLabels(c), value: c.blockNumber })),
+    },
+    {
+      name: "tollgate_indexer_lag_blocks",
+      help: "Head minus indexed block",
+      type: "gauge",
+      samples: cursors.map((c) => {
+        const lag = (c.headNumber ?? c.blockNumber) - c.blockNumber;
+        return { labels: networkLabels(c), value: lag > 0n ? lag : 0n };
+      }),
+    },
+    {
+      name: "tollgate_indexer_cursor_age_seconds",
+      help: "Seconds since the indexer last updated the network's cursor",
+      type: "gauge",
+      samples: cursors.map((c) => ({
+        labels: networkLabels(c),
+        value: Math.max(0, Math.round((nowMs - c.updatedAt.getTime()) / 1000)),
+      })),
+    },
+    {
+      name: "tollgate_settlements",
+      help: "Settlements by state",
+      type: "gauge",
+      samples: byState.map((s) => ({ labels: { ...networkLabels(s), state: s.state }, value: s.n })),
+    },
+    {
+      name: "tollgate_webhook_deliveries",
+      help: "Webhook deliveries by outcome (pending, delivered, failed, dead)",
+      type: "gauge",
+      samples: byOutcome.map((d) => ({ labels: { outcome: d.status }, value: d.n })),
+    },
+  ];
+}
+
+/** Per process, unlike the rest (read from the database): each replica reports its own. */
+function processFamilies(monitor: MetricsServiceDeps["processMonitor"]): MetricFamily[] {
+  if (!monitor) return [];
+  const figures = monitor.read();
+  const seconds = (ms: number) => ms / 1000;
+  return [
+    {
+      name: "process_resident_memory_bytes",
+      help: "Resident set size of the answering API process",
+      type: "gauge",
+      samples: [{ labels: {}, value: figures.rssBytes }],
+    },
+    {
+      name: "nodejs_heap_size_used_bytes",
+      help: "V8 heap used by the answering API process",
+      type: "gauge",
+      samples: [{ labels: {}, value: figures.heapUsedBytes }],
+    },
+    {
+      name: "nodejs_eventloop_delay_seconds",
+      help: "Event-loop delay of the answering process since its previous scrape (quantile 1 = max)",
+      type: "gauge",
+      samples: [
+        { labels: { quantile: "0.5" }, value: seconds(figures.loopDelayMs.p50) },
+        { labels: { quantile: "0.99" }, value: seconds(figures.loopDelayMs.p99) },
+        { labels: { quantile: "1" }, value: seconds(figures.loopDelayMs.max) },
+      ],
+    },
+  ];
+}
+
+/** Prometheus label values: backslash, quote and newline escaped (exposition format 0.0.4). */
+const escapeLabel = (value: string) =>
+  value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+
+/** Prometheus text exposition format 0.0.4. */
+export function toPrometheusText(families: readonly MetricFamily[]): string {
+  const lines: string[] = [];
+  for (const family of families) {
+    lines.push(`# HELP ${family.name} ${family.help}`, `# TYPE ${family.name} ${family.type}`);
+    for (const { labels, value } of family.samples) {
+      const pairs = Object.entries(labels).map(([name, v]) => `${name}="${escapeLabel(v)}"`);
+      lines.push(`${family.name}${pairs.length > 0 ? `{${pairs.join(",")}}` : ""} ${value.toString()}`);
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,102 @@
+import { FAILED_PAYMENT_KINDS, SETTLEMENT_STATES } from "@tollgate/db";
+import { queryInteger } from "@tollgate/shared";
+import { z } from "zod";
+import { typedId, ZEvmAddress, ZInstant, ZNetworkFilter } from "./read-common";
+
+const ZAmount = z.string().describe("decimal string of base units");
+
+/** Settlement-derived kinds (stored with resolutions) and the bridge's own record of unserved orders. */
+export const FAILED_KINDS = [...FAILED_PAYMENT_KINDS, "bridge_unserved"] as const;
+
+/** Query of GET /api/dashboard/failed; unknown parameters are refused (a typo must not silently widen a filter). */
+export const ZDashboardFailedRequest = z
+  .strictObject({
+    status: z
+      .enum(["open", "refunded", "dismissed", "all"])
+      .default("open")
+      .describe("open: the refund-by-hand queue"),
+    kind: z.enum(FAILED_KINDS).optional(),
+    network: ZNetworkFilter.optional(),
+    merchant: typedId("mrch_").optional(),
+    payer: ZEvmAddress.optional(),
+    from: ZInstant.optional().describe("seen at or after (ISO 8601 UTC)"),
+    to: ZInstant.optional().describe("seen before (ISO 8601 UTC)"),
+    cursor: z.string().max(400).optional().describe("next_cursor of the previous page"),
+    limit: queryInteger({ min: 1, max: 200 }).default(50),
+  })
+  .refine((query) => !(query.from && query.to && query.from >= query.to), {
+    message: "from must be before to",
+    path: ["from"],
+  })
+  // A GET without a query string arrives as no input at all.
+  .prefault({});
+
+export const ZFailedPayment = z.object({
+  id: z
+    .string()
+    .describe("`fail_` + the settlement id, or `fail_` + the bridge order id for bridge_unserved"),
+  kind: z.enum(FAILED_KINDS),
+  reason: z
+    .string()
+    .describe(
+      "unmatched_payment: the quote mismatch (amount_mismatch, merchant_mismatch, unknown_quote ...); paid_without_receipt: paid_after_expiry or receipt_never_claimed; reverted: receipt_suspended, receipt_revoked or orphaned_after_notice; bridge_unserved: the last upstream problem code (upstream_failed, upstream_timeout ...)",
+    ),
+  status: z.enum(["open", "refunded", "dismissed"]),
+  network: z.string(),
+  chain_id: z.number().int(),
+  tx_hash: z.string(),
+  explorer_url: z
+    .string()
+    .nullable()
+    .describe(
+      "the public block explorer of this network; null for a local chain (it borrows the real chain id)",
+    ),
+  log_index: z.number().int(),
+  payer: z.string(),
+  merchant_id: z.string().nullable(),
+  merchant_address: z.string(),
+  token: z.string(),
+  asset: z.string().nullable(),
+  total_amount: ZAmount,
+  merchant_amount: ZAmount,
+  treasury_amount: ZAmount,
+  ip_creator_amount: ZAmount,
+  order_id: z.string(),
+  quote_id: z.string().nullable(),
+  quote_expires_at: z.string().nullable(),
+  receipt_id: z.string().nullable(),
+  settlement_state: z
+    .enum(SETTLEMENT_STATES)
+    .nullable()
+    .describe("null for bridge_unserved (the bridge verified the log itself)"),
+  seen_at: z.string().describe("when the log was seen; bridge_unserved: the first failed upstream call"),
+  bridge: z
+    .object({
+      provider: z.string(),
+      attempts: z.number().int().describe("upstream calls that failed with this payment"),
+      last_failed_at: z.string(),
+      replayable_until: z
+        .string()
+        .describe("until then the payer may replay the proof; resolving is refused (409) before it"),
+    })
+    .nullable()
+    .describe("bridge_unserved only"),
+  resolution: z
+    .object({
+      resolution: z.enum(["refunded", "dismissed"]),
+      note: z.string(),
+      refund_tx_hash: z.string().nullable(),
+      resolved_by: z.string(),
+      resolved_at: z.string(),
+    })
+    .nullable(),
+});
+
+export const ZDashboardFailedResponse = z.object({
+  failed: z.array(ZFailedPayment),
+  next_cursor: z.string().nullable(),
+  dead_letter_webhooks: z
+    .number()
+    .int()
+    .describe("webhook deliveries out of retries: see GET /api/dashboard/webhooks"),
+});

@@ -1,0 +1,63 @@
+/**
+ * Fee income for operators (issue 10; `/api/dashboard/fees`): the treasury and ip-creator legs of confirmed and
+ * final settlements, summed per network, token, splitter version and UTC day, from the indexer's `settlements`.
+ *
+ * Invariants: sums are exact (numeric in the database, decimal strings of base units on the wire, never floats);
+ * seen and orphaned settlements are not income; the range is bounded (at most 366 days).
+ */
+import { type Database, settlements } from "@tollgate/db";
+import { and, gte, inArray, lt, sql } from "drizzle-orm";
+import type { ChainRegistry } from "../chains/chain-registry";
+
+export interface FeesQuery {
+  from: Date;
+  to: Date;
+  network?: string | undefined;
+}
+
+export async function feeIncome(deps: { db: { db: Database }; chains: ChainRegistry }, query: FeesQuery) {
+  const day = sql<string>`to_char(date_trunc('day', ${settlements.seenAt} at time zone 'UTC'), 'YYYY-MM-DD')`;
+  const rows = await deps.db.db
+    .select({
+      day,
+      network: settlements.network,
+      token: settlements.token,
+      splitterVersion: settlements.splitterVersion,
+      settlements: sql<string>`count(*)`,
+      treasury: sql<string>`sum(${settlements.treasuryAmount})::text`,
+      ipCreator: sql<string>`sum(${settlements.ipCreatorAmount})::text`,
+      total: sql<string>`sum(${settlements.totalAmount})::text`,
+    })
+    .from(settlements)
+    .where(
+      and(
+        gte(settlements.seenAt, query.from),
+        lt(settlements.seenAt, query.to),
+        inArray(settlements.state, ["confirmed", "final"]),
+        query.network ? sql`${settlements.network} = ${query.network}` : undefined,
+      ),
+    )
+    .groupBy(day, settlements.network, settlements.token, settlements.splitterVersion)
+    .orderBy(day, settlements.network, settlements.token, settlements.splitterVersion);
+  return rows.map((row) => ({
+    day: row.day,
+    network: row.network,
+    token: row.token,
+    asset: assetSymbol(deps.chains, row.network, row.token),
+    splitter_version: row.splitterVersion,
+    settlements: Number(row.settlements),
+    treasury_amount: row.treasury,
+    ip_creator_amount: row.ipCreator,
+    total_amount: row.total,
+  }));
+}
+
+/** The token's symbol from the deployment, `native` for the zero address, null when unknown. */
+export function assetSymbol(chains: ChainRegistry, network: string, token: string): string | null {
+  if (/^0x0{40}$/i.test(token)) return "native";
+  const chain = chains.all().find((candidate) => candidate.network === network);
+  for (const [symbol, deployed] of Object.entries(chain?.deployment.tokens ?? {})) {
+    if (deployed.address.toLowerCase() === token.toLowerCase()) return symbol;
+  }
+  return null;
+}

@@ -1,0 +1,69 @@
+import { AUDIT_ACTOR_TYPES } from "@tollgate/db";
+import { queryInteger, safeText } from "@tollgate/shared";
+import { z } from "zod";
+import { ZInstant } from "./read-common";
+
+const ZName = (label: string) => safeText({ min: 1, max: 100, label });
+
+export const ZListAuditRequest = z
+  .strictObject({
+    actor_type: z.enum(AUDIT_ACTOR_TYPES).optional(),
+    actor_id: ZName("actor_id").optional(),
+    action: z
+      .string()
+      .regex(/^[a-z0-9_]+(\.[a-z0-9_]+)*\.?$/, "must be a dotted action such as admin.login.failed")
+      .max(100)
+      .optional()
+      .describe("an exact action, or a prefix ending with a dot (admin.login.)"),
+    target_type: ZName("target_type").optional(),
+    target_id: ZName("target_id").optional(),
+    from: ZInstant.optional().describe("at or after (ISO 8601 UTC)"),
+    to: ZInstant.optional().describe("before (ISO 8601 UTC)"),
+    cursor: z.string().max(400).optional().describe("next_cursor of the previous page"),
+    limit: queryInteger({ min: 1, max: 200 }).optional().describe("page size, default 50"),
+    verify: z
+      .enum(["0", "1", "true", "false"])
+      .optional()
+      .transform((value) => value === "1" || value === "true")
+      .describe("1: also walk the hash chain and report the first broken link"),
+  })
+  .refine((query) => !(query.from && query.to && query.from >= query.to), {
+    message: "from must be before to",
+    path: ["from"],
+  })
+  .prefault({});
+
+export const ZAuditEventView = z.object({
+  seq: z.string(),
+  id: z.string(),
+  at: z.string(),
+  actor: z.object({ type: z.enum(AUDIT_ACTOR_TYPES), id: z.string().nullable() }),
+  action: z.string(),
+  target: z.object({ type: z.string(), id: z.string().nullable() }).nullable(),
+  ip: z.string().nullable(),
+  request_id: z.string().nullable(),
+  before: z.record(z.string(), z.unknown()).nullable(),
+  after: z.record(z.string(), z.unknown()).nullable(),
+  details: z.record(z.string(), z.unknown()).nullable(),
+  hash: z.string(),
+});
+
+export const ZListAuditResponse = z.object({
+  events: z.array(ZAuditEventView),
+  next_cursor: z.string().nullable(),
+  verification: z
+    .union([
+      z.object({ ok: z.literal(true), checked: z.number().int(), head: z.string() }),
+      z.object({
+        ok: z.literal(false),
+        checked: z.number().int(),
+        broken: z.object({
+          seq: z.string(),
+          id: z.string(),
+          reason: z.enum(["prev_hash_mismatch", "hash_mismatch"]),
+        }),
+      }),
+    ])
+    .optional()
+    .describe("present with verify=1"),
+});

@@ -1,0 +1,93 @@
+import { SETTLEMENT_STATES } from "@tollgate/db";
+import { queryInteger } from "@tollgate/shared";
+import { z } from "zod";
+import { typedId, ZEvmAddress, ZInstant, ZNetworkFilter } from "./read-common";
+
+const ZAmount = z.string().describe("decimal string of base units");
+
+/** Query of GET /admin/api/transactions; unknown parameters are refused (a typo must not silently widen a filter). */
+export const ZListTransactionsRequest = z
+  .strictObject({
+    network: ZNetworkFilter.optional(),
+    asset: z
+      .union([ZEvmAddress, z.string().regex(/^[A-Z][A-Z0-9]{1,9}$/, "must be a symbol such as USDC")])
+      .optional()
+      .describe("a symbol (POL, ETH, USDC, USDT) or a token address"),
+    merchant: typedId("mrch_").optional(),
+    payer: ZEvmAddress.optional(),
+    state: z.enum(SETTLEMENT_STATES).optional(),
+    from: ZInstant.optional().describe("seen at or after (ISO 8601 UTC)"),
+    to: ZInstant.optional().describe("seen before (ISO 8601 UTC)"),
+    cursor: z.string().max(400).optional().describe("next_cursor of the previous page"),
+    limit: queryInteger({ min: 1, max: 1000 })
+      .optional()
+      .describe("page size: default 50 (JSON) or 1000 (CSV)"),
+    format: z.enum(["json", "csv"]).optional().describe("csv: a text/csv export (or send Accept: text/csv)"),
+  })
+  .refine((query) => !(query.from && query.to && query.from >= query.to), {
+    message: "from must be before to",
+    path: ["from"],
+  })
+  .prefault({});
+
+export const ZAdminSettlement = z.object({
+  id: z.string(),
+  network: z.string(),
+  chain_id: z.number().int(),
+  tx_hash: z.string(),
+  log_index: z.number().int(),
+  block_number: z.string(),
+  explorer_url: z
+    .string()
+    .nullable()
+    .describe(
+      "the public block explorer of this network; null for a local chain (it borrows the real chain id)",
+    ),
+  payer: z.string(),
+  merchant_address: z.string(),
+  merchant_id: z.string().nullable(),
+  token: z.string(),
+  asset: z.string().nullable(),
+  total_amount: ZAmount,
+  merchant_amount: ZAmount,
+  treasury_amount: ZAmount,
+  ip_creator_amount: ZAmount,
+  order_id: z.string(),
+  quote_id: z.string().nullable(),
+  bridge_order_id: z.string().nullable(),
+  state: z.enum(SETTLEMENT_STATES),
+  seen_at: z.string(),
+  confirmed_at: z.string().nullable(),
+  final_at: z.string().nullable(),
+  orphaned_at: z.string().nullable(),
+});
+
+export const ZAdminTransaction = ZAdminSettlement.extend({
+  quote: z
+    .object({
+      id: z.string(),
+      resource: z.string(),
+      tier: z.string(),
+      units: z.number().int(),
+      amount_micro_usd: z.string(),
+      economics_profile: z.string(),
+      created_at: z.string(),
+    })
+    .nullable(),
+  receipt: z
+    .object({ id: z.string(), quota: z.number().int(), issued_at: z.string(), expires_at: z.string() })
+    .nullable(),
+});
+
+export const ZTransactionsPage = z.object({
+  transactions: z.array(ZAdminTransaction),
+  next_cursor: z.string().nullable(),
+});
+
+export const ZCsvExport = z.object({
+  format: z.literal("csv"),
+  filename: z.string(),
+  csv: z.string().describe("REST sends this as the text/csv body itself"),
+});
+
+export const ZListTransactionsResponse = z.union([ZTransactionsPage, ZCsvExport]);

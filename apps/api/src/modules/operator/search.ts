@@ -1,0 +1,21 @@
+import { adminProcedure } from "../operators/admin-procedure";
+import { ZSearchRequest, ZSearchResponse } from "./search.types";
+import { search } from "./search-service";
+
+/** GET /admin/api/search?q= (SPEC §4.3, issue 10): find anything by id, transaction hash, address or name. */
+export const searchProcedure = adminProcedure
+  .meta({
+    openapi: {
+      method: "GET",
+      path: "/admin/api/search",
+      tags: ["operators"],
+      summary: "Search",
+      description:
+        "The shape of `q` decides the lookup: a typed id (mrch_, qt_, rcpt_, ord_, evt_, lst_), a transaction hash (0x + 64 hex), an address (merchant payout or payer), otherwise a merchant name prefix. At most 20 results.",
+      errorResponses: [400, 401],
+    },
+    rest: { noStore: true, security: "adminSession" },
+  })
+  .input(ZSearchRequest)
+  .output(ZSearchResponse)
+  .query(({ ctx, input }) => search(ctx.deps, input.q));

@@ -1,0 +1,184 @@
+/**
+ * GET /admin/api/transactions (issue 10): settlements joined with their quote and receipt, newest first, keyset
+ * paginated on the settlement id. Filters: network, asset (symbol or token address), merchant, payer, state and a
+ * `seen_at` range. Every filter maps to an indexed column (migration `admin_read`).
+ */
+import { quotes, receipts, settlements } from "@tollgate/db";
+import { AppError, NETWORKS } from "@tollgate/shared";
+import { and, desc, eq, gte, lt, or, type SQL, sql } from "drizzle-orm";
+import { toCsv } from "./csv";
+import { type AdminReadDeps, DIGITS, decodeCursor, encodeCursor, settlementViewer } from "./read-common";
+
+export interface TransactionFilters {
+  network?: string | undefined;
+  /** A symbol (`POL`, `USDC` ...) or a token address (lower-case). */
+  asset?: string | undefined;
+  merchant?: string | undefined;
+  payer?: string | undefined;
+  state?: "seen" | "confirmed" | "final" | "orphaned" | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  cursor?: string | undefined;
+  limit: number;
+}
+
+const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
+
+/** (network, token address) pairs a symbol stands for; a native symbol is the zero address on its own networks. */
+function tokensForSymbol(deps: AdminReadDeps, symbol: string): { network: string; token: string }[] {
+  const pairs: { network: string; token: string }[] = [];
+  for (const network of Object.values(NETWORKS)) {
+    if (network.family !== "evm") continue;
+    if (network.nativeSymbol === symbol) pairs.push({ network: network.name, token: ZERO_ADDRESS });
+    const deployment = deps.chains.byChainId(network.chainId)?.deployment;
+    for (const [tokenSymbol, token] of Object.entries(deployment?.tokens ?? {})) {
+      if (tokenSymbol === symbol) pairs.push({ network: network.name, token: token.address.toLowerCase() });
+    }
+  }
+  return pairs;
+}
+
+function whereOf(deps: AdminReadDeps, filters: TransactionFilters): SQL | undefined | "none" {
+  const conditions: SQL[] = [];
+  if (filters.network) conditions.push(eq(settlements.network, filters.network));
+  if (filters.asset) {
+    if (filters.asset.startsWith("0x")) conditions.push(eq(settlements.token, filters.asset));
+    else {
+      const pairs = tokensForSymbol(deps, filters.asset);
+      if (pairs.length === 0) return "none";
+      const anyPair = or(
+        ...pairs.map((pair) => and(eq(settlements.network, pair.network), eq(settlements.token, pair.token))),
+      );
+      if (anyPair) conditions.push(anyPair);
+    }
+  }
+  if (filters.merchant) conditions.push(eq(settlements.merchantId, filters.merchant));
+  if (filters.payer) conditions.push(eq(settlements.payer, filters.payer));
+  if (filters.state) conditions.push(eq(settlements.state, filters.state));
+  if (filters.from) conditions.push(gte(settlements.seenAt, filters.from));
+  if (filters.to) conditions.push(lt(settlements.seenAt, filters.to));
+  if (filters.cursor !== undefined) {
+    const [id] = decodeCursor(filters.cursor, 1, (part) => DIGITS.test(part));
+    conditions.push(lt(settlements.id, BigInt(id!)));
+  }
+  return conditions.length > 0 ? and(...conditions) : undefined;
+}
+
+/** Settlements matching `where`, newest first, each with its quote and receipt (one query). */
+async function transactionRows(deps: AdminReadDeps, where: SQL | undefined, limit: number) {
+  const rows = await deps.db.db
+    .select({ settlement: settlements, quote: quotes, receipt: receipts })
+    .from(settlements)
+    .leftJoin(quotes, eq(quotes.id, settlements.quoteId))
+    .leftJoin(receipts, eq(receipts.quoteId, settlements.quoteId))
+    .where(where ?? sql`true`)
+    .orderBy(desc(settlements.id))
+    .limit(limit);
+  const viewSettlement = settlementViewer(deps.chains);
+  return rows.map(({ settlement, quote, receipt }) => ({
+    id: settlement.id,
+    view: {
+      ...viewSettlement(settlement),
+      quote: quote
+        ? {
+            id: quote.id,
+            resource: quote.resource,
+            tier: quote.tier,
+            units: quote.units,
+            amount_micro_usd: quote.amountMicroUsd.toString(),
+            economics_profile: quote.economicsProfile,
+            created_at: quote.createdAt.toISOString(),
+          }
+        : null,
+      receipt: receipt
+        ? {
+            id: receipt.id,
+            quota: receipt.quota,
+            issued_at: receipt.issuedAt.toISOString(),
+            expires_at: receipt.expiresAt.toISOString(),
+          }
+        : null,
+    },
+  }));
+}
+
+export async function listTransactions(deps: AdminReadDeps, filters: TransactionFilters) {
+  const where = whereOf(deps, filters);
+  if (where === "none") return { transactions: [], next_cursor: null };
+  const rows = await transactionRows(deps, where, filters.limit + 1);
+  const page = rows.slice(0, filters.limit);
+  const last = page.at(-1);
+  return {
+    transactions: page.map((row) => row.view),
+    next_cursor: rows.length > filters.limit && last ? encodeCursor([last.id.toString()]) : null,
+  };
+}
+
+/** One settlement with its quote and receipt (GET /admin/api/transactions/{id}); 404 when there is none. */
+export async function getTransaction(deps: AdminReadDeps, id: string) {
+  const [row] = await transactionRows(deps, eq(settlements.id, BigInt(id)), 1);
+  if (!row) throw new AppError("not_found", `no settlement ${id}`);
+  return { transaction: row.view };
+}
+
+export type TransactionsPage = Awaited<ReturnType<typeof listTransactions>>;
+
+const CSV_HEADER = [
+  "settlement_id",
+  "seen_at",
+  "network",
+  "chain_id",
+  "tx_hash",
+  "log_index",
+  "block_number",
+  "state",
+  "payer",
+  "merchant_id",
+  "merchant_address",
+  "token",
+  "asset",
+  "total_amount",
+  "merchant_amount",
+  "treasury_amount",
+  "ip_creator_amount",
+  "order_id",
+  "quote_id",
+  "quote_resource",
+  "quote_tier",
+  "amount_micro_usd",
+  "receipt_id",
+  "receipt_issued_at",
+] as const;
+
+/** The page as CSV (same rows and order as the JSON page). */
+export function transactionsCsv(page: TransactionsPage): string {
+  return toCsv(
+    CSV_HEADER,
+    page.transactions.map((t) => [
+      t.id,
+      t.seen_at,
+      t.network,
+      t.chain_id,
+      t.tx_hash,
+      t.log_index,
+      t.block_number,
+      t.state,
+      t.payer,
+      t.merchant_id,
+      t.merchant_address,
+      t.token,
+      t.asset,
+      t.total_amount,
+      t.merchant_amount,
+      t.treasury_amount,
+      t.ip_creator_amount,
+      t.order_id,
+      t.quote_id,
+      t.quote?.resource,
+      t.quote?.tier,
+      t.quote?.amount_micro_usd,
+      t.receipt?.id,
+      t.receipt?.issued_at,
+    ]),
+  );
+}

@@ -1,0 +1,78 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { RECEIPT_JWT_TYPE } from "@tollgate/shared";
+import { createLocalJWKSet, jwtVerify } from "jose";
+import { afterAll, describe, expect, it } from "vitest";
+import { ensureReceiptKeyFile, fileReceiptKeyStore, rotateReceiptKey } from "./receipt-keys";
+import { signReceipt } from "./token-signer";
+
+const claims = (jti: string, now: Date) => ({
+  iss: "http://127.0.0.1:3000",
+  aud: "mrch_test1234",
+  sub: "0xabc",
+  jti,
+  iat: Math.floor(now.getTime() / 1000),
+  exp: Math.floor(now.getTime() / 1000) + 3600,
+  quote_id: "qt_1",
+  resource: "/r",
+  scope: "/r",
+  tier: "standard",
+  quota: 1,
+  amount: "0.1",
+  asset: "USDC",
+  network: "amoy",
+  chain_id: 80002,
+  tx_ref: "0x1",
+  log_index: 0,
+  confirmations: 1,
+  economics_profile: "aifp1-gross-inclusive-100-0-v1",
+});
+
+describe("receipt signing keys", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tollgate-keys-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("creates a private key file once, readable only by its owner", async () => {
+    const path = join(dir, "a", "keys.json");
+    await ensureReceiptKeyFile(path, new Date());
+    const first = readFileSync(path, "utf8");
+    await ensureReceiptKeyFile(path, new Date());
+    expect(readFileSync(path, "utf8")).toBe(first);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it("rotation publishes the new key before it signs, and old and new receipts verify during the grace", async () => {
+    const path = join(dir, "rotation.json");
+    const t0 = new Date("2026-11-22T00:00:00Z");
+    await ensureReceiptKeyFile(path, t0);
+    const store = fileReceiptKeyStore(path, { graceMs: 3_600_000, reloadMs: 0 });
+    const before = await signReceipt(store, claims("rcpt_old", t0));
+
+    const { kid, retired } = await rotateReceiptKey(path, new Date(t0.getTime() + 1000), 60);
+    expect(retired).toEqual([before.kid]);
+    // Inside the lead: the new key is already published, the old one still signs.
+    const t30 = new Date(t0.getTime() + 31_000);
+    expect(store.publicJwks(t30).map((key) => key.kid)).toEqual([before.kid, kid]);
+    expect((await signReceipt(store, claims("rcpt_lead", t30))).kid).toBe(before.kid);
+    const t1 = new Date(t0.getTime() + 61_000);
+    const after = await signReceipt(store, claims("rcpt_new", t1));
+    expect(after.kid).toBe(kid);
+    expect(after.kid).not.toBe(before.kid);
+
+    const during = createLocalJWKSet({ keys: store.publicJwks(new Date(t0.getTime() + 1_800_000)) });
+    for (const token of [before.token, after.token]) {
+      await expect(
+        jwtVerify(token, during, { typ: RECEIPT_JWT_TYPE, currentDate: new Date(t0.getTime() + 60_000) }),
+      ).resolves.toBeDefined();
+    }
+    const later = store.publicJwks(new Date(t0.getTime() + 3_700_000));
+    expect(later.map((key) => key.kid)).toEqual([kid]);
+    await expect(
+      jwtVerify(before.token, createLocalJWKSet({ keys: later }), {
+        currentDate: new Date(t0.getTime() + 60_000),
+      }),
+    ).rejects.toThrow();
+    for (const key of store.publicJwks(t0)) expect(key).not.toHaveProperty("d");
+  });
+});

@@ -1,0 +1,47 @@
+import { webhookEndpoints } from "@tollgate/db";
+import { eq } from "drizzle-orm";
+import { merchantProcedure } from "../../trpc/trpc";
+import { recentDeliveries } from "../merchants/dashboard-webhooks";
+import { assertSameMerchant } from "../merchants/merchant-service";
+import {
+  ZListWebhookDeliveriesRequest,
+  ZListWebhookDeliveriesResponse,
+} from "./list-webhook-deliveries.types";
+
+/**
+ * GET /v1/merchants/{id}/webhooks/deliveries (issue 14): the merchant's newest webhook deliveries with their
+ * status, attempts and last HTTP status, and the endpoint's state. Never payloads or secrets.
+ */
+export const listWebhookDeliveriesProcedure = merchantProcedure
+  .meta({
+    openapi: {
+      method: "GET",
+      path: "/v1/merchants/{id}/webhooks/deliveries",
+      tags: ["merchants"],
+      summary: "The merchant's recent webhook deliveries",
+      protect: true,
+      errorResponses: [400, 401, 403],
+    },
+    rest: { noStore: true },
+  })
+  .input(ZListWebhookDeliveriesRequest)
+  .output(ZListWebhookDeliveriesResponse)
+  .query(async ({ ctx, input }) => {
+    assertSameMerchant(ctx.merchant, input.id);
+    const db = ctx.deps.db.db;
+    const [endpoint] = await db
+      .select()
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.merchantId, input.id));
+    return {
+      merchant_id: input.id,
+      endpoint: endpoint
+        ? {
+            status: endpoint.status,
+            disabled_reason: endpoint.disabledReason,
+            rotated_at: endpoint.rotatedAt.toISOString(),
+          }
+        : null,
+      deliveries: await recentDeliveries(db, input.id, input.limit ?? 20),
+    };
+  });
