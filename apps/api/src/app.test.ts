@@ -41,6 +41,9 @@ describe("app", () => {
     expect(Object.keys(paths).sort()).toEqual(
       [
         "/.well-known/jwks.json",
+        "/healthz",
+        "/readyz",
+        "/g/{slug}/{path}",
         "/api/b2b/pay-with-split",
         "/api/b2b/quote-split",
         "/v1/merchants",
@@ -53,35 +56,28 @@ describe("app", () => {
         "/v1/pay",
         "/v1/quote",
         "/v1/receipts/{id}",
-        // issue 5 (indexer views and merchant webhooks)
         "/api/metrics",
         "/v1/agents/{address}/transactions",
         "/v1/merchants/{id}/webhook-secret",
         "/v1/merchants/{id}/webhooks/test",
-        // issue 10 (operators)
         "/api/admin/login",
         "/api/admin/logout",
         "/api/admin/me",
-        // issue 11 (marketplace)
         "/v1/merchants/{id}/listings",
         "/v1/merchants/{id}/listings/{listing_id}",
         "/admin/api/marketplace",
         "/admin/api/marketplace/{id}/approve",
         "/admin/api/marketplace/{id}/reject",
         "/api/network/marketplace",
-        // issue 11 discovery exports
         "/discovery/resources",
         "/.well-known/x402",
-        // issue 10, action part
         "/api/admin/pause",
         "/api/admin/unpause",
-        // issue 16 (a halted network resumes only by an operator)
         "/api/admin/networks/{network}/resume",
         "/api/admin/initialize-config",
         "/api/dashboard/webhooks",
         "/api/dashboard/fees",
         "/api/dashboard/webhooks/{event_id}/replay",
-        // issue 10, read part (operator views)
         "/admin/api/overview",
         "/admin/api/transactions",
         "/admin/api/transactions/{id}",
@@ -93,27 +89,21 @@ describe("app", () => {
         "/admin/api/users",
         "/admin/api/users/{id}",
         "/admin/api/search",
-        // issue 12 (identity gate)
         "/nonce",
         "/manifesto.json",
         "/idl.json",
         "/api/live-stats",
         "/api/protocol-docs",
         "/api/dashboard/solana",
-        // issue 13 (partners, merchant dashboard) and issue 10 (register-partner)
         "/api/admin/register-partner",
         "/api/partner/{wallet}",
         "/api/dashboard",
-
-        // issue 13 (user sessions)
         "/api/user/nonce",
         "/api/user/login",
         "/api/user/logout",
         "/api/user/me",
         "/api/user/wallets",
         "/api/agent/{address}/public-usage",
-
-        // issue 13 (public registry surfaces)
         "/api/payment-capabilities",
         "/api/registry",
         "/registry",
@@ -121,16 +111,13 @@ describe("app", () => {
         "/registry/coverage",
         "/api/registry/best",
         "/api/agents/register",
-        // issue 10, operator dashboards
         "/api/dashboard/failed",
         "/api/dashboard/failed/{id}/resolve",
         "/api/dashboard/telemetry",
         "/api/dashboard/x402",
-        // issue 14 (merchant console): payout step-up, recent webhook deliveries
         "/v1/merchants/{id}/payout-change/challenge",
         "/v1/merchants/{id}/payout-change",
         "/v1/merchants/{id}/webhooks/deliveries",
-        // issue 16 (bridge providers in the database)
         "/admin/api/bridge/providers",
         "/admin/api/bridge/providers/{id}",
         "/admin/api/bridge/providers/{id}/disable",

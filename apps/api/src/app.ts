@@ -1,123 +1,137 @@
 /**
- * The Express app: request ids and logs, tRPC for the console at /trpc, REST from the same procedures,
- * the OpenAPI document and reference page, health checks, the built console, and problem+json for every error.
+ * The Express app (docs/architecture.md): request ids and logs, the modules' endpoints and tRPC procedures (the
+ * console at /trpc, REST from the same procedures), the OpenAPI document and reference page, the built console,
+ * and problem+json for every error. The modules are composed in ./compose.ts; this file only mounts them.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { AppError, ERROR_CODES, ERROR_STATUS, ERROR_TITLES, newId } from "@tollgate/shared";
+import { AppError, ERROR_CODES, ERROR_STATUS, ERROR_TITLES } from "@tollgate/shared";
 import { createExpressMiddleware } from "@trpc/server/adapters/express";
-import express, { type NextFunction, type Request, type Response } from "express";
+import express, { type NextFunction, type Request, type Response, Router } from "express";
 import YAML from "yaml";
-import { appRouter } from "./app-router";
+import { createAppRouter } from "./app-router";
+import { createModules, type Modules } from "./compose";
 import type { Deps } from "./deps";
+import { type BoundEndpoint, mountEndpoints } from "./http/bind-endpoint";
 import { BODY_LIMITS, jsonBody, requireDeclaredBodies } from "./http/body";
 import { corsForAgents } from "./http/cors";
 import { sendProblem } from "./http/errors";
-import { buildOpenApiDocument } from "./http/openapi-document";
+import { buildOpenApiDocument, type EndpointMount } from "./http/openapi-document";
 import {
   DOCS_STYLESHEET,
   DOCS_STYLESHEET_PATH,
   renderErrorsPage,
   renderReferencePage,
 } from "./http/reference-page";
+import { requestLog } from "./http/request-log";
 import { htmlSecurityHeaders } from "./http/security-headers";
-import { createB2bRouter } from "./modules/bridge/b2b";
-import { bridgeOpenApiPaths } from "./modules/bridge/openapi";
-import { createDbStatusStore } from "./modules/bridge/ping-status-store";
-import { createBridgeRouter } from "./modules/bridge/router";
-import { createUnservedRecorder } from "./modules/bridge/unserved-service";
-import { listOpenHalts } from "./modules/controls/network-halt-service";
-import { createHostedGatewayRouter } from "./modules/gateway/gateway-router";
-import { noteMerchant, telemetryMiddleware } from "./modules/metrics/telemetry-middleware";
-import { CREATE_QUOTE_PROCEDURE, createQuoteRestHandler } from "./modules/quotes-pay/create-quote-rest";
-import { plainRoutes } from "./plain-routes";
-import { createDirectRouter, createRestRouter } from "./trpc/rest-adapter";
+import {
+  type BridgeRouter,
+  b2bEndpoints,
+  createBridgeRouter,
+  createDbStatusStore,
+  createUnservedRecorder,
+} from "./modules/bridge";
+import { noteMerchant, telemetryMiddleware } from "./modules/metrics";
+import { createRestRouter } from "./trpc/rest-adapter";
 import { type Context, createCallerFactory } from "./trpc/trpc";
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
-const createCaller = createCallerFactory(appRouter);
+/** The bridge router at `/bridge`, when BRIDGE_PROVIDERS_FILE names providers (docs/bridge.md). */
+function mountedBridge(deps: Deps): BridgeRouter | undefined {
+  const config = deps.env.bridge;
+  if (!config) return undefined;
+  const bridge = createBridgeRouter(
+    {
+      chains: deps.chains,
+      log: deps.log,
+      clock: deps.clock,
+      pause: deps.pause,
+      keys: deps.keys,
+      unserved: createUnservedRecorder(deps.db.db, deps.clock, deps.log),
+    },
+    config,
+    {
+      limiterRedis: deps.redis,
+      pingIntervalMs: config.pingIntervalMs,
+      // Providers and the pinger's results live in the database; the file only seeds it.
+      ...(deps.bridgeProviders ? { catalog: deps.bridgeProviders } : {}),
+      statuses: createDbStatusStore(deps.db.db),
+    },
+  );
+  deps.x402.attach({
+    network: config.network,
+    relayer: bridge.bridge.facilitator.relayer,
+    stats: bridge.bridge.facilitatorStats,
+    store: bridge.bridge.store.kind,
+  });
+  return bridge;
+}
 
-declare global {
-  namespace Express {
-    interface Request {
-      /** Set by the first middleware; on every log line and error body. */
-      requestId: string;
-    }
-  }
+/**
+ * Every declared endpoint the app serves, by mount point. The hot path first: a quote does not walk the other
+ * routes before its own.
+ */
+export function endpointMounts(deps: Deps, modules: Modules, bridge?: BridgeRouter) {
+  const root: BoundEndpoint[] = [
+    ...modules.quotesPay.endpoints,
+    ...modules.receipts.endpoints,
+    ...modules.metrics.endpoints,
+    ...modules.marketplace.endpoints,
+    ...modules.identity.endpoints,
+    ...modules.public.endpoints,
+  ];
+  const b2b = b2bEndpoints(deps, { defaultNetwork: "amoy" });
+  const mounts: EndpointMount[] = [
+    { prefix: "", endpoints: root },
+    { prefix: "", endpoints: b2b },
+    { prefix: "/g", endpoints: modules.gateway.router.endpoints },
+    ...(bridge ? [{ prefix: "/bridge", endpoints: bridge.endpoints }] : []),
+  ];
+  return { root, b2b, mounts };
 }
 
 export function createApp(deps: Deps): express.Express {
+  const modules = createModules(deps);
+  const appRouter = createAppRouter(modules);
+  const createCaller = createCallerFactory(appRouter);
+  const bridge = mountedBridge(deps);
+  const { root: endpoints, b2b, mounts } = endpointMounts(deps, modules, bridge);
+  const document = buildOpenApiDocument(appRouter, deps.env.baseUrl, mounts);
+
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", deps.env.trustProxy);
   app.set("query parser", "simple");
-
-  // Request id: honour a well-formed incoming one, else mint one; echo it and log it on every line.
-  app.use((req, res, next) => {
-    const incoming = req.header("x-request-id");
-    req.requestId = incoming && REQUEST_ID.test(incoming) ? incoming : newId("request");
-    res.setHeader("X-Request-Id", req.requestId);
-    const started = process.hrtime.bigint();
-    res.on("finish", () => {
-      // One line per request, without a child logger per request (issue 15: allocation on the hot path).
-      const fields = {
-        request_id: req.requestId,
-        method: req.method,
-        path: req.path,
-        status: res.statusCode,
-        duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
-      };
-      if (req.path === "/healthz" || req.path === "/readyz") deps.log.debug(fields, "request");
-      else deps.log.info(fields, "request");
-    });
-    next();
-  });
+  app.locals.bridge = bridge?.bridge;
+  app.use(requestLog(deps.log));
   app.use(telemetryMiddleware(deps.telemetry, new Set(Object.keys(appRouter._def.procedures))));
-
-  // Before every router: a preflight is answered here and never forwarded to a gateway upstream (issue 16).
+  // Before every router: a preflight is answered here and never forwarded to a gateway upstream.
   app.use(corsForAgents(deps.env.cors.allowedOrigins));
-
-  const document = buildOpenApiDocument(
-    appRouter,
-    deps.env.baseUrl,
-    plainRoutes,
-    bridgeOpenApiPaths(deps.env.bridge ? "/bridge" : undefined, deps.env.bridge?.maxBodyBytes),
-  );
-  // A declared, required body must be there (issue 18): before every reader, /g and /bridge included.
+  // A declared, required body must be there: before every reader, /g and /bridge included.
   app.use(requireDeclaredBodies(document.paths ?? {}));
 
-  // The gateway forwards raw bodies; it is mounted before the JSON parser.
-  app.use(
-    "/g",
-    createHostedGatewayRouter(deps, {
-      timeoutMs: deps.env.gateway.timeoutMs,
-      maxBodyBytes: deps.env.gateway.maxBodyBytes,
-    }),
-  );
-  // The bridge reads raw bodies too (they are bound to orders); b2b answers JSON on its own.
-  if (deps.env.bridge) {
-    const unserved = createUnservedRecorder(deps.db.db, deps.clock, deps.log);
-    const bridge = createBridgeRouter({ ...deps, unserved }, deps.env.bridge, {
-      limiterRedis: deps.redis,
-      pingIntervalMs: deps.env.bridge.pingIntervalMs,
-      // Issue 16: providers and the pinger's results live in the database; the file only seeds it.
-      ...(deps.bridgeProviders ? { catalog: deps.bridgeProviders } : {}),
-      statuses: createDbStatusStore(deps.db.db),
-    });
-    app.use("/bridge", bridge);
-    app.locals.bridge = bridge.bridge;
-    deps.x402.attach({
-      network: deps.env.bridge.network,
-      relayer: bridge.bridge.facilitator.relayer,
-      stats: bridge.bridge.facilitatorStats,
-      store: bridge.bridge.store.kind,
-    });
-  }
-  app.use(createB2bRouter(deps, { defaultNetwork: "amoy" }));
+  // The gateway and the bridge read raw bodies (they are bound to orders, forwarded as sent): before the JSON reader.
+  app.use("/g", modules.gateway.router);
+  if (bridge) app.use("/bridge", bridge);
+  const b2bRouter = Router();
+  mountEndpoints(b2bRouter, b2b);
+  app.use(b2bRouter);
   app.use(jsonBody(BODY_LIMITS.json));
 
+  const plain = Router();
+  mountEndpoints(plain, endpoints);
+  app.use(plain);
+
+  const yaml = YAML.stringify(document);
+  app.get("/openapi.json", (_req, res) => {
+    res.json(document);
+  });
+  app.get("/openapi.yaml", (_req, res) => {
+    res.type("application/yaml").send(yaml);
+  });
+  mountReference(app, deps, document);
+
   const createContext = (req: Request, res: Response): Context => ({
-    deps,
     requestId: req.requestId,
     log: deps.log.child({ request_id: req.requestId }),
     ip: req.ip ?? req.socket.remoteAddress ?? "unknown",
@@ -131,46 +145,31 @@ export function createApp(deps: Deps): express.Express {
       else res.setHeader(name, value);
     },
   });
+  app.use(
+    "/trpc",
+    createExpressMiddleware({ router: appRouter, createContext: ({ req, res }) => createContext(req, res) }),
+  );
+  app.use(
+    createRestRouter(
+      appRouter,
+      (ctx) => createCaller(ctx) as unknown as Record<string, unknown>,
+      createContext,
+    ),
+  );
+  mountConsole(app, deps);
 
-  app.get("/healthz", (_req, res) => {
-    res.json({ status: "ok" });
+  app.use((req, res) => {
+    sendProblem(res, new AppError("not_found", `no route for ${req.method} ${req.path}`), req.requestId);
   });
-  app.get("/readyz", async (req, res) => {
-    try {
-      await deps.db.ping();
-      // A halted network (issue 16) degrades the service but does not unready it: every other network and
-      // every read still work, and taking all replicas out of a load balancer would stop those too.
-      const halted = await listOpenHalts(deps.db.db);
-      res.json({
-        status: halted.length > 0 ? "degraded" : "ready",
-        database: deps.db.kind,
-        ...(halted.length > 0 ? { halted_networks: halted.map((halt) => halt.network) } : {}),
-      });
-    } catch (error) {
-      sendProblem(
-        res,
-        new AppError("service_unavailable", "database not reachable", { cause: error }),
-        req.requestId,
-      );
-    }
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    sendProblem(res, error, req.requestId, { log: deps.log });
   });
+  return app;
+}
 
-  // The hot path (issue 15) before the other routes: a quote no longer walks ~90 route layers to reach its handler.
-  const direct = new Map([[CREATE_QUOTE_PROCEDURE, createQuoteRestHandler(deps)]]);
-  app.use(createDirectRouter(appRouter, direct));
-
-  for (const route of plainRoutes) route.register(app, deps);
-
-  const yaml = YAML.stringify(document);
-  app.get("/openapi.json", (_req, res) => {
-    res.json(document);
-  });
-  app.get("/openapi.yaml", (_req, res) => {
-    res.type("application/yaml").send(yaml);
-  });
-  // Every HTML page (and its files) carries the strict CSP and anti-framing headers (issue 16).
-  const htmlHeaders = htmlSecurityHeaders({ strictTransport: !deps.env.developmentMode });
-  app.use(["/docs", "/console"], htmlHeaders);
+/** The API reference (`/docs`) and the error codes page, with the strict headers every HTML page carries. */
+function mountReference(app: express.Express, deps: Deps, document: ReturnType<typeof buildOpenApiDocument>) {
+  app.use(["/docs", "/console"], htmlSecurityHeaders({ strictTransport: !deps.env.developmentMode }));
   app.get(DOCS_STYLESHEET_PATH, (_req, res) => {
     res.type("css").set("Cache-Control", "public, max-age=3600").send(DOCS_STYLESHEET);
   });
@@ -184,39 +183,17 @@ export function createApp(deps: Deps): express.Express {
   app.get("/docs/errors", (_req, res) => {
     res.type("html").send(errorsPage);
   });
+}
 
-  app.use(
-    "/trpc",
-    createExpressMiddleware({ router: appRouter, createContext: ({ req, res }) => createContext(req, res) }),
-  );
-  app.use(
-    createRestRouter(
-      appRouter,
-      (ctx) => createCaller(ctx) as unknown as Record<string, unknown>,
-      createContext,
-      new Set(direct.keys()),
-    ),
-  );
-
-  // The console (a built SPA) lives under /console so API paths never fall through to HTML.
+/** The console (a built SPA) lives under /console so API paths never fall through to HTML. */
+function mountConsole(app: express.Express, deps: Deps) {
   const consoleIndex = join(deps.env.console.distDir, "index.html");
-  if (deps.env.console.serve && existsSync(consoleIndex)) {
-    app.use("/console", express.static(deps.env.console.distDir, { index: "index.html", maxAge: "1h" }));
-    app.get("/console/{*rest}", (_req, res) => {
-      res.sendFile(consoleIndex);
-    });
-    app.get("/", (_req, res) => {
-      res.redirect(302, "/console/");
-    });
-  }
-
-  app.use((req, res) => {
-    sendProblem(res, new AppError("not_found", `no route for ${req.method} ${req.path}`), req.requestId);
+  if (!deps.env.console.serve || !existsSync(consoleIndex)) return;
+  app.use("/console", express.static(deps.env.console.distDir, { index: "index.html", maxAge: "1h" }));
+  app.get("/console/{*rest}", (_req, res) => {
+    res.sendFile(consoleIndex);
   });
-
-  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    sendProblem(res, error, req.requestId, { log: deps.log });
+  app.get("/", (_req, res) => {
+    res.redirect(302, "/console/");
   });
-
-  return app;
 }

@@ -13,38 +13,41 @@ import type { Env } from "./env";
 import { type Clock, systemClock } from "./infra/clock";
 import type { Logger } from "./infra/logger";
 import { createRateLimiter, type RateLimiter } from "./infra/rate-limit";
-import { createProviderCatalog, type ProviderCatalog } from "./modules/bridge/provider-catalog";
-import { loadEnabledProviders, seedBridgeProviders } from "./modules/bridge/provider-rows";
-import { X402Monitor } from "./modules/bridge/x402-monitor";
+import {
+  createProviderCatalog,
+  loadEnabledProviders,
+  type ProviderCatalog,
+  seedBridgeProviders,
+  X402Monitor,
+} from "./modules/bridge";
 import {
   assertNoDevKeyOnRemoteRpc,
   type ChainRegistry,
   createChainRegistry,
   readManifest,
   wellKnownDevKeys,
-} from "./modules/chains/chain-registry";
-import { createOnchainPauser, type OnchainPauser } from "./modules/controls/onchain-pause";
-import { createPauseGate, type PauseGate } from "./modules/controls/pause-service";
-import { buildIdentity, type IdentityDeps } from "./modules/identity/identity-deps";
-import { createMerchantCache, type MerchantCache } from "./modules/merchants/merchant-cache";
-import { createProcessMonitor, type ProcessMonitor } from "./modules/metrics/process-monitor";
-import { DEFAULT_TELEMETRY, Telemetry } from "./modules/metrics/telemetry";
-import { TelemetryShare } from "./modules/metrics/telemetry-redis";
-import { overviewProviders } from "./modules/operator/overview-providers";
-import type { OverviewExtensions } from "./modules/operator/overview-service";
-import type { AdminSessionPolicy } from "./modules/operators/admin-sessions";
-import { createLoginLimiter, type LoginLimiter } from "./modules/operators/login-limiter";
+} from "./modules/chains";
+import { createOnchainPauser, createPauseGate, type OnchainPauser, type PauseGate } from "./modules/controls";
+import { buildIdentity, type IdentityServices } from "./modules/identity";
+import { createMerchantCache, type MerchantCache } from "./modules/merchants";
+import {
+  createProcessMonitor,
+  DEFAULT_TELEMETRY,
+  type ProcessMonitor,
+  Telemetry,
+  TelemetryShare,
+} from "./modules/metrics";
+import { type OverviewExtensions, overviewProviders } from "./modules/operator";
+import { type AdminSessionPolicy, createLoginLimiter, type LoginLimiter } from "./modules/operators";
 import {
   createQuoteWriter,
+  createSplitterReadiness,
   QUOTE_WRITES_IN_FLIGHT_POSTGRES,
   type QuoteWriter,
-} from "./modules/quotes-pay/quote-writer";
-import {
-  ensureReceiptKeyFile,
-  fileReceiptKeyStore,
-  type ReceiptKeyStore,
-} from "./modules/receipts/receipt-keys";
-import { buildUsers, type UsersDeps } from "./modules/users/user-deps";
+  type SplitterReadiness,
+} from "./modules/quotes-pay";
+import { ensureReceiptKeyFile, fileReceiptKeyStore, type ReceiptKeyStore } from "./modules/receipts";
+import { buildUserSignin, type UserSignin } from "./modules/users";
 
 export interface Deps {
   env: Env;
@@ -74,21 +77,23 @@ export interface Deps {
   pause: PauseGate;
   /** The quote path's merchant read (issue 15): invalidated by every merchant write here, PAUSE_POLL_MS elsewhere. */
   merchantCache: MerchantCache;
+  /** Splitter readiness read from the chain, shared by the quote and the public surfaces. */
+  splitterReadiness: SplitterReadiness;
   /**
    * The `/bridge` router's providers, from `bridge_providers` (issue 16): invalidated by every operator write here,
    * PAUSE_POLL_MS elsewhere. Undefined when no bridge is mounted (BRIDGE_PROVIDERS_FILE unset).
    */
   bridgeProviders: ProviderCatalog | undefined;
-  /** Seals the bridge providers' upstream keys at rest (WEBHOOK_SECRET_KEY); set when a bridge is mounted. */
-  secretKey: Buffer | undefined;
+  /** WEBHOOK_SECRET_KEY: seals merchants' webhook secrets and the bridge providers' upstream keys at rest. */
+  secretKey: Buffer;
   /** Quote rows, batched across concurrent quotes (issue 15). */
   quoteWriter: QuoteWriter;
   /** The splitters' on-chain pause(), when PAUSER_PRIVATE_KEY is set (issue 10). */
   onchainPauser: OnchainPauser | undefined;
   /** Identity gate (issue 12): nonces, signatures, Solana seats, and the documents agents read. */
-  identity: IdentityDeps;
+  identity: IdentityServices;
   /** Wallet sign-in for users and agents (issue 13): the `userSession` scheme. */
-  users: UsersDeps;
+  users: UserSignin;
   /** Request counts and latency per route and merchant, in this process's memory (issue 10). */
   telemetry: Telemetry;
   /** This process's RSS, heap and event-loop delay for GET /api/metrics (issue 15 soak). */
@@ -145,15 +150,14 @@ export async function buildDeps(
       ? await openDatabase({ kind: "postgres", url: env.databaseUrl })
       : await openDatabase({ kind: "pglite", dataDir: join(env.dataDir, "pglite") }));
   if (!overrides.db) await db.migrate();
-  // The providers file seeds the table: missing ids only (docs/decisions.md "Bridge providers in the database").
-  const secretKey = env.bridge
-    ? loadWebhookSecretKey({
-        value: env.webhookSecretKey,
-        dataDir: env.dataDir,
-        development: env.developmentMode,
-      })
-    : undefined;
-  if (env.bridge && secretKey) {
+  // The providers file seeds the table: missing ids only (docs/decisions/0036-bridge-providers-in-the-database.md).
+  // Seals merchants' webhook secrets and the bridge providers' upstream keys at rest (DESIGN.md §8).
+  const secretKey = loadWebhookSecretKey({
+    value: env.webhookSecretKey,
+    dataDir: env.dataDir,
+    development: env.developmentMode,
+  });
+  if (env.bridge) {
     const seeded = await seedBridgeProviders(db.db, env.bridge.providers, clock.now(), secretKey);
     if (seeded.length > 0) log.info({ providers: seeded }, "bridge providers seeded from the file");
   }
@@ -182,7 +186,8 @@ export async function buildDeps(
     redis,
     pause: createPauseGate(db.db, clock, env.admin.pausePollMs),
     merchantCache: createMerchantCache(clock, env.admin.pausePollMs),
-    bridgeProviders: secretKey
+    splitterReadiness: createSplitterReadiness(clock),
+    bridgeProviders: env.bridge
       ? createProviderCatalog({
           load: () => loadEnabledProviders(db.db, log, secretKey),
           clock,
@@ -226,8 +231,13 @@ export async function buildDeps(
       // Each /v1/pay costs RPC calls: bound what one client can make us spend.
       pays: createRateLimiter({ name: "pays", points: env.pay.ratePerMinute, durationSeconds: 60 }, redis),
     },
-    identity: buildIdentity(env, clock, db, redis),
-    users: buildUsers(env, redis, secureCookie),
+    identity: buildIdentity(
+      { ...env.identity, baseUrl: env.baseUrl, rpcTimeoutMs: env.chains.rpcTimeoutMs },
+      clock,
+      db,
+      redis,
+    ),
+    users: buildUserSignin({ ...env.users, baseUrl: env.baseUrl }, redis, secureCookie),
     async close() {
       // The last deltas go out before the connection closes (a failure is logged: they are lost with the process).
       await telemetryShare?.stop();

@@ -10,7 +10,7 @@ import { buildDeps, type Deps } from "./deps";
 import type { Env } from "./env";
 import type { Logger } from "./infra/logger";
 import type { BridgeHandle } from "./modules/bridge/router";
-import { bootstrapFirstAdmin } from "./modules/operators/bootstrap";
+import { bootstrapFirstAdmin } from "./modules/operators";
 import { pruneIdempotencyKeys } from "./modules/quotes-pay/idempotency";
 import { IDEMPOTENCY_KEY_TTL_MS } from "./modules/quotes-pay/pay-service";
 

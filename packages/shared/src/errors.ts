@@ -321,17 +321,25 @@ export class AppError extends Error {
   readonly status: number;
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string> | undefined;
+  /** RFC 9457 extension members the problem carries (a challenge's fields, `replayable`); never the standard ones. */
+  readonly extensions: Record<string, unknown> | undefined;
 
   constructor(
     code: ErrorCode,
     detail?: string,
-    options: { cause?: unknown; errors?: FieldError[]; headers?: Record<string, string> } = {},
+    options: {
+      cause?: unknown;
+      errors?: FieldError[];
+      headers?: Record<string, string>;
+      extensions?: Record<string, unknown>;
+    } = {},
   ) {
     super(detail ?? ERROR_TITLES[code], { cause: options.cause });
     this.code = code;
     this.status = ERROR_STATUS[code];
     this.errors = options.errors;
     this.headers = options.headers;
+    this.extensions = options.extensions;
   }
 
   toProblem(requestId?: string): Problem {

@@ -41,7 +41,9 @@ export interface ProblemResponse {
 /** The whole response for an AppError: status, headers (error's own ones included) and body. */
 export function problemResponse(error: AppError, options: ProblemOptions = {}): ProblemResponse {
   const extensions = Object.fromEntries(
-    Object.entries(options.extensions ?? {}).filter(([name]) => !STANDARD_MEMBERS.has(name)),
+    Object.entries({ ...error.extensions, ...options.extensions }).filter(
+      ([name]) => !STANDARD_MEMBERS.has(name),
+    ),
   );
   const headers: Record<string, string> = {
     "Cache-Control": "no-store",

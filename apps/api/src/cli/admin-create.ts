@@ -9,8 +9,7 @@ import { parseArgs } from "node:util";
 import { DatabaseLockedError, openDatabase } from "@tollgate/db";
 import { ZodError } from "zod";
 import { EnvError, loadEnv } from "../env";
-import { ADMIN_ROLES_FOR_CLI, createAdmin } from "../modules/operators/admin-accounts";
-import { readPasswordFile } from "../modules/operators/bootstrap";
+import { ADMIN_ROLES_FOR_CLI, createAdmin, readPasswordFile } from "../modules/operators";
 import { lockedDatabaseHelp } from "./database-help";
 
 async function readPassword(): Promise<string> {

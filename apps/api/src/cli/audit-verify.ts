@@ -4,7 +4,7 @@
  */
 import { DatabaseLockedError, openDatabase } from "@tollgate/db";
 import { EnvError, loadEnv } from "../env";
-import { verifyAuditChain } from "../modules/audit/audit-log";
+import { verifyAuditChain } from "../modules/audit";
 import { lockedDatabaseHelp } from "./database-help";
 
 async function main(): Promise<number> {

@@ -4,9 +4,9 @@
  * Prints its URLs once ready; exits 2 on a configuration error with a message naming the variable.
  */
 import { handleShutdown } from "@tollgate/shared/shutdown";
+import { startBridgeServer } from "../bridge-server";
 import { EnvError } from "../env";
-import { BridgeConfigError } from "../modules/bridge/config";
-import { startBridgeServer } from "../modules/bridge/server";
+import { BridgeConfigError } from "../modules/bridge";
 
 try {
   const shutdown = handleShutdown();

@@ -11,7 +11,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAdmin } from "../modules/operators/admin-accounts";
+import { createAdmin } from "../modules/operators";
 import { freePort } from "../test/api-process";
 import { startTestApi, type TestApi } from "../test/harness";
 

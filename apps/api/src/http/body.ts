@@ -71,7 +71,7 @@ export function rawBody(limit: number | string): RequestHandler {
 type OpenApiPaths = Readonly<Record<string, object | undefined>>;
 
 /**
- * PATCH/PUT/POST without a body (issue 18, docs/decisions.md): wherever the OpenAPI document marks
+ * PATCH/PUT/POST without a body (docs/decisions/0014-hostile-input.md): wherever the OpenAPI document marks
  * `requestBody.required`, a request without a body is 400 `body_required`, before any parsing, authentication or
  * business logic. It is never read as `{}` (a bodiless PATCH used to be a successful no-op). Operations without a
  * required body (POST .../rotate, logout) keep accepting an empty one. Driven by the document itself, so a new

@@ -6,8 +6,9 @@ import { ERROR_CODES, FIELD_ERROR_CODES, PROBLEM_CONTENT_TYPE } from "@tollgate/
 import type { AnyTRPCRouter } from "@trpc/server";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import { restRoutes } from "../trpc/rest-adapter";
+import type { BoundEndpoint } from "./bind-endpoint";
 import { ACCEPTED_CONTENT_ENCODINGS, BODY_LIMITS, MAX_BODY_EXTENSION } from "./body";
-import type { PlainRoute } from "./plain-route";
+import { operationOf } from "./openapi-operation";
 
 export const API_VERSION = "5.3.0";
 
@@ -18,6 +19,7 @@ const STATUS_TEXT: Record<number, string> = {
   401: "Missing or invalid credentials",
   403: "Authenticated but not allowed",
   404: "No such resource",
+  405: "The method is not allowed here; see Allow",
   409: "Conflicts with the current state",
   413: "Body too large: over the operation's `x-max-body-bytes`",
   415: "Body is not application/json, or has a Content-Encoding other than identity",
@@ -30,7 +32,7 @@ const STATUS_TEXT: Record<number, string> = {
   504: "The upstream did not answer in time; the payment was not used",
 };
 
-/** How request bodies are read (issue 18); also in `x-accepted-content-encodings`. */
+/** How request bodies are read (./body.ts); also in `x-accepted-content-encodings`. */
 const REQUEST_BODY_RULES =
   "Request bodies: `Content-Encoding` must be absent or `identity` (anything else is 415 `unsupported_media_type`); JSON bodies are UTF-8 (invalid UTF-8 is 400 `malformed_body`, never repaired); an operation whose `requestBody` is required answers 400 `body_required` when the body is missing or empty; every request body names its size limit in bytes as `x-max-body-bytes`, and one byte more is 413 `payload_too_large`. Query and path integers are plain decimal digits in the documented range. Stored text refuses control characters (C0, DEL, C1), lone surrogates and U+FFFE/U+FFFF (`invalid_characters`); stored names refuse `__proto__` and other `Object.prototype` member names (`reserved_name`).";
 
@@ -65,11 +67,44 @@ const problemSchema: SchemaObject = {
   },
 };
 
+/** Endpoints mounted under one prefix ("" at the root, "/bridge", "/g"). */
+export interface EndpointMount {
+  prefix: string;
+  endpoints: readonly BoundEndpoint[];
+}
+
+/**
+ * The path items of declared endpoints mounted at `prefix`: one operation per method (an `all` endpoint lists the
+ * methods it documents, its operation id suffixed with each).
+ */
+export function endpointPaths(
+  endpoints: readonly BoundEndpoint[],
+  prefix = "",
+): Record<string, Record<string, unknown>> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const { definition } of endpoints) {
+    const operation = operationOf(definition);
+    const path = `${prefix}${definition.path}`;
+    paths[path] ??= {};
+    const item = paths[path];
+    if (definition.method !== "all") item[definition.method] = operation;
+    else
+      for (const method of definition.methods ?? ["get"]) {
+        // A GET carries no body (RFC 9110 §9.3.1): its operation documents none.
+        const { requestBody, ...rest } = operation;
+        item[method] = {
+          ...(method === "get" ? rest : { ...rest, requestBody }),
+          operationId: `${definition.operationId}-${method}`,
+        };
+      }
+  }
+  return paths;
+}
+
 export function buildOpenApiDocument(
   router: AnyTRPCRouter,
   baseUrl: string,
-  plainRoutes: readonly PlainRoute[] = [],
-  extraPaths: Record<string, Record<string, unknown>> = {},
+  mounts: readonly EndpointMount[] = [],
 ): OpenAPIObject {
   const document = generateOpenApiDocument(router, {
     title: "Tollgate API",
@@ -153,20 +188,18 @@ export function buildOpenApiDocument(
     ...ACCEPTED_CONTENT_ENCODINGS,
   ];
   document.paths ??= {};
-  for (const route of plainRoutes) {
-    // Express `:name` parameters are OpenAPI `{name}` templates.
-    const path = route.path.replace(/:(\w+)/g, "{$1}");
-    document.paths[path] = { ...document.paths[path], [route.method]: route.openapi };
+  for (const mount of mounts) {
+    for (const [path, item] of Object.entries(endpointPaths(mount.endpoints, mount.prefix)))
+      document.paths[path] = { ...document.paths[path], ...item };
   }
-  for (const [path, item] of Object.entries(extraPaths))
-    document.paths[path] = { ...document.paths[path], ...item };
   publishBodyLimits(document.paths);
   return document;
 }
 
 /**
- * Issue 16: every request body names its limit. Operations that did not declare one are read by the API's JSON
- * reader (`BODY_LIMITS.json`); the bridge's and b2b's declare their own. Copies, never mutates shared definitions.
+ * Every request body names its limit. Operations that did not declare one are read by the API's JSON reader
+ * (`BODY_LIMITS.json`); the bridge's, the gateway's and b2b's declare their own. Copies, never mutates shared
+ * definitions.
  */
 function publishBodyLimits(paths: NonNullable<OpenAPIObject["paths"]>): void {
   for (const item of Object.values(paths)) {

@@ -23,7 +23,7 @@ import {
   type WalletClient,
 } from "viem";
 import { type HDAccount, mnemonicToAccount } from "viem/accounts";
-import { DEV_MNEMONIC } from "../modules/chains/chain-registry";
+import { DEV_MNEMONIC } from "../modules/chains";
 
 export type { LocalChain, LocalChains };
 

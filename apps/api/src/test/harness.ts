@@ -20,7 +20,7 @@ import { loadEnv } from "../env";
 import type { Clock } from "../infra/clock";
 import { createLogger } from "../infra/logger";
 import type { BridgeHandle } from "../modules/bridge/router";
-import type { ChainRegistry } from "../modules/chains/chain-registry";
+import type { ChainRegistry } from "../modules/chains";
 
 // Test setup is allowed to know which real servers exist (TEST_DATABASE_URL, TEST_REDIS_URL); the apps
 // themselves read only their Env.

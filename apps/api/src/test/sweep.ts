@@ -3,11 +3,13 @@
  * so a route added later is swept without editing a list. Bodies are generated from each operation's JSON schema
  * (a few known-good fixtures make the base bodies valid, so a refusal can be pinned on the field under test).
  */
+
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DatabaseKind } from "@tollgate/db";
 import { expect } from "vitest";
+import { MAX_BODY_EXTENSION } from "../http/body";
 import type { OrderStore } from "../modules/bridge/orders";
 import { offlineChainRegistry } from "../modules/bridge/testing";
 import { operatorBearer } from "../modules/operators/testing";
@@ -47,7 +49,11 @@ interface ParameterObject {
 
 interface OperationObject {
   parameters?: ParameterObject[];
-  requestBody?: { required?: boolean; content?: Record<string, { schema?: JsonSchema }> };
+  requestBody?: {
+    required?: boolean;
+    content?: Record<string, { schema?: JsonSchema }>;
+    [MAX_BODY_EXTENSION]?: number;
+  };
   security?: Record<string, string[]>[];
   responses?: Record<string, { $ref?: string; content?: Record<string, unknown> }>;
 }
@@ -199,7 +205,7 @@ export async function createSweepFixture(api: TestApi, slug = "sweep"): Promise<
     headers: { ...bearer(secret), "x-tollgate-csrf": "1", "idempotency-key": "sweep-key-0001" },
     adminHeaders: { ...(await operatorBearer(api, "operator")), "x-tollgate-csrf": "1" },
     userHeaders: { ...(await signInUser(api)).headers, "x-tollgate-csrf": "1" },
-    pathValues: { id: merchantId, address: VALID_EVM, provider: SWEEP_PROVIDER, path: "x" },
+    pathValues: { id: merchantId, address: VALID_EVM, provider: SWEEP_PROVIDER, slug, path: "x" },
   };
 }
 
@@ -348,6 +354,12 @@ export function expectNoServerError(
   expect(response.status, `${label}: ${response.text}`).toBeLessThan(500);
   const contentType = response.headers.get("content-type") ?? "";
   if (response.status === 402 && op && answersChallenge(op) && contentType.startsWith("application/json")) {
+    // The hosted gateway answers the gate's AIFP-1 challenge; the bridge its x402 one with an order.
+    if (op.path.startsWith("/g/")) {
+      expect(response.json.protocol, `${label}: ${response.text}`).toBe("AIFP-1");
+      expect(String(response.json.merchant_id), label).toMatch(/^mrch_/);
+      return;
+    }
     expect(response.json.x402Version, `${label}: ${response.text}`).toBe(1);
     expect(String((response.json.pay_matic as { order_id?: unknown })?.order_id), label).toMatch(/^ord_/);
     return;

@@ -6,7 +6,7 @@
  */
 import { AppError } from "@tollgate/shared";
 import type { AnyTRPCProcedure, AnyTRPCRouter } from "@trpc/server";
-import { type Request, type RequestHandler, type Response, Router } from "express";
+import { type Request, type Response, Router } from "express";
 import { sendProblem, toAppError } from "../http/errors";
 import { type Context, isCsvExport, type Meta } from "./trpc";
 
@@ -72,39 +72,18 @@ export function assertJsonBody(req: Request): void {
   }
 }
 
-/**
- * `direct` serves a procedure's REST route with a plain handler instead of a tRPC caller (issue 15: the hot
- * `/v1/quote`); the handler must keep the procedure's steps and answers, and the document still comes from the
- * procedure. A router of their own, which the app mounts ahead of the other routes (so the hot path does not walk
- * every route layer first); `createRestRouter` is then told to leave these procedures out. Being a router keeps
- * what the REST router answered for them before, e.g. OPTIONS with `Allow`.
- */
-export function createDirectRouter(
-  router: AnyTRPCRouter,
-  direct: ReadonlyMap<string, RequestHandler>,
-): Router {
-  const routes = Router();
-  for (const route of restRoutes(router)) {
-    const handler = direct.get(route.procedurePath);
-    if (handler) routes[methodOf(route)](expressPath(route.path), handler);
-  }
-  return routes;
-}
-
 function methodOf(route: RestRoute): "get" | "post" | "patch" | "put" | "delete" {
   return route.method.toLowerCase() as "get" | "post" | "patch" | "put" | "delete";
 }
 
-/** Every REST route through the tRPC caller, but the procedures in `servedElsewhere` (see createDirectRouter). */
+/** Every REST route through the tRPC caller. */
 export function createRestRouter(
   router: AnyTRPCRouter,
   createCaller: (ctx: Context) => Caller,
   createContext: (req: Request, res: Response) => Context,
-  servedElsewhere: ReadonlySet<string> = new Set(),
 ): Router {
   const rest = Router();
   for (const route of restRoutes(router)) {
-    if (servedElsewhere.has(route.procedurePath)) continue;
     rest[methodOf(route)](expressPath(route.path), async (req, res) => {
       const ctx = createContext(req, res);
       try {

@@ -2,16 +2,15 @@
  * tRPC setup: context, meta and the procedure builders every route file uses.
  * Each procedure is also a REST route when its meta names one (see rest-adapter.ts).
  */
-import { AppError, problemResponse } from "@tollgate/shared";
+import { problemResponse } from "@tollgate/shared";
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
-import type { Deps } from "../deps";
 import { toAppError } from "../http/errors";
 import type { Logger } from "../infra/logger";
-import { authenticateMerchantSecret } from "../modules/merchants/merchant-service";
+import { clientKey, type RateLimiter } from "../infra/rate-limit";
 
+/** What a procedure sees of its request; dependencies reach procedures through their module factory, not here. */
 export interface Context {
-  deps: Deps;
   requestId: string;
   log: Logger;
   /** Client address as trusted by the proxy settings. */
@@ -20,7 +19,7 @@ export interface Context {
   /** Any request header (lower-case name); cookies, Origin, CSRF proof and user agent are read through it. */
   header(name: string): string | undefined;
   setHeader(name: string, value: string): void;
-  /** Labels the request's telemetry with the merchant it acts for (issue 10); absent outside HTTP. */
+  /** Labels the request's telemetry with the merchant it acts for; absent outside HTTP. */
   noteMerchant?(merchantId: string): void;
 }
 
@@ -36,7 +35,7 @@ export type Meta = OpenApiMeta<{
     status?: number;
     noStore?: boolean;
     security?: SecurityScheme;
-    /** The procedure may answer a `CsvExport`, which REST sends as `text/csv` (issue 10: operator exports). */
+    /** The procedure may answer a `CsvExport`, which REST sends as `text/csv` (operator exports). */
     csv?: boolean;
   };
 }>;
@@ -86,20 +85,16 @@ export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure;
 export const middleware = t.middleware;
 
-/** Reads `Authorization: Bearer msec_...` (DESIGN.md §9). */
+/** Reads `Authorization: Bearer <token>` (DESIGN.md §9). */
 export function bearerToken(authorization: string | undefined): string | undefined {
   const match = /^Bearer\s+(\S+)$/i.exec(authorization?.trim() ?? "");
   return match?.[1];
 }
 
-/** Procedures that act as a merchant: the secret must be valid; `ctx.merchant` is that merchant. */
-export const merchantProcedure = t.procedure.use(async ({ ctx, next }) => {
-  const secret = bearerToken(ctx.authorization);
-  if (!secret) {
-    ctx.setHeader("WWW-Authenticate", 'Bearer realm="tollgate-merchant"');
-    throw new AppError("merchant_auth_required", "send Authorization: Bearer msec_...");
-  }
-  const merchant = await authenticateMerchantSecret(ctx.deps, secret);
-  ctx.noteMerchant?.(merchant.id);
-  return next({ ctx: { merchant } });
-});
+/** Spends one point of `limiter` for the calling client before anything else runs (SPEC §8). */
+export function rateLimited(limiter: RateLimiter) {
+  return middleware(async ({ ctx, next }) => {
+    await limiter.consume(clientKey(ctx.ip));
+    return next();
+  });
+}

@@ -11,9 +11,9 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../infra/logger";
 import { type Agent, agentOn, type LocalChains, startTestChains } from "../../test/chains";
-import { createChainRegistry } from "../chains/chain-registry";
+import { createChainRegistry } from "../chains";
 import { verifyPayment } from "../quotes-pay/payment-verifier";
-import { createB2bRouter } from "./b2b";
+import { createB2bRouter } from "./router";
 import { readJson } from "./testing";
 
 describe("/api/b2b quote-split and pay-with-split (v1.2 fee-on-top)", () => {
@@ -34,9 +34,7 @@ describe("/api/b2b quote-split and pay-with-split (v1.2 fee-on-top)", () => {
       localConfirmations: 1,
       rpcTimeoutMs: 5000,
     });
-    const app = express().use(
-      createB2bRouter({ chains: registry, log: createLogger("silent"), clock: { now: () => new Date() } }),
-    );
+    const app = express().use(createB2bRouter({ chains: registry, log: createLogger("silent") }));
     server = app.listen(0, "127.0.0.1");
     await new Promise<void>((resolve) => server.once("listening", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -148,9 +146,7 @@ describe("/api/b2b errors go through the one problem writer", () => {
       byChainId: () => undefined,
       all: () => [],
     };
-    const app = express().use(
-      createB2bRouter({ chains, log: createLogger("info", sink), clock: { now: () => new Date() } }),
-    );
+    const app = express().use(createB2bRouter({ chains, log: createLogger("info", sink) }));
     const server = app.listen(0, "127.0.0.1");
     await new Promise<void>((resolve) => server.once("listening", resolve));
     const merchant = privateKeyToAccount(generatePrivateKey()).address;

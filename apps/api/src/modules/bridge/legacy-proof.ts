@@ -9,14 +9,14 @@
  * a payment made through another contract is refused when the quote has a non-zero ip creator (a native value
  * transfer leaves no log to follow). With no ip creator the event's amounts already pin the leg to 0.
  * Issue 15: so with no ip creator quoted (address and leg both zero) the transaction is not read at all. Why that
- * drops no check (docs/decisions.md, docs/bridge.md "Threat model"): v1.2's `SplitMath.split` gives a non-zero ip
+ * drops no check (docs/decisions/0044-paid-call-and-legacy-proof.md, docs/bridge.md "Threat model"): v1.2's `SplitMath.split` gives a non-zero ip
  * creator floor(total / 10000) >= 1 wei or reverts, and pays a zero one nothing (its share stays with the merchant),
  * so a Payment log from the splitter whose ip-creator leg is exactly 0 was made with a zero ip creator, whichever
  * contract called the splitter; the event's exact merchant and treasury legs then leave nothing to redirect.
  */
 import { AppError, splitterV12Abi, ZERO_ADDRESS } from "@tollgate/shared";
 import { type Address, decodeFunctionData, type Hash, type Hex, isAddressEqual } from "viem";
-import type { ChainContext } from "../chains/chain-registry";
+import type { ChainContext } from "../chains";
 import { type VerifiedPayment, verifyPayment } from "../quotes-pay/payment-verifier";
 import { recoverMessageSigner } from "../quotes-pay/recover-signer";
 import type { BridgeOrder } from "./orders";

@@ -4,7 +4,7 @@
  * and the answer are the one paid-forward step (../paid-forward/paid-forward.ts).
  */
 import type { Request, Response } from "express";
-import { forwardPaid, type HeldPayment } from "../paid-forward/paid-forward";
+import { forwardPaid, type HeldPayment } from "../paid-forward";
 import type { ProviderConfig } from "./config";
 import { requestIdOf, upstreamTarget } from "./request-url";
 import { upstreamHeaders } from "./upstream";

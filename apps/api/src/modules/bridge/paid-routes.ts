@@ -8,17 +8,17 @@
  * segments never reach `new URL` (they would climb above the provider's upstream path).
  */
 import { AppError } from "@tollgate/shared";
-import type { Request, Response, Router } from "express";
-import { rawBody } from "../../http/body";
-import { FORWARDED_METHODS, hasDotSegment, subPathOf } from "../paid-forward/upstream-call";
+import type { Request, Response } from "express";
+import { z } from "zod";
+import { defineEndpoint, reply } from "../../http/endpoint";
+import { FORWARDED_METHODS, hasDotSegment, subPathOf } from "../paid-forward";
 import { PROOF_HEADERS, requestHash } from "./challenge";
 import { issueChallenge } from "./challenge-response";
-import type { ProviderConfig } from "./config";
-import { bridgeHandler } from "./handler";
+import type { BridgeConfig, ProviderConfig } from "./config";
 import { solanaRefusal } from "./legacy-proof";
 import { payWithLegacyProof } from "./legacy-rail";
 import type { PaidRequest } from "./paid-request";
-import { boundPath } from "./request-url";
+import { boundPath, requireHttp } from "./request-url";
 import type { BridgeContext } from "./wiring";
 import { payWithX402 } from "./x402/rail";
 import { parsePaymentHeaders } from "./x402/wire";
@@ -82,29 +82,80 @@ async function asPaidCall(ctx: BridgeContext, pay: () => Promise<void>): Promise
   }
 }
 
-export function mountPaidRoutes(router: Router, ctx: BridgeContext): void {
-  const { config } = ctx;
-  const raw = rawBody(config.maxBodyBytes);
-  if (config.mode === "single") {
-    const provider = config.providers[0]!;
-    const route = provider.routePath ?? "/";
-    // Matched by comparison, not as an Express pattern: ROUTE_PATH may contain pattern characters.
-    router.all(
-      "/{*rest}",
-      raw,
-      bridgeHandler(ctx, async (req, res) => {
+const PAID_CALL_DESCRIPTION =
+  "Without proof: 402 challenge with a one-time order bound to method, path and body. Retry with `x-tx-hash` + `x-order-id` (legacy pay_matic), `X-PAYMENT` (x402 v1) or `PAYMENT-SIGNATURE` (x402 v2). Upstream 5xx or network error: 502, no answer in time: 504, upstream 401/402/403: 503; in each case the payment stays usable.";
+
+const proofHeader = (description: string) => z.string().optional().describe(description);
+
+/** The proof headers a paid call may carry (docs/bridge.md "Proofs and what happens"). */
+const ZProofHeaders = z.object({
+  [PROOF_HEADERS.txHash]: proofHeader("legacy pay_matic: the transaction that paid the order"),
+  [PROOF_HEADERS.orderId]: proofHeader("legacy pay_matic: the order the transaction paid"),
+  "X-PAYMENT": proofHeader("x402 v1 payment payload (base64 JSON)"),
+  "PAYMENT-SIGNATURE": proofHeader("x402 v2 payment payload (base64 JSON)"),
+});
+
+const paidResponses = {
+  200: {
+    description: "The provider's response",
+    headers: {
+      "x-payment-receipt": "the legacy rail's receipt",
+      "X-PAYMENT-RESPONSE": "x402 v1 settlement response (base64 JSON)",
+      "PAYMENT-RESPONSE": "x402 v2 settlement response (base64 JSON)",
+    },
+  },
+  402: {
+    description:
+      "Payment Required: SPEC §2.6 body (error, protocol, facilitator, pay_matic, retry.legacy_pay_matic) plus x402 v1 `x402Version`/`accepts`, and the v2 `PAYMENT-REQUIRED` header (base64 JSON). See docs/bridge.md.",
+    headers: { "PAYMENT-REQUIRED": "x402 v2 PaymentRequired, base64 JSON" },
+    body: z.looseObject({}),
+  },
+};
+
+/**
+ * The paid route of a bridge: `/<provider>/<path>` in router mode, `ROUTE_PATH` only in single-provider mode
+ * (matched by comparison, not as an Express pattern: ROUTE_PATH may contain pattern characters). Bodies are read
+ * raw, up to BRIDGE_MAX_BODY_BYTES: they are bound to the order and forwarded as sent.
+ */
+export function paidRouteEndpoint(config: BridgeConfig) {
+  const single = config.mode === "single" ? config.providers[0] : undefined;
+  return defineEndpoint({
+    method: "all",
+    methods: ["get", "post"],
+    path: single ? (single.routePath ?? "/") : "/{provider}/{path}",
+    route: single ? "/{*rest}" : "/:provider{/*rest}",
+    operationId: "bridge",
+    tags: ["bridge"],
+    summary: "Call a provider through the bridge",
+    description: PAID_CALL_DESCRIPTION,
+    request: {
+      ...(single
+        ? {}
+        : {
+            params: z.object({
+              provider: z.string(),
+              path: z.string().optional().describe("the provider path"),
+            }),
+          }),
+      headers: ZProofHeaders,
+      raw: {
+        description: "Forwarded to the provider byte for byte; bound to the order by its hash.",
+        maxBytes: config.maxBodyBytes,
+      },
+    },
+    responses: paidResponses,
+    errors: [400, 404, 409, 413, 422, 425, 429, 502, 503, 504],
+    async handle(ctx: BridgeContext, _input, call) {
+      const req = requireHttp(call);
+      const res = (call.http as { res: Response }).res;
+      if (single) {
+        const route = single.routePath ?? "/";
         if (req.path !== route) throw new AppError("not_found", `this bridge serves ${route} only`);
-        await handlePaidRequest(ctx, req, res, provider, route);
-      }),
-    );
-    return;
-  }
-  router.all(
-    "/:provider{/*rest}",
-    raw,
-    bridgeHandler(ctx, async (req, res) => {
+        await handlePaidRequest(ctx, req, res, single, route);
+        return reply.written;
+      }
       const params = req.params as { provider: string; rest?: string[] };
-      // Each provider is sold on its own network's context (issue 17); unknown ids are 404.
+      // Each provider is sold on its own network's context; unknown ids are 404.
       const target = ctx.contextFor(params.provider);
       const provider = target?.provider(params.provider);
       if (!target || !provider)
@@ -115,6 +166,7 @@ export function mountPaidRoutes(router: Router, ctx: BridgeContext): void {
       if (provider.routePath && subPath !== provider.routePath)
         throw new AppError("not_found", `${provider.id} serves ${provider.routePath} only`);
       await handlePaidRequest(target, req, res, provider, subPath);
-    }),
-  );
+      return reply.written;
+    },
+  });
 }

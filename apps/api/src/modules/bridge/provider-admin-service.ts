@@ -11,7 +11,7 @@ import { bridgeProviders, type Database } from "@tollgate/db";
 import { AppError, type FieldError } from "@tollgate/shared";
 import { asc, eq } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
-import { auditOperatorAction, type OperatorActor } from "../audit/operator-audit";
+import { auditOperatorAction, type OperatorActor } from "../audit";
 import { parseProvider } from "./config";
 import type { ProviderCatalog } from "./provider-catalog";
 import { type BridgeProviderRow, providerColumns, rowDocument } from "./provider-rows";

@@ -3,7 +3,7 @@
  * the start-up seed from BRIDGE_PROVIDERS_FILE, and the load the router's catalog runs.
  * Invariants: a row is validated with the same schema as the file (bridge/config.ts `parseProvider`) whenever it
  * is read, so a row the bridge cannot serve is skipped and logged, never half-served; the seed inserts missing ids
- * only and never changes a row already there (docs/decisions.md "Bridge providers in the database"); the upstream
+ * only and never changes a row already there (docs/decisions/0036-bridge-providers-in-the-database.md); the upstream
  * key is stored sealed with the webhook-secret envelope (AES-256-GCM, `bridge_provider:<id>` as additional data, so
  * a ciphertext copied to another row or read as a webhook secret does not open).
  */

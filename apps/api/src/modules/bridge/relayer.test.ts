@@ -1,6 +1,6 @@
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { wellKnownDevKeys } from "../chains/chain-registry";
+import { wellKnownDevKeys } from "../chains";
 import { routerConfig } from "./config";
 import { DEV_RELAYER_INDEX, resolveRelayer } from "./relayer";
 import { offlineChainRegistry, randomAddress } from "./testing";

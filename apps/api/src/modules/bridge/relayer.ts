@@ -5,7 +5,7 @@
  */
 import type { LocalAccount } from "viem";
 import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
-import { assertNoDevKeyOnRemoteRpc, type ChainRegistry, DEV_MNEMONIC } from "../chains/chain-registry";
+import { assertNoDevKeyOnRemoteRpc, type ChainRegistry, DEV_MNEMONIC } from "../chains";
 import type { BridgeConfig } from "./config";
 
 /** Hardhat account #4 holds no role on the local chains: the development relayer (docs/local-chains.md). */

@@ -5,8 +5,15 @@
  */
 import { newId } from "@tollgate/shared";
 import type { Request } from "express";
-import { querySuffix as rawQuerySuffix } from "../paid-forward/upstream-call";
+import type { CallContext } from "../../http/endpoint";
+import { querySuffix as rawQuerySuffix } from "../paid-forward";
 import type { BridgeConfig, ProviderConfig } from "./config";
+
+/** The Express request of a bridge call: every bridge endpoint is served over HTTP only. */
+export function requireHttp(call: CallContext): Request {
+  if (!call.http) throw new Error("a bridge endpoint was called without its HTTP request");
+  return call.http.req;
+}
 
 /** The API sets `requestId` first thing; a standalone bridge app may not. */
 export function requestIdOf(req: Request): string {

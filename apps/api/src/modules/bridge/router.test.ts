@@ -29,7 +29,7 @@ import {
   startTestChains,
 } from "../../test/chains";
 import { TEST_REDIS_URL } from "../../test/harness";
-import { createChainRegistry, wellKnownDevKeys } from "../chains/chain-registry";
+import { createChainRegistry, wellKnownDevKeys } from "../chains";
 import { capturedHeaders, jsonShape, readCaptured402 } from "./captured-402";
 import { routerConfig } from "./config";
 import { createRedisOrderStore } from "./orders";

@@ -18,7 +18,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSigner, wrapFetchWithPayment as wrapFetchV1 } from "x402-fetch";
 import { type Agent, agentOn, type LocalChains, startTestChains } from "../../test/chains";
-import { wellKnownDevKeys } from "../chains/chain-registry";
+import { wellKnownDevKeys } from "../chains";
 import {
   type Json,
   randomAddress,

@@ -13,7 +13,7 @@ import { createSigner } from "x402-fetch";
 import type { Clock } from "../../infra/clock";
 import { createLogger } from "../../infra/logger";
 import type { Agent, LocalChains } from "../../test/chains";
-import { type ChainRegistry, createChainRegistry, wellKnownDevKeys } from "../chains/chain-registry";
+import { type ChainRegistry, createChainRegistry, wellKnownDevKeys } from "../chains";
 import { routerConfig } from "./config";
 import { type BridgeRouter, type BridgeRouterOptions, createBridgeRouter } from "./router";
 import type { BridgeDeps } from "./wiring";

@@ -10,10 +10,10 @@ import { bridgeUnservedPayments, type Database } from "@tollgate/db";
 import { AppError, ZERO_ADDRESS } from "@tollgate/shared";
 import { and, desc, eq, gte, isNull, lt, type SQL, sql } from "drizzle-orm";
 import type { Logger } from "../../infra/logger";
-import type { OperatorActor } from "../audit/operator-audit";
-import { auditOperatorAction } from "../audit/operator-audit";
-import type { AdminReadDeps } from "../operator/read-common";
-import { assetResolver, explorerResolver } from "../operator/read-common";
+import type { OperatorActor } from "../audit";
+import { auditOperatorAction } from "../audit";
+import type { ChainRegistry } from "../chains";
+import { assetResolver, explorerResolver } from "../chains";
 
 export interface UnservedPayment {
   orderId: string;
@@ -92,7 +92,7 @@ type Row = typeof bridgeUnservedPayments.$inferSelect;
 export const BRIDGE_FAILED_ID = /^fail_(ord_[1-9A-HJ-NP-Za-km-z]{1,64})$/;
 
 /** The row as an item of the failed-payments list (same shape as a settlement-derived one). */
-export function unservedView(deps: Pick<AdminReadDeps, "chains">, row: Row) {
+export function unservedView(deps: { chains: Pick<ChainRegistry, "byChainId"> }, row: Row) {
   return {
     id: `fail_${row.orderId}`,
     kind: "bridge_unserved" as const,
@@ -175,7 +175,7 @@ export interface UnservedResolution {
 
 /** Records the operator's decision on one unserved bridge payment; 404 unknown or served, 409 replayable or done. */
 export async function resolveUnserved(
-  deps: Pick<AdminReadDeps, "chains"> & { db: { db: Database }; clock: { now(): Date } },
+  deps: { chains: Pick<ChainRegistry, "byChainId"> } & { db: { db: Database }; clock: { now(): Date } },
   orderId: string,
   resolution: UnservedResolution,
   actor: OperatorActor,

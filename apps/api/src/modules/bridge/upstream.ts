@@ -4,8 +4,8 @@
  * paid-forward step (../paid-forward); the bridge's policy adds that 401/402/403 refuse the bridge's credentials.
  */
 import type { Request } from "express";
-import { forwardableRequestHeaders } from "../paid-forward/proxy-headers";
-import type { UpstreamPolicy } from "../paid-forward/upstream-call";
+import type { UpstreamPolicy } from "../paid-forward";
+import { forwardableRequestHeaders } from "../paid-forward";
 import type { ProviderConfig } from "./config";
 
 /** Payment proofs and client credentials never reach the provider; the bridge attaches the provider's own key. */

@@ -6,9 +6,9 @@
  * Invariants: an unreachable RPC is reported (balance null, `error`), never thrown; balances are wei as decimal strings.
  */
 import type { EvmNetworkName } from "@tollgate/shared";
+import { type Cache, createCache } from "../../infra/cache";
 import type { Clock } from "../../infra/clock";
-import { type TtlCache, ttlCache } from "../../infra/ttl-cache";
-import type { ChainRegistry } from "../chains/chain-registry";
+import type { ChainRegistry } from "../chains";
 import type { FacilitatorStats } from "./x402/facilitator-stats";
 
 export const BALANCE_CACHE_MS = 15_000;
@@ -24,14 +24,17 @@ type Balance = { wei: bigint; error: null } | { wei: null; error: string };
 
 export class X402Monitor {
   private readonly sources = new Map<EvmNetworkName, X402Source>();
-  private readonly balances = new Map<string, TtlCache<Balance>>();
+  private readonly balances: Cache<Balance>;
 
   constructor(
     private readonly chains: ChainRegistry,
-    private readonly clock: Clock,
+    clock: Clock,
     private readonly lowBalanceWei: bigint,
-    private readonly cacheMs = BALANCE_CACHE_MS,
-  ) {}
+    cacheMs = BALANCE_CACHE_MS,
+  ) {
+    // One entry per (network, relayer): bounded by the bridges mounted here.
+    this.balances = createCache<Balance>(clock, { ttlMs: cacheMs, maxEntries: 64 });
+  }
 
   /** A bridge mounted in this process; a second one for the same network replaces the first. */
   attach(source: X402Source): void {
@@ -39,25 +42,15 @@ export class X402Monitor {
   }
 
   private balanceOf(network: EvmNetworkName, address: `0x${string}`): Promise<Balance> {
-    const key = `${network}:${address.toLowerCase()}`;
-    let cache = this.balances.get(key);
-    if (!cache) {
-      cache = ttlCache<Balance>(
-        async () => {
-          const chain = this.chains.get(network);
-          if (!chain) return { wei: null, error: `no deployment for ${network}` };
-          try {
-            return { wei: await chain.client.getBalance({ address }), error: null };
-          } catch {
-            return { wei: null, error: `the ${network} RPC did not answer` };
-          }
-        },
-        this.cacheMs,
-        this.clock,
-      );
-      this.balances.set(key, cache);
-    }
-    return cache.get();
+    return this.balances.get(`${network}:${address.toLowerCase()}`, async () => {
+      const chain = this.chains.get(network);
+      if (!chain) return { wei: null, error: `no deployment for ${network}` };
+      try {
+        return { wei: await chain.client.getBalance({ address }), error: null };
+      } catch {
+        return { wei: null, error: `the ${network} RPC did not answer` };
+      }
+    });
   }
 
   async read() {

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 import { offlineChainRegistry } from "../bridge/testing";
-import type { ChainContext, ChainRegistry } from "../chains/chain-registry";
+import type { ChainContext, ChainRegistry } from "../chains";
 import { type SignedIn, signInAs } from "../operators/admin-testing";
 import { configDrift } from "./network-config-service";
 

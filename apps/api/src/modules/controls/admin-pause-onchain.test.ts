@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentOn, type LocalChains, startTestChains } from "../../test/chains";
 import { startTestApi, type TestApi } from "../../test/harness";
 import { randomAddress } from "../bridge/testing";
-import { wellKnownDevKeys } from "../chains/chain-registry";
+import { wellKnownDevKeys } from "../chains";
 import { type SignedIn, signInAs } from "../operators/admin-testing";
 
 describe("POST /api/admin/pause with onchain: true (real local chain)", () => {

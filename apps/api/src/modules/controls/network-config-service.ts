@@ -12,9 +12,9 @@ import { AppError, type EvmNetworkName, splitterV12Abi, splitterV14Abi } from "@
 import { asc, inArray } from "drizzle-orm";
 import type { Address } from "viem";
 import type { Clock } from "../../infra/clock";
-import type { OperatorActor } from "../audit/operator-audit";
-import { auditOperatorAction } from "../audit/operator-audit";
-import type { ChainContext, ChainRegistry } from "../chains/chain-registry";
+import type { OperatorActor } from "../audit";
+import { auditOperatorAction } from "../audit";
+import type { ChainContext, ChainRegistry } from "../chains";
 
 export interface NetworkConfigView {
   network: EvmNetworkName;

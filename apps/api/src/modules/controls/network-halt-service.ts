@@ -9,8 +9,8 @@ import { type Database, networkHalts } from "@tollgate/db";
 import { AppError, type EvmNetworkName } from "@tollgate/shared";
 import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
-import type { OperatorActor } from "../audit/operator-audit";
-import { auditOperatorAction } from "../audit/operator-audit";
+import type { OperatorActor } from "../audit";
+import { auditOperatorAction } from "../audit";
 
 export interface HaltView {
   network: string;

@@ -12,7 +12,7 @@ import { type EvmNetworkName, splitterV12Abi, splitterV14Abi } from "@tollgate/s
 import { type Address, createWalletClient, type Hex, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Logger } from "../../infra/logger";
-import type { ChainRegistry } from "../chains/chain-registry";
+import type { ChainRegistry } from "../chains";
 
 export interface OnchainPauseResult {
   network: EvmNetworkName;

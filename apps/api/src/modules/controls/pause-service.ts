@@ -14,7 +14,7 @@ import { type Database, servicePauses } from "@tollgate/db";
 import { AppError, EVM_NETWORKS, type EvmNetworkName } from "@tollgate/shared";
 import { asc, eq } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
-import { auditOperatorAction, type OperatorActor } from "../audit/operator-audit";
+import { auditOperatorAction, type OperatorActor } from "../audit";
 import type { OnchainPauseResult, OnchainPauser } from "./onchain-pause";
 
 export const PAUSE_SCOPES = ["all", ...EVM_NETWORKS] as const;

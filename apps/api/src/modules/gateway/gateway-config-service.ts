@@ -8,8 +8,8 @@ import { type Database, gatewayRoutes, type Transaction } from "@tollgate/db";
 import { AppError, isLoopbackHttpUrl, ownValue } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
-import { type AuditRequest, recordAudit } from "../audit/audit-log";
-import type { MerchantRecord } from "../merchants/merchant-service";
+import { type AuditRequest, recordAudit } from "../audit";
+import type { MerchantRecord } from "../merchants";
 
 export type GatewayRoute = typeof gatewayRoutes.$inferSelect;
 

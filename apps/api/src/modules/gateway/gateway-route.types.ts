@@ -1,6 +1,6 @@
 import { ZGatewaySlug, ZTierName, ZUpstreamUrl } from "@tollgate/shared";
 import { z } from "zod";
-import { ZMerchantIdParam } from "../merchants/get-merchant.types";
+import { ZMerchantIdParam } from "../merchants";
 
 export const ZSetGatewayRouteRequest = z.strictObject({
   id: ZMerchantIdParam,

@@ -134,7 +134,7 @@ describe("hosted gateway (/g)", () => {
     expect(forwarded.headers["x-tollgate-payer"]).toBe(agent.address.toLowerCase());
   });
 
-  it("issue 19: a receipt whose payment was orphaned is refused at once from the database's state", async () => {
+  it("a receipt whose payment was orphaned is refused at once from the database's state", async () => {
     const token = await receipt();
     const ok = await gw("/search", { headers: { [RECEIPT_HEADER]: token } });
     expect(ok.status).toBe(200);
@@ -252,6 +252,12 @@ describe("hosted gateway (/g)", () => {
     const unknown = await fetch(`${api.baseUrl}/g/nobody-here/x`);
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { code: string }).code).toBe("gateway_route_not_found");
+    // A slug no route can have (a NUL the database refuses, a bidi control) is unknown, never a 500.
+    for (const slug of ["%00", "a%00b", "%E2%80%AE", "UPPER"]) {
+      const junk = await fetch(`${api.baseUrl}/g/${slug}/x`);
+      expect(junk.status, slug).toBe(404);
+      expect(((await junk.json()) as { code: string }).code).toBe("gateway_route_not_found");
+    }
     const options = await gw("/x", { method: "OPTIONS" });
     expect(options.status).toBe(405);
   });

@@ -3,7 +3,7 @@
  * it) and one `@tollgate/gate` middleware per route and tier, sharing one receipt verifier and quota store.
  * Invariants: the gateway is inside the issuer, so its JWKS comes from the key store, never over the network; one
  * receipt buys calls anywhere under the slug (resource `/<slug>`, docs/gateway.md); a suspended or revoked receipt
- * (issue 19) is refused from the database's state at once.
+ * is refused from the database's state at once (docs/receipts.md).
  */
 
 import type { ListingContentColumn } from "@tollgate/db";
@@ -16,15 +16,15 @@ import {
   type QuotaStore,
   RedisQuotaStore,
 } from "@tollgate/gate";
-import { AppError, formatUsd, JWKS_PATH, ownValue } from "@tollgate/shared";
+import { AppError, formatUsd, GATEWAY_SLUG_PATTERN, JWKS_PATH, ownValue } from "@tollgate/shared";
 import type { Request, RequestHandler } from "express";
-import type { Deps } from "../../deps";
-import { encodeHeader, HEADER_V2_REQUIRED } from "../bridge/x402/wire";
-import { approvedListingsOf, listingUrl } from "../marketplace/discovery-service";
-import { bazaarExtension, gatewayOffer } from "../marketplace/x402-offer";
-import { findMerchant } from "../merchants/merchant-service";
-import { subPathOf } from "../paid-forward/upstream-call";
-import { receiptState } from "../receipts/receipt-service";
+import { createCache } from "../../infra/cache";
+import { encodeHeader, HEADER_V2_REQUIRED } from "../bridge";
+import { approvedListingsOf, bazaarExtension, gatewayOffer, listingUrl } from "../marketplace";
+import { findMerchant } from "../merchants";
+import { subPathOf } from "../paid-forward";
+import { receiptState } from "../receipts";
+import type { GatewayDeps } from "./deps";
 import { findGatewayRouteBySlug, type GatewayRoute } from "./gateway-config-service";
 
 export interface RouteGates {
@@ -32,7 +32,7 @@ export interface RouteGates {
   gateFor(route: GatewayRoute): RequestHandler;
 }
 
-export function createRouteGates(deps: Deps, cacheMs: number): RouteGates {
+export function createRouteGates(deps: GatewayDeps, cacheMs: number): RouteGates {
   const jwksUrl = `${deps.env.baseUrl}${JWKS_PATH}`;
   const localJwks: FetchLike = async (input, init) =>
     String(input) === jwksUrl
@@ -50,7 +50,7 @@ export function createRouteGates(deps: Deps, cacheMs: number): RouteGates {
       store = new RedisQuotaStore({
         redis: deps.env.redisUrl,
         merchantId,
-        // Issue 16: an emptied Redis fails closed until acknowledged or until every older receipt has expired.
+        // An emptied Redis fails closed until acknowledged or until every older receipt has expired (docs/gateway.md).
         resetGuard: {
           maxReceiptLifetimeSec: deps.env.receipts.ttlSeconds + QUOTA_RETENTION_GRACE_SEC,
           now: () => deps.clock.now().getTime(),
@@ -60,20 +60,17 @@ export function createRouteGates(deps: Deps, cacheMs: number): RouteGates {
     }
     return store;
   };
-  const routes = new Map<string, { at: number; route: GatewayRoute | undefined }>();
-  const listed = new Map<string, { at: number; listings: Promise<ListingContentColumn[]> }>();
+  // A slug without a route is remembered too (wrapped), so unknown slugs cost no read within `cacheMs`.
+  const routes = createCache<{ route: GatewayRoute | undefined }>(deps.clock, {
+    ttlMs: cacheMs,
+    maxEntries: 10_000,
+  });
+  const listed = createCache<ListingContentColumn[]>(deps.clock, { ttlMs: cacheMs, maxEntries: 10_000 });
   /** Approved listings of a merchant, cached like the route (a new approval shows within `cacheMs`). */
-  const listingsOf = (merchantId: string): Promise<ListingContentColumn[]> => {
-    const now = deps.clock.now().getTime();
-    const hit = listed.get(merchantId);
-    if (hit && now - hit.at < cacheMs) return hit.listings;
-    const loaded = approvedListingsOf(deps, merchantId);
-    listed.set(merchantId, { at: now, listings: loaded });
-    loaded.catch(() => listed.delete(merchantId));
-    return loaded;
-  };
+  const listingsOf = (merchantId: string): Promise<ListingContentColumn[]> =>
+    listed.get(merchantId, () => approvedListingsOf(deps, merchantId));
   /**
-   * Issue 11: the x402 v2 description of the resource (`PAYMENT-REQUIRED`), from the same `gatewayOffer` as the
+   * The x402 v2 description of the resource (`PAYMENT-REQUIRED`), from the same `gatewayOffer` as the
    * discovery exports, with the `bazaar` extension when an approved listing names this route and method.
    */
   const x402Header = async (route: GatewayRoute, req: Request): Promise<Record<string, string>> => {
@@ -99,12 +96,11 @@ export function createRouteGates(deps: Deps, cacheMs: number): RouteGates {
 
   return {
     async lookup(slug) {
-      const now = deps.clock.now().getTime();
-      const hit = routes.get(slug);
-      if (hit && now - hit.at < cacheMs) return hit.route;
-      const route = await findGatewayRouteBySlug(deps, slug);
-      routes.set(slug, { at: now, route });
-      return route;
+      // A slug no route can have (GATEWAY_SLUG_PATTERN) is unknown without a query: no junk in the cache, and bytes
+      // the database refuses (NUL) never reach it.
+      if (!GATEWAY_SLUG_PATTERN.test(slug)) return undefined;
+      return (await routes.get(slug, async () => ({ route: await findGatewayRouteBySlug(deps, slug) })))
+        .route;
     },
     gateFor(route) {
       const key = `${route.merchantId}:${route.tier}`;
@@ -117,7 +113,7 @@ export function createRouteGates(deps: Deps, cacheMs: number): RouteGates {
         apiBaseUrl: deps.env.baseUrl,
         verifier,
         quotaStore: quotaFor(route.merchantId),
-        // Issue 19: inside the issuer, the receipt's state comes straight from the database (no feed, never stale).
+        // Inside the issuer, the receipt's state comes straight from the database (no feed, never stale).
         revocations: {
           async check(jti) {
             const state = await receiptState(deps, jti);

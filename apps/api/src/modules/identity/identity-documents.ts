@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { PublicKey } from "@solana/web3.js";
 import { ECONOMICS_PROFILES, EVM_NETWORKS, NETWORKS } from "@tollgate/shared";
+import { seatProgramIdl } from "./seat-program";
 
 export const PROTOCOL_LABEL = "AIFP v5.3";
 export const INTERFACE_VERSION = "5.3.0";
@@ -52,6 +53,8 @@ export interface IdentityDocumentsConfig {
 export interface IdentityDocuments {
   agreementHash: string;
   manifesto: Record<string, unknown>;
+  /** The seat program's Anchor IDL (GET /idl.json). */
+  idl: Record<string, unknown>;
   challenge(nonce: string, expiresAt: Date): Record<string, unknown>;
 }
 
@@ -111,6 +114,7 @@ export function identityDocuments(config: IdentityDocumentsConfig): IdentityDocu
   return {
     agreementHash,
     manifesto,
+    idl: seatProgramIdl(config.programId) as Record<string, unknown>,
     challenge(nonce, expiresAt) {
       return {
         error: "identity_required",
@@ -118,7 +122,7 @@ export function identityDocuments(config: IdentityDocumentsConfig): IdentityDocu
         manifesto: MANIFESTO_PATH,
         treasury_vault: config.treasuryVault.toBase58(),
         min_usd: config.minUsd,
-        // Vestigial internal credit (SPEC §2.7): no threshold applies; always 0 (docs/decisions.md, issue 12).
+        // Vestigial internal credit (SPEC §2.7): no threshold applies; always 0 (docs/decisions/0017-identity-gate.md).
         min_msecco: 0,
         idl_uri: `${config.baseUrl}${IDL_PATH}`,
         usdc_mint: config.usdcMint.toBase58(),

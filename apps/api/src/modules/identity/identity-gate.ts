@@ -1,7 +1,7 @@
 /**
  * The identity gate (issue 12; SPEC §5): nonce issuance and the check of a signed retry.
  *
- * Order of checks, each failing with its own code (docs/decisions.md, issue 12):
+ * Order of checks, each failing with its own code (docs/decisions/0017-identity-gate.md):
  *   headers missing → 402 identity_required (with a fresh nonce)
  *   a header malformed (base58, lengths) → 400 identity_header_malformed
  *   signature invalid → 403 identity_signature_invalid   (before the nonce is touched: a bad signature never

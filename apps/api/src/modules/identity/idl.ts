@@ -1,29 +1,16 @@
-import { PublicKey } from "@solana/web3.js";
-import type { PlainRoute } from "../../http/plain-route";
+import { z } from "zod";
+import { defineEndpoint, reply } from "../../http/endpoint";
+import type { IdentityModuleDeps } from "./deps";
 import { IDL_PATH } from "./identity-documents";
-import { seatProgramIdl } from "./seat-program";
 
-/** GET /idl.json (issue 12): the seat program's Anchor IDL (`reserve_seat_sol`, `reserve_seat_spl`, `Seat`). */
-export const idlRoute: PlainRoute = {
+/** GET /idl.json (SPEC §4.2, §5): the seat program's Anchor IDL (`reserve_seat_sol`, `reserve_seat_spl`, `Seat`). */
+export const idlEndpoint = defineEndpoint({
   method: "get",
   path: IDL_PATH,
-  openapi: {
-    operationId: "seatProgramIdl",
-    tags: ["identity"],
-    summary: "Anchor IDL of the seat program",
-    responses: {
-      "200": {
-        description: "Anchor IDL (spec 0.1.0)",
-        content: { "application/json": { schema: { type: "object" } } },
-      },
-      "500": { $ref: "#/components/responses/Problem500" },
-    },
-  },
-  register(app, deps) {
-    const idl = seatProgramIdl(new PublicKey(deps.env.identity.solana.seatProgramId));
-    app.get(IDL_PATH, (_req, res) => {
-      res.setHeader("Cache-Control", "public, max-age=300");
-      res.json(idl);
-    });
-  },
-};
+  operationId: "seatProgramIdl",
+  tags: ["identity"],
+  summary: "Anchor IDL of the seat program",
+  responses: { 200: { description: "Anchor IDL (spec 0.1.0)", body: z.looseObject({}) } },
+  handle: (deps: IdentityModuleDeps) =>
+    reply.json(deps.identity.documents.idl, { headers: { "Cache-Control": "public, max-age=300" } }),
+});

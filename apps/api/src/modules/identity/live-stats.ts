@@ -1,37 +1,30 @@
-import { gatedOperation, gatedRoute } from "./gated-endpoint";
+import { z } from "zod";
+import type { IdentityModuleDeps } from "./deps";
+import { defineGatedEndpoint } from "./gated-endpoint";
 import { liveStats } from "./live-stats-service";
 
-const window = {
-  type: "array",
-  items: {
-    type: "object",
-    required: ["network", "chain_id", "token", "settlements", "volume", "active_agents"],
-    properties: {
-      network: { type: "string" },
-      chain_id: { type: "integer" },
-      token: { type: "string", description: "token address; the zero address for native" },
-      settlements: { type: "integer" },
-      volume: { type: "string", description: "sum of totals in the token's atomic units" },
-      active_agents: { type: "integer", description: "distinct payers" },
-    },
-  },
-};
-
-/** GET /api/live-stats (issue 12; SPEC §4.4): live network figures, behind the identity gate. */
-export const liveStatsRoute = gatedRoute(
-  "/api/live-stats",
-  gatedOperation({
-    operationId: "liveStats",
-    summary: "Live network figures",
-    description: "Settlements, volume and active agents per network and token over the last hour and day.",
-    schema: {
-      type: "object",
-      required: ["generated_at", "windows"],
-      properties: {
-        generated_at: { type: "string", format: "date-time" },
-        windows: { type: "object", properties: { last_hour: window, last_day: window } },
-      },
-    },
+const ZLiveWindow = z.array(
+  z.object({
+    network: z.string(),
+    chain_id: z.number().int(),
+    token: z.string().describe("token address; the zero address for native"),
+    settlements: z.number().int(),
+    volume: z.string().describe("sum of totals in the token's atomic units"),
+    active_agents: z.number().int().describe("distinct payers"),
   }),
-  (deps) => liveStats(deps),
 );
+
+export const ZLiveStats = z.object({
+  generated_at: z.iso.datetime(),
+  windows: z.object({ last_hour: ZLiveWindow, last_day: ZLiveWindow }),
+});
+
+/** GET /api/live-stats (SPEC §4.4): live network figures, behind the identity gate. */
+export const liveStatsEndpoint = defineGatedEndpoint({
+  path: "/api/live-stats",
+  operationId: "liveStats",
+  summary: "Live network figures",
+  description: "Settlements, volume and active agents per network and token over the last hour and day.",
+  response: ZLiveStats,
+  produce: (deps: IdentityModuleDeps) => liveStats(deps),
+});

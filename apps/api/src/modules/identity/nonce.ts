@@ -1,46 +1,35 @@
-import { sendProblem } from "../../http/errors";
-import type { PlainRoute } from "../../http/plain-route";
-import { issueNonceFor } from "./gated-endpoint";
+import { z } from "zod";
+import { defineEndpoint, reply } from "../../http/endpoint";
+import type { IdentityModuleDeps } from "./deps";
+import { issueNonce, nonceHeaders } from "./gated-endpoint";
 import { NONCE_PATH } from "./identity-documents";
 
-/** GET /nonce (issue 12; SPEC §5): a fresh identity nonce (60 s, single use), also in the headers. */
-export const nonceRoute: PlainRoute = {
+export const ZIdentityNonce = z.object({
+  "x-nonce": z.string(),
+  "x-nonce-expires": z.iso.datetime(),
+});
+
+/** GET /nonce (SPEC §5): a fresh identity nonce (60 s, single use), also in the headers. */
+export const nonceEndpoint = defineEndpoint({
   method: "get",
   path: NONCE_PATH,
-  openapi: {
-    operationId: "identityNonce",
-    tags: ["identity"],
-    summary: "Issue an identity-gate nonce",
-    responses: {
-      "200": {
-        description: "A nonce to sign; also in the x-nonce and x-nonce-expires headers",
-        content: {
-          "application/json": {
-            schema: {
-              type: "object",
-              required: ["x-nonce", "x-nonce-expires"],
-              properties: {
-                "x-nonce": { type: "string" },
-                "x-nonce-expires": { type: "string", format: "date-time" },
-              },
-            },
-          },
-        },
-      },
-      "429": { $ref: "#/components/responses/Problem429" },
-      "500": { $ref: "#/components/responses/Problem500" },
-      "503": { $ref: "#/components/responses/Problem503" },
+  operationId: "identityNonce",
+  tags: ["identity"],
+  summary: "Issue an identity-gate nonce",
+  responses: {
+    200: {
+      description: "A nonce to sign; also in the x-nonce and x-nonce-expires headers",
+      body: ZIdentityNonce,
     },
   },
-  register(app, deps) {
-    app.get(NONCE_PATH, async (req, res) => {
-      try {
-        const issued = await issueNonceFor(req, res, deps);
-        res.setHeader("Cache-Control", "no-store");
-        res.json({ "x-nonce": issued.nonce, "x-nonce-expires": issued.expiresAt.toISOString() });
-      } catch (error) {
-        sendProblem(res, error, req.requestId, { log: deps.log });
-      }
-    });
+  errors: [429, 503],
+  noStore: true,
+  async handle(deps: IdentityModuleDeps, _input, call) {
+    const issued = await issueNonce(deps, call);
+    const headers = nonceHeaders(issued);
+    return reply.json(
+      { "x-nonce": issued.nonce, "x-nonce-expires": issued.expiresAt.toISOString() },
+      { headers },
+    );
   },
-};
+});

@@ -1,17 +1,17 @@
 import { ERROR_CODES, HOW_TO_PAY, statusForCode } from "@tollgate/shared";
-import { gatedOperation, gatedRoute } from "./gated-endpoint";
+import { z } from "zod";
+import type { IdentityModuleDeps } from "./deps";
+import { defineGatedEndpoint } from "./gated-endpoint";
 import { INTERFACE_VERSION, MANIFESTO_PATH, NONCE_PATH, PROTOCOL_LABEL } from "./identity-documents";
 
-/** GET /api/protocol-docs (issue 12; SPEC §4.4): the protocol documents an agent needs, behind the identity gate. */
-export const protocolDocsRoute = gatedRoute(
-  "/api/protocol-docs",
-  gatedOperation({
-    operationId: "protocolDocs",
-    summary: "Protocol documents for agents",
-    description: "How to pay (generation 1), the identity gate, the legacy bridge, and the error codes.",
-    schema: { type: "object", required: ["protocol", "documents"] },
-  }),
-  async (deps, agent) => ({
+/** GET /api/protocol-docs (SPEC §4.4): the protocol documents an agent needs, behind the identity gate. */
+export const protocolDocsEndpoint = defineGatedEndpoint({
+  path: "/api/protocol-docs",
+  operationId: "protocolDocs",
+  summary: "Protocol documents for agents",
+  description: "How to pay (generation 1), the identity gate, the legacy bridge, and the error codes.",
+  response: z.looseObject({ protocol: z.string(), documents: z.array(z.looseObject({})) }),
+  produce: async (deps: IdentityModuleDeps, agent) => ({
     protocol: PROTOCOL_LABEL,
     version: INTERFACE_VERSION,
     agent,
@@ -26,8 +26,8 @@ export const protocolDocsRoute = gatedRoute(
         id: "identity-gate",
         title: "Identity gate",
         steps: [
-          `GET a gated endpoint (or ${NONCE_PATH}) to get x-nonce; it lives ${deps.env.identity.nonceTtlSeconds} s and is used once`,
-          `sign the raw 32-byte sha256("${deps.env.identity.prefix}-x402:{nonce}:{pubkey}") with Ed25519, detached`,
+          `GET a gated endpoint (or ${NONCE_PATH}) to get x-nonce; it lives ${deps.nonceTtlSeconds} s and is used once`,
+          `sign the raw 32-byte sha256("${deps.prefix}-x402:{nonce}:{pubkey}") with Ed25519, detached`,
           "resend with x-agent-pubkey, x-nonce and x-signature (base58)",
           "the pubkey must own a seat (reserve_seat_sol or reserve_seat_spl; /idl.json) for the current agreement_hash",
         ],
@@ -49,4 +49,4 @@ export const protocolDocsRoute = gatedRoute(
       },
     ],
   }),
-);
+});

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
-import { createAdmin } from "../operators/admin-accounts";
+import { createAdmin } from "../operators";
 import { type LocalSolanaRpc, startLocalSolanaRpc } from "./solana-local-rpc";
 import { giveSeat, testAgent } from "./testing";
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { adminProcedure } from "../operators/admin-procedure";
+import { adminProcedure } from "../operators";
+import type { IdentityModuleDeps } from "./deps";
 import { ZSolanaDashboard } from "./solana-dashboard.types";
 
 const startedAt = new Date().toISOString();
@@ -13,46 +14,47 @@ function originOf(url: string): string | null {
 }
 
 /** GET /api/dashboard/solana (issue 12; SPEC §4.3): seat-check RPC health and the identity gate's counts. */
-export const solanaDashboardProcedure = adminProcedure
-  .meta({
-    openapi: {
-      method: "GET",
-      path: "/api/dashboard/solana",
-      tags: ["operators"],
-      summary: "Solana seat-check RPC health and identity-gate counts",
-      errorResponses: [401],
-    },
-    rest: { noStore: true, security: "adminSession" },
-  })
-  .input(z.void())
-  .output(ZSolanaDashboard)
-  .query(async ({ ctx }) => {
-    const identity = ctx.deps.identity;
-    const health = await identity.solana.health();
-    const counts = identity.gate.counts;
-    const stats = identity.gate.seats.stats;
-    return {
-      rpc: {
-        configured: identity.rpcUrl !== "",
-        origin: identity.rpcUrl ? originOf(identity.rpcUrl) : null,
-        healthy: health.ok,
-        slot: health.slot ?? null,
-        error: health.ok ? null : "Solana RPC unreachable or unconfigured",
+export const solanaDashboardProcedure = (deps: IdentityModuleDeps) =>
+  adminProcedure(deps.adminAuth)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/api/dashboard/solana",
+        tags: ["operators"],
+        summary: "Solana seat-check RPC health and identity-gate counts",
+        errorResponses: [401],
       },
-      seat_checks: {
-        rpc_calls: stats.rpcCalls,
-        rpc_failures: stats.rpcFailures,
-        cache_hits: stats.cacheHits,
-      },
-      gate: {
-        nonce_store: identity.gate.store.kind,
-        nonces_issued: counts.noncesIssued,
-        verified: counts.verified,
-        refused_malformed: counts.refusedMalformed,
-        refused_signature: counts.refusedSignature,
-        refused_nonce: counts.refusedNonce,
-        refused_seat: counts.refusedSeat,
-      },
-      counted_since: startedAt,
-    };
-  });
+      rest: { noStore: true, security: "adminSession" },
+    })
+    .input(z.void())
+    .output(ZSolanaDashboard)
+    .query(async () => {
+      const identity = deps.identity;
+      const health = await identity.solana.health();
+      const counts = identity.gate.counts;
+      const stats = identity.gate.seats.stats;
+      return {
+        rpc: {
+          configured: identity.rpcUrl !== "",
+          origin: identity.rpcUrl ? originOf(identity.rpcUrl) : null,
+          healthy: health.ok,
+          slot: health.slot ?? null,
+          error: health.ok ? null : "Solana RPC unreachable or unconfigured",
+        },
+        seat_checks: {
+          rpc_calls: stats.rpcCalls,
+          rpc_failures: stats.rpcFailures,
+          cache_hits: stats.cacheHits,
+        },
+        gate: {
+          nonce_store: identity.gate.store.kind,
+          nonces_issued: counts.noncesIssued,
+          verified: counts.verified,
+          refused_malformed: counts.refusedMalformed,
+          refused_signature: counts.refusedSignature,
+          refused_nonce: counts.refusedNonce,
+          refused_seat: counts.refusedSeat,
+        },
+        counted_since: startedAt,
+      };
+    });

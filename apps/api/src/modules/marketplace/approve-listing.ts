@@ -1,5 +1,6 @@
-import { adminProcedure } from "../operators/admin-procedure";
+import { adminProcedure } from "../operators";
 import { ZApproveListingRequest, ZDecideListingResponse } from "./decide-listing.types";
+import type { MarketplaceDeps } from "./deps";
 import { approveListing } from "./moderation-service";
 import { decisionView } from "./moderation-view";
 
@@ -7,27 +8,31 @@ import { decisionView } from "./moderation-view";
  * POST /admin/api/marketplace/{id}/approve (issue 11; SPEC §3.1): publishes the pending revision. Audited and a
  * `listing.approved` webhook, in the same transaction; a listing no longer pending answers 409.
  */
-export const approveListingProcedure = adminProcedure
-  .meta({
-    openapi: {
-      method: "POST",
-      path: "/admin/api/marketplace/{id}/approve",
-      tags: ["operators"],
-      summary: "Approve a listing",
-      errorResponses: [400, 401, 403, 404, 409],
-    },
-    rest: { noStore: true, security: "adminSession" },
-  })
-  .input(ZApproveListingRequest)
-  .output(ZDecideListingResponse)
-  .mutation(async ({ ctx, input }) => {
-    const row = await approveListing(ctx.deps, {
-      listingId: input.id,
-      revision: input.revision,
-      admin: ctx.admin,
-      ip: ctx.ip,
-      requestId: ctx.requestId,
+export const approveListingProcedure = (deps: MarketplaceDeps) =>
+  adminProcedure(deps.adminAuth)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/admin/api/marketplace/{id}/approve",
+        tags: ["operators"],
+        summary: "Approve a listing",
+        errorResponses: [400, 401, 403, 404, 409],
+      },
+      rest: { noStore: true, security: "adminSession" },
+    })
+    .input(ZApproveListingRequest)
+    .output(ZDecideListingResponse)
+    .mutation(async ({ ctx, input }) => {
+      const row = await approveListing(deps, {
+        listingId: input.id,
+        revision: input.revision,
+        admin: ctx.admin,
+        ip: ctx.ip,
+        requestId: ctx.requestId,
+      });
+      ctx.log.info(
+        { listing_id: row.id, admin_id: ctx.admin.id, revision: row.revision },
+        "listing approved",
+      );
+      return decisionView(deps, row);
     });
-    ctx.log.info({ listing_id: row.id, admin_id: ctx.admin.id, revision: row.revision }, "listing approved");
-    return decisionView(ctx.deps, row);
-  });

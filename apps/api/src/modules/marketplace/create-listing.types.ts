@@ -1,5 +1,5 @@
 import { ZCreateListingInput } from "@tollgate/shared";
-import { ZMerchantIdParam } from "../merchants/get-merchant.types";
+import { ZMerchantIdParam } from "../merchants";
 import { ZListingView } from "./listing.types";
 
 export const ZCreateListingRequest = ZCreateListingInput.extend({ id: ZMerchantIdParam });

@@ -3,7 +3,7 @@
  * catalogue `GET /discovery/resources` and x402scan's `/.well-known/x402`, both from the same rows as the feed.
  *
  * Invariants: approved content only (`listings.published`); only listings whose merchant has a hosted gateway
- * (the one place Tollgate answers the live 402 itself, docs/decisions.md); each entry's `accepts` comes from
+ * (the one place Tollgate answers the live 402 itself, docs/decisions/0012-marketplace.md); each entry's `accepts` comes from
  * `gatewayOffer`, the function behind the live 402's `PAYMENT-REQUIRED` header. A listing whose merchant cannot be
  * paid right now (tier removed, network paused, no USDC route) is left out of the page rather than advertised.
  */

@@ -1,25 +1,26 @@
-import { merchantProcedure } from "../../trpc/trpc";
-import { assertSameMerchant } from "../merchants/merchant-service";
+import { assertSameMerchant, merchantProcedure } from "../merchants";
+import type { MarketplaceDeps } from "./deps";
 import { ZGetListingRequest, ZGetListingResponse } from "./get-listing.types";
 import { getMerchantListing } from "./listing-service";
 import { listingView } from "./listing-view";
 
 /** GET /v1/merchants/{id}/listings/{listing_id} (issue 11): another merchant's listing is 404. */
-export const getListingProcedure = merchantProcedure
-  .meta({
-    openapi: {
-      method: "GET",
-      path: "/v1/merchants/{id}/listings/{listing_id}",
-      tags: ["marketplace"],
-      summary: "One of the merchant's listings",
-      protect: true,
-      errorResponses: [400, 401, 403, 404],
-    },
-    rest: { noStore: true },
-  })
-  .input(ZGetListingRequest)
-  .output(ZGetListingResponse)
-  .query(async ({ ctx, input }) => {
-    assertSameMerchant(ctx.merchant, input.id);
-    return listingView(await getMerchantListing(ctx.deps, input.id, input.listing_id));
-  });
+export const getListingProcedure = (deps: MarketplaceDeps) =>
+  merchantProcedure(deps.merchantAuth)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/v1/merchants/{id}/listings/{listing_id}",
+        tags: ["marketplace"],
+        summary: "One of the merchant's listings",
+        protect: true,
+        errorResponses: [400, 401, 403, 404],
+      },
+      rest: { noStore: true },
+    })
+    .input(ZGetListingRequest)
+    .output(ZGetListingResponse)
+    .query(async ({ ctx, input }) => {
+      assertSameMerchant(ctx.merchant, input.id);
+      return listingView(await getMerchantListing(deps, input.id, input.listing_id));
+    });

@@ -1,25 +1,26 @@
-import { merchantProcedure } from "../../trpc/trpc";
-import { assertSameMerchant } from "../merchants/merchant-service";
+import { assertSameMerchant, merchantProcedure } from "../merchants";
+import type { MarketplaceDeps } from "./deps";
 import { ZListListingsRequest, ZListListingsResponse } from "./list-listings.types";
 import { listMerchantListings } from "./listing-service";
 import { listingView } from "./listing-view";
 
 /** GET /v1/merchants/{id}/listings (issue 11): the merchant's own listings (at most 10), oldest first. */
-export const listListingsProcedure = merchantProcedure
-  .meta({
-    openapi: {
-      method: "GET",
-      path: "/v1/merchants/{id}/listings",
-      tags: ["marketplace"],
-      summary: "The merchant's listings",
-      protect: true,
-      errorResponses: [400, 401, 403],
-    },
-    rest: { noStore: true },
-  })
-  .input(ZListListingsRequest)
-  .output(ZListListingsResponse)
-  .query(async ({ ctx, input }) => {
-    assertSameMerchant(ctx.merchant, input.id);
-    return { listings: (await listMerchantListings(ctx.deps, input.id)).map(listingView) };
-  });
+export const listListingsProcedure = (deps: MarketplaceDeps) =>
+  merchantProcedure(deps.merchantAuth)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/v1/merchants/{id}/listings",
+        tags: ["marketplace"],
+        summary: "The merchant's listings",
+        protect: true,
+        errorResponses: [400, 401, 403],
+      },
+      rest: { noStore: true },
+    })
+    .input(ZListListingsRequest)
+    .output(ZListListingsResponse)
+    .query(async ({ ctx, input }) => {
+      assertSameMerchant(ctx.merchant, input.id);
+      return { listings: (await listMerchantListings(deps, input.id)).map(listingView) };
+    });

@@ -130,7 +130,7 @@ export async function getMerchantListing(
   return row;
 }
 
-/** PATCH: omitted fields keep their value; the result is a new pending revision (SPEC §3.1; decisions.md). */
+/** PATCH: omitted fields keep their value; the result is a new pending revision (SPEC §3.1; docs/decisions/0012-marketplace.md). */
 export async function updateListing(
   deps: ListingServiceDeps,
   owner: ListingOwner,

@@ -1,6 +1,6 @@
 import { idPattern, LISTING_STATES, ZListingCategory, ZListingMethod } from "@tollgate/shared";
 import { z } from "zod";
-import { ZMerchantIdParam } from "../merchants/get-merchant.types";
+import { ZMerchantIdParam } from "../merchants";
 
 /** Path `listing_id`: a listing id (`lst_...`). */
 export const ZListingIdParam = z.string().regex(idPattern("listing"), "must be a listing id (lst_...)");

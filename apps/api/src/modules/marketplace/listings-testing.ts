@@ -1,7 +1,7 @@
 /** Fixtures for the marketplace tests: merchants, listings and a signed-in operator (bearer session). */
 
 import { bearer, registrationBody, type TestApi } from "../../test/harness";
-import { createAdmin } from "../operators/admin-accounts";
+import { createAdmin } from "../operators";
 
 export interface TestMerchant {
   id: string;

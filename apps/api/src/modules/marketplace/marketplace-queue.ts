@@ -1,4 +1,5 @@
-import { adminProcedure } from "../operators/admin-procedure";
+import { adminProcedure } from "../operators";
+import type { MarketplaceDeps } from "./deps";
 import {
   QUEUE_DEFAULTS,
   ZMarketplaceQueueRequest,
@@ -8,27 +9,28 @@ import { listModerationQueue } from "./moderation-service";
 import { moderationView } from "./moderation-view";
 
 /** GET /admin/api/marketplace (issue 11; SPEC §4.3): the moderation queue, oldest change first. */
-export const marketplaceQueueProcedure = adminProcedure
-  .meta({
-    openapi: {
-      method: "GET",
-      path: "/admin/api/marketplace",
-      tags: ["operators"],
-      summary: "Marketplace moderation queue",
-      description: "Listings by status (default pending), category and merchant; cursor-paginated.",
-      errorResponses: [400, 401],
-    },
-    rest: { noStore: true, security: "adminSession" },
-  })
-  .input(ZMarketplaceQueueRequest)
-  .output(ZMarketplaceQueueResponse)
-  .query(async ({ ctx, input = QUEUE_DEFAULTS }) => {
-    const { rows, nextCursor } = await listModerationQueue(ctx.deps, {
-      status: input.status,
-      category: input.category,
-      merchantId: input.merchant_id,
-      cursor: input.cursor,
-      limit: input.limit,
+export const marketplaceQueueProcedure = (deps: MarketplaceDeps) =>
+  adminProcedure(deps.adminAuth)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/admin/api/marketplace",
+        tags: ["operators"],
+        summary: "Marketplace moderation queue",
+        description: "Listings by status (default pending), category and merchant; cursor-paginated.",
+        errorResponses: [400, 401],
+      },
+      rest: { noStore: true, security: "adminSession" },
+    })
+    .input(ZMarketplaceQueueRequest)
+    .output(ZMarketplaceQueueResponse)
+    .query(async ({ input = QUEUE_DEFAULTS }) => {
+      const { rows, nextCursor } = await listModerationQueue(deps, {
+        status: input.status,
+        category: input.category,
+        merchantId: input.merchant_id,
+        cursor: input.cursor,
+        limit: input.limit,
+      });
+      return { listings: rows.map(moderationView), next_cursor: nextCursor };
     });
-    return { listings: rows.map(moderationView), next_cursor: nextCursor };
-  });

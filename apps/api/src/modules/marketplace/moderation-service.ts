@@ -10,7 +10,7 @@ import { AppError, type ListingCategory, type ListingState } from "@tollgate/sha
 import { enqueueWebhookEvents } from "@tollgate/webhooks";
 import { and, asc, eq, gt, or, type SQL, sql } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
-import { recordAudit } from "../audit/audit-log";
+import { recordAudit } from "../audit";
 import type { ListingRow } from "./listing-service";
 
 export interface ModerationDeps {

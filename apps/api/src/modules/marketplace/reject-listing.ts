@@ -1,5 +1,6 @@
-import { adminProcedure } from "../operators/admin-procedure";
+import { adminProcedure } from "../operators";
 import { ZDecideListingResponse, ZRejectListingRequest } from "./decide-listing.types";
+import type { MarketplaceDeps } from "./deps";
 import { rejectListing } from "./moderation-service";
 import { decisionView } from "./moderation-view";
 
@@ -7,28 +8,32 @@ import { decisionView } from "./moderation-view";
  * POST /admin/api/marketplace/{id}/reject `{reason}` (issue 11; SPEC §3.1): the merchant sees the reason. Audited
  * and a `listing.rejected` webhook, in the same transaction; a listing no longer pending answers 409.
  */
-export const rejectListingProcedure = adminProcedure
-  .meta({
-    openapi: {
-      method: "POST",
-      path: "/admin/api/marketplace/{id}/reject",
-      tags: ["operators"],
-      summary: "Reject a listing, with a reason the merchant sees",
-      errorResponses: [400, 401, 403, 404, 409],
-    },
-    rest: { noStore: true, security: "adminSession" },
-  })
-  .input(ZRejectListingRequest)
-  .output(ZDecideListingResponse)
-  .mutation(async ({ ctx, input }) => {
-    const row = await rejectListing(ctx.deps, {
-      listingId: input.id,
-      revision: input.revision,
-      reason: input.reason,
-      admin: ctx.admin,
-      ip: ctx.ip,
-      requestId: ctx.requestId,
+export const rejectListingProcedure = (deps: MarketplaceDeps) =>
+  adminProcedure(deps.adminAuth)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/admin/api/marketplace/{id}/reject",
+        tags: ["operators"],
+        summary: "Reject a listing, with a reason the merchant sees",
+        errorResponses: [400, 401, 403, 404, 409],
+      },
+      rest: { noStore: true, security: "adminSession" },
+    })
+    .input(ZRejectListingRequest)
+    .output(ZDecideListingResponse)
+    .mutation(async ({ ctx, input }) => {
+      const row = await rejectListing(deps, {
+        listingId: input.id,
+        revision: input.revision,
+        reason: input.reason,
+        admin: ctx.admin,
+        ip: ctx.ip,
+        requestId: ctx.requestId,
+      });
+      ctx.log.info(
+        { listing_id: row.id, admin_id: ctx.admin.id, revision: row.revision },
+        "listing rejected",
+      );
+      return decisionView(deps, row);
     });
-    ctx.log.info({ listing_id: row.id, admin_id: ctx.admin.id, revision: row.revision }, "listing rejected");
-    return decisionView(ctx.deps, row);
-  });

@@ -1,5 +1,5 @@
-import { merchantProcedure } from "../../trpc/trpc";
-import { assertSameMerchant } from "../merchants/merchant-service";
+import { assertSameMerchant, merchantProcedure } from "../merchants";
+import type { MarketplaceDeps } from "./deps";
 import { updateListing } from "./listing-service";
 import { listingView } from "./listing-view";
 import { ZUpdateListingRequest, ZUpdateListingResponse } from "./update-listing.types";
@@ -8,25 +8,26 @@ import { ZUpdateListingRequest, ZUpdateListingResponse } from "./update-listing.
  * PATCH /v1/merchants/{id}/listings/{listing_id} (issue 11; SPEC §3.1): every edit is a new pending revision.
  * A rejected listing goes back to pending; an approved one stays public as approved while the edit waits.
  */
-export const updateListingProcedure = merchantProcedure
-  .meta({
-    openapi: {
-      method: "PATCH",
-      path: "/v1/merchants/{id}/listings/{listing_id}",
-      tags: ["marketplace"],
-      summary: "Edit a listing (a new revision, pending review)",
-      description:
-        "Omitted fields keep their value; null clears an optional one. The edit waits for review as a pending revision; an approved version stays public meanwhile.",
-      protect: true,
-      errorResponses: [400, 401, 403, 404, 415],
-    },
-    rest: { noStore: true },
-  })
-  .input(ZUpdateListingRequest)
-  .output(ZUpdateListingResponse)
-  .mutation(async ({ ctx, input: { id, listing_id, ...changes } }) => {
-    assertSameMerchant(ctx.merchant, id);
-    const row = await updateListing(ctx.deps, ctx.merchant, listing_id, changes);
-    ctx.log.info({ merchant_id: id, listing_id, revision: row.revision }, "listing edited");
-    return listingView(row);
-  });
+export const updateListingProcedure = (deps: MarketplaceDeps) =>
+  merchantProcedure(deps.merchantAuth)
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/v1/merchants/{id}/listings/{listing_id}",
+        tags: ["marketplace"],
+        summary: "Edit a listing (a new revision, pending review)",
+        description:
+          "Omitted fields keep their value; null clears an optional one. The edit waits for review as a pending revision; an approved version stays public meanwhile.",
+        protect: true,
+        errorResponses: [400, 401, 403, 404, 415],
+      },
+      rest: { noStore: true },
+    })
+    .input(ZUpdateListingRequest)
+    .output(ZUpdateListingResponse)
+    .mutation(async ({ ctx, input: { id, listing_id, ...changes } }) => {
+      assertSameMerchant(ctx.merchant, id);
+      const row = await updateListing(deps, ctx.merchant, listing_id, changes);
+      ctx.log.info({ merchant_id: id, listing_id, revision: row.revision }, "listing edited");
+      return listingView(row);
+    });

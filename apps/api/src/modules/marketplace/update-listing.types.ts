@@ -1,5 +1,5 @@
 import { ZUpdateListingInput } from "@tollgate/shared";
-import { ZMerchantIdParam } from "../merchants/get-merchant.types";
+import { ZMerchantIdParam } from "../merchants";
 import { ZListingIdParam, ZListingView } from "./listing.types";
 
 export const ZUpdateListingRequest = ZUpdateListingInput.extend({

@@ -9,7 +9,7 @@
  * instead of signing a transfer this resource would not accept.
  */
 
-import type { ListingContentColumn } from "@tollgate/db";
+import type { Database, ListingContentColumn } from "@tollgate/db";
 import { buildChallenge } from "@tollgate/gate";
 import {
   AppError,
@@ -19,10 +19,9 @@ import {
   NETWORKS,
   ownValue,
 } from "@tollgate/shared";
-import type { Deps } from "../../deps";
-import { findMerchant } from "../merchants/merchant-service";
-import { priceInAsset } from "../quotes-pay/quote-service";
-import { selectRoute } from "../quotes-pay/route-selection";
+import type { Clock } from "../../infra/clock";
+import { findMerchant } from "../merchants";
+import { priceInAsset, type RouteSelectionDeps, selectRoute } from "../quotes-pay";
 
 export const AIFP_X402_SCHEME = "aifp-1";
 const JSON_SCHEMA_2020_12 = "https://json-schema.org/draft/2020-12/schema";
@@ -43,7 +42,16 @@ export interface GatewayOffer {
   network: EvmNetworkName;
 }
 
-export type OfferDeps = Pick<Deps, "db" | "clock" | "chains" | "quoteSigner" | "pause" | "env">;
+/** What building an offer reads: the merchant, the route a quote would take, and the quote terms. */
+export interface OfferDeps extends RouteSelectionDeps {
+  db: { db: Database };
+  clock: Clock;
+  env: {
+    baseUrl: string;
+    quotes: { ttlSeconds: number; priceMaxAgeSeconds: number };
+    gateway: { url: string };
+  };
+}
 
 /**
  * The AIFP-1 challenge and its x402 `accepts` for the gateway route of `merchantId` sold on `tier` (resource
@@ -71,7 +79,7 @@ export async function gatewayOffer(
     unitPrice: formatUsd(unitPrice),
     code: "payment_required",
   });
-  const selected = await selectRoute(deps, merchant, { asset: "USDC" }, now.getTime());
+  const selected = await selectRoute(deps, merchant, { asset: "USDC" });
   if (!selected.token) throw new AppError("service_unavailable", "no USDC on the merchant's network");
   const { amountAtomic } = await priceInAsset(
     selected.chain,

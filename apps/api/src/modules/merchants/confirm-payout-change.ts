@@ -1,4 +1,5 @@
-import { merchantProcedure } from "../../trpc/trpc";
+import type { MerchantsDeps } from "./deps";
+import { merchantProcedure } from "./merchant-procedure";
 import { getMerchant, toPrivateView } from "./merchant-service";
 import { ZConfirmPayoutChangeRequest, ZConfirmPayoutChangeResponse } from "./payout-change.types";
 import { assertOwnMerchant } from "./payout-change-challenge";
@@ -9,28 +10,29 @@ import { confirmPayoutChange } from "./payout-change-service";
  * the current payout wallet's signature over its message, changes `pay_to` in one transaction (settlement
  * linking, audit, `merchant.payout_changed` webhook). The nonce is single use.
  */
-export const confirmPayoutChangeProcedure = merchantProcedure
-  .meta({
-    openapi: {
-      method: "POST",
-      path: "/v1/merchants/{id}/payout-change",
-      tags: ["merchants"],
-      summary: "Change the payout with the current payout wallet's signature",
-      protect: true,
-      errorResponses: [400, 401, 403, 404, 409],
-    },
-    rest: { noStore: true },
-  })
-  .input(ZConfirmPayoutChangeRequest)
-  .output(ZConfirmPayoutChangeResponse)
-  .mutation(async ({ ctx, input }) => {
-    assertOwnMerchant(ctx.merchant, input.id);
-    await confirmPayoutChange(
-      ctx.deps,
-      input.id,
-      { nonce: input.nonce, signature: input.signature, payTo: input.pay_to },
-      { ip: ctx.ip, requestId: ctx.requestId },
-    );
-    ctx.log.info({ merchant_id: input.id }, "payout changed with owner step-up");
-    return toPrivateView(await getMerchant(ctx.deps, input.id));
-  });
+export const confirmPayoutChangeProcedure = (deps: MerchantsDeps) =>
+  merchantProcedure(deps.merchantAuth)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/v1/merchants/{id}/payout-change",
+        tags: ["merchants"],
+        summary: "Change the payout with the current payout wallet's signature",
+        protect: true,
+        errorResponses: [400, 401, 403, 404, 409],
+      },
+      rest: { noStore: true },
+    })
+    .input(ZConfirmPayoutChangeRequest)
+    .output(ZConfirmPayoutChangeResponse)
+    .mutation(async ({ ctx, input }) => {
+      assertOwnMerchant(ctx.merchant, input.id);
+      await confirmPayoutChange(
+        deps,
+        input.id,
+        { nonce: input.nonce, signature: input.signature, payTo: input.pay_to },
+        { ip: ctx.ip, requestId: ctx.requestId },
+      );
+      ctx.log.info({ merchant_id: input.id }, "payout changed with owner step-up");
+      return toPrivateView(await getMerchant(deps, input.id));
+    });

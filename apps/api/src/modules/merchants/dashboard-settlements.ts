@@ -6,7 +6,7 @@
  */
 import { settlements } from "@tollgate/db";
 import { and, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
-import { assetSymbol } from "../operator/fees-service";
+import { assetSymbol } from "../chains";
 import type { DashboardDeps, DashboardWindow } from "./dashboard-window";
 
 const RECENT_LIMIT = 20;

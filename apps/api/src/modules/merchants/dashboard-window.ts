@@ -3,7 +3,7 @@
  * today included, so `days=1` is today since midnight UTC. Every aggregate is bounded by it.
  */
 import type { Database } from "@tollgate/db";
-import type { ChainRegistry } from "../chains/chain-registry";
+import type { ChainRegistry } from "../chains";
 
 export const DAY_MS = 86_400_000;
 export const DASHBOARD_MAX_DAYS = 365;

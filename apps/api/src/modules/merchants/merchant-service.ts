@@ -23,7 +23,7 @@ import {
 } from "@tollgate/shared";
 import { and, eq, isNull } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
-import { type AuditRequest, recordAudit } from "../audit/audit-log";
+import { type AuditRequest, recordAudit } from "../audit";
 import type { MerchantCache } from "./merchant-cache";
 
 export interface MerchantServiceDeps {

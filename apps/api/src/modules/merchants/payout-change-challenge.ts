@@ -1,9 +1,10 @@
 import { AppError } from "@tollgate/shared";
-import { merchantProcedure } from "../../trpc/trpc";
+import type { MerchantsDeps } from "./deps";
+import { merchantProcedure } from "./merchant-procedure";
 import { ZPayoutChallengeRequest, ZPayoutChallengeResponse } from "./payout-change.types";
 import { issuePayoutChallenge } from "./payout-change-service";
 
-/** The step-up routes answer another merchant's id as unknown (docs/decisions.md): they confirm nothing about it. */
+/** The step-up routes answer another merchant's id as unknown (docs/decisions/0002-merchants.md): they confirm nothing about it. */
 export function assertOwnMerchant(merchant: { id: string }, id: string): void {
   if (merchant.id !== id) throw new AppError("merchant_not_found", `no merchant ${id}`);
 }
@@ -12,31 +13,35 @@ export function assertOwnMerchant(merchant: { id: string }, id: string): void {
  * POST /v1/merchants/{id}/payout-change/challenge (issue 14): step one of the owner step-up. Returns the message
  * the current payout wallet signs, bound to this merchant, the new payout, a single-use nonce and an expiry.
  */
-export const payoutChangeChallengeProcedure = merchantProcedure
-  .meta({
-    openapi: {
-      method: "POST",
-      path: "/v1/merchants/{id}/payout-change/challenge",
-      tags: ["merchants"],
-      summary: "Ask for a payout-change challenge to sign with the current payout wallet",
-      description:
-        "The EVM payout signs an EIP-4361 message (personal_sign); a merchant without one signs the Solana form with its Solana payout. A new challenge replaces the previous one.",
-      protect: true,
-      errorResponses: [400, 401, 404, 409],
-    },
-    rest: { noStore: true },
-  })
-  .input(ZPayoutChallengeRequest)
-  .output(ZPayoutChallengeResponse)
-  .mutation(async ({ ctx, input }) => {
-    assertOwnMerchant(ctx.merchant, input.id);
-    const challenge = await issuePayoutChallenge(ctx.deps, input.id, input.pay_to);
-    ctx.log.info({ merchant_id: input.id, signer: challenge.signer.kind }, "payout-change challenge issued");
-    return {
-      message: challenge.message,
-      nonce: challenge.nonce,
-      signer: challenge.signer,
-      pay_to: challenge.payTo,
-      expires_at: challenge.expiresAt.toISOString(),
-    };
-  });
+export const payoutChangeChallengeProcedure = (deps: MerchantsDeps) =>
+  merchantProcedure(deps.merchantAuth)
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/v1/merchants/{id}/payout-change/challenge",
+        tags: ["merchants"],
+        summary: "Ask for a payout-change challenge to sign with the current payout wallet",
+        description:
+          "The EVM payout signs an EIP-4361 message (personal_sign); a merchant without one signs the Solana form with its Solana payout. A new challenge replaces the previous one.",
+        protect: true,
+        errorResponses: [400, 401, 404, 409],
+      },
+      rest: { noStore: true },
+    })
+    .input(ZPayoutChallengeRequest)
+    .output(ZPayoutChallengeResponse)
+    .mutation(async ({ ctx, input }) => {
+      assertOwnMerchant(ctx.merchant, input.id);
+      const challenge = await issuePayoutChallenge(deps, input.id, input.pay_to);
+      ctx.log.info(
+        { merchant_id: input.id, signer: challenge.signer.kind },
+        "payout-change challenge issued",
+      );
+      return {
+        message: challenge.message,
+        nonce: challenge.nonce,
+        signer: challenge.signer,
+        pay_to: challenge.payTo,
+        expires_at: challenge.expiresAt.toISOString(),
+      };
+    });

@@ -19,7 +19,7 @@ import { enqueueWebhookEvents } from "@tollgate/webhooks";
 import bs58 from "bs58";
 import { and, eq, gt } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
-import { type AuditRequest, recordAudit } from "../audit/audit-log";
+import { type AuditRequest, recordAudit } from "../audit";
 import type { Ed25519Verifier } from "../identity/identity-signature";
 import type { MerchantCache } from "./merchant-cache";
 import { linkUnattributedSettlements } from "./merchant-service";
@@ -29,7 +29,7 @@ export interface PayoutChangeDeps {
   db: { db: Database };
   clock: Clock;
   /** `domain` and `uri` of the messages (BASE_URL), the challenge lifetime and the Ed25519 verifier. */
-  users: { domain: string; uri: string; nonceLifetimeMs: number; verifier: Ed25519Verifier };
+  signing: { domain: string; uri: string; nonceLifetimeMs: number; verifier: Ed25519Verifier };
   /** The new payout is quoted at once by this process (issue 15). */
   merchantCache: Pick<MerchantCache, "invalidate">;
 }
@@ -50,7 +50,7 @@ export function samePayTo(a: PayTo, b: PayTo): boolean {
   return families.every((family) => (a[family] ?? null) === (b[family] ?? null));
 }
 
-/** The EVM payout signs when there is one; otherwise the Solana payout (docs/decisions.md). */
+/** The EVM payout signs when there is one; otherwise the Solana payout (docs/decisions/0002-merchants.md). */
 export function payoutSigner(payTo: PayTo): { kind: SignerKind; address: string } {
   if (payTo.evm) return { kind: "evm", address: payTo.evm.toLowerCase() };
   if (payTo.solana) return { kind: "solana", address: payTo.solana };
@@ -87,14 +87,14 @@ export async function issuePayoutChallenge(
   const signer = payoutSigner(merchant.payTo);
   const nonce = bs58.encode(randomBytes(16));
   const issuedAt = deps.clock.now();
-  const expiresAt = new Date(issuedAt.getTime() + deps.users.nonceLifetimeMs);
+  const expiresAt = new Date(issuedAt.getTime() + deps.signing.nonceLifetimeMs);
   const message = payoutChangeMessage({
     merchantId,
     settlementChain: merchant.settlementChain,
     signer,
     newPayTo: next,
-    domain: deps.users.domain,
-    uri: deps.users.uri,
+    domain: deps.signing.domain,
+    uri: deps.signing.uri,
     nonce,
     issuedAt,
     expiresAt,
@@ -162,7 +162,7 @@ export async function confirmPayoutChange(
         "the payout changed since the challenge; ask for a new one",
       );
     }
-    if (!(await verifyPayoutSignature(signer, challenge.message, input.signature, deps.users.verifier))) {
+    if (!(await verifyPayoutSignature(signer, challenge.message, input.signature, deps.signing.verifier))) {
       throw new AppError(
         "payout_change_signature_invalid",
         `the signature is not ${signer.address}'s over the challenge message`,

@@ -1,32 +1,22 @@
-import type { PlainRoute } from "../../http/plain-route";
+import { z } from "zod";
+import { defineEndpoint, reply } from "../../http/endpoint";
+import type { MetricsDeps } from "./deps";
 import { collectMetrics, toPrometheusText } from "./metrics-service";
 
-/** GET /api/metrics (issue 5): Prometheus text of services/metrics-service.ts's figures. */
-export const metricsRoute: PlainRoute = {
+/** GET /api/metrics (SPEC §4.3): Prometheus text of ./metrics-service.ts's figures. */
+export const metricsEndpoint = defineEndpoint({
   method: "get",
   path: "/api/metrics",
-  openapi: {
-    operationId: "metrics",
-    tags: ["system"],
-    summary: "Prometheus metrics",
-    responses: {
-      "200": {
-        description: "Prometheus text exposition format 0.0.4",
-        content: { "text/plain": { schema: { type: "string" } } },
-      },
-      "500": { $ref: "#/components/responses/Problem500" },
+  operationId: "metrics",
+  tags: ["system"],
+  summary: "Prometheus metrics",
+  responses: {
+    200: {
+      description: "Prometheus text exposition format 0.0.4",
+      content: { type: "text/plain", schema: z.string() },
     },
   },
-  register(app, deps) {
-    app.get("/api/metrics", async (_req, res, next) => {
-      try {
-        const text = toPrometheusText(await collectMetrics(deps));
-        res.setHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-        res.setHeader("Cache-Control", "no-store");
-        res.send(text);
-      } catch (err) {
-        next(err);
-      }
-    });
-  },
-};
+  noStore: true,
+  handle: async (deps: MetricsDeps) =>
+    reply.text(toPrometheusText(await collectMetrics(deps)), "text/plain; version=0.0.4; charset=utf-8"),
+});

@@ -1,5 +1,5 @@
 /**
- * Request telemetry per process (issue 10, `/api/dashboard/telemetry`; docs/decisions.md "Operator dashboards").
+ * Request telemetry per process (issue 10, `/api/dashboard/telemetry`; docs/decisions/0028-operator-dashboards.md).
  *
  * Invariants:
  * - Recording is in memory and O(1): no I/O, no allocation once a series exists in the current minute.
@@ -137,7 +137,7 @@ export class Telemetry {
   private readonly slots: Slot[] = [];
   private pending: PendingDeltas = new Map();
   readonly startedAt: Date;
-  /** Names this process's figures: each API process counts its own (docs/decisions.md). */
+  /** Names this process's figures: each API process counts its own (docs/decisions/0028-operator-dashboards.md). */
   readonly instanceId = randomBytes(6).toString("hex");
 
   constructor(

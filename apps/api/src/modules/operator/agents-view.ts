@@ -6,14 +6,9 @@
 import { merchants, receipts, settlements } from "@tollgate/db";
 import { AppError, isSolanaAddress } from "@tollgate/shared";
 import { and, count, countDistinct, desc, eq, gt, max, min, ne, type SQL, sql } from "drizzle-orm";
-import {
-  type AdminReadDeps,
-  assetResolver,
-  decodeCursor,
-  EVM_ADDRESS,
-  encodeCursor,
-  settlementViewer,
-} from "./read-common";
+import { decodeCursor, EVM_ADDRESS, encodeCursor } from "../../http/list-query";
+import { assetResolver, settlementViewer } from "../chains";
+import type { AdminReadDeps } from "./read-common";
 
 export interface AgentListQuery {
   cursor?: string | undefined;

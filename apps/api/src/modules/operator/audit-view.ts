@@ -4,9 +4,10 @@
  */
 import { AUDIT_ACTOR_TYPES, type AuditActorType, auditEvents } from "@tollgate/db";
 import { and, desc, eq, gte, like, lt, type SQL } from "drizzle-orm";
-import { verifyAuditChain } from "../audit/audit-log";
+import { DIGITS, decodeCursor, encodeCursor } from "../../http/list-query";
+import { verifyAuditChain } from "../audit";
 import { likePrefix } from "./merchants-view";
-import { type AdminReadDeps, DIGITS, decodeCursor, encodeCursor } from "./read-common";
+import type { AdminReadDeps } from "./read-common";
 
 export const AUDIT_ACTOR_TYPE_NAMES = AUDIT_ACTOR_TYPES;
 

@@ -1,7 +1,7 @@
 import { FAILED_PAYMENT_KINDS, SETTLEMENT_STATES } from "@tollgate/db";
 import { queryInteger } from "@tollgate/shared";
 import { z } from "zod";
-import { typedId, ZEvmAddress, ZInstant, ZNetworkFilter } from "./read-common";
+import { typedId, ZEvmAddress, ZInstant, ZNetworkFilter } from "../../http/list-query";
 
 const ZAmount = z.string().describe("decimal string of base units");
 

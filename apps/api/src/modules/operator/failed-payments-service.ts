@@ -15,20 +15,15 @@
 import { type Database, failedPaymentResolutions, quotes, receipts, settlements } from "@tollgate/db";
 import { AppError } from "@tollgate/shared";
 import { and, desc, eq, gte, isNull, lt, type SQL, sql } from "drizzle-orm";
+import { DIGITS, decodeCursor, encodeCursor } from "../../http/list-query";
 import type { Clock } from "../../infra/clock";
-import type { OperatorActor } from "../audit/operator-audit";
-import { auditOperatorAction } from "../audit/operator-audit";
-import { BRIDGE_FAILED_ID, listUnserved, resolveUnserved, unservedView } from "../bridge/unserved-service";
-import {
-  type AdminReadDeps,
-  assetResolver,
-  DIGITS,
-  decodeCursor,
-  encodeCursor,
-  explorerResolver,
-} from "./read-common";
+import type { OperatorActor } from "../audit";
+import { auditOperatorAction } from "../audit";
+import { BRIDGE_FAILED_ID, listUnserved, resolveUnserved, unservedView } from "../bridge";
+import { assetResolver, explorerResolver } from "../chains";
+import type { AdminReadDeps } from "./read-common";
 
-/** A quote paid in time whose receipt nobody claimed this long after its expiry is listed (docs/decisions.md). */
+/** A quote paid in time whose receipt nobody claimed this long after its expiry is listed (docs/decisions/0028-operator-dashboards.md). */
 export const UNCLAIMED_AFTER_MS = 24 * 3_600_000;
 
 export const FAILED_ID = /^fail_([1-9][0-9]{0,18}|ord_[1-9A-HJ-NP-Za-km-z]{1,64})$/;

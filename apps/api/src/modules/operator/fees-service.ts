@@ -7,7 +7,7 @@
  */
 import { type Database, settlements } from "@tollgate/db";
 import { and, gte, inArray, lt, sql } from "drizzle-orm";
-import type { ChainRegistry } from "../chains/chain-registry";
+import { assetSymbol, type ChainRegistry } from "../chains";
 
 export interface FeesQuery {
   from: Date;
@@ -50,14 +50,4 @@ export async function feeIncome(deps: { db: { db: Database }; chains: ChainRegis
     ip_creator_amount: row.ipCreator,
     total_amount: row.total,
   }));
-}
-
-/** The token's symbol from the deployment, `native` for the zero address, null when unknown. */
-export function assetSymbol(chains: ChainRegistry, network: string, token: string): string | null {
-  if (/^0x0{40}$/i.test(token)) return "native";
-  const chain = chains.all().find((candidate) => candidate.network === network);
-  for (const [symbol, deployed] of Object.entries(chain?.deployment.tokens ?? {})) {
-    if (deployed.address.toLowerCase() === token.toLowerCase()) return symbol;
-  }
-  return null;
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { typedId } from "../../http/list-query";
 import { ZAdminMerchantSummary } from "./list-merchants.types";
 import { ZAdminSettlement } from "./list-transactions.types";
-import { typedId } from "./read-common";
 
 export const ZGetMerchantDetailRequest = z.strictObject({ id: typedId("mrch_") });
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { DIGITS } from "../../http/list-query";
 import { ZAdminTransaction } from "./list-transactions.types";
-import { DIGITS } from "./read-common";
 
 const MAX_BIGINT = 2n ** 63n - 1n;
 

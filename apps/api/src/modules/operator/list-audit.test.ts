@@ -2,7 +2,7 @@ import { auditEvents } from "@tollgate/db";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
-import { recordAuditAlone } from "../audit/audit-log";
+import { recordAuditAlone } from "../audit";
 import { operatorBearer, registerMerchant } from "../operators/testing";
 
 describe.each(testDatabaseKinds())("GET /admin/api/audit on %s", (kind) => {

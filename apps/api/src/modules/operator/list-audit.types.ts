@@ -1,7 +1,7 @@
 import { AUDIT_ACTOR_TYPES } from "@tollgate/db";
 import { queryInteger, safeText } from "@tollgate/shared";
 import { z } from "zod";
-import { ZInstant } from "./read-common";
+import { ZInstant } from "../../http/list-query";
 
 const ZName = (label: string) => safeText({ min: 1, max: 100, label });
 

@@ -1,21 +1,23 @@
-import { adminProcedure } from "../operators/admin-procedure";
+import { adminProcedure } from "../operators";
+import type { OperatorDeps } from "./deps";
 import { ZListMerchantsRequest, ZListMerchantsResponse } from "./list-merchants.types";
 import { listMerchants } from "./merchants-view";
 
 /** GET /admin/api/merchants (SPEC §4.3, issue 10): newest first, searchable by id, payout address or name. */
-export const listMerchantsProcedure = adminProcedure
-  .meta({
-    openapi: {
-      method: "GET",
-      path: "/admin/api/merchants",
-      tags: ["operators"],
-      summary: "Merchants",
-      description:
-        "Newest first, cursor-paginated. `q`: an exact id (mrch_...), an exact payout address, or a name prefix (case-insensitive; % and _ are literal).",
-      errorResponses: [400, 401],
-    },
-    rest: { noStore: true, security: "adminSession" },
-  })
-  .input(ZListMerchantsRequest)
-  .output(ZListMerchantsResponse)
-  .query(({ ctx, input }) => listMerchants(ctx.deps, { ...input, limit: input.limit ?? 25 }));
+export const listMerchantsProcedure = (deps: OperatorDeps) =>
+  adminProcedure(deps.adminAuth)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/admin/api/merchants",
+        tags: ["operators"],
+        summary: "Merchants",
+        description:
+          "Newest first, cursor-paginated. `q`: an exact id (mrch_...), an exact payout address, or a name prefix (case-insensitive; % and _ are literal).",
+        errorResponses: [400, 401],
+      },
+      rest: { noStore: true, security: "adminSession" },
+    })
+    .input(ZListMerchantsRequest)
+    .output(ZListMerchantsResponse)
+    .query(({ input }) => listMerchants(deps, { ...input, limit: input.limit ?? 25 }));

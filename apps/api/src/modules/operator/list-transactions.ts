@@ -1,5 +1,6 @@
 import { acceptsCsv } from "../../trpc/trpc";
-import { adminProcedure } from "../operators/admin-procedure";
+import { adminProcedure } from "../operators";
+import type { OperatorDeps } from "./deps";
 import { ZListTransactionsRequest, ZListTransactionsResponse } from "./list-transactions.types";
 import { listTransactions, transactionsCsv } from "./transactions-view";
 
@@ -7,30 +8,31 @@ import { listTransactions, transactionsCsv } from "./transactions-view";
  * GET /admin/api/transactions (SPEC §4.3, issue 10): settlements joined with quotes and receipts, filtered and
  * cursor-paginated; `?format=csv` or `Accept: text/csv` exports the same page as CSV (formula cells neutralised).
  */
-export const listTransactionsProcedure = adminProcedure
-  .meta({
-    openapi: {
-      method: "GET",
-      path: "/admin/api/transactions",
-      tags: ["operators"],
-      summary: "Settlements with their quotes and receipts",
-      description:
-        "Newest first. Filters: network, asset (symbol or token address), merchant (mrch_...), payer, state (seen/confirmed/final/orphaned), from/to on seen_at. `?format=csv` or `Accept: text/csv` answers text/csv (default 1000 rows, next page in the `X-Next-Cursor` header).",
-      errorResponses: [400, 401],
-    },
-    rest: { noStore: true, security: "adminSession", csv: true },
-  })
-  .input(ZListTransactionsRequest)
-  .output(ZListTransactionsResponse)
-  .query(async ({ ctx, input }) => {
-    const csv = input.format === "csv" || (input.format === undefined && acceptsCsv(ctx.header));
-    const page = await listTransactions(ctx.deps, { ...input, limit: input.limit ?? (csv ? 1000 : 50) });
-    if (!csv) return page;
-    if (page.next_cursor) ctx.setHeader("X-Next-Cursor", page.next_cursor);
-    const stamp = ctx.deps.clock
-      .now()
-      .toISOString()
-      .replace(/[^0-9]/g, "")
-      .slice(0, 14);
-    return { format: "csv" as const, filename: `transactions-${stamp}.csv`, csv: transactionsCsv(page) };
-  });
+export const listTransactionsProcedure = (deps: OperatorDeps) =>
+  adminProcedure(deps.adminAuth)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/admin/api/transactions",
+        tags: ["operators"],
+        summary: "Settlements with their quotes and receipts",
+        description:
+          "Newest first. Filters: network, asset (symbol or token address), merchant (mrch_...), payer, state (seen/confirmed/final/orphaned), from/to on seen_at. `?format=csv` or `Accept: text/csv` answers text/csv (default 1000 rows, next page in the `X-Next-Cursor` header).",
+        errorResponses: [400, 401],
+      },
+      rest: { noStore: true, security: "adminSession", csv: true },
+    })
+    .input(ZListTransactionsRequest)
+    .output(ZListTransactionsResponse)
+    .query(async ({ ctx, input }) => {
+      const csv = input.format === "csv" || (input.format === undefined && acceptsCsv(ctx.header));
+      const page = await listTransactions(deps, { ...input, limit: input.limit ?? (csv ? 1000 : 50) });
+      if (!csv) return page;
+      if (page.next_cursor) ctx.setHeader("X-Next-Cursor", page.next_cursor);
+      const stamp = deps.clock
+        .now()
+        .toISOString()
+        .replace(/[^0-9]/g, "")
+        .slice(0, 14);
+      return { format: "csv" as const, filename: `transactions-${stamp}.csv`, csv: transactionsCsv(page) };
+    });

@@ -14,14 +14,9 @@ import {
 } from "@tollgate/db";
 import { AppError } from "@tollgate/shared";
 import { and, asc, count, desc, eq, like, lt, or, type SQL, sql } from "drizzle-orm";
-import {
-  type AdminReadDeps,
-  DIGITS,
-  decodeCursor,
-  EVM_ADDRESS,
-  encodeCursor,
-  settlementViewer,
-} from "./read-common";
+import { DIGITS, decodeCursor, EVM_ADDRESS, encodeCursor } from "../../http/list-query";
+import { settlementViewer } from "../chains";
+import type { AdminReadDeps } from "./read-common";
 
 export interface MerchantListQuery {
   /** An id (`mrch_...`), a payout address, or the start of a name (case-insensitive). */

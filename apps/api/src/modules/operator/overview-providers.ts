@@ -1,13 +1,12 @@
 /**
- * Fills the overview's pause and drift hooks (issue 10) from the operator services, so the overview shows the pause
+ * Fills the overview's pause and drift hooks from the controls module, so the overview shows the pause
  * state this process enforces and how the recorded configuration differs from the manifest and the contracts.
  */
 import type { DatabaseHandle } from "@tollgate/db";
+import { createCachedValue } from "../../infra/cache";
 import type { Clock } from "../../infra/clock";
-import { ttlCache } from "../../infra/ttl-cache";
-import type { ChainRegistry } from "../chains/chain-registry";
-import { configDrift } from "../controls/network-config-service";
-import { listPauses } from "../controls/pause-service";
+import type { ChainRegistry } from "../chains";
+import { configDrift, listPauses } from "../controls";
 import type { OverviewConfigDrift, OverviewExtensions } from "./overview-service";
 
 const text = (value: string | number | boolean | null): string | null =>
@@ -22,7 +21,7 @@ export function overviewProviders(
   clock: Clock,
   driftCacheMs = CONFIG_DRIFT_CACHE_MS,
 ): OverviewExtensions & { invalidateConfigDrift(): void } {
-  const drift = ttlCache(() => readConfigDrift(db, chains), driftCacheMs, clock);
+  const drift = createCachedValue(clock, driftCacheMs, () => readConfigDrift(db, chains));
   return {
     invalidateConfigDrift: () => drift.invalidate(),
     async pauseState() {

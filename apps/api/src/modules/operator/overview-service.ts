@@ -15,8 +15,9 @@ import {
   webhookEndpoints,
 } from "@tollgate/db";
 import { count, countDistinct, sql } from "drizzle-orm";
-import { listOpenHalts } from "../controls/network-halt-service";
-import { type AdminReadDeps, assetResolver } from "./read-common";
+import { assetResolver } from "../chains";
+import { listOpenHalts } from "../controls";
+import type { AdminReadDeps } from "./read-common";
 
 /** Pause state as the pause work will report it: the scopes paused now. */
 export interface OverviewPauseState {

@@ -1,8 +1,8 @@
 import { safeText } from "@tollgate/shared";
 import { z } from "zod";
+import { TX_HASH } from "../../http/list-query";
 import { ZFailedPayment } from "./dashboard-failed.types";
 import { FAILED_ID } from "./failed-payments-service";
-import { TX_HASH } from "./read-common";
 
 export const ZResolveFailedRequest = z
   .strictObject({

@@ -5,8 +5,9 @@
  */
 import { merchants, quotes, receipts, settlements, webhookEvents } from "@tollgate/db";
 import { eq, sql } from "drizzle-orm";
+import { EVM_ADDRESS, TX_HASH } from "../../http/list-query";
 import { merchantMatch } from "./merchants-view";
-import { type AdminReadDeps, EVM_ADDRESS, TX_HASH } from "./read-common";
+import type { AdminReadDeps } from "./read-common";
 
 export type SearchKind =
   | "merchant_id"

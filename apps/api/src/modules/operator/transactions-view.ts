@@ -6,8 +6,10 @@
 import { quotes, receipts, settlements } from "@tollgate/db";
 import { AppError, NETWORKS } from "@tollgate/shared";
 import { and, desc, eq, gte, lt, or, type SQL, sql } from "drizzle-orm";
+import { DIGITS, decodeCursor, encodeCursor } from "../../http/list-query";
+import { settlementViewer } from "../chains";
 import { toCsv } from "./csv";
-import { type AdminReadDeps, DIGITS, decodeCursor, encodeCursor, settlementViewer } from "./read-common";
+import type { AdminReadDeps } from "./read-common";
 
 export interface TransactionFilters {
   network?: string | undefined;

@@ -7,9 +7,10 @@ import { adminAccounts, adminSessions, auditEvents } from "@tollgate/db";
 import type { AdminRoleName } from "@tollgate/shared";
 import { AppError } from "@tollgate/shared";
 import { and, asc, count, desc, eq, gt, isNotNull, isNull, max, or, type SQL } from "drizzle-orm";
-import { adminView } from "../operators/admin-accounts";
+import { DIGITS, decodeCursor, encodeCursor } from "../../http/list-query";
+import { adminView } from "../operators";
 import { auditEventView } from "./audit-view";
-import { type AdminReadDeps, DIGITS, decodeCursor, encodeCursor } from "./read-common";
+import type { AdminReadDeps } from "./read-common";
 import { getWalletUser, listWalletUsers } from "./wallet-users-view";
 
 export interface ListUsersQuery {

@@ -19,8 +19,9 @@ import {
   or,
   type SQL,
 } from "drizzle-orm";
+import { DIGITS, decodeCursor, encodeCursor } from "../../http/list-query";
 import { auditEventView } from "./audit-view";
-import { type AdminReadDeps, DIGITS, decodeCursor, encodeCursor } from "./read-common";
+import type { AdminReadDeps } from "./read-common";
 
 type AccountRow = typeof userAccounts.$inferSelect;
 type WalletRow = typeof userWallets.$inferSelect;

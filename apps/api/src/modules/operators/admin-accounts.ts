@@ -6,7 +6,7 @@ import { ADMIN_ROLES, type AdminRole, adminAccounts, type Database, type Transac
 import { AppError, newId } from "@tollgate/shared";
 import { count, eq } from "drizzle-orm";
 import { z } from "zod";
-import { recordAudit } from "../audit/audit-log";
+import { recordAudit } from "../audit";
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./passwords";
 
 export type AdminAccount = typeof adminAccounts.$inferSelect;

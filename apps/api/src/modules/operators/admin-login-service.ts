@@ -5,7 +5,7 @@
 import { type AdminRole, adminAccounts, type Database } from "@tollgate/db";
 import { AppError } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
-import { recordAudit, recordAuditAlone } from "../audit/audit-log";
+import { recordAudit, recordAuditAlone } from "../audit";
 import { findAdminByEmail } from "./admin-accounts";
 import {
   type AdminSessionPolicy,

@@ -1,45 +1,47 @@
 import { publicProcedure } from "../../trpc/trpc";
 import { ZAdminLoginRequest, ZAdminLoginResponse } from "./admin-login.types";
 import { loginAdmin } from "./admin-login-service";
-import { adminCredential, assertSameOrigin } from "./admin-procedure";
+import { adminCredential, assertAdminSameOrigin } from "./admin-procedure";
 import { revokeAdminSession, sessionCookie } from "./admin-sessions";
+import type { OperatorsDeps } from "./deps";
 
 /**
  * POST /api/admin/login (SPEC §4.3, §5; DESIGN §9): a new server-side session on every sign-in. The strict login
  * limiter runs before the password is hashed; failures, lockouts and successes are audited.
  */
-export const adminLoginProcedure = publicProcedure
-  .meta({
-    openapi: {
-      method: "POST",
-      path: "/api/admin/login",
-      tags: ["operators"],
-      summary: "Sign in as an operator",
-      description:
-        "Verifies the password (argon2id) and starts a session: an HttpOnly SameSite=Strict cookie, or a bearer token with `session: bearer`. Strictly rate limited by address and by email + address.",
-      errorResponses: [400, 401, 403, 415, 429, 503],
-    },
-    rest: { noStore: true },
-  })
-  .input(ZAdminLoginRequest)
-  .output(ZAdminLoginResponse)
-  .mutation(async ({ ctx, input }) => {
-    // A cross-site page must not be able to sign a browser into an account (login CSRF).
-    if (input.session === "cookie" && ctx.header("origin") !== undefined) assertSameOrigin(ctx);
-    const policy = ctx.deps.admin.sessionPolicy;
-    const { session, admin } = await loginAdmin(
-      { db: ctx.deps.db.db, limiter: ctx.deps.admin.loginLimiter, policy, now: () => ctx.deps.clock.now() },
-      { email: input.email, password: input.password },
-      { ip: ctx.ip, userAgent: ctx.header("user-agent"), requestId: ctx.requestId },
-    );
-    // No fixation: a session the browser already held ends here; the new one has a fresh token.
-    const previous = adminCredential(ctx);
-    if (previous?.via === "cookie")
-      await revokeAdminSession(ctx.deps.db.db, previous.token, ctx.deps.clock.now());
-    ctx.log.info({ admin_id: admin.id }, "operator signed in");
-    if (input.session === "bearer") {
-      return { admin, expires_at: session.expiresAt.toISOString(), token: session.token };
-    }
-    ctx.setHeader("Set-Cookie", sessionCookie(session.token, session.expiresAt, policy));
-    return { admin, expires_at: session.expiresAt.toISOString() };
-  });
+export const adminLoginProcedure = (deps: OperatorsDeps) =>
+  publicProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/api/admin/login",
+        tags: ["operators"],
+        summary: "Sign in as an operator",
+        description:
+          "Verifies the password (argon2id) and starts a session: an HttpOnly SameSite=Strict cookie, or a bearer token with `session: bearer`. Strictly rate limited by address and by email + address.",
+        errorResponses: [400, 401, 403, 415, 429, 503],
+      },
+      rest: { noStore: true },
+    })
+    .input(ZAdminLoginRequest)
+    .output(ZAdminLoginResponse)
+    .mutation(async ({ ctx, input }) => {
+      // A cross-site page must not be able to sign a browser into an account (login CSRF).
+      if (input.session === "cookie" && ctx.header("origin") !== undefined)
+        assertAdminSameOrigin(ctx, deps.adminAuth);
+      const policy = deps.adminAuth.sessionPolicy;
+      const { session, admin } = await loginAdmin(
+        { db: deps.db.db, limiter: deps.loginLimiter, policy, now: () => deps.clock.now() },
+        { email: input.email, password: input.password },
+        { ip: ctx.ip, userAgent: ctx.header("user-agent"), requestId: ctx.requestId },
+      );
+      // No fixation: a session the browser already held ends here; the new one has a fresh token.
+      const previous = adminCredential(ctx, deps.adminAuth);
+      if (previous?.via === "cookie") await revokeAdminSession(deps.db.db, previous.token, deps.clock.now());
+      ctx.log.info({ admin_id: admin.id }, "operator signed in");
+      if (input.session === "bearer") {
+        return { admin, expires_at: session.expiresAt.toISOString(), token: session.token };
+      }
+      ctx.setHeader("Set-Cookie", sessionCookie(session.token, session.expiresAt, policy));
+      return { admin, expires_at: session.expiresAt.toISOString() };
+    });

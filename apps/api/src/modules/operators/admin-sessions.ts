@@ -18,7 +18,7 @@ import {
   type SessionPolicy,
   sessionCookieFor,
   slidExpiry,
-} from "../sessions/session-tokens";
+} from "../sessions";
 import type { AdminAccount } from "./admin-accounts";
 
 export { hashToken, type IssuedSession };

@@ -1,5 +1,5 @@
 /**
- * The paid-forward step, one for the bridge rails and the hosted gateway (docs/decisions.md "Paid forwarding";
+ * The paid-forward step, one for the bridge rails and the hosted gateway (docs/decisions/0008-paid-forwarding.md;
  * DESIGN §10): claim the payment -> forward upstream -> release it when the upstream did not deliver, consume it
  * when it did.
  *

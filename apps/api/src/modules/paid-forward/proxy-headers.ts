@@ -1,5 +1,5 @@
 /**
- * Header hygiene of every paid forward (the bridge and the hosted gateway; DESIGN §9, docs/decisions.md):
+ * Header hygiene of every paid forward (the bridge and the hosted gateway; DESIGN §9, docs/decisions/0008-paid-forwarding.md):
  * what never crosses to the upstream, what never comes back from it, and what every upstream answer gets.
  * Invariant: upstream bytes are served from our origin (where the console lives), so they can neither set
  * cookies, widen CORS, speak for our payment protocols, nor run as a page of ours.

@@ -1,6 +1,6 @@
 /**
  * One upstream call of a paid forward and its error policy, the same for the bridge and the hosted gateway
- * (docs/decisions.md "Paid forwarding"; SPEC §3.2, §7; DESIGN §10 "a 502 that still charged"):
+ * (docs/decisions/0008-paid-forwarding.md; SPEC §3.2, §7; DESIGN §10 "a 502 that still charged"):
  * - no answer within the deadline: `upstream_timeout` 504 (RFC 9110 §15.6.5);
  * - network error, 5xx, or a body over the limit: `upstream_failed` 502;
  * - a status the caller names as "the upstream refused us" (the bridge's own credentials: 401/402/403):

@@ -4,8 +4,7 @@
  * User sign-in paths are the ones the user-session work serves (SIWE EIP-4361 for EVM, Ed25519 for Solana).
  */
 import { JWKS_PATH, PAY_PATH, QUOTE_PATH, RECEIPT_HEADER } from "@tollgate/shared";
-import { IDL_PATH, MANIFESTO_PATH, NONCE_PATH } from "../identity/identity-documents";
-import type { PaymentCapabilities } from "./capabilities-service";
+import { IDL_PATH, MANIFESTO_PATH, NONCE_PATH } from "../identity";
 import {
   AGENT_TRANSACTIONS_PATH,
   CAPABILITIES_PATH,
@@ -13,6 +12,7 @@ import {
   REGISTRY_COVERAGE_PATH,
   REGISTRY_PATH,
 } from "./paths";
+import type { PaymentCapabilities } from "./payment-capabilities.types";
 
 export const ONBOARDING_CONTRACT = "agent-onboarding-v1";
 

@@ -14,16 +14,16 @@ import {
   statusForCode,
 } from "@tollgate/shared";
 import type { Clock } from "../../infra/clock";
-import type { ChainContext } from "../chains/chain-registry";
-import { readNativeUsdRate } from "../chains/price-feed";
-import type { PauseGate, PauseView } from "../controls/pause-service";
+import type { ChainContext } from "../chains";
+import { readNativeUsdRate } from "../chains";
+import type { PauseGate, PauseView } from "../controls";
 import {
   assertRouteOpen,
   assertSplitterReady,
   type RouteSelectionDeps,
   SETTLEMENT_VERSIONS,
   type SettlementVersion,
-} from "../quotes-pay/route-selection";
+} from "../quotes-pay";
 
 export interface AvailabilityDeps extends RouteSelectionDeps {
   clock: Clock;
@@ -95,12 +95,12 @@ async function networkAvailability(
     const splitter = await availability(async () => {
       await deps.pause.assertOpen(network, "quoting");
       if (!chain) throw new AppError("chain_unavailable", `${network} is not configured on this service`);
-      await assertSplitterReady(deps, chain, version, now.getTime());
+      await assertSplitterReady(deps, chain, version);
     });
     const assets: CombinationAvailability[] = [];
     for (const asset of QUOTE_ASSETS) {
       const result = await availability(async () => {
-        const route = await assertRouteOpen(deps, { network, asset, version }, now.getTime());
+        const route = await assertRouteOpen(deps, { network, asset, version });
         // The quote prices the native coin with the feed and refuses a stale one: so does this answer.
         if (!route.token) await readNativeUsdRate(route.chain, now, deps.env.quotes.priceMaxAgeSeconds);
       });

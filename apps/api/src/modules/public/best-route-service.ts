@@ -15,9 +15,8 @@ import {
   splitTotal,
 } from "@tollgate/shared";
 import { getAddress } from "viem";
-import { findMerchant } from "../merchants/merchant-service";
-import { GEN1_PROFILE, priceInAsset } from "../quotes-pay/quote-service";
-import { selectRoute } from "../quotes-pay/route-selection";
+import { findMerchant } from "../merchants";
+import { GEN1_PROFILE, priceInAsset, selectRoute } from "../quotes-pay";
 import { type AvailabilityDeps, type Refusal, refusalOf } from "./availability";
 
 export interface BestRouteDeps extends AvailabilityDeps {
@@ -93,13 +92,7 @@ export async function bestRoute(deps: BestRouteDeps, query: BestRouteQuery): Pro
     reasons.push(`amount ${formatUsd(charged)} USD: a quote buys at least the 0.1 USD minimum payment`);
   }
   try {
-    const route = await selectRoute(
-      deps,
-      merchant,
-      { network: query.network, asset: query.asset },
-      now.getTime(),
-      reasons,
-    );
+    const route = await selectRoute(deps, merchant, { network: query.network, asset: query.asset }, reasons);
     view.asset = route.asset;
     view.splitter = getAddress(route.splitter.address);
     view.token = route.token ? getAddress(route.token.address) : null;

@@ -13,7 +13,7 @@ import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalChains, startTestChains } from "../../test/chains";
 import { registrationBody, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
-import { DEV_MNEMONIC } from "../chains/chain-registry";
+import { DEV_MNEMONIC } from "../chains";
 import { operatorBearer } from "../operators/testing";
 import { ZPaymentCapabilities } from "./payment-capabilities.types";
 import { ZRegistryCoverage } from "./registry.types";

@@ -1,69 +1,18 @@
 /**
- * `GET /api/payment-capabilities` (SPEC §2.8, §4.2; issue 13): one entry per canonical network, built from the
+ * `GET /api/payment-capabilities` (SPEC §2.8, §4.2): one entry per canonical network, built from the
  * network registry, the deployment manifest and the quote path's own answers (`availability.ts`). Solana is listed
  * as `disabled`, informational only (SPEC §1, §3.2).
  */
 import { EVM_NETWORKS, NETWORKS, type QuoteAsset } from "@tollgate/shared";
 import { getAddress } from "viem";
-import {
-  type Availability,
-  type AvailabilityStatus,
-  type NetworkAvailability,
-  type Refusal,
-  summarize,
-} from "./availability";
+import { type Availability, type NetworkAvailability, summarize } from "./availability";
 import { AGENT_TRANSACTIONS_PATH, QUOTE_FLOW } from "./paths";
+import type { CapabilityAsset, ChainCapability, PaymentCapabilities } from "./payment-capabilities.types";
 
 export const CAPABILITIES_CONTRACT = "payment-capabilities-v1";
 /** Solana mainnet-beta's CAIP-2 id (genesis hash prefix). */
 export const SOLANA_CAIP2 = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
 export const GEN1_PROFILE_ID = "aifp1-gross-inclusive-100-0-v1";
-
-export interface CapabilityAsset {
-  symbol: string;
-  native: boolean;
-  /** Token contract (EVM) or mint (Solana); null for the native coin. */
-  address: string | null;
-  decimals: number;
-  status: AvailabilityStatus;
-}
-
-export interface CapabilityVersion {
-  version: "1.2" | "1.4";
-  splitter: string | null;
-  status: AvailabilityStatus;
-  refusal: Refusal | null;
-  economics_profile: string;
-  assets: { symbol: QuoteAsset; status: AvailabilityStatus; refusal: Refusal | null }[];
-}
-
-export interface Coverage {
-  supported: boolean;
-  via: string | null;
-  note: string;
-}
-
-export interface ChainCapability {
-  network: string;
-  family: "evm" | "solana";
-  chain_id: number | null;
-  caip2: string;
-  mode: "live" | "test";
-  status: AvailabilityStatus;
-  informational: boolean;
-  configured: boolean;
-  native_symbol: string;
-  pause: { reason: string; paused_at: string } | null;
-  assets: CapabilityAsset[];
-  settlement_versions: CapabilityVersion[];
-  coverage: { payment: Coverage; balance_read: Coverage; history: Coverage };
-}
-
-export interface PaymentCapabilities {
-  contract: typeof CAPABILITIES_CONTRACT;
-  generated_at: string;
-  chains: ChainCapability[];
-}
 
 const view = (answer: Availability) => ({ status: answer.status, refusal: answer.refusal });
 

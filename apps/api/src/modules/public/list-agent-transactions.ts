@@ -1,5 +1,6 @@
 import { publicProcedure } from "../../trpc/trpc";
 import { listAgentTransactions } from "./agent-transaction-service";
+import type { PublicDeps } from "./deps";
 import {
   type TListAgentTransactionsResponse,
   ZListAgentTransactionsRequest,
@@ -10,16 +11,17 @@ import {
  * GET /v1/agents/{address}/transactions (SPEC §4.2): the agent's splitter settlements as indexed, newest
  * first, cursor-paginated; EVM in any case, Solana answered empty (services/agent-transaction-service.ts).
  */
-export const listAgentTransactionsProcedure = publicProcedure
-  .meta({
-    openapi: {
-      method: "GET",
-      path: "/v1/agents/{address}/transactions",
-      tags: ["payments"],
-      summary: "An agent's settlements, newest first",
-      errorResponses: [400],
-    },
-  })
-  .input(ZListAgentTransactionsRequest)
-  .output(ZListAgentTransactionsResponse)
-  .query(({ ctx, input }): Promise<TListAgentTransactionsResponse> => listAgentTransactions(ctx.deps, input));
+export const listAgentTransactionsProcedure = (deps: PublicDeps) =>
+  publicProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/v1/agents/{address}/transactions",
+        tags: ["payments"],
+        summary: "An agent's settlements, newest first",
+        errorResponses: [400],
+      },
+    })
+    .input(ZListAgentTransactionsRequest)
+    .output(ZListAgentTransactionsResponse)
+    .query(({ input }): Promise<TListAgentTransactionsResponse> => listAgentTransactions(deps, input));

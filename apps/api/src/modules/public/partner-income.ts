@@ -10,9 +10,9 @@
  */
 import { type Database, settlements } from "@tollgate/db";
 import { and, gt, inArray, isNotNull, sql } from "drizzle-orm";
-import type { ProviderConfig } from "../bridge/config";
-import type { ChainRegistry } from "../chains/chain-registry";
-import { assetSymbol } from "../operator/fees-service";
+import type { ProviderConfig } from "../bridge";
+import type { ChainRegistry } from "../chains";
+import { assetSymbol } from "../chains";
 
 export interface PartnerProviderView {
   id: string;

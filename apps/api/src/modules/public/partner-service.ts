@@ -12,8 +12,8 @@ import { type Database, partners } from "@tollgate/db";
 import { AppError } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
-import type { OperatorActor } from "../audit/operator-audit";
-import { auditOperatorAction } from "../audit/operator-audit";
+import type { OperatorActor } from "../audit";
+import { auditOperatorAction } from "../audit";
 
 export interface PartnerInput {
   /** Lower-case EVM address. */

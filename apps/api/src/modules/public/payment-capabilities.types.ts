@@ -16,10 +16,27 @@ export const ZRefusal = z
   .nullable()
   .describe("the problem /v1/quote answers for this combination; null when enabled");
 
-const ZCoverage = z.object({
+export const ZCoverage = z.object({
   supported: z.boolean(),
   via: z.string().nullable(),
   note: z.string(),
+});
+
+export const ZCapabilityAsset = z.object({
+  symbol: z.string(),
+  native: z.boolean(),
+  address: z.string().nullable().describe("token contract (EVM) or mint (Solana); null for the native coin"),
+  decimals: z.number().int(),
+  status: ZAvailabilityStatus,
+});
+
+export const ZCapabilityVersion = z.object({
+  version: z.enum(["1.2", "1.4"]),
+  splitter: z.string().nullable(),
+  status: ZAvailabilityStatus,
+  refusal: ZRefusal,
+  economics_profile: z.string(),
+  assets: z.array(z.object({ symbol: z.string(), status: ZAvailabilityStatus, refusal: ZRefusal })),
 });
 
 export const ZChainCapability = z.object({
@@ -33,25 +50,8 @@ export const ZChainCapability = z.object({
   configured: z.boolean().describe("the network has a deployment on this service"),
   native_symbol: z.string(),
   pause: z.object({ reason: z.string(), paused_at: z.string() }).nullable(),
-  assets: z.array(
-    z.object({
-      symbol: z.string(),
-      native: z.boolean(),
-      address: z.string().nullable(),
-      decimals: z.number().int(),
-      status: ZAvailabilityStatus,
-    }),
-  ),
-  settlement_versions: z.array(
-    z.object({
-      version: z.enum(["1.2", "1.4"]),
-      splitter: z.string().nullable(),
-      status: ZAvailabilityStatus,
-      refusal: ZRefusal,
-      economics_profile: z.string(),
-      assets: z.array(z.object({ symbol: z.string(), status: ZAvailabilityStatus, refusal: ZRefusal })),
-    }),
-  ),
+  assets: z.array(ZCapabilityAsset),
+  settlement_versions: z.array(ZCapabilityVersion),
   coverage: z.object({ payment: ZCoverage, balance_read: ZCoverage, history: ZCoverage }),
 });
 
@@ -60,3 +60,10 @@ export const ZPaymentCapabilities = z.object({
   generated_at: z.string(),
   chains: z.array(ZChainCapability),
 });
+
+/** The document's types, inferred from the schemas the endpoint publishes (one definition). */
+export type CapabilityAsset = z.infer<typeof ZCapabilityAsset>;
+export type CapabilityVersion = z.infer<typeof ZCapabilityVersion>;
+export type Coverage = z.infer<typeof ZCoverage>;
+export type ChainCapability = z.infer<typeof ZChainCapability>;
+export type PaymentCapabilities = z.infer<typeof ZPaymentCapabilities>;

@@ -1,19 +1,25 @@
-/** Renders the public registry documents from one shared snapshot (issue 13). */
-import type { Deps } from "../../deps";
+/** Renders the public registry documents from one shared snapshot (docs/registry.md). */
 import { agentOnboarding } from "./agent-onboarding";
-import { buildCapabilities, type PaymentCapabilities } from "./capabilities-service";
+import { buildCapabilities } from "./capabilities-service";
+import type { PaymentCapabilities } from "./payment-capabilities.types";
 import {
   buildCoverage,
   buildRegistry,
   type RegistryCoverage,
   type SplitterRegistry,
 } from "./registry-service";
-import { registrySnapshot } from "./snapshot";
+import type { RegistrySnapshots } from "./snapshot";
 
-type DocumentDeps = Pick<Deps, "chains" | "quoteSigner" | "pause" | "clock" | "env">;
+export interface DocumentDeps {
+  snapshot: RegistrySnapshots;
+  env: {
+    baseUrl: string;
+    identity: { prefix: string; solana: { usdcMint: string; usdtMint: string } };
+  };
+}
 
 export async function paymentCapabilities(deps: DocumentDeps): Promise<PaymentCapabilities> {
-  const snapshot = await registrySnapshot(deps);
+  const snapshot = await deps.snapshot();
   const solana = deps.env.identity.solana;
   return buildCapabilities(
     snapshot.availability,
@@ -23,12 +29,12 @@ export async function paymentCapabilities(deps: DocumentDeps): Promise<PaymentCa
 }
 
 export async function splitterRegistry(deps: DocumentDeps): Promise<SplitterRegistry> {
-  const snapshot = await registrySnapshot(deps);
+  const snapshot = await deps.snapshot();
   return buildRegistry(snapshot.availability, snapshot.at);
 }
 
 export async function registryCoverage(deps: DocumentDeps): Promise<RegistryCoverage> {
-  const snapshot = await registrySnapshot(deps);
+  const snapshot = await deps.snapshot();
   return buildCoverage(snapshot.availability, snapshot.at);
 }
 

@@ -8,7 +8,7 @@ import {
   type TestApi,
   testDatabaseKinds,
 } from "../../test/harness";
-import { verifyAuditChain } from "../audit/audit-log";
+import { verifyAuditChain } from "../audit";
 import { type SignedIn, signInAs } from "../operators/admin-testing";
 
 const WALLET = "0x52908400098527886E0F7030069857D2E4169EE7";

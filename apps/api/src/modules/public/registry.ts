@@ -1,5 +1,6 @@
-import { z } from "zod";
-import type { PlainRoute } from "../../http/plain-route";
+import type { z } from "zod";
+import { defineEndpoint, reply } from "../../http/endpoint";
+import type { PublicEndpointDeps } from "./deps";
 import {
   REGISTRY_ALIAS_PATH,
   REGISTRY_CACHE_SECONDS,
@@ -8,69 +9,51 @@ import {
   REGISTRY_PATH,
 } from "./paths";
 import { registryCoverage, splitterRegistry } from "./public-documents";
-import { cachedHeaders, problem, publicJsonHandler } from "./public-json";
 import { ZRegistryCoverage, ZSplitterRegistry } from "./registry.types";
 
 /**
- * GET /api/registry and /api/registry/coverage (issue 13; DESIGN.md §3): splitter deployments keyed by (chain id,
- * version) and the coverage matrix. `/registry` and `/registry/coverage` are aliases answering the same bytes (same
- * ETag) with a `Link: <canonical>; rel="canonical"` header (docs/decisions.md "Registry").
+ * GET /api/registry and /api/registry/coverage (DESIGN.md §3; docs/registry.md): splitter deployments keyed by
+ * (chain id, version) and the coverage matrix. `/registry` and `/registry/coverage` are aliases answering the same
+ * bytes (same ETag) with a `Link: <canonical>; rel="canonical"` header.
  */
-function registryRoutes(
+function registryEndpoints(
   canonical: string,
   alias: string,
   operation: { operationId: string; summary: string; description: string; schema: z.ZodType },
-  render: (deps: Parameters<PlainRoute["register"]>[1]) => Promise<unknown>,
-): PlainRoute[] {
-  const openapi = (path: string, isAlias: boolean) => ({
-    operationId: isAlias ? `${operation.operationId}Alias` : operation.operationId,
-    tags: ["registry"],
-    summary: isAlias ? `${operation.summary} (alias of ${canonical})` : operation.summary,
-    description: isAlias
-      ? `Alias of GET ${canonical}: the same body and ETag, plus \`Link: <${canonical}>; rel="canonical"\`. Kept for clients that read the discovery path (SPEC §4.2).`
-      : `${operation.description} No authentication; public-surface rate limit; cached 10 s (Cache-Control, ETag, 304). Also served at ${alias}.`,
-    security: [],
-    responses: {
-      "200": {
-        description: path,
-        headers: isAlias ? { ...cachedHeaders, Link: { schema: { type: "string" } } } : cachedHeaders,
-        content: { "application/json": { schema: z.toJSONSchema(operation.schema) } },
-      },
-      "304": { description: "Not modified (If-None-Match)" },
-      "429": problem(429),
-      "500": problem(500),
-    },
-  });
-  return [
-    {
+  render: (deps: PublicEndpointDeps) => Promise<unknown>,
+) {
+  const endpoint = (path: string, isAlias: boolean) =>
+    defineEndpoint({
       method: "get",
-      path: canonical,
-      openapi: openapi(canonical, false),
-      register(app, deps) {
-        app.get(
-          canonical,
-          publicJsonHandler(deps, REGISTRY_CACHE_SECONDS, () => render(deps)),
-        );
+      path,
+      operationId: isAlias ? `${operation.operationId}Alias` : operation.operationId,
+      tags: ["registry"],
+      summary: isAlias ? `${operation.summary} (alias of ${canonical})` : operation.summary,
+      description: isAlias
+        ? `Alias of GET ${canonical}: the same body and ETag, plus \`Link: <${canonical}>; rel="canonical"\`. Kept for clients that read the discovery path (SPEC §4.2).`
+        : `${operation.description} No authentication; public-surface rate limit; cached 10 s (Cache-Control, ETag, 304). Also served at ${alias}.`,
+      responses: {
+        200: {
+          description: path,
+          body: operation.schema,
+          headers: isAlias
+            ? { ETag: "a strong tag over the body", Link: "the canonical path" }
+            : { ETag: "a strong tag over the body" },
+        },
+        304: { description: "Not modified (If-None-Match)" },
       },
-    },
-    {
-      method: "get",
-      path: alias,
-      openapi: openapi(alias, true),
-      register(app, deps) {
-        app.get(
-          alias,
-          publicJsonHandler(deps, REGISTRY_CACHE_SECONDS, () => render(deps), {
-            Link: `<${canonical}>; rel="canonical"`,
-          }),
-        );
-      },
-    },
-  ];
+      errors: [429],
+      limiter: (deps: PublicEndpointDeps) => deps.limiters.publicSurface,
+      handle: async (deps: PublicEndpointDeps) =>
+        reply.cached(JSON.stringify(await render(deps)), REGISTRY_CACHE_SECONDS, {
+          ...(isAlias ? { headers: { Link: `<${canonical}>; rel="canonical"` } } : {}),
+        }),
+    });
+  return [endpoint(canonical, false), endpoint(alias, true)];
 }
 
-export const registryRoutesList: PlainRoute[] = [
-  ...registryRoutes(
+export const registryEndpointList = [
+  ...registryEndpoints(
     REGISTRY_PATH,
     REGISTRY_ALIAS_PATH,
     {
@@ -82,7 +65,7 @@ export const registryRoutesList: PlainRoute[] = [
     },
     splitterRegistry,
   ),
-  ...registryRoutes(
+  ...registryEndpoints(
     REGISTRY_COVERAGE_PATH,
     REGISTRY_COVERAGE_ALIAS_PATH,
     {

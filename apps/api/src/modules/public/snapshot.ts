@@ -1,9 +1,9 @@
 /**
- * One evaluation of every route, shared by the public registry surfaces (issue 13). Cached per process for
- * `REGISTRY_CACHE_SECONDS` with single flight, and keyed by the operator pause state, so a pause or unpause shows
+ * One evaluation of every route, shared by the public registry surfaces (SPEC §2.8; docs/registry.md). Kept for
+ * `REGISTRY_CACHE_SECONDS` through the one cache, and keyed by the operator pause state, so a pause or unpause shows
  * as soon as this process's pause gate sees it (at most its poll interval) instead of a cache lifetime later.
  */
-import { createTtlCache, type TtlCache } from "../marketplace/feed-cache";
+import { createCache } from "../../infra/cache";
 import { type AvailabilityDeps, evaluateAvailability, type NetworkAvailability } from "./availability";
 import { REGISTRY_CACHE_SECONDS } from "./paths";
 
@@ -12,20 +12,19 @@ export interface RegistrySnapshot {
   availability: NetworkAvailability[];
 }
 
-const caches = new WeakMap<AvailabilityDeps, TtlCache<RegistrySnapshot>>();
+/** The snapshot reader the public module is built with (one cache per app). */
+export type RegistrySnapshots = () => Promise<RegistrySnapshot>;
 
-export async function registrySnapshot(deps: AvailabilityDeps): Promise<RegistrySnapshot> {
-  let cache = caches.get(deps);
-  if (!cache) {
-    cache = createTtlCache<RegistrySnapshot>(deps.clock, {
-      ttlMs: REGISTRY_CACHE_SECONDS * 1000,
-      maxEntries: 8,
-    });
-    caches.set(deps, cache);
-  }
-  const paused = (await deps.pause.current()).map((pause) => pause.scope).sort();
-  return cache.get(JSON.stringify(paused), async () => ({
-    at: deps.clock.now(),
-    availability: await evaluateAvailability(deps),
-  }));
+export function createRegistrySnapshots(deps: AvailabilityDeps): RegistrySnapshots {
+  const cache = createCache<RegistrySnapshot>(deps.clock, {
+    ttlMs: REGISTRY_CACHE_SECONDS * 1000,
+    maxEntries: 8,
+  });
+  return async () => {
+    const paused = (await deps.pause.current()).map((pause) => pause.scope).sort();
+    return cache.get(JSON.stringify(paused), async () => ({
+      at: deps.clock.now(),
+      availability: await evaluateAvailability(deps),
+    }));
+  };
 }

@@ -27,7 +27,7 @@ import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalChains, startTestChains } from "../../test/chains";
 import { registrationBody, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
-import { DEV_MNEMONIC } from "../chains/chain-registry";
+import { DEV_MNEMONIC } from "../chains";
 
 const PAYER = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720";
 const OTHER_PAYER = "0x8ba1f109551bD432803012645Ac136ddd64DBA72";

@@ -1,32 +1,32 @@
-import { clientKey } from "../../infra/rate-limit";
-import { publicProcedure } from "../../trpc/trpc";
+import { defineEndpoint, reply } from "../../http/endpoint";
 import { ZCreateQuoteRequest, ZCreateQuoteResponse } from "./create-quote.types";
+import type { QuotesPayDeps } from "./deps";
 import { createQuote } from "./quote-service";
 
-/** POST /v1/quote (SPEC §2.4, §4.2; DESIGN.md §6): the only source of a settlement call. */
-export const createQuoteProcedure = publicProcedure
-  .meta({
-    openapi: {
-      method: "POST",
-      path: "/v1/quote",
-      tags: ["payments"],
-      summary: "Quote a paid call",
-      description:
-        "Prices the resource on the merchant's tier (at least 0.1 USD), converts it to the asset at a rate fixed now, and returns the settlement call to send from the payer wallet, signed by the service (verify with the JWKS).",
-      errorResponses: [400, 404, 409, 415, 429, 503],
-    },
-    rest: { noStore: true },
-  })
-  .use(async ({ ctx, next }) => {
-    await ctx.deps.limiters.quotes.consume(clientKey(ctx.ip));
-    return next();
-  })
-  .input(ZCreateQuoteRequest)
-  .output(ZCreateQuoteResponse)
-  .mutation(async ({ ctx, input }) => {
-    const quote = await createQuote(ctx.deps, input);
-    ctx.log.info(
+/**
+ * POST /v1/quote (SPEC §2.4, §4.2; DESIGN.md §6): the only source of a settlement call. One definition serves the
+ * REST route, the OpenAPI operation and the tRPC procedure `quote.create` (../../trpc/endpoint-procedure.ts). The
+ * quote row commits before the answer, and the settlement call is server-signed
+ * (docs/decisions/0047-quotes-durable-and-server-signed.md, docs/decisions/0049-quote-endpoint-definition.md).
+ */
+export const createQuoteEndpoint = defineEndpoint({
+  method: "post",
+  path: "/v1/quote",
+  operationId: "quote.create",
+  tags: ["payments"],
+  summary: "Quote a paid call",
+  description:
+    "Prices the resource on the merchant's tier (at least 0.1 USD), converts it to the asset at a rate fixed now, and returns the settlement call to send from the payer wallet, signed by the service (verify with the JWKS).",
+  request: { body: ZCreateQuoteRequest },
+  responses: { 200: { description: "The quote", body: ZCreateQuoteResponse } },
+  errors: [400, 404, 409, 415, 429, 503],
+  noStore: true,
+  limiter: (deps: QuotesPayDeps) => deps.limiters.quotes,
+  async handle(deps: QuotesPayDeps, { body }, call) {
+    const quote = await createQuote(deps, body);
+    call.log.info(
       {
+        request_id: call.requestId,
         quote_id: quote.quote_id,
         merchant_id: quote.merchant_id,
         network: quote.network,
@@ -34,5 +34,6 @@ export const createQuoteProcedure = publicProcedure
       },
       "quote issued",
     );
-    return quote;
-  });
+    return reply.json(quote);
+  },
+});

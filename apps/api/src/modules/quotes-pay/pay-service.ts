@@ -10,7 +10,7 @@ import { AppError, type PayPending, type PayRequest, type PayResponse, ZERO_ADDR
 import { eq } from "drizzle-orm";
 import type { Address, Hash } from "viem";
 import type { Clock } from "../../infra/clock";
-import type { ChainRegistry } from "../chains/chain-registry";
+import type { ChainRegistry } from "../chains";
 import type { ReceiptKeyStore } from "../receipts/receipt-keys";
 import {
   claimIdempotencyKey,
@@ -188,7 +188,7 @@ async function settle(
   }
   // Honoured whenever it was mined in time, however late /v1/pay comes (DESIGN.md §6). v1.2 has no on-chain
   // expiry: an exact payment mined a little late (a slow mempool) is honoured within the grace, since the money
-  // already reached the merchant; beyond it the quote's rate is too old to stand behind (docs/decisions.md).
+  // already reached the merchant; beyond it the quote's rate is too old to stand behind (docs/decisions/0003-payments.md).
   const lateByMs = result.blockTimestamp.getTime() - quote.expiresAt.getTime();
   if (lateByMs > deps.env.pay.latePaymentGraceSeconds * 1000) {
     deps.log?.warn(

@@ -17,15 +17,15 @@ import {
 } from "@tollgate/shared";
 import { type Address, getAddress, type LocalAccount } from "viem";
 import type { Clock } from "../../infra/clock";
-import type { ChainContext, ChainRegistry } from "../chains/chain-registry";
-import { type FeedRate, microUsdToNative, readNativeUsdRate } from "../chains/price-feed";
+import type { ChainContext, ChainRegistry } from "../chains";
+import { type FeedRate, microUsdToNative, readNativeUsdRate } from "../chains";
 import type { PauseGate } from "../controls/pause-service";
 import type { MerchantCache } from "../merchants/merchant-cache";
 import { findMerchantCached } from "../merchants/merchant-service";
 import type { ReceiptKeyStore } from "../receipts/receipt-keys";
 import { signSettlementCall } from "../receipts/token-signer";
 import type { QuoteWriter } from "./quote-writer";
-import { selectRoute } from "./route-selection";
+import { type SplitterReadiness, selectRoute } from "./route-selection";
 import { buildSettlementCall } from "./settlement-call";
 
 export const GEN1_PROFILE = "aifp1-gross-inclusive-100-0-v1";
@@ -36,8 +36,9 @@ export interface QuoteServiceDeps {
   chains: ChainRegistry;
   keys: ReceiptKeyStore;
   quoteSigner: LocalAccount | undefined;
-  /** The operator pause (issue 10): no new quote on a paused network. */
+  /** The operator pause: no new quote on a paused network. */
   pause: Pick<PauseGate, "assertOpen">;
+  readiness: SplitterReadiness;
   merchantCache: MerchantCache;
   quoteWriter: QuoteWriter;
   env: { baseUrl: string; quotes: { ttlSeconds: number; priceMaxAgeSeconds: number } };
@@ -72,12 +73,10 @@ export async function createQuote(deps: QuoteServiceDeps, input: QuoteRequest): 
       `tier ${input.tier} is not offered; tiers: ${Object.keys(merchant.tiers).join(", ")}`,
     );
   }
-  const { network, chain, asset, version, splitter, token, payTo } = await selectRoute(
-    deps,
-    merchant,
-    { network: input.network, asset: input.asset },
-    now.getTime(),
-  );
+  const { network, chain, asset, version, splitter, token, payTo } = await selectRoute(deps, merchant, {
+    network: input.network,
+    asset: input.asset,
+  });
 
   const units = unitsForMinimum(unitPrice, BigInt(input.units ?? 1), MIN_PAYMENT_MICRO_USD);
   const amountMicroUsd = units * unitPrice;

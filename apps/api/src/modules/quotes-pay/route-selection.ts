@@ -1,5 +1,5 @@
 /**
- * Route selection (SPEC §2.4, §2.8; DESIGN.md §3, §6; issue 13): which (network, asset, splitter version) a quote
+ * Route selection (SPEC §2.4, §2.8; DESIGN.md §3, §6): which (network, asset, splitter version) a quote
  * settles on, and whether that route is open right now. The one implementation behind `/v1/quote`,
  * `/api/payment-capabilities`, `/api/registry*` and `/api/registry/best`, so what they advertise is what a quote
  * accepts. Every refusal is the AppError the quote answers, in the quote's order.
@@ -18,7 +18,9 @@ import {
   type TokenDeployment,
 } from "@tollgate/shared";
 import type { Address, LocalAccount } from "viem";
-import type { ChainContext, ChainRegistry } from "../chains/chain-registry";
+import { type Cache, createCache } from "../../infra/cache";
+import type { Clock } from "../../infra/clock";
+import type { ChainContext, ChainRegistry } from "../chains";
 import type { PauseGate } from "../controls/pause-service";
 import type { MerchantRecord } from "../merchants/merchant-service";
 
@@ -30,6 +32,7 @@ export const READINESS_CACHE_MS = 15_000;
 
 export interface RouteSelectionDeps {
   chains: ChainRegistry;
+  readiness: SplitterReadiness;
   quoteSigner: LocalAccount | undefined;
   pause: Pick<PauseGate, "assertOpen">;
 }
@@ -44,9 +47,13 @@ export interface SelectedRoute {
   token: TokenDeployment | undefined;
 }
 
-type Readiness = { at: number; ready: boolean; reason: string };
-/** Splitter readiness read from the chain, cached briefly per registry and splitter (checked at quote time). */
-const readinessCache = new WeakMap<ChainRegistry, Map<string, Readiness>>();
+type Readiness = { ready: boolean; reason: string };
+/** Splitter readiness read from the chain, cached briefly per splitter; one per process, shared by every surface. */
+export type SplitterReadiness = Cache<Readiness>;
+
+export function createSplitterReadiness(clock: Clock): SplitterReadiness {
+  return createCache<Readiness>(clock, { ttlMs: READINESS_CACHE_MS, maxEntries: 256 });
+}
 
 export function versionKey(version: SettlementVersion): "v1.2" | "v1.4" {
   return version === "1.2" ? "v1.2" : "v1.4";
@@ -80,13 +87,12 @@ async function readReadiness(chain: ChainContext, version: SettlementVersion, ad
 /**
  * Throws unless the splitter of `version` on `chain` can take a quote now: deployed, (v1.4) our quote signer holds
  * the signer role, and on-chain not paused and (v1.4) route aifp1 enabled. A v1.2 splitter that is paused on-chain
- * would revert the settlement call, so it is refused like a v1.4 one (docs/decisions.md "Registry").
+ * would revert the settlement call, so it is refused like a v1.4 one (docs/decisions/0025-registry-and-payment-capabilities.md).
  */
 export async function assertSplitterReady(
   deps: RouteSelectionDeps,
   chain: ChainContext,
   version: SettlementVersion,
-  now: number,
 ): Promise<SplitterV12Deployment | SplitterV14Deployment> {
   const splitter = chain.deployment.splitters[versionKey(version)];
   if (!splitter) throw unavailable(`splitter v${version} is not deployed on ${chain.network}`);
@@ -97,23 +103,16 @@ export async function assertSplitterReady(
       throw unavailable(`this service holds no quote signer for splitter v1.4 on ${chain.network}`);
     }
   }
-  let cache = readinessCache.get(deps.chains);
-  if (!cache) {
-    cache = new Map();
-    readinessCache.set(deps.chains, cache);
-  }
   const cacheKey = `${chain.chainId}:${version}:${splitter.address}`;
-  let cached = cache.get(cacheKey);
-  if (!cached || now - cached.at > READINESS_CACHE_MS || now < cached.at) {
+  const cached = await deps.readiness.get(cacheKey, async () => {
     try {
-      cached = { at: now, ...(await readReadiness(chain, version, splitter.address as Address)) };
+      return await readReadiness(chain, version, splitter.address as Address);
     } catch (error) {
       throw new AppError("chain_unavailable", `cannot read splitter v${version} on ${chain.network}`, {
         cause: error,
       });
     }
-    cache.set(cacheKey, cached);
-  }
+  });
   if (!cached.ready)
     throw unavailable(`splitter v${version} on ${chain.network} is not ready: ${cached.reason}`);
   return splitter;
@@ -127,7 +126,6 @@ export async function assertSplitterReady(
 export async function assertRouteOpen(
   deps: RouteSelectionDeps,
   route: { network: EvmNetworkName; asset: QuoteAsset | undefined; version: SettlementVersion },
-  now: number,
   trace: string[] = [],
 ): Promise<SelectedRoute> {
   const { network, version } = route;
@@ -144,7 +142,7 @@ export async function assertRouteOpen(
   if (!(NETWORKS[network].quoteAssets as readonly string[]).includes(asset)) {
     throw new AppError("asset_not_supported", `${asset} is not a settlement asset on ${network}`);
   }
-  const splitter = await assertSplitterReady(deps, chain, version, now);
+  const splitter = await assertSplitterReady(deps, chain, version);
   trace.push(`splitter v${version} at ${splitter.address} is deployed and ready on-chain`);
   const token = asset === "POL" ? undefined : chain.deployment.tokens[asset];
   if (asset !== "POL" && (!token || !splitter.allowedTokens.includes(asset))) {
@@ -159,7 +157,6 @@ export async function selectRoute(
   deps: RouteSelectionDeps,
   merchant: Pick<MerchantRecord, "payTo" | "settlementChain" | "networkMode" | "settlementVersion">,
   input: { network?: EvmNetworkName | undefined; asset?: QuoteAsset | undefined },
-  now: number,
   trace: string[] = [],
 ): Promise<SelectedRoute & { payTo: NonNullable<MerchantRecord["payTo"]["evm"]> }> {
   const payTo = merchant.payTo.evm;
@@ -174,6 +171,6 @@ export async function selectRoute(
   }
   const version = merchant.settlementVersion as SettlementVersion;
   trace.push(`settlement version ${version}: the merchant's settlement_version`);
-  const route = await assertRouteOpen(deps, { network, asset: input.asset, version }, now, trace);
+  const route = await assertRouteOpen(deps, { network, asset: input.asset, version }, trace);
   return { ...route, payTo };
 }

@@ -1,38 +1,39 @@
 import { JWKS_PATH } from "@tollgate/shared";
-import type { PlainRoute } from "../../http/plain-route";
+import { z } from "zod";
+import { defineEndpoint, reply } from "../../http/endpoint";
+import type { ReceiptsDeps } from "./deps";
+
+const ZJwks = z.object({
+  keys: z.array(
+    z.object({
+      kty: z.string(),
+      crv: z.string(),
+      x: z.string(),
+      kid: z.string(),
+      alg: z.string(),
+      use: z.string(),
+    }),
+  ),
+});
 
 /** GET /.well-known/jwks.json (SPEC §2.5, §4.2): public receipt keys only, cacheable for JWKS_CACHE_SECONDS. */
-export const jwksRoute: PlainRoute = {
+export const jwksEndpoint = defineEndpoint({
   method: "get",
   path: JWKS_PATH,
-  openapi: {
-    operationId: "jwks",
-    tags: ["receipts"],
-    summary: "Public keys that verify receipts and settlement calls",
-    responses: {
-      "200": {
-        description:
-          "JSON Web Key Set (Ed25519, alg EdDSA); retired keys stay published for their grace period",
-        content: {
-          "application/json": {
-            schema: {
-              type: "object",
-              required: ["keys"],
-              properties: { keys: { type: "array", items: { type: "object" } } },
-            },
-          },
-        },
-      },
-      "500": { $ref: "#/components/responses/Problem500" },
+  operationId: "jwks",
+  tags: ["receipts"],
+  summary: "Public keys that verify receipts and settlement calls",
+  responses: {
+    200: {
+      description:
+        "JSON Web Key Set (Ed25519, alg EdDSA); retired keys stay published for their grace period",
+      body: ZJwks,
     },
   },
-  register(app, deps) {
-    app.get(JWKS_PATH, (_req, res) => {
-      const keys = deps.keys
-        .publicJwks(deps.clock.now())
-        .map(({ kty, crv, x, kid, alg, use }) => ({ kty, crv, x, kid, alg, use }));
-      res.setHeader("Cache-Control", `public, max-age=${deps.env.receipts.jwksCacheSeconds}`);
-      res.json({ keys });
-    });
+  handle(deps: ReceiptsDeps) {
+    const keys = deps.keys
+      .publicJwks(deps.clock.now())
+      .map(({ kty, crv, x, kid, alg, use }) => ({ kty, crv, x, kid, alg, use }));
+    return reply.json({ keys }, { headers: { "Cache-Control": `public, max-age=${deps.jwksCacheSeconds}` } });
   },
-};
+});

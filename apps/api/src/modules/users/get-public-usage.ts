@@ -1,3 +1,4 @@
+import type { UsersModuleDeps } from "./deps";
 import { ZPublicUsageRequest, ZPublicUsageResponse } from "./get-public-usage.types";
 import { publicUsage } from "./public-usage";
 import { publicSurfaceUserProcedure } from "./user-procedure";
@@ -7,17 +8,18 @@ import { publicSurfaceUserProcedure } from "./user-procedure";
  * and settlements, for a user session whose account holds that wallet. Public-surface rate limit first, then the
  * session (401), the address (400) and ownership (403 `wallet_not_linked`).
  */
-export const getPublicUsageProcedure = publicSurfaceUserProcedure
-  .meta({
-    openapi: {
-      method: "GET",
-      path: "/api/agent/{address}/public-usage",
-      tags: ["payments"],
-      summary: "Usage of a wallet the signed-in account holds",
-      errorResponses: [400, 401, 403, 429],
-    },
-    rest: { noStore: true, security: "userSession" },
-  })
-  .input(ZPublicUsageRequest)
-  .output(ZPublicUsageResponse)
-  .query(({ ctx, input }) => publicUsage(ctx.deps, ctx.user.accountId, input.address));
+export const getPublicUsageProcedure = (deps: UsersModuleDeps) =>
+  publicSurfaceUserProcedure(deps.userAuth, deps.limiters.publicSurface)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/api/agent/{address}/public-usage",
+        tags: ["payments"],
+        summary: "Usage of a wallet the signed-in account holds",
+        errorResponses: [400, 401, 403, 429],
+      },
+      rest: { noStore: true, security: "userSession" },
+    })
+    .input(ZPublicUsageRequest)
+    .output(ZPublicUsageResponse)
+    .query(({ ctx, input }) => publicUsage(deps, ctx.user.accountId, input.address));

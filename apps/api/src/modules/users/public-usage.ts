@@ -8,8 +8,9 @@
 import { type Database, merchants, quotes, receipts, settlements, userWallets } from "@tollgate/db";
 import { AppError, isSolanaAddress } from "@tollgate/shared";
 import { and, count, desc, eq, gt, ne, sql } from "drizzle-orm";
-import type { ChainRegistry } from "../chains/chain-registry";
-import { assetResolver, EVM_ADDRESS, settlementViewer } from "../operator/read-common";
+import { EVM_ADDRESS } from "../../http/list-query";
+import type { ChainRegistry } from "../chains";
+import { assetResolver, settlementViewer } from "../chains";
 
 export interface PublicUsageDeps {
   db: { db: Database };

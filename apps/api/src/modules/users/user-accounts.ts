@@ -8,7 +8,7 @@ import { type Database, userAccounts, userWallets, type WalletKind } from "@toll
 import { AppError, newId } from "@tollgate/shared";
 import { and, asc, eq } from "drizzle-orm";
 import type { Ed25519Verifier } from "../identity/identity-signature";
-import type { SessionPolicy } from "../sessions/session-tokens";
+import type { SessionPolicy } from "../sessions";
 import {
   type SigninExpectation,
   type VerifiedSignin,

@@ -1,14 +1,13 @@
-import type { Context } from "../../trpc/trpc";
+import type { UsersModuleDeps } from "./deps";
 import type { UserAuthDeps } from "./user-accounts";
 
-/** The sign-in service's dependencies from a request context. */
-export function userAuthDeps(ctx: Pick<Context, "deps">): UserAuthDeps {
-  const users = ctx.deps.users;
+/** The sign-in service's dependencies from the module's. */
+export function userAuthDeps(deps: UsersModuleDeps): UserAuthDeps {
   return {
-    db: ctx.deps.db.db,
-    policy: users.sessionPolicy,
-    verifier: users.verifier,
-    expectation: users.expectation,
-    now: () => ctx.deps.clock.now(),
+    db: deps.db.db,
+    policy: deps.userAuth.sessionPolicy,
+    verifier: deps.signin.verifier,
+    expectation: deps.signin.expectation,
+    now: () => deps.clock.now(),
   };
 }

@@ -1,5 +1,5 @@
-import { clientKey } from "../../infra/rate-limit";
-import { publicProcedure } from "../../trpc/trpc";
+import { publicProcedure, rateLimited } from "../../trpc/trpc";
+import type { UsersModuleDeps } from "./deps";
 import { loginUser } from "./user-accounts";
 import { userAuthDeps } from "./user-auth-deps";
 import { ZUserLoginRequest, ZUserLoginResponse } from "./user-login.types";
@@ -11,45 +11,42 @@ import { revokeUserSession, userSessionCookie } from "./user-sessions";
  * EVM, its Solana form with Ed25519) for a live nonce starts a session: an HttpOnly SameSite=Strict cookie and,
  * for agents, the same token in the body. The first sign-in with a wallet creates the account.
  */
-export const userLoginProcedure = publicProcedure
-  .meta({
-    openapi: {
-      method: "POST",
-      path: "/api/user/login",
-      tags: ["users"],
-      summary: "Sign in with a wallet",
-      description:
-        "Verifies the message (domain, URI, nonce, times, chain) and its signature, uses the nonce up and starts a session: a cookie for browsers and `token` (usr_...) for agents. Public-surface rate limit.",
-      errorResponses: [400, 401, 403, 415, 429],
-    },
-    rest: { noStore: true },
-  })
-  .use(async ({ ctx, next }) => {
-    await ctx.deps.limiters.publicSurface.consume(clientKey(ctx.ip));
-    return next();
-  })
-  .input(ZUserLoginRequest)
-  .output(ZUserLoginResponse)
-  .mutation(async ({ ctx, input }) => {
-    // A cross-site page must not be able to sign a browser into an account (login CSRF).
-    if (ctx.header("origin") !== undefined) assertUserSameOrigin(ctx);
-    const policy = ctx.deps.users.sessionPolicy;
-    const { accountId, wallet, session, wallets } = await loginUser(userAuthDeps(ctx), input, {
-      ip: ctx.ip,
-      userAgent: ctx.header("user-agent"),
+export const userLoginProcedure = (deps: UsersModuleDeps) =>
+  publicProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/api/user/login",
+        tags: ["users"],
+        summary: "Sign in with a wallet",
+        description:
+          "Verifies the message (domain, URI, nonce, times, chain) and its signature, uses the nonce up and starts a session: a cookie for browsers and `token` (usr_...) for agents. Public-surface rate limit.",
+        errorResponses: [400, 401, 403, 415, 429],
+      },
+      rest: { noStore: true },
+    })
+    .use(rateLimited(deps.limiters.publicSurface))
+    .input(ZUserLoginRequest)
+    .output(ZUserLoginResponse)
+    .mutation(async ({ ctx, input }) => {
+      // A cross-site page must not be able to sign a browser into an account (login CSRF).
+      if (ctx.header("origin") !== undefined) assertUserSameOrigin(ctx, deps.userAuth);
+      const policy = deps.userAuth.sessionPolicy;
+      const { accountId, wallet, session, wallets } = await loginUser(userAuthDeps(deps), input, {
+        ip: ctx.ip,
+        userAgent: ctx.header("user-agent"),
+      });
+      // No fixation: a session the browser already held ends here; the new one has a fresh token.
+      const previous = userCredential(ctx, deps.userAuth);
+      if (previous?.via === "cookie") await revokeUserSession(deps.db.db, previous.token, deps.clock.now());
+      ctx.log.info({ account_id: accountId, wallet_kind: wallet.kind }, "user signed in");
+      ctx.setHeader("Set-Cookie", userSessionCookie(session.token, session.expiresAt, policy));
+      return {
+        account_id: accountId,
+        wallet: { kind: wallet.kind, address: wallet.address },
+        wallets,
+        token: session.token,
+        token_type: "Bearer" as const,
+        expires_at: session.expiresAt.toISOString(),
+      };
     });
-    // No fixation: a session the browser already held ends here; the new one has a fresh token.
-    const previous = userCredential(ctx);
-    if (previous?.via === "cookie")
-      await revokeUserSession(ctx.deps.db.db, previous.token, ctx.deps.clock.now());
-    ctx.log.info({ account_id: accountId, wallet_kind: wallet.kind }, "user signed in");
-    ctx.setHeader("Set-Cookie", userSessionCookie(session.token, session.expiresAt, policy));
-    return {
-      account_id: accountId,
-      wallet: { kind: wallet.kind, address: wallet.address },
-      wallets,
-      token: session.token,
-      token_type: "Bearer" as const,
-      expires_at: session.expiresAt.toISOString(),
-    };
-  });

@@ -17,7 +17,7 @@ import {
   type SessionPolicy,
   sessionCookieFor,
   slidExpiry,
-} from "../sessions/session-tokens";
+} from "../sessions";
 
 const COOKIE = "tollgate_user";
 

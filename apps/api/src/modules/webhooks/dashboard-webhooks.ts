@@ -1,27 +1,29 @@
-import { adminProcedure } from "../operators/admin-procedure";
+import { adminProcedure } from "../operators";
 import { ZDashboardWebhooksRequest, ZDashboardWebhooksResponse } from "./dashboard-webhooks.types";
+import type { WebhooksDeps } from "./deps";
 import { webhookDashboard } from "./webhook-dashboard-service";
 
 /** GET /api/dashboard/webhooks (SPEC §4.3): endpoints, delivery success rate, dead letters. */
-export const dashboardWebhooksProcedure = adminProcedure
-  .meta({
-    openapi: {
-      method: "GET",
-      path: "/api/dashboard/webhooks",
-      tags: ["operators"],
-      summary: "Webhook endpoints, delivery success and dead letters",
-      description:
-        "Endpoints page by merchant id (`cursor`, `limit`), each with delivery counts by status; totals with the success rate (delivered / (delivered + dead)); the newest dead letters, which `POST /api/dashboard/webhooks/{event_id}/replay` sends again.",
-      errorResponses: [400, 401],
-    },
-    rest: { noStore: true, security: "adminSession" },
-  })
-  .input(ZDashboardWebhooksRequest)
-  .output(ZDashboardWebhooksResponse)
-  .query(({ ctx, input }) =>
-    webhookDashboard(ctx.deps.db.db, {
-      cursor: input.cursor,
-      limit: input.limit,
-      deadLimit: input.dead_limit,
-    }),
-  );
+export const dashboardWebhooksProcedure = (deps: WebhooksDeps) =>
+  adminProcedure(deps.adminAuth)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/api/dashboard/webhooks",
+        tags: ["operators"],
+        summary: "Webhook endpoints, delivery success and dead letters",
+        description:
+          "Endpoints page by merchant id (`cursor`, `limit`), each with delivery counts by status; totals with the success rate (delivered / (delivered + dead)); the newest dead letters, which `POST /api/dashboard/webhooks/{event_id}/replay` sends again.",
+        errorResponses: [400, 401],
+      },
+      rest: { noStore: true, security: "adminSession" },
+    })
+    .input(ZDashboardWebhooksRequest)
+    .output(ZDashboardWebhooksResponse)
+    .query(({ input }) =>
+      webhookDashboard(deps.db.db, {
+        cursor: input.cursor,
+        limit: input.limit,
+        deadLimit: input.dead_limit,
+      }),
+    );

@@ -1,8 +1,7 @@
 import { webhookEndpoints } from "@tollgate/db";
 import { eq } from "drizzle-orm";
-import { merchantProcedure } from "../../trpc/trpc";
-import { recentDeliveries } from "../merchants/dashboard-webhooks";
-import { assertSameMerchant } from "../merchants/merchant-service";
+import { assertSameMerchant, merchantProcedure, recentDeliveries } from "../merchants";
+import type { WebhooksDeps } from "./deps";
 import {
   ZListWebhookDeliveriesRequest,
   ZListWebhookDeliveriesResponse,
@@ -12,36 +11,37 @@ import {
  * GET /v1/merchants/{id}/webhooks/deliveries (issue 14): the merchant's newest webhook deliveries with their
  * status, attempts and last HTTP status, and the endpoint's state. Never payloads or secrets.
  */
-export const listWebhookDeliveriesProcedure = merchantProcedure
-  .meta({
-    openapi: {
-      method: "GET",
-      path: "/v1/merchants/{id}/webhooks/deliveries",
-      tags: ["merchants"],
-      summary: "The merchant's recent webhook deliveries",
-      protect: true,
-      errorResponses: [400, 401, 403],
-    },
-    rest: { noStore: true },
-  })
-  .input(ZListWebhookDeliveriesRequest)
-  .output(ZListWebhookDeliveriesResponse)
-  .query(async ({ ctx, input }) => {
-    assertSameMerchant(ctx.merchant, input.id);
-    const db = ctx.deps.db.db;
-    const [endpoint] = await db
-      .select()
-      .from(webhookEndpoints)
-      .where(eq(webhookEndpoints.merchantId, input.id));
-    return {
-      merchant_id: input.id,
-      endpoint: endpoint
-        ? {
-            status: endpoint.status,
-            disabled_reason: endpoint.disabledReason,
-            rotated_at: endpoint.rotatedAt.toISOString(),
-          }
-        : null,
-      deliveries: await recentDeliveries(db, input.id, input.limit ?? 20),
-    };
-  });
+export const listWebhookDeliveriesProcedure = (deps: WebhooksDeps) =>
+  merchantProcedure(deps.merchantAuth)
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/v1/merchants/{id}/webhooks/deliveries",
+        tags: ["merchants"],
+        summary: "The merchant's recent webhook deliveries",
+        protect: true,
+        errorResponses: [400, 401, 403],
+      },
+      rest: { noStore: true },
+    })
+    .input(ZListWebhookDeliveriesRequest)
+    .output(ZListWebhookDeliveriesResponse)
+    .query(async ({ ctx, input }) => {
+      assertSameMerchant(ctx.merchant, input.id);
+      const db = deps.db.db;
+      const [endpoint] = await db
+        .select()
+        .from(webhookEndpoints)
+        .where(eq(webhookEndpoints.merchantId, input.id));
+      return {
+        merchant_id: input.id,
+        endpoint: endpoint
+          ? {
+              status: endpoint.status,
+              disabled_reason: endpoint.disabledReason,
+              rotated_at: endpoint.rotatedAt.toISOString(),
+            }
+          : null,
+        deliveries: await recentDeliveries(db, input.id, input.limit ?? 20),
+      };
+    });

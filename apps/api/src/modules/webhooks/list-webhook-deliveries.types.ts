@@ -1,8 +1,7 @@
 import { WEBHOOK_DELIVERY_STATUSES } from "@tollgate/db";
 import { queryInteger } from "@tollgate/shared";
 import { z } from "zod";
-import { RECENT_DELIVERIES_MAX } from "../merchants/dashboard-webhooks";
-import { ZMerchantIdParam } from "../merchants/get-merchant.types";
+import { RECENT_DELIVERIES_MAX, ZMerchantIdParam } from "../merchants";
 
 export const ZListWebhookDeliveriesRequest = z.object({
   id: ZMerchantIdParam,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ZMerchantIdParam } from "../merchants/get-merchant.types";
+import { ZMerchantIdParam } from "../merchants";
 
 export const ZRotateWebhookSecretRequest = z.object({ id: ZMerchantIdParam });
 export const ZRotateWebhookSecretResponse = z.object({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ZMerchantIdParam } from "../merchants/get-merchant.types";
+import { ZMerchantIdParam } from "../merchants";
 
 export const ZSendTestWebhookRequest = z.object({ id: ZMerchantIdParam });
 export const ZSendTestWebhookResponse = z.object({

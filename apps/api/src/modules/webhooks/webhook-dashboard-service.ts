@@ -11,8 +11,8 @@ import { AppError } from "@tollgate/shared";
 import { replayDelivery } from "@tollgate/webhooks";
 import { asc, count, desc, eq, gt, inArray } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
-import type { OperatorActor } from "../audit/operator-audit";
-import { auditOperatorAction } from "../audit/operator-audit";
+import type { OperatorActor } from "../audit";
+import { auditOperatorAction } from "../audit";
 
 const STATUSES = ["pending", "delivered", "failed", "dead"] as const;
 type DeliveryCounts = Record<(typeof STATUSES)[number], number>;

@@ -31,7 +31,7 @@ import {
   startTestChains,
 } from "../../../test/chains";
 import { TEST_REDIS_URL } from "../../../test/harness";
-import { wellKnownDevKeys } from "../../chains/chain-registry";
+import { wellKnownDevKeys } from "../../chains";
 import { claimKeys, createRedisOrderStore } from "../orders";
 import {
   type Json,

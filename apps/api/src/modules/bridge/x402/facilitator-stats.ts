@@ -5,7 +5,7 @@
  * Invariants: counting never changes a result or an error; reasons are the facilitator's own codes, at most
  * {@link MAX_REASONS} distinct ones (others count as `other`).
  */
-import type { ChainContext } from "../../chains/chain-registry";
+import type { ChainContext } from "../../chains";
 import type { Facilitator } from "./facilitator";
 
 export const MAX_REASONS = 50;

@@ -19,7 +19,7 @@
 import { ECONOMICS_PROFILES, type EvmNetworkName, type TokenDeployment, testUsdcAbi } from "@tollgate/shared";
 import { type Address, getAddress, type LocalAccount } from "viem";
 import type { Logger } from "../../../infra/logger";
-import type { ChainContext, ChainRegistry } from "../../chains/chain-registry";
+import type { ChainContext, ChainRegistry } from "../../chains";
 import { createSettler, DEFAULT_RECEIPT_TIMEOUT_MS, SETTLE_SEND_WINDOW_MS } from "./settle-authorization";
 import { verifyAuthorization } from "./verify-authorization";
 import type { ExactEvmPayload, SettleResponse, VerifyResponse } from "./wire";

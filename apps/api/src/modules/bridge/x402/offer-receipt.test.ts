@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSigner, wrapFetchWithPayment as wrapFetchV1 } from "x402-fetch";
 import { type Agent, agentOn, type LocalChains, startTestChains } from "../../../test/chains";
 import { startTestApi, type TestApi } from "../../../test/harness";
-import { wellKnownDevKeys } from "../../chains/chain-registry";
+import { wellKnownDevKeys } from "../../chains";
 import { randomAddress, startTestUpstream, type TestUpstream } from "../testing";
 import { OFFER_RECEIPT_JWS_TYPE } from "./offer-receipt";
 import { decodeHeader } from "./wire";

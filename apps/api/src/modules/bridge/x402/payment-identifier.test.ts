@@ -15,7 +15,7 @@ import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Agent, agentOn, type LocalChains, startTestChains } from "../../../test/chains";
-import { wellKnownDevKeys } from "../../chains/chain-registry";
+import { wellKnownDevKeys } from "../../chains";
 import {
   type Json,
   randomAddress,

@@ -7,8 +7,8 @@
  */
 import { AppError } from "@tollgate/shared";
 import type { Response } from "express";
-import type { DeliveredAnswer } from "../../paid-forward/paid-forward";
-import { writeUpstreamResponse } from "../../paid-forward/proxy-headers";
+import type { DeliveredAnswer } from "../../paid-forward";
+import { writeUpstreamResponse } from "../../paid-forward";
 
 export const PAYMENT_IDENTIFIER = "payment-identifier";
 const ID_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;

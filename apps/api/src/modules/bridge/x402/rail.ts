@@ -9,7 +9,7 @@
 import { AppError, isId } from "@tollgate/shared";
 import type { Request, Response } from "express";
 import { type Address, getAddress, isAddressEqual } from "viem";
-import type { HeldPayment } from "../../paid-forward/paid-forward";
+import type { HeldPayment } from "../../paid-forward";
 import { issueChallenge } from "../challenge-response";
 import type { ProviderConfig } from "../config";
 import { claimKeys, USED_RETENTION_MS } from "../orders";

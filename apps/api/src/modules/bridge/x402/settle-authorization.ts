@@ -27,7 +27,7 @@ import {
   RpcRequestError,
 } from "viem";
 import type { Logger } from "../../../infra/logger";
-import type { ChainContext } from "../../chains/chain-registry";
+import type { ChainContext } from "../../chains";
 import type { ExactRequirement } from "./facilitator";
 import { transferArgs } from "./verify-authorization";
 import type { ExactEvmPayload, SettleResponse } from "./wire";

@@ -16,7 +16,7 @@ import {
   recoverTypedDataAddress,
 } from "viem";
 import type { Logger } from "../../../infra/logger";
-import type { ChainContext } from "../../chains/chain-registry";
+import type { ChainContext } from "../../chains";
 import type { ExactRequirement } from "./facilitator";
 import type { ExactEvmPayload, VerifyResponse } from "./wire";
 

@@ -1,0 +1,66 @@
+/**
+ * The pieces every keyset-paginated list shares (SPEC §4.3 operator reads, the agent views): opaque cursors, and
+ * query fields that turn bad input into 400 `validation_failed` naming the field. A page costs the same at row 100
+ * and at row 100 000 because every list pages on an indexed column.
+ */
+import { AppError, type FieldErrorCode, isEvmNetworkName } from "@tollgate/shared";
+import { z } from "zod";
+
+/** A 400 naming the offending field. */
+export function badField(path: string, message: string, code: FieldErrorCode = "invalid_format"): AppError {
+  return new AppError("validation_failed", `${path} ${message}`, { errors: [{ path, code, message }] });
+}
+
+/** Cursor = base64url of a JSON array of strings (the last row's sort key); opaque to clients. */
+export function encodeCursor(parts: readonly string[]): string {
+  return Buffer.from(JSON.stringify(parts)).toString("base64url");
+}
+
+/** Decodes a cursor of exactly `arity` parts, each checked by `check`; anything else is a 400. */
+export function decodeCursor(cursor: string, arity: number, check: (part: string, index: number) => boolean) {
+  const fail = () => badField("cursor", "is not valid: use next_cursor from the previous page");
+  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) throw fail();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    throw fail();
+  }
+  if (!Array.isArray(parsed) || parsed.length !== arity) throw fail();
+  const parts = parsed as unknown[];
+  if (!parts.every((part, index) => typeof part === "string" && check(part, index))) throw fail();
+  return parts as string[];
+}
+
+export const DIGITS = /^(0|[1-9][0-9]{0,18})$/;
+export const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+export const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
+
+/** `?from=` / `?to=`: an ISO 8601 UTC instant (`2026-11-23T10:00:00Z`). */
+export const ZInstant = z
+  .string()
+  .max(30)
+  .regex(ISO_INSTANT, "must be an ISO 8601 UTC instant such as 2026-11-23T10:00:00Z")
+  .refine((value) => !Number.isNaN(Date.parse(value)), "is not a real date")
+  .transform((value) => new Date(value));
+
+/** An EVM address in any case, stored and compared lower-case. */
+export const ZEvmAddress = z
+  .string()
+  .regex(EVM_ADDRESS, "must be 0x + 40 hex digits")
+  .transform((value) => value.toLowerCase() as `0x${string}`);
+
+/** A network name we settle on. */
+export const ZNetworkFilter = z
+  .string()
+  .max(16)
+  .refine(isEvmNetworkName, "must be one of polygon, base, amoy");
+
+/** A typed id filter: `prefix` + base58, bounded. */
+export function typedId(prefix: string) {
+  return z
+    .string()
+    .max(80)
+    .regex(new RegExp(`^${prefix}[1-9A-HJ-NP-Za-km-z]{1,64}$`), `must be a ${prefix}... id`);
+}

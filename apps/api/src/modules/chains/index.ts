@@ -1,0 +1,14 @@
+/** The chains module's public entry (DESIGN.md §3): networks, deployments, RPC clients, price feeds, views. */
+export {
+  assertNoDevKeyOnRemoteRpc,
+  type ChainContext,
+  type ChainRegistry,
+  type ChainSettings,
+  createChainRegistry,
+  DEV_MNEMONIC,
+  isWellKnownDevKey,
+  readManifest,
+  wellKnownDevKeys,
+} from "./chain-registry";
+export { type FeedRate, microUsdToNative, readNativeUsdRate } from "./price-feed";
+export { assetResolver, assetSymbol, explorerResolver, settlementViewer } from "./settlement-view";

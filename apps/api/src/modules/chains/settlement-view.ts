@@ -1,0 +1,90 @@
+/**
+ * Chain facts for the views of settlements (DESIGN.md §3): the asset a token address stands for on its chain, the
+ * block explorer (none for a local chain, which borrows a real chain id), and a settlement row as the operator and
+ * agent surfaces show it (money as decimal strings of base units).
+ */
+import type { settlements } from "@tollgate/db";
+import { NETWORKS, networkByChainId } from "@tollgate/shared";
+import type { ChainRegistry } from "./chain-registry";
+
+const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
+
+/** The symbol a settlement's token stands for on its chain (native for the zero address), or null if unknown. */
+export function assetResolver(chains: Pick<ChainRegistry, "byChainId">) {
+  return (chainId: number, token: string): string | null => {
+    const context = chains.byChainId(chainId);
+    if (token.toLowerCase() === ZERO_ADDRESS) {
+      const network = context?.network ?? networkByChainId(chainId)?.name;
+      return network ? NETWORKS[network].nativeSymbol : null;
+    }
+    const tokens = context?.deployment.tokens;
+    if (!tokens) return null;
+    for (const [symbol, deployment] of Object.entries(tokens)) {
+      if (deployment.address.toLowerCase() === token.toLowerCase()) return symbol;
+    }
+    return null;
+  };
+}
+
+/**
+ * The block explorer for a chain, or null when the chain is local (`local: true` in the deployment manifest: it
+ * borrows the real chain id, so a real explorer would show someone else's transaction) or unknown.
+ */
+export function explorerResolver(chains: Pick<ChainRegistry, "byChainId">) {
+  return (chainId: number): string | null => {
+    const context = chains.byChainId(chainId);
+    if (!context || context.deployment.local) return null;
+    return NETWORKS[context.network].explorerUrl;
+  };
+}
+
+/** Settlement rows as the operator surfaces show them: amounts as strings, asset symbol and explorer resolved. */
+export function settlementViewer(chains: Pick<ChainRegistry, "byChainId">) {
+  const assetOf = assetResolver(chains);
+  const explorerOf = explorerResolver(chains);
+  return (row: typeof settlements.$inferSelect) =>
+    settlementView(row, assetOf(row.chainId, row.token), explorerOf(row.chainId));
+}
+
+function settlementView(
+  row: typeof settlements.$inferSelect,
+  asset: string | null,
+  explorerUrl: string | null,
+) {
+  return {
+    id: row.id.toString(),
+    network: row.network,
+    chain_id: row.chainId,
+    tx_hash: row.txHash,
+    log_index: row.logIndex,
+    block_number: row.blockNumber.toString(),
+    explorer_url: explorerUrl,
+    payer: row.payer,
+    merchant_address: row.merchantAddress,
+    merchant_id: row.merchantId,
+    token: row.token,
+    asset,
+    total_amount: row.totalAmount,
+    merchant_amount: row.merchantAmount,
+    treasury_amount: row.treasuryAmount,
+    ip_creator_amount: row.ipCreatorAmount,
+    order_id: row.orderId,
+    quote_id: row.quoteId,
+    bridge_order_id: row.bridgeOrderId,
+    state: row.state,
+    seen_at: row.seenAt.toISOString(),
+    confirmed_at: row.confirmedAt?.toISOString() ?? null,
+    final_at: row.finalAt?.toISOString() ?? null,
+    orphaned_at: row.orphanedAt?.toISOString() ?? null,
+  };
+}
+
+/** The token's symbol from the deployment, `native` for the zero address, null when unknown. */
+export function assetSymbol(chains: ChainRegistry, network: string, token: string): string | null {
+  if (/^0x0{40}$/i.test(token)) return "native";
+  const chain = chains.all().find((candidate) => candidate.network === network);
+  for (const [symbol, deployed] of Object.entries(chain?.deployment.tokens ?? {})) {
+    if (deployed.address.toLowerCase() === token.toLowerCase()) return symbol;
+  }
+  return null;
+}

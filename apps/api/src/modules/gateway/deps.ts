@@ -1,0 +1,19 @@
+import type { Logger } from "../../infra/logger";
+import type { OfferDeps } from "../marketplace";
+import type { MerchantAuth } from "../merchants";
+import type { ReceiptKeyStore } from "../receipts";
+import type { GatewayServiceDeps } from "./gateway-config-service";
+
+/** What the gateway module is handed by the app (docs/architecture.md). */
+export type GatewayDeps = GatewayServiceDeps &
+  OfferDeps & {
+    log: Logger;
+    merchantAuth: MerchantAuth;
+    /** The gateway is inside the issuer: receipts verify against these keys, never over the network. */
+    keys: ReceiptKeyStore;
+    env: {
+      redisUrl: string | undefined;
+      receipts: { ttlSeconds: number };
+      gateway: { url: string; timeoutMs: number; maxBodyBytes: number };
+    };
+  };

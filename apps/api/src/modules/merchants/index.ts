@@ -1,0 +1,14 @@
+/** The merchants module's public entry. */
+export { RECENT_DELIVERIES_MAX, recentDeliveries } from "./dashboard-webhooks";
+export type { MerchantsDeps } from "./deps";
+export { ZMerchantIdParam } from "./get-merchant.types";
+export { createMerchantCache, type MerchantCache } from "./merchant-cache";
+export { createMerchantAuth, type MerchantAuth, merchantProcedure } from "./merchant-procedure";
+export {
+  assertSameMerchant,
+  findMerchant,
+  findMerchantCached,
+  type MerchantRecord,
+  registerMerchant,
+} from "./merchant-service";
+export { merchantsModule } from "./router";

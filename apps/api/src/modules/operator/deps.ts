@@ -1,0 +1,12 @@
+import type { AdminAuth } from "../operators";
+import type { OverviewExtensions } from "./overview-service";
+import type { AdminReadDeps } from "./read-common";
+
+/** What the operator module is handed by the app (docs/architecture.md). */
+export interface OperatorDeps extends AdminReadDeps {
+  adminAuth: AdminAuth;
+  /** The pause state and configuration drift the overview shows (./overview-providers.ts). */
+  overview: OverviewExtensions;
+  /** A v1.2 payment mined this long after its quote expired is still honoured (the failed-payments view says so). */
+  env: { pay: { latePaymentGraceSeconds: number } };
+}

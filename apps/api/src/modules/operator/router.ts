@@ -1,0 +1,43 @@
+/**
+ * The operator module (SPEC §4.3): what operators read (overview, merchants, agents, transactions, users, search,
+ * the audit trail), the failed-payments queue with its resolution, and fee income. Published under `adminRead` and
+ * `dashboard`.
+ */
+import { dashboardFailedProcedure } from "./dashboard-failed";
+import { dashboardFeesProcedure } from "./dashboard-fees";
+import type { OperatorDeps } from "./deps";
+import { getAgentDetailProcedure } from "./get-agent-detail";
+import { getMerchantDetailProcedure } from "./get-merchant-detail";
+import { getOverviewProcedure } from "./get-overview";
+import { getTransactionProcedure } from "./get-transaction";
+import { getUserProcedure } from "./get-user";
+import { listAgentsProcedure } from "./list-agents";
+import { listAuditProcedure } from "./list-audit";
+import { listMerchantsProcedure } from "./list-merchants";
+import { listTransactionsProcedure } from "./list-transactions";
+import { listUsersProcedure } from "./list-users";
+import { resolveFailedProcedure } from "./resolve-failed";
+import { searchProcedure } from "./search";
+
+export function operatorModule(deps: OperatorDeps) {
+  return {
+    reads: {
+      overview: getOverviewProcedure(deps),
+      transactions: listTransactionsProcedure(deps),
+      transaction: getTransactionProcedure(deps),
+      merchants: listMerchantsProcedure(deps),
+      merchant: getMerchantDetailProcedure(deps),
+      agents: listAgentsProcedure(deps),
+      agent: getAgentDetailProcedure(deps),
+      audit: listAuditProcedure(deps),
+      users: listUsersProcedure(deps),
+      user: getUserProcedure(deps),
+      search: searchProcedure(deps),
+    },
+    dashboard: {
+      fees: dashboardFeesProcedure(deps),
+      failed: dashboardFailedProcedure(deps),
+      resolveFailed: resolveFailedProcedure(deps),
+    },
+  };
+}

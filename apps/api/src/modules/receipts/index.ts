@@ -1,0 +1,13 @@
+/** The receipts module's public entry. */
+export type { ReceiptsDeps } from "./deps";
+export {
+  activationLeadSeconds,
+  ensureReceiptKeyFile,
+  fileReceiptKeyStore,
+  type ReceiptKeyStore,
+  rotateReceiptKey,
+  type SigningKey,
+} from "./receipt-keys";
+export { receiptState } from "./receipt-service";
+export { receiptsModule } from "./router";
+export { signReceipt, signSettlementCall } from "./token-signer";

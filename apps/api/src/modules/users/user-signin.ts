@@ -1,0 +1,67 @@
+/** Wallet sign-in as configured (docs/users.md): session policy, nonce limits, and what a signed message must name. */
+import { EVM_NETWORKS, NETWORKS } from "@tollgate/shared";
+import type { Redis } from "ioredis";
+import { createRateLimiter, type RateLimiter } from "../../infra/rate-limit";
+import { Ed25519Verifier } from "../identity";
+import type { SessionPolicy } from "../sessions";
+import type { SigninExpectation } from "./signin-message";
+
+/** The `users` settings of the environment, and the API's base URL the messages bind to. */
+export interface UsersConfig {
+  baseUrl: string;
+  sessionIdleMs: number;
+  sessionMaxMs: number;
+  nonceTtlSeconds: number;
+  noncesPerMinute: number;
+  noncesTotalPerMinute: number;
+}
+
+export interface UserSignin {
+  sessionPolicy: SessionPolicy;
+  nonceLimiters: { perClient: RateLimiter; total: RateLimiter };
+  nonceLifetimeMs: number;
+  verifier: Ed25519Verifier;
+  /** What a message must name: `domain` and `uri` come from BASE_URL. */
+  domain: string;
+  uri: string;
+  expectation(now: Date): SigninExpectation;
+}
+
+/** Ethereum mainnet (wallets' default) and every network we settle on. */
+export const SIGNIN_EVM_CHAIN_IDS: ReadonlySet<number> = new Set([
+  1,
+  ...EVM_NETWORKS.map((name) => NETWORKS[name].chainId),
+]);
+
+export function buildUserSignin(
+  config: UsersConfig,
+  redis: Redis | undefined,
+  secureCookie: boolean,
+): UserSignin {
+  const base = new URL(config.baseUrl);
+  const nonceLifetimeMs = config.nonceTtlSeconds * 1000;
+  return {
+    sessionPolicy: { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxMs, secureCookie },
+    nonceLimiters: {
+      perClient: createRateLimiter(
+        { name: "user-nonce", points: config.noncesPerMinute, durationSeconds: 60 },
+        redis,
+      ),
+      total: createRateLimiter(
+        { name: "user-nonce-total", points: config.noncesTotalPerMinute, durationSeconds: 60 },
+        redis,
+      ),
+    },
+    nonceLifetimeMs,
+    verifier: new Ed25519Verifier(),
+    domain: base.host,
+    uri: config.baseUrl,
+    expectation: (now) => ({
+      domain: base.host,
+      origin: base.origin,
+      now,
+      maxLifetimeMs: nonceLifetimeMs,
+      evmChainIds: SIGNIN_EVM_CHAIN_IDS,
+    }),
+  };
+}
