@@ -24,7 +24,7 @@ export type SettlementEventData = {
   treasury_amount: string;
   ip_creator_amount: string;
   order_id: string;
-  /** Set only when token, merchant and every amount match the quote the order id names (else no settlement). */
+  /** Set only when token, merchant and every amount match the quote the order id names (the payer picks it). */
   quote_id: string | null;
   /** The order id named a quote this log does not pay: act on receipts or matched settlements only. */
   quote_mismatch: { quote_id: string; reason: string } | null;
