@@ -1,5 +1,5 @@
 /**
- * Operator benchmark (issue 10): GET /admin/api/overview latency with 100k settlements in the database, against a
+ * Operator benchmark (SPEC §4.3): GET /admin/api/overview latency with 100k settlements in the database, against a
  * baseline measured in the same run (GET /api/admin/me: session check + one-row read), and the admin sign-in time
  * (argon2id verification dominates). PGlite unless TEST_DATABASE_URL is set. No assertions: figures only.
  * Run: pnpm exec tsx bench/admin-overview.ts

@@ -1,7 +1,7 @@
 /**
- * Bridge junk-flood benchmark (issue 20): a paid x402 v1 call's latency alone, and behind a flood of refused junk
- * `/facilitator/settle` requests, with the ratio; then the bridge process's CPU per refused junk request, against a
- * 402 challenge (the cheapest answer the bridge gives) measured in the same run.
+ * Bridge junk-flood benchmark (docs/bridge.md "Threat model"): a paid x402 v1 call's latency alone, and behind a
+ * flood of refused junk `/facilitator/settle` requests, with the ratio; then the bridge process's CPU per refused
+ * junk request, against a 402 challenge (the cheapest answer the bridge gives) measured in the same run.
  * Two kinds of junk, both from fresh unfunded keys:
  * - zero: a zero-value authorization with `maxAmountRequired: "0"` (the audit's), refused by the body's own fields;
  * - unfunded: the exact price of an issued, unpaid challenge, validly signed: the dearest refusal an outsider can

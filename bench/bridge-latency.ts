@@ -1,11 +1,11 @@
 /**
- * Bridge benchmark (issue 6): latency the bridge adds over calling the upstream directly (p50/p99), per rail, with
- * verification served by a warm HTTP RPC on the local amoy chain; and challenge (402) issuance rate on one core.
+ * Bridge benchmark (SPEC §2.6, §4.2): latency the bridge adds over calling the upstream directly (p50/p99), per rail,
+ * with verification served by a warm HTTP RPC on the local amoy chain; and challenge (402) issuance rate on one core.
  * The on-chain payment of each legacy call (and the agent's signing) happens between timed phases and is not
  * measured; the x402 rail includes its settlement transaction (verify -> serve -> settle), mined on the local chain.
- * Baseline for the legacy rail (issue 15): "the verification read", one raw `eth_getTransactionReceipt` over the same
+ * Baseline for the legacy rail: "the verification read", one raw `eth_getTransactionReceipt` over the same
  * HTTP RPC, timed in the same loop; "legacy beyond direct + read" is legacy p50 - upstream p50 - read p50 (goal < 3 ms).
- * Load-independent beside it: JSON-RPC requests the bridge sent per legacy proof (counted at `fetch`; issue 15: four
+ * Load-independent beside it: JSON-RPC requests the bridge sent per legacy proof (counted at `fetch`: four
  * before, three once the transaction read was skipped for orders without an ip creator, as here).
  * No assertions: figures only. Run: pnpm exec tsx bench/bridge-latency.ts
  */

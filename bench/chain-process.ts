@@ -1,5 +1,5 @@
 /**
- * A local chain in a process of its own, for benchmarks that time the service side (issue 15): in production the
+ * A local chain in a process of its own, for benchmarks that time the service side: in production the
  * chain is a remote node, so its work must not run on the API's event loop. Run by {@link startChainProcess};
  * prints one `CHAIN {json}` line once the contracts are deployed and serves until it is signalled.
  *   node --import tsx bench/chain-process.ts <data-dir> <network>

@@ -1,5 +1,5 @@
 /**
- * Gate receipt verification benchmark (issue 4 "Benchmarks"; DESIGN.md §6 "Gate middleware").
+ * Gate receipt verification benchmark (DESIGN.md §6 "Gate middleware", §11 `pnpm bench`).
  *
  *   pnpm exec tsx bench/gate-verify.ts            (for strict single-core figures: taskset -c 0 pnpm exec tsx ...)
  *
@@ -13,8 +13,8 @@
  *    loopback: 2,000 sequential keep-alive requests per variant, interleaved to cancel drift.
  *
  * Prints figures (wall clock and per CPU second of this process, the machine being shared) and writes them to
- * bench/results/gate-verify.json; no assertions on timings. Bounded to well under 60 s. Goal (issue 15): the
- * verifier without its token cache >= 0.9x raw.
+ * bench/results/gate-verify.json; no assertions on timings. Bounded to well under 60 s. Goal (docs/performance.md):
+ * the verifier without its token cache >= 0.9x raw.
  */
 import { createPublicKey, verify as cryptoVerify, type JsonWebKey } from "node:crypto";
 import { Agent, request } from "node:http";

@@ -1,7 +1,7 @@
 /**
- * How cost grows (issue 15): quote and pay latency (p50/p99) with 0 (baseline), 10,000 and 1,000,000 quotes,
- * receipts and pay idempotency keys already in the database, and EXPLAIN (ANALYZE, BUFFERS) of every hot query
- * of the quote and pay paths at each size, with whether it is index-backed. PostgreSQL only: a fresh database
+ * How cost grows (docs/performance.md): quote and pay latency (p50/p99) with 0 (baseline), 10,000 and 1,000,000
+ * quotes, receipts and pay idempotency keys already in the database, and EXPLAIN (ANALYZE, BUFFERS) of every hot
+ * query of the quote and pay paths at each size, with whether it is index-backed. PostgreSQL only: a fresh database
  * `tollgate_bench_growth` on the TEST_DATABASE_URL server (default the local test server), dropped afterwards.
  * Rows are seeded with generate_series from one real paid quote (random-looking md5 ids, like real ids).
  * Run: pnpm bench growth-quotes. Figures: bench/results/growth-quotes.json. Goal: flat (ratios near 1).

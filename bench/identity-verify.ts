@@ -1,5 +1,5 @@
 /**
- * Identity-gate verification benchmark (issue 12): verifications per second on one core of the gate's whole check
+ * Identity-gate verification benchmark (SPEC §5): verifications per second on one core of the gate's whole check
  * (base58 decodes, sha256, Ed25519 via node:crypto, atomic nonce consume in the memory store, seat cache warm)
  * against raw node:crypto Ed25519 verification of the same digests, measured in the same run (interleaved rounds,
  * medians). Goal: >= 0.8 of raw. Figures also go to bench/results/identity-verify.json.

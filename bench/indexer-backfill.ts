@@ -1,5 +1,5 @@
 /**
- * Indexer backfill benchmark (issue 5 "Benchmarks", issue 15 "how cost grows").
+ * Indexer backfill benchmark (docs/performance.md: how cost grows with the number of logs).
  *
  *   pnpm bench indexer-backfill                                   (PGlite)
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test pnpm bench indexer-backfill

@@ -1,5 +1,5 @@
 /**
- * Indexer live-latency benchmark (issue 5 "Benchmarks").
+ * Indexer live-latency benchmark (DESIGN §11 `pnpm bench`).
  *
  *   pnpm exec tsx bench/indexer-latency.ts          (BENCH_ROUNDS=30, POLL_INTERVAL_MS=50 by default)
  *

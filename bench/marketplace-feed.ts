@@ -1,5 +1,5 @@
 /**
- * `GET /api/network/marketplace` requests per second with 10,000 approved listings (issue 11), cached (the 60 s
+ * `GET /api/network/marketplace` requests per second with 10,000 approved listings (SPEC §3.1, §8), cached (the 60 s
  * feed cache answers) and uncached (a clock that jumps past the TTL on every read, so each request queries the
  * database), next to `/healthz` measured in the same run. PostgreSQL runs when TEST_DATABASE_URL is set.
  * Run: pnpm exec tsx bench/marketplace-feed.ts

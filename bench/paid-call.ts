@@ -1,15 +1,16 @@
 /**
- * Service-side time of one paid call (issue 4 benchmark): quote + pay + gated request, with the chain's block
+ * Service-side time of one paid call (DESIGN §11 `pnpm bench`): quote + pay + gated request, with the chain's block
  * time excluded (the settlement transaction is sent between the timed phases). A plain request to the same
  * merchant server is measured in the same run as the baseline.
- * Issue 15: the issue's limit, "one DB write + one RPC read", is measured in the same loop: a raw single-row INSERT
- * on the API's own database client (no drizzle, no transaction block) and a raw `eth_getTransactionReceipt` of the
- * call's own transaction over the same HTTP RPC with the API's own RPC client (@tollgate/outbound `rpcFetch`). The
- * table prints the service's time beyond that limit and the ratio to it. Load-independent figures beside the times:
- * RPC requests the API sent per /v1/pay (counted on undici's diagnostics channel), and the process's CPU per
- * /v1/pay. By default the chain runs in a child process, as a remote node would, and its CPU is not counted;
- * BENCH_CHAIN=inline runs it in this process (as before 2026-11-27), where its work shares the API's event loop.
- * Goal (issue 15): service total p50 < 15 ms, p99 < 40 ms on PGlite and PostgreSQL.
+ * The limit, "one DB write + one RPC read" (the least a paid call must do), is measured in the same loop: a raw
+ * single-row INSERT on the API's own database client (no drizzle, no transaction block) and a raw
+ * `eth_getTransactionReceipt` of the call's own transaction over the same HTTP RPC with the API's own RPC client
+ * (@tollgate/outbound `rpcFetch`). The table prints the service's time beyond that limit and the ratio to it.
+ * Load-independent figures beside the times: RPC requests the API sent per /v1/pay (counted on undici's diagnostics
+ * channel), and the process's CPU per /v1/pay. By default the chain runs in a child process, as a remote node would,
+ * and its CPU is not counted; BENCH_CHAIN=inline runs it in this process (as before 2026-11-27), where its work
+ * shares the API's event loop. Goal (docs/performance.md): service total p50 < 15 ms, p99 < 40 ms on PGlite and
+ * PostgreSQL.
  * Run: pnpm exec tsx bench/paid-call.ts
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -225,7 +226,7 @@ console.log(
 );
 console.log(table(rows));
 console.log(
-  "\nAgainst the issue's limit (one raw DB write + one raw eth_getTransactionReceipt, same loop)\n",
+  "\nAgainst the limit, a paid call's floor (one raw DB write + one raw eth_getTransactionReceipt, same loop)\n",
 );
 console.log(table(limits as Record<string, string | number>[]));
 console.log(

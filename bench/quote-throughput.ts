@@ -1,9 +1,9 @@
 /**
- * `/v1/quote` requests per second against PGlite and PostgreSQL (issues 4 and 15), next to `/healthz` (the HTTP
+ * `/v1/quote` requests per second against PGlite and PostgreSQL, next to `/healthz` (the HTTP
  * stack's own limit) measured in the same run, plus a merchant read and a POL quote (one price-feed read).
  * Load comes from autocannon (keep-alive connections, one request in flight each). PostgreSQL runs when
  * TEST_DATABASE_URL is set. Run: pnpm bench quote. Figures: bench/results/quote-throughput.json
- * (`ratio_vs_healthz` per database for the USDC quote). Goal (issue 15): >= 0.5x /healthz and p99 < 25 ms.
+ * (`ratio_vs_healthz` per database for the USDC quote). Goal (docs/performance.md): >= 0.5x /healthz and p99 < 25 ms.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

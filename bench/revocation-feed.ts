@@ -1,5 +1,5 @@
 /**
- * Revocation feed benchmark (issue 19, docs/receipts.md): a merchant feed of 10,000 suspended/revoked receipts.
+ * Revocation feed benchmark (docs/receipts.md): a merchant feed of 10,000 suspended/revoked receipts.
  *
  *   pnpm exec tsx bench/revocation-feed.ts
  *

@@ -1,7 +1,7 @@
 /**
- * A bounded soak (issue 15, "How cost grows"): the agent client (@tollgate/agent) pays a gated merchant route in a
- * loop against the API running as its own OS process (apps/api/src/main.ts, local chains, PostgreSQL when it
- * answers, else PGlite), for BENCH_SOAK_SECONDS (default 600). Every 10 s the API's own RSS, heap used and
+ * A bounded soak (docs/performance.md "How cost grows"): the agent client (@tollgate/agent) pays a gated merchant
+ * route in a loop against the API running as its own OS process (apps/api/src/main.ts, local chains, PostgreSQL when
+ * it answers, else PGlite), for BENCH_SOAK_SECONDS (default 600). Every 10 s the API's own RSS, heap used and
  * event-loop delay are read from GET /api/metrics (reported from inside the API process). The first third is
  * warm-up; the verdict compares the mean of the last third with the second third (the baseline from the same run).
  * Run: pnpm bench soak (BENCH_SOAK_SECONDS=120 for a short one). Figures: bench/results/soak.json.

@@ -1,5 +1,5 @@
 /**
- * Two API processes on one PostgreSQL and one Redis against one process (issue 15, "How cost grows"):
+ * Two API processes on one PostgreSQL and one Redis against one process (docs/performance.md "How cost grows"):
  * 1. /v1/quote throughput from autocannon: one process (baseline) vs two processes side by side, same total
  *    connections split evenly; the ratio is the scaling the machine allows (2 shared cores here).
  * 2. The one-receipt-per-quote rule across processes: QUOTES quotes, each paid once on chain, then 50 parallel

@@ -1,5 +1,5 @@
 /**
- * Webhook dispatch with one slow endpoint (issue 15, "How cost grows").
+ * Webhook dispatch with one slow endpoint (docs/performance.md "How cost grows").
  *
  *   pnpm bench webhook                                            (PGlite)
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test pnpm bench webhook   (PGlite and PostgreSQL)

@@ -12,7 +12,7 @@ const all = readdirSync(join(root, "bench"))
   .filter((file) => file.endsWith(".ts") && file !== "lib.ts")
   .sort();
 // Names starting with the filter win over names merely containing it: `pnpm bench quote` is quote-throughput.ts
-// alone, not growth-quotes.ts too (issue 15).
+// alone, not growth-quotes.ts too.
 const starting = all.filter((file) => filter && file.startsWith(filter));
 const files = starting.length > 0 ? starting : all.filter((file) => !filter || file.includes(filter));
 let failed = 0;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `pnpm start`: everything on embedded defaults (DESIGN.md §11). Builds the console, then runs local chains,
 // the API (PGlite in DATA_DIR, migrations at start, gateway at /g), the indexer and the example merchant in one
-// process (packages/devstack) until Ctrl-C or SIGTERM (issue 16).
+// process (packages/devstack) until Ctrl-C or SIGTERM, which stop it cleanly.
 // - Ctrl-C: the child runs in this terminal's process group, so SIGINT reaches it directly, exactly once (a
 //   second Ctrl-C then forces it out); SIGINT is therefore not forwarded.
 // - SIGTERM sent to this process alone (`docker stop`, systemd, a process manager; package.json runs this

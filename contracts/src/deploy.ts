@@ -101,7 +101,7 @@ export interface TokenSpec {
   /** EIP-712 domain (USDC-like only). */
   eip712?: { name: string; version: string };
   /**
-   * Where the token lives: the real network's address (local chains, issue 17), so stock x402 clients that
+   * Where the token lives: the real network's address (local chains, docs/local-chains.md), so stock x402 clients that
    * accept only canonical assets pay it. Absent: wherever the deployer's nonce puts it.
    */
   at?: Address;

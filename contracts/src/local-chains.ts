@@ -25,9 +25,9 @@ export const FUND_TOKEN_AMOUNT = 1_000_000n * 10n ** 6n;
 export const INITIAL_POL_USD = 25_000_000n;
 
 /**
- * Real networks' token addresses (x402-wire §e.7; issue 17): the local test tokens are placed there, so stock x402
- * clients whose default spend controls accept only canonical USDC pay the local chains. Only this table and the
- * manifest it produces name them.
+ * Real networks' token addresses (x402-wire §e.7; docs/local-chains.md): the local test tokens are placed there, so
+ * stock x402 clients whose default spend controls accept only canonical USDC pay the local chains. Only this table
+ * and the manifest it produces name them.
  */
 export const REAL_TOKEN_ADDRESSES = {
   polygon: {

@@ -1,8 +1,9 @@
 /**
- * A fault-injecting JSON-RPC proxy for drills of the API, the bridge and the indexer (issue 16): a real HTTP server on loopback in front of a real
- * local chain. Each call is forwarded unless `fault` names something else for it: hang (never answer), an
- * HTTP status (429 with Retry-After), a raw body (garbage), or a rewrite of the upstream answer (a lagging
- * node, a block that was reorged away). Calls are recorded so a test can wait for one to arrive.
+ * A fault-injecting JSON-RPC proxy for drills of the API, the bridge and the indexer (what a flaky node does to
+ * them): a real HTTP server on loopback in front of a real local chain. Each call is forwarded unless `fault` names
+ * something else for it: hang (never answer), an HTTP status (429 with Retry-After), a raw body (garbage), or a
+ * rewrite of the upstream answer (a lagging node, a block that was reorged away). Calls are recorded so a test can
+ * wait for one to arrive.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";

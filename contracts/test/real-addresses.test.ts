@@ -1,5 +1,5 @@
 /**
- * Local chains that look like the real networks (issue 17; docs/local-chains.md "What is deployed"): the test
+ * Local chains that look like the real networks (docs/local-chains.md "What is deployed"): the test
  * tokens sit at the real networks' addresses, moved there with hardhat_setCode, and keep working there — name,
  * symbol and owner survive the move, and EIP-3009 and permit signatures made for the real address verify (the
  * EIP-712 domain is rebuilt for the new address, not the cached one of the deploying address).

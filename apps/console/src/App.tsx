@@ -32,7 +32,7 @@ type Screen =
   | { kind: "secret"; reason: "registered" | "rotated"; merchantId: string; secret: string }
   | { kind: "profile"; merchant: MerchantProfile; notice?: string; section?: Section };
 
-/** The signed-in merchant's sections (issue 14). */
+/** The signed-in merchant's sections, in navigation order. */
 const SECTIONS = [
   ["dashboard", "Dashboard"],
   ["listings", "Listings"],

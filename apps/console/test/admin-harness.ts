@@ -93,7 +93,7 @@ export interface AxeViolation {
   nodes: number;
 }
 
-/** axe-core on the current page: the serious and critical violations (issue 14 allows none). */
+/** axe-core on the current page: the serious and critical violations (the console must have none). */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(AXE);
   const violations = await page.evaluate(async () => {

@@ -42,10 +42,10 @@ const ZRawEnv = z.object({
   /** First eth_getLogs range; it adapts between 1 and GETLOGS_MAX_RANGE. */
   GETLOGS_INITIAL_RANGE: envDefault(envInteger({ min: 1 }), 2_000),
   GETLOGS_MAX_RANGE: envDefault(envInteger({ min: 1 }), 10_000),
-  /** Payment logs per batch transaction (issue 15): bounds memory and transaction size in a backfill. */
+  /** Payment logs per batch transaction: bounds memory and transaction size in a backfill. */
   MAX_LOGS_PER_BATCH: envDefault(envInteger({ min: 1 }), 10_000),
   RPC_TIMEOUT_MS: envDefault(envInteger({ min: 100 }), 10_000),
-  /** No new head for this long raises the lag alert (checklist A6, ponder #2264). */
+  /** No new head for this long raises the lag alert (checklist A6: a stalled node must not look healthy). */
   STALL_ALERT_MS: envDefault(envInteger({ min: 1_000 }), 120_000),
   /** 32 bytes, base64 or hex: AES-256-GCM key for webhook secrets (DESIGN §8). */
   WEBHOOK_SECRET_KEY: envOptional(z.string()),

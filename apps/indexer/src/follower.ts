@@ -1,12 +1,13 @@
 /**
- * A chain follower for one network (issue 5). Invariants:
+ * A chain follower for one network. Invariants:
  * - at most one active follower per network (lock.ts); others wait in standby and take over;
  * - errors back off and retry on this network only; one network's outage never stalls another, since
  *   each follower is its own loop;
  * - a reorg deeper than maxReorgDepth halts this network with an alert and writes nothing but the halt
- *   (`network_halts`, issue 16): the follower keeps its lock, does not follow while the halt is open (after a
+ *   (`network_halts`): the follower keeps its lock, does not follow while the halt is open (after a
  *   restart too), and follows again once an operator resumed the network;
- * - the lag watchdog alerts when the head has not moved for `stallAlertMs` (ponder #2264).
+ * - the lag watchdog alerts when the head has not moved for `stallAlertMs` (checklist A6: a stalled node must
+ *   not look healthy).
  */
 import type { DatabaseHandle } from "@tollgate/db";
 import type { Logger } from "pino";
@@ -32,9 +33,9 @@ export interface FollowerStatus {
   haltReason: string | undefined;
   /** Lock attempts that found another follower active: a standby's sign of life. */
   standbyRetries: number;
-  /** Times the advisory lock was found lost while following (issue 16). */
+  /** Times the advisory lock was found lost while following (lock.ts). */
   lockLosses: number;
-  /** `websocket` while a newHeads subscription wakes the follower; `polling` otherwise (issue 16). */
+  /** `websocket` while a newHeads subscription wakes the follower; `polling` otherwise (rpc/heads.ts). */
   headSource: "websocket" | "polling";
 }
 

@@ -59,7 +59,7 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Runnin
   const db = handle;
   const networks = networkConfigs(manifest, env);
   const followers = networks.map((cfg) => {
-    // ws(s):// RPC URLs also push new heads (issue 16); http(s) ones are polled.
+    // ws(s):// RPC URLs also push new heads (lower latency); http(s) ones are polled.
     const ws =
       !options.requestFor && isWebSocketUrl(cfg.rpcUrl)
         ? webSocketRpc(cfg.rpcUrl, cfg.rpcTimeoutMs)

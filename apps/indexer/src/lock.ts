@@ -3,7 +3,7 @@
  * connection (`pg_try_advisory_lock`), released when that connection ends, so a crashed process frees
  * it at once; on PGlite (single process) an in-process registry per database handle.
  * Losing the lock connection (killed backend, network cut, `pg_terminate_backend`) frees the lock on the
- * server without telling us (issue 16): `held()` asks pg_locks whether the backend we locked it with still
+ * server without telling us: `held()` asks pg_locks whether the backend we locked it with still
  * holds it, and the follower asks before every step and inside every commit, so two followers never write
  * at once.
  */

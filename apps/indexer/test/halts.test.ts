@@ -1,5 +1,5 @@
 /**
- * Persistent halts (issue 16): a reorg deeper than maxReorgDepth writes a `network_halts` row; a follower started
+ * Persistent halts: a reorg deeper than maxReorgDepth writes a `network_halts` row; a follower started
  * later (a restart) refuses the network while the halt is open; clearing it (what the operator's resume does)
  * lets the running follower follow again.
  */

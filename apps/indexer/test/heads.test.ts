@@ -1,5 +1,5 @@
 /**
- * New heads over WebSocket (issue 16): with a `ws://` RPC URL the follower is woken by `eth_subscribe` newHeads,
+ * New heads over WebSocket: with a `ws://` RPC URL the follower is woken by `eth_subscribe` newHeads,
  * so it indexes a payment long before its poll interval; a node that refuses the subscription is still followed
  * by polling over the same socket. Real local chain, real WebSocket JSON-RPC.
  */
@@ -14,7 +14,7 @@ import { isWebSocketUrl, webSocketRpc } from "../src/rpc/heads";
 import { account, chainOf, configFor, mine, pay, quietLog, startChains, waitFor } from "./helpers";
 import { createTestDatabase, testDatabaseKinds } from "./test-databases";
 
-/** The backfill is done (a run reads a few blocks first, issue 15): later payments are the only new rows. */
+/** The backfill is done (a run reads a few blocks first: slow start): later payments are the only new rows. */
 const caughtUp = (s: { indexed?: bigint; head?: bigint }) =>
   s.indexed !== undefined && s.head !== undefined && s.indexed >= s.head;
 

@@ -1,5 +1,5 @@
 /**
- * Losing the advisory-lock connection on PostgreSQL (issue 16): the server frees the lock when its backend
+ * Losing the advisory-lock connection on PostgreSQL: the server frees the lock when its backend
  * ends; the follower that held it must notice before its next write and stand by until it holds the lock
  * again, so two followers never write at once. PostgreSQL only (PGlite locks in process).
  */

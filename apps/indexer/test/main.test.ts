@@ -1,5 +1,5 @@
 /**
- * The indexer as its own process (`pnpm --filter @tollgate/indexer start`, issue 16): SIGTERM and SIGINT
+ * The indexer as its own process (`pnpm --filter @tollgate/indexer start`): SIGTERM and SIGINT
  * each end it with exit 0 within 10 seconds, after releasing its advisory lock and closing the database;
  * a restart on the same data picks up from the stored cursor, and every payment is recorded exactly once.
  * A recording JSON-RPC proxy in front of the local chain shows when a payment's block has been committed.

@@ -1,5 +1,5 @@
 /**
- * Receipts follow their payment (issue 19) and settlements link only the quote they pay (issue 20 finding 4),
+ * Receipts follow their payment (docs/receipts.md) and settlements link only the quote they pay (quote-link.ts),
  * on a real local chain: evm_snapshot / evm_revert orphan the payment's block, the identical signed
  * transaction is re-sent (re-mined) or not.
  */
@@ -354,7 +354,7 @@ describe.each(testDatabaseKinds())("receipt states on %s", (kind) => {
     expect(await eventsOf(handle)).toEqual([]);
   });
 
-  it("issue 20: a log naming a quote it does not pay is delivered with quote_id null and quote_mismatch", async () => {
+  it("a log naming a quote it does not pay is delivered with quote_id null and quote_mismatch", async () => {
     const cfg = configFor(chains, "amoy", { confirmations: 1 });
     // A 100-wei payment that names a victim's quote (same amounts as a real quote paid below).
     const cheap = await pay(chain, 14, MERCHANT, "qt_mismatch11111", 100n);

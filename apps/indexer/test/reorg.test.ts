@@ -142,7 +142,7 @@ describe.each(testDatabaseKinds())("reorgs on %s", (kind) => {
     ]);
     const [cursor] = await handle.db.select().from(indexerCursors);
     expect(cursor!.blockNumber).toBe(await headOf(chain));
-    // The daily rollup (issue 10, kept by a trigger) moved with the reorg: it counts the live branch only.
+    // The daily rollup (kept by a trigger) moved with the reorg: it counts the live branch only.
     const rollups = await handle.db.select().from(settlementDailyRollups);
     expect(rollups.reduce((n, row) => n + row.settlements, 0)).toBe(live.length);
     expect(rollups.reduce((sum, row) => sum + BigInt(row.totalAmount), 0n)).toBe(

@@ -90,7 +90,7 @@ describe.each(testDatabaseKinds())("sync on %s", (kind) => {
       payer: account(10).address.toLowerCase(),
       merchantAddress: MERCHANT.toLowerCase(),
       merchantId,
-      // No such quote: the payer-chosen order id is not a link (issue 20 finding 4).
+      // No such quote: the payer-chosen order id is not a link (quote-link.ts).
       quoteId: null,
       quoteMismatch: { quote_id: "qt_order1xyzabc", reason: "unknown_quote" },
       bridgeOrderId: null,
@@ -119,7 +119,7 @@ describe.each(testDatabaseKinds())("sync on %s", (kind) => {
   });
 
   it("stores payer-chosen order ids verbatim (quotes, backslashes, braces, commas, newlines, NULL, unicode)", async () => {
-    // Columns travel as array literals (issue 15): every character an array literal treats specially.
+    // Columns travel as array literals: every character an array literal treats specially.
     const orderIds = [
       'qt_"quoted"',
       "ord_back\\slash\\",
@@ -224,7 +224,7 @@ describe.each(testDatabaseKinds())("sync on %s", (kind) => {
   it("refuses inconsistent RPC data (blockHash mismatch, duplicate logIndex, bloom without logs), then recovers", async () => {
     await pay(chain, 10, MERCHANT, "qt_faultaaaaaaa");
     await pay(chain, 11, MERCHANT, "qt_faultbbbbbbb");
-    // Start at the payments: the first read of a run covers only a few blocks (slow start, issue 15).
+    // Start at the payments: the first read of a run covers only a few blocks (slow start, get-logs.ts).
     const cfg = {
       ...configFor(chains, "amoy", { maxReorgDepth: 64 }),
       startBlock: Number((await headOf(chain)) - 1n),

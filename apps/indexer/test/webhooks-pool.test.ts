@@ -1,5 +1,5 @@
 /**
- * The dispatcher's running loop is a pool (issue 15): a slow endpoint holds only its own per-endpoint slots, and
+ * The dispatcher's running loop is a pool: a slow endpoint holds only its own per-endpoint slots, and
  * every other merchant's deliveries keep flowing past it. Real HTTP receivers on loopback, real database; the slow
  * receiver holds its answers until the test releases them, so nothing here depends on timing.
  */

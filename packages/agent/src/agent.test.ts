@@ -1,5 +1,6 @@
-// End to end on real parts (issue 4 "Tests"): local amoy chain with the real contracts, the real API (behind a
-// counting proxy), merchants registered through the API, and a real Express server gated by @tollgate/gate.
+// End to end on real parts (DESIGN §10: no hand-written fixtures): local amoy chain with the real contracts, the
+// real API (behind a counting proxy), merchants registered through the API, and a real Express server gated by
+// @tollgate/gate.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { QUOTA_REMAINING_HEADER, type QuoteResponse } from "@tollgate/shared";

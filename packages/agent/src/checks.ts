@@ -1,5 +1,5 @@
 /**
- * Checks made BEFORE any money moves (issue 4 "Agent side"; DESIGN.md §6; prior-art lessons §8 items 9, 11):
+ * Checks made BEFORE any money moves (DESIGN.md §6; prior-art lessons §8 items 9, 11):
  * the challenge's Tollgate origin is trusted, the quote is for what the challenge sold, the settlement call is
  * exactly what the service signed for this payer, and the quote has time left.
  */

@@ -1,6 +1,6 @@
 /**
- * `tollgate-agent pay <url>`: pays for one call to an AIFP-1 gated URL and prints each step (issue 4 "CLI";
- * SPEC §1 steps 1-6). The key comes from TOLLGATE_AGENT_PRIVATE_KEY or a key file; limits and trusted Tollgate
+ * `tollgate-agent pay <url>`: pays for one call to an AIFP-1 gated URL and prints each step (SPEC §1
+ * steps 1-6). The key comes from TOLLGATE_AGENT_PRIVATE_KEY or a key file; limits and trusted Tollgate
  * origins from flags or the environment (parsed once, below). `--json` prints one JSON object.
  *
  * Exit codes: 0 paid response (status < 400); 1 refused, failed or an error response; 2 usage error.
@@ -162,7 +162,7 @@ export interface CliIo {
 
 /** Runs the CLI; resolves with the exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
-  // Identity gate (issue 12): `tollgate-agent identity ...`.
+  // Identity gate (SPEC §5): `tollgate-agent identity ...`.
   if (argv[0] === "identity") return runIdentityCli(argv.slice(1), io);
   if (argv.includes("--help") || argv.includes("-h")) {
     io.stdout(USAGE);

@@ -1,5 +1,5 @@
 /**
- * The agent's only source of time (issue 9 point 4): every expiry, budget period and retry deadline reads
+ * The agent's only source of time: every expiry, budget period and retry deadline reads
  * `clock.now()`, and every wait goes through `sleep`, so each part can be tested with a fake clock.
  */
 

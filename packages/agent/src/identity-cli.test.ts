@@ -1,4 +1,4 @@
-// `tollgate-agent identity fetch` against the real API's identity gate and the local Solana RPC (issue 12).
+// `tollgate-agent identity fetch` against the real API's identity gate (SPEC §5) and the local Solana RPC.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,5 +1,5 @@
 /**
- * `tollgate-agent identity fetch <url> --solana-key-file <file> [--prefix tollgate] [--json]` (issue 12): answers
+ * `tollgate-agent identity fetch <url> --solana-key-file <file> [--prefix tollgate] [--json]` (SPEC §5): answers
  * the identity gate's 402 by signing its nonce with a Solana keypair file and retries. Exit 0 on a 2xx, 1 otherwise,
  * 2 on usage errors.
  */

@@ -1,5 +1,5 @@
 /**
- * The agent side of the identity gate (issue 12; SPEC §5): answer a 402 that carries `x-nonce` by signing the raw
+ * The agent side of the identity gate (SPEC §5): answer a 402 that carries `x-nonce` by signing the raw
  * 32-byte sha256 of `<prefix>-x402:{nonce}:{pubkey}` with the agent's Ed25519 (Solana) key, and retry once.
  * tweetnacl signs here (client side only; the server verifies with node:crypto).
  */

@@ -1,5 +1,5 @@
 /**
- * The spending policy (issue 4 "Agent side"): per-payment cap, rolling budget and allow-lists, parsed once
+ * The spending policy (decision "Agent client"): per-payment cap, rolling budget and allow-lists, parsed once
  * from {@link AgentLimits}. Every check here runs before anything is signed.
  */
 import { type EvmNetworkName, formatUsd, parseUsd } from "@tollgate/shared";

@@ -1,6 +1,6 @@
 /**
  * The quote client (SPEC §1 steps 2-3; DESIGN.md §6): asks the challenge's Tollgate API for a quote, then
- * runs every check of issue 4 "Agent side" on it before anything may be signed.
+ * runs every check of checks.ts on it before anything may be signed.
  */
 import {
   type EvmNetworkName,

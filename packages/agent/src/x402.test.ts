@@ -1,10 +1,10 @@
 /**
- * The agent client pays x402 402s (issue 17): the real bridge (apps/api, its public test entry) on a real local amoy
- * chain, over loopback. v2 (`PAYMENT-REQUIRED` -> `PAYMENT-SIGNATURE`) and v1 (body `accepts` -> `X-PAYMENT`) pay
- * with exact balance deltas; the per-payment cap, the period budget (kept across a restart) and the origin
- * allow-list refuse before anything is signed; a settlement with an unknown outcome (202 `settlement_pending`) is
- * retried with the same payment header until it is known: one signature, one transfer, one upstream call.
- * A fault-injecting JSON-RPC proxy sits between the bridge and the chain (as in the bridge's own pending test).
+ * The agent client pays x402 402s (SPEC §2.6 `accepts`): the real bridge (apps/api, its public test entry) on a real
+ * local amoy chain, over loopback. v2 (`PAYMENT-REQUIRED` -> `PAYMENT-SIGNATURE`) and v1 (body `accepts` ->
+ * `X-PAYMENT`) pay with exact balance deltas; the per-payment cap, the period budget (kept across a restart) and the
+ * origin allow-list refuse before anything is signed; a settlement with an unknown outcome (202 `settlement_pending`)
+ * is retried with the same payment header until it is known: one signature, one transfer, one upstream call. A
+ * fault-injecting JSON-RPC proxy sits between the bridge and the chain (as in the bridge's own pending test).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -32,7 +32,7 @@ import { decodeX402Header, X402_HEADERS } from "./x402-wire";
 type Rpc = { method?: string; id?: unknown };
 const PRICE = 100_000n; // 0.1 USDC
 
-describe("agent client pays x402 v1 and v2 (issue 17)", () => {
+describe("agent client pays x402 v1 and v2", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-agent-x402-"));
   let chains: LocalChains;
   let upstream: TestUpstream;

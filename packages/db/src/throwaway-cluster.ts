@@ -1,7 +1,7 @@
 /**
- * A throwaway PostgreSQL cluster for fault drills (issue 16): Debian's `initdb`/`pg_ctl` on a free port and a
- * temporary directory, so a test can stop and start the server under a running service. As root the server runs
- * as the `postgres` user (PostgreSQL refuses root). `findPostgresBinaries()` answers why not when it cannot.
+ * A throwaway PostgreSQL cluster for fault drills: Debian's `initdb`/`pg_ctl` on a free port and a temporary
+ * directory, so a test can stop and start the server under a running service. As root the server runs as the
+ * `postgres` user (PostgreSQL refuses root). `findPostgresBinaries()` answers why not when it cannot.
  */
 import { execFile } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";

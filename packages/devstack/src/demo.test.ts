@@ -1,5 +1,5 @@
 /**
- * The demo upstream of `pnpm start` runs on the hardened server (issue 18): what Node's parser refuses (oversized
+ * The demo upstream of `pnpm start` runs on the hardened server: what Node's parser refuses (oversized
  * or malformed headers, a bogus method, bad framing) and a client too slow to send its headers get a problem+json
  * 4xx and a closed connection, never a 500 or a bare status line. Real sockets on loopback.
  */

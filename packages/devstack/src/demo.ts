@@ -44,7 +44,7 @@ export async function ensureDemoMerchant(
 }
 
 /**
- * The demo bridge providers, one per local network (issue 17): `/bridge/demo/…` stays on amoy (the bridge's
+ * The demo bridge providers, one per local network: `/bridge/demo/…` stays on amoy (the bridge's
  * default network), `/bridge/demo-polygon/…` and `/bridge/demo-base/…` sell on polygon and base, where the test
  * USDC sits at the real address, so stock x402 clients pay them with their default settings.
  */
@@ -69,7 +69,7 @@ export function demoBridgeProviders(upstreamUrl: string): Record<string, string>
 
 /**
  * The upstream behind the demo bridge provider: answers whatever it is asked, free, on a loopback port. On the
- * hardened server (issue 18): what Node's parser refuses, too slow or too large, is a problem+json 4xx.
+ * hardened server: what Node's parser refuses, too slow or too large, is a problem+json 4xx.
  */
 export async function startDemoUpstream(
   limits: HttpServerLimits = HTTP_SERVER_LIMITS,

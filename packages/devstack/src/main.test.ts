@@ -1,7 +1,7 @@
 /**
  * `pnpm start` end to end (DESIGN.md §11): the real process on free ports and a fresh data directory —
  * local chains, API, indexer, bridge demo and example merchant come up, print the banner, answer, and
- * stop cleanly, exit 0, with every port they opened free within 10 s (issue 16): on Ctrl-C (SIGINT to the
+ * stop cleanly, exit 0, with every port they opened free within 10 s: on Ctrl-C (SIGINT to the
  * whole process group, as a terminal sends it) and on SIGTERM to the `pnpm start` parent alone (as
  * `docker stop` sends it).
  */
@@ -76,7 +76,7 @@ function launch(command: string, args: string[], cwd: string, env: NodeJS.Proces
   };
 }
 
-/** Polls until none of `ports` is listening, for at most 10 s (issue 16); returns those still open. */
+/** Polls until none of `ports` is listening, for at most 10 s; returns those still open. */
 async function stillOpen(ports: readonly number[]): Promise<number[]> {
   const deadline = Date.now() + 10_000;
   for (;;) {
@@ -121,7 +121,7 @@ describe("pnpm start (devstack)", () => {
       expect(challenge.status).toBe(402);
       expect(await challenge.json()).toMatchObject({ protocol: "AIFP-1", merchant_id: demo.merchant_id });
       expect((await fetch(`${baseUrl}/v1/merchants/${demo.merchant_id}`)).status).toBe(200);
-      // Issue 17: a demo bridge provider on every local network, each named in the banner, each 402 offering
+      // A demo bridge provider on every local network, each named in the banner, each 402 offering
       // that network's USDC at the address the manifest records (the real network's).
       const manifest = JSON.parse(readFileSync(join(dataDir, "deployments.json"), "utf8")) as {
         chains: Record<string, { chainId: number; tokens: { USDC: { address: string } } }>;
@@ -143,7 +143,7 @@ describe("pnpm start (devstack)", () => {
         });
         expect(((await bridged.json()) as { pay_matic: { chain: string } }).pay_matic.chain).toBe(network);
       }
-      // Identity gate (issue 12) against the local Solana RPC: 402, a seat the way `pnpm seat:reserve` makes it, 200.
+      // Identity gate (SPEC §5) against the local Solana RPC: 402, a seat the way `pnpm seat:reserve` makes it, 200.
       expect(stack.output()).toMatch(/Solana RPC\s+http:\/\/127\.0\.0\.1:\d+/);
       const gated = await fetch(`${baseUrl}/api/live-stats`);
       expect(gated.status).toBe(402);

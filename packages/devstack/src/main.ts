@@ -3,7 +3,7 @@
  * contracts deployed, the API (PGlite in DATA_DIR, gateway at /g, console at /console/), the indexer and
  * webhook dispatcher, the bridge router with a demo provider per local network, a demo merchant and the
  * example merchant app selling two routes. Prints every URL once ready; Ctrl-C or SIGTERM stops it all cleanly
- * and frees every port (twice: at once; issue 16). A signal during start waits for the start (migrations
+ * and frees every port (a second signal: at once). A signal during start waits for the start (migrations
  * included) to finish, then stops what it started; if the parent (`scripts/start.mjs`) dies, this stops too.
  * Composes the apps through their public entries only (`@tollgate/api`, `@tollgate/indexer`).
  */
@@ -80,7 +80,7 @@ async function start(initialEnv: Env, log: ReturnType<typeof createLogger>, shut
         bridge: routerConfig(demoBridgeProviders(upstream.url), source),
       };
     }
-    // Identity gate (issue 12): a local Solana JSON-RPC serving seats from DATA_DIR, unless one is configured.
+    // Identity gate (SPEC §5): a local Solana JSON-RPC serving seats from DATA_DIR, unless one is configured.
     let solanaRpc: LocalSolanaRpc | undefined;
     if (!env.identity.solana.rpcUrl) {
       const port =
@@ -107,7 +107,7 @@ async function start(initialEnv: Env, log: ReturnType<typeof createLogger>, shut
     const api = await startApi(env, log);
     shutdown.add("API", () => api.close());
 
-    // PGlite is single-process: the indexer follows the chains inside this process (issue 5).
+    // PGlite is single-process: the indexer follows the chains inside this process.
     const indexer = await startIndexer({ env: loadIndexerEnv(source), db: api.deps.db });
     shutdown.add("indexer", () => indexer.stop());
 

@@ -1,6 +1,6 @@
 /**
- * Test support (issue 16): which TCP ports a process group listens on, read from Linux /proc — every
- * port `pnpm start` opens, printed or not (the demo upstream's is ephemeral). Undefined without /proc.
+ * Test support (clean shutdown frees every port): which TCP ports a process group listens on, read from Linux /proc —
+ * every port `pnpm start` opens, printed or not (the demo upstream's is ephemeral). Undefined without /proc.
  */
 import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 

@@ -1,5 +1,5 @@
 /**
- * Example merchant: an Express server selling two routes through `@tollgate/gate` (issue 4 "Merchant side";
+ * Example merchant: an Express server selling two routes through `@tollgate/gate` (SPEC §1 steps 1 and 5;
  * DESIGN.md §6, §11 "Every process prints the URLs it serves once it is ready").
  *
  * - `GET /v1/search?q=...`  tier `standard`, resource `/v1/search`
@@ -101,7 +101,7 @@ export async function startExampleMerchant(options: ExampleMerchantOptions): Pro
     });
   });
 
-  // Anything else is a problem+json too (issue 18), never Express's HTML page.
+  // Anything else is a problem+json too (DESIGN §7), never Express's HTML page.
   app.use((req, res) => {
     writeProblem(res, new AppError("not_found", `no route for ${req.method} ${req.path}`));
   });
@@ -109,7 +109,7 @@ export async function startExampleMerchant(options: ExampleMerchantOptions): Pro
     writeProblem(res, exampleError(error));
   });
 
-  // The hardened server (issue 18): header-size limit, timeouts, problem+json for what Node's parser refuses.
+  // The hardened server (hostile input): header-size limit, timeouts, problem+json for what Node's parser refuses.
   const server = createHttpServer(app, options.limits ?? HTTP_SERVER_LIMITS);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);

@@ -113,7 +113,7 @@ describe("example merchant", () => {
   });
 });
 
-describe("example merchant on the hardened server (issue 18)", () => {
+describe("example merchant on the hardened server", () => {
   // Short timeouts so a slow client is cut off in about a second; the other limits are production's.
   const limits = { ...HTTP_SERVER_LIMITS, headersTimeoutMs: 500, connectionsCheckingIntervalMs: 100 };
   let merchant: RunningExampleMerchant;

@@ -70,7 +70,7 @@ export interface GateOptions {
   /** Fetch for the default verifier and price source. */
   fetchImpl?: FetchLike;
   /**
-   * Issue 19 (docs/receipts.md): where suspended and revoked receipts are learned. Default: a
+   * Where suspended and revoked receipts are learned (docs/receipts.md). Default: a
    * {@link RevocationFeed} on `apiBaseUrl` for `merchantId` (one per merchant and API in this process), polled
    * every 15 s from the first paid request on. Pass your own feed to choose its interval and staleness window
    * and to read its `stats()`; `false` turns the check off.
@@ -85,7 +85,7 @@ export interface GateOptions {
   minConfirmations?: number | "finality";
   /**
    * Extra headers on every 402 challenge (the hosted gateway adds the x402 `PAYMENT-REQUIRED` description of the
-   * resource, issue 11). A failure here drops the extra headers, never the challenge.
+   * resource). A failure here drops the extra headers, never the challenge.
    */
   challengeHeaders?: (req: Request, challenge: GateChallenge) => Promise<Record<string, string>>;
   /** Called with the cause of every 5xx the gate answers itself. Default: one `console.warn` line. */

@@ -8,7 +8,7 @@
  * - a receipt that does not verify (signature, alg, typ, kid, iss, aud, exp, nbf, scope, tier): 402
  *   `receipt_invalid` with a fresh challenge and a `detail` naming the reason;
  * - quota used up: 402 `quota_exhausted` with a fresh challenge;
- * - a receipt listed in the revocation feed (issue 19): 402 `receipt_revoked`; below `minConfirmations`:
+ * - a receipt listed in the revocation feed (docs/receipts.md): 402 `receipt_revoked`; below `minConfirmations`:
  *   402 `receipt_invalid`; feed stale with `strictRevocations`: 503 `revocation_feed_stale`;
  * - receipt keys unobtainable (JWKS down, nothing cached): 503 `jwks_unavailable`; quota store unreachable:
  *   503 `service_unavailable`. Nothing passes unverified or unmetered.
@@ -109,7 +109,7 @@ export function gate(options: GateOptions): RequestHandler {
     const appError =
       error instanceof AppError ? error : new AppError("internal_error", undefined, { cause: error });
     onError(appError, req);
-    // A request id already given to this response (the API's, on /g) is echoed in the problem (issue 18).
+    // A request id already given to this response (the API's, on /g) is echoed in the problem, so one id traces it.
     const requestId = res.getHeader("x-request-id");
     writeProblem(res, appError, typeof requestId === "string" ? { requestId } : {});
   }

@@ -7,8 +7,8 @@
  */
 export const CONSUME_SCRIPT = `
 if ARGV[4] ~= '' then
-  -- Reset guard (issue 16): KEYS[2] sentinel, KEYS[3] reset-detected-at; ARGV[4] armed, [5] now ms,
-  -- [6] longest receipt lifetime ms, [7] this process's epoch.
+  -- Reset guard (an emptied Redis must not grant quota again): KEYS[2] sentinel, KEYS[3] reset-detected-at;
+  -- ARGV[4] armed, [5] now ms, [6] longest receipt lifetime ms, [7] this process's epoch.
   local missing = redis.call('EXISTS', KEYS[2]) == 0
   local detected = redis.call('EXISTS', KEYS[3]) == 1
   if detected or (missing and ARGV[4] == '1') then
@@ -35,7 +35,7 @@ return {1, quota - used}
 
 /**
  * KEYS[1] counter, KEYS[2] this refund's mark; ARGV units, refund id. Decrements without going below zero; missing
- * counters stay missing. The mark makes a refund idempotent: one sent again after a lost reply (issue 16, Redis
+ * counters stay missing. The mark makes a refund idempotent: one sent again after a lost reply (Redis
  * died mid-command) is not applied twice, so a retried refund can never over-grant.
  */
 export const REFUND_SCRIPT = `

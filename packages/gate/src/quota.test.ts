@@ -126,7 +126,7 @@ describe("RedisQuotaStore", () => {
         const error = await attempt().catch((e: unknown) => e);
         expect(isAppError(error) && error.code === "service_unavailable").toBe(true);
       }
-      // A refund is kept for when Redis returns (issue 16), not thrown away.
+      // A refund is kept for when Redis returns, not thrown away: an outage never eats a paid unit.
       await store.refund("rcpt_a", 1);
       expect(store.pendingRefunds).toBe(1);
       expect(Date.now() - started).toBeLessThan(3_000);
@@ -170,7 +170,7 @@ describe("RedisQuotaStore", () => {
       }
     });
 
-    it("keeps a refund made while disconnected and applies it once on reconnect (issue 16)", async () => {
+    it("keeps a refund made while disconnected and applies it once on reconnect", async () => {
       const client = new Redis(TEST_REDIS_URL!, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
       const store = new RedisQuotaStore({ redis: client, merchantId: "mrch_A", keyPrefix: prefix });
       try {

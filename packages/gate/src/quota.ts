@@ -128,7 +128,7 @@ interface PendingRefund {
 }
 
 /**
- * Detecting an emptied Redis (issue 16; docs/operations.md "Redis comes back empty"). A Redis restarted without
+ * Detecting an emptied Redis (docs/operations.md "Redis comes back empty"). A Redis restarted without
  * persistence forgets every counter, so live receipts would get their quota again. With this option the store keeps a
  * sentinel key (`{keyPrefix}sentinel`, the epoch of the process that wrote it) and, once it has seen it, treats its
  * absence as "Redis was emptied": every consume answers 503 `quota_store_reset` (fail closed, all processes, since
@@ -308,7 +308,7 @@ export class RedisQuotaStore implements QuotaStore {
   }
 
   /**
-   * Gives units back. While Redis is unreachable the refund is kept and sent when it returns (issue 16: a unit taken
+   * Gives units back. While Redis is unreachable the refund is kept and sent when it returns (a unit taken
    * for a call that was not delivered is not lost to an outage); each refund carries an id, so sending it again
    * never applies it twice. Should this process die first, the unit is lost: an under-grant, never an over-grant.
    */
@@ -351,7 +351,7 @@ export class RedisQuotaStore implements QuotaStore {
   }
 
   /**
-   * The operator's acknowledgement of an emptied Redis (issue 16): writes the sentinel again and clears the
+   * The operator's acknowledgement of an emptied Redis: writes the sentinel again and clears the
    * detection, so every process consumes again. Only after checking what was lost (docs/operations.md).
    */
   async acknowledgeReset(): Promise<void> {

@@ -1,6 +1,7 @@
-// The node:crypto receipt check against jose's jwtVerify as the oracle (issue 15; docs/decisions.md): on every
-// crafted token the verifier refuses whatever jose refuses, with the same reason, and accepts only what jose
-// accepts. The few tokens jose takes and we refuse (JWS extensions, non-canonical or padded base64url) are listed.
+// The node:crypto receipt check against jose's jwtVerify as the oracle (decision "Gate receipt verification without
+// jose's verify"): on every crafted token the verifier refuses whatever jose refuses, with the same reason, and
+// accepts only what jose accepts. The few tokens jose takes and we refuse (JWS extensions, non-canonical or padded
+// base64url) are listed.
 import { KeyObject, sign } from "node:crypto";
 import { RECEIPT_ALGORITHM, RECEIPT_JWT_TYPE } from "@tollgate/shared/aifp";
 import { jwtVerify } from "jose";
@@ -94,7 +95,7 @@ describe("receipt JWS checked with node:crypto, jose as the oracle", () => {
     };
     for (const name of ["iss", "aud", "sub", "jti", "iat", "exp"])
       cases[`${name} missing`] = token(header(), claims({}, [name]));
-    // Tokens jose accepts and this verifier refuses (stricter, docs/decisions.md issue 15).
+    // Tokens jose accepts and this verifier refuses (stricter by design: one canonical encoding, no JWS extensions).
     const stricter: Record<string, string> = {
       "crit b64 true": token(header({ crit: ["b64"], b64: true }), claims({})),
       "b64 without crit": token(header({ b64: false }), claims({})),

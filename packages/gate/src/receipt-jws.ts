@@ -1,12 +1,12 @@
 /**
- * The receipt's compact JWS, checked with node:crypto directly (issue 15; docs/decisions.md "Gate verification
- * without jose's verify"). jose's `jwtVerify` runs WebCrypto's `subtle.verify`, a thread-pool job per receipt:
+ * The receipt's compact JWS, checked with node:crypto directly (decision "Gate receipt verification without
+ * jose's verify"). jose's `jwtVerify` runs WebCrypto's `subtle.verify`, a thread-pool job per receipt:
  * the main thread waited on it for more than half of every uncached verification. The key is a node:crypto
  * KeyObject made once per `kid` (verifier.ts); the verification itself is synchronous.
  *
- * Allocation-light (issue 15, gate ratio): the signed bytes, the signature and the payload are decoded into one
- * module-level scratch buffer instead of fresh pooled buffers. Safe because every use is synchronous, from the
- * write to the last read, so no other verification can interleave.
+ * Allocation-light (receipt checks run on every paid call): the signed bytes, the signature and the payload are
+ * decoded into one module-level scratch buffer instead of fresh pooled buffers. Safe because every use is
+ * synchronous, from the write to the last read, so no other verification can interleave.
  *
  * JWS semantics kept (RFC 7515 compact form, RFC 8725), in jose's order, each failing with the reason jose's
  * error maps to (verdicts.ts `translateJoseError`):

@@ -2,7 +2,7 @@
  * The receipt signing keys of one issuer (DESIGN.md §6 "Gate middleware"; SPEC §5; checklist B3): the JWKS
  * fetched with jose's `createRemoteJWKSet` (cached; an unknown `kid` refetches at most once per cooldown), the
  * last good document kept usable while the endpoint fails (stale-if-error), and node:crypto keys made once per
- * `kid` (issue 15: no per-request JWKS work). Split from verifier.ts, which composes it.
+ * `kid` (no per-request JWKS work). Split from verifier.ts, which composes it.
  */
 import { KeyObject, type webcrypto } from "node:crypto";
 import { AppError } from "@tollgate/shared/errors";

@@ -1,5 +1,5 @@
-// Issue 19: the gate refuses receipts listed in the merchant's revocation feed, over real loopback HTTP. Polls
-// are driven by hand (`feed.poll()`) and staleness by an injected clock: no timings.
+// The gate refuses receipts listed in the merchant's revocation feed (docs/receipts.md), over real loopback HTTP.
+// Polls are driven by hand (`feed.poll()`) and staleness by an injected clock: no timings.
 import { RECEIPT_HEADER } from "@tollgate/shared/aifp";
 import express from "express";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";

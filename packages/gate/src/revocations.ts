@@ -1,5 +1,5 @@
 /**
- * Revocation for the gate (issue 19, docs/receipts.md). A receipt's payment can be orphaned by a reorg after the
+ * Revocation for the gate (docs/receipts.md). A receipt's payment can be orphaned by a reorg after the
  * receipt was issued; Tollgate then lists its `jti` in the merchant's revocation feed until the receipt expires.
  * {@link RevocationFeed} polls that feed in the background (default every 15 s, `If-None-Match`), so the gate
  * never calls Tollgate per request.

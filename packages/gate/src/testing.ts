@@ -45,7 +45,7 @@ export interface FakeTollgateApi {
   /** Requests the merchant endpoint has seen. */
   merchantRequests: number;
   jwksMode: JwksMode;
-  /** Issue 19: the revocation feed served per merchant id (jti → state, exp); "down" answers 500. */
+  /** The revocation feed served per merchant id (jti → state, exp); "down" answers 500. */
   revocations: Map<string, Map<string, { state: "suspended" | "revoked"; exp: number }>>;
   feedMode: "up" | "down";
   /** Requests the revocation feed has seen, and how many of them were answered 304. */
@@ -187,7 +187,7 @@ export async function startFakeTollgateApi(
       .set("Cache-Control", "public, max-age=300")
       .json({ keys: [...published].flatMap((kid) => (keys.has(kid) ? [keys.get(kid)?.publicJwk] : [])) });
   });
-  // Stand-in for GET /v1/merchants/{id}/revocations (issue 19): ETag over the body, 304 on If-None-Match.
+  // Stand-in for GET /v1/merchants/{id}/revocations (docs/receipts.md): ETag over the body, 304 on If-None-Match.
   app.get("/v1/merchants/:id/revocations", (req, res) => {
     api.feedRequests += 1;
     if (api.feedMode === "down") {

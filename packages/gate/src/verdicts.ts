@@ -92,7 +92,7 @@ export function receiptClaimsProblem(payload: JWTPayload): string | undefined {
   for (const name of integers) {
     if (!isNonNegativeInteger(p[name])) return `claim ${name} must be a non-negative integer`;
   }
-  // Issue 19: optional (older receipts lack it), but never anything other than an integer.
+  // Optional (receipts issued before it existed lack it), but never anything other than an integer.
   if (p.finality_depth !== undefined && !isNonNegativeInteger(p.finality_depth))
     return "claim finality_depth must be a non-negative integer";
   return undefined;

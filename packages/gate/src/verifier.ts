@@ -179,7 +179,7 @@ export function createReceiptVerifier(options: ReceiptVerifierOptions): ReceiptV
   }
 
   /**
-   * Protected headers (the encoded segment) whose signature verified, with their `kid` (issue 15): Tollgate's
+   * Protected headers (the encoded segment) whose signature verified, with their `kid`: Tollgate's
    * receipts share one header per key, so the header is parsed and checked once per key, not per receipt. Only a
    * header under a valid signature enters, so callers cannot fill it; bounded all the same.
    */

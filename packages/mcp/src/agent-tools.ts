@@ -1,5 +1,5 @@
 /**
- * Agent tools (issue 17 "MCP server"): pay_and_fetch, quote, balance, receipts, find_apis, identity_fetch.
+ * Agent tools (docs/mcp.md): pay_and_fetch, quote, balance, receipts, find_apis, identity_fetch.
  * Payments go through the agent client (packages/agent) and its checks; the server adds the call and session
  * limits of spend-guard.ts. No tool takes a key: keys come from the configuration only.
  */

@@ -1,5 +1,5 @@
 /**
- * The MCP server's configuration (issue 17 "MCP server"): command-line flags and the environment, parsed once
+ * The MCP server's configuration (docs/mcp.md): command-line flags and the environment, parsed once
  * with zod at start. Keys come from a key file or the environment, never from a tool argument. A key that cannot
  * be used does not stop the server: the tools that need it answer a tool error naming the problem, so an MCP
  * client shows the reason instead of a dead server. Anything else that is wrong is a {@link ConfigError}.

@@ -1,5 +1,5 @@
 /**
- * The Streamable HTTP transport runs on the hardened server (issue 18): what Node's parser refuses and a client too
+ * The Streamable HTTP transport runs on the hardened server: what Node's parser refuses and a client too
  * slow to send its headers get a problem+json 4xx and a closed connection, and the bearer check still answers
  * everything else. No chain needed: the runtime has no key, and no tool is called. Real sockets on loopback.
  */

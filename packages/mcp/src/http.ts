@@ -2,7 +2,7 @@
  * Streamable HTTP transport (MCP 2025-03-26+): `POST/GET/DELETE /mcp`, one MCP server per session id.
  * Every request carries `Authorization: Bearer <TOLLGATE_MCP_HTTP_TOKEN>` (the tools spend the agent's money, so
  * nobody else who can reach the port may call them). Binds to 127.0.0.1 by default, where the SDK's Express app
- * also refuses foreign Host headers (DNS rebinding). Served by the house's hardened server (issue 18): explicit header,
+ * also refuses foreign Host headers (DNS rebinding). Served by the house's hardened server: explicit header,
  * request and keep-alive limits, and a problem+json answer to what Node's HTTP parser refuses.
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";

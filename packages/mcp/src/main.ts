@@ -1,5 +1,5 @@
 /**
- * `tollgate-mcp --stdio | --http [--port N] [--host H] [--allow-actions]` (issue 17 "MCP server"). The one place
+ * `tollgate-mcp --stdio | --http [--port N] [--host H] [--allow-actions]` (docs/mcp.md). The one place
  * this process reads its environment. Configuration errors print one message and exit 2; a key that cannot be
  * used is reported on stderr and by the tools that need it, and the server runs on.
  */

@@ -1,5 +1,5 @@
 /**
- * Operator tools (issue 17 "MCP server"), over HTTP to the operator API with a bearer admin session
+ * Operator tools (docs/mcp.md), over HTTP to the operator API with a bearer admin session
  * (`TOLLGATE_ADMIN_TOKEN` = `ases_...`; docs/operators.md). Read-only by default; pause, unpause and webhook
  * replay exist only when the server was started with `--allow-actions`, and the API still checks the role.
  */

@@ -1,5 +1,5 @@
 /**
- * The MCP server end to end (issue 17 "MCP server"): the SDK's own Client over stdio (spawning the bin) and over
+ * The MCP server end to end (docs/mcp.md): the SDK's own Client over stdio (spawning the bin) and over
  * Streamable HTTP, against one real `pnpm start` (local chains, API, example merchant, local Solana RPC).
  * Covered: a paid fetch through the AIFP-1 gate over each transport and through the bridge demo's x402 v2 402
  * (stdio), receipts and their quota, balance, quote, find_apis, identity_fetch, operator reads and actions, per-call and per-session limits refusing with no

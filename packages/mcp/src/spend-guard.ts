@@ -1,5 +1,5 @@
 /**
- * Spend limits enforced by the server, never left to the model (issue 17 "MCP server"). Three layers, all
+ * Spend limits enforced by the server, never left to the model (docs/mcp.md). Three layers, all
  * checked before anything is signed:
  * - per payment and per rolling period (24 h by default): the agent client's own limits, kept in its store;
  * - per tool call: one `pay_and_fetch` may buy more than once; their sum is capped (a `max_usd` argument may

@@ -1,4 +1,4 @@
-// rpcFetch against the global fetch as the oracle, through viem's HTTP transport on a real loopback server (issue 15):
+// rpcFetch against the global fetch as the oracle, through viem's HTTP transport on a real loopback server:
 // every answer an RPC node can give ends the same way with either, except the two documented differences (redirects
 // are not followed; an oversized body is cut off before it is read).
 import http from "node:http";

@@ -1,5 +1,5 @@
 /**
- * The operator surface's wire constants (issue 10; SPEC §4.3, §5), shared by the API and the console.
+ * The operator surface's wire constants (SPEC §4.3, §5), shared by the API and the console so both sides agree.
  */
 import { z } from "zod";
 

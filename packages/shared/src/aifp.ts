@@ -39,7 +39,7 @@ export const CHALLENGE_REASONS = [
   "payment_required",
   "receipt_invalid",
   "quota_exhausted",
-  // Issue 19: the receipt's payment was orphaned by a reorg (suspended) or never came back (revoked).
+  // The receipt's payment was orphaned by a reorg (suspended) or never came back (revoked): docs/receipts.md.
   "receipt_revoked",
 ] as const;
 export type ChallengeReason = (typeof CHALLENGE_REASONS)[number];
@@ -261,7 +261,7 @@ export interface ReceiptClaims {
   log_index: number;
   confirmations: number;
   /**
-   * Issue 19: the network's finality depth (its maxReorgDepth) when the receipt was issued; a receipt with
+   * The network's finality depth (its maxReorgDepth) when the receipt was issued; a receipt with
    * `confirmations >= finality_depth` cannot be undone by a repairable reorg. Absent on older receipts.
    */
   finality_depth?: number;

@@ -1,5 +1,5 @@
 /**
- * The one builder of viem `Chain` objects (issue 9 point 4). Everything that talks to a chain through viem
+ * The one builder of viem `Chain` objects. Everything that talks to a chain through viem
  * (agent, API, indexer tests, contract deployment) gets its `Chain` here, so id, name and native currency are
  * described the same way everywhere. Registry facts come from networks.ts (DESIGN.md §3).
  */

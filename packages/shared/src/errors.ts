@@ -21,7 +21,7 @@ export const ERROR_STATUS = {
   payout_change_requires_step_up: 403,
   payment_authorization_invalid: 403,
   payment_authorization_expired: 403,
-  // Operators (issue 10): admin sessions, roles, same-origin proof, metrics scrapes.
+  // Operators (SPEC §4.3, §5 adminSession): admin sessions, roles, same-origin proof, metrics scrapes.
   admin_auth_required: 401,
   invalid_credentials: 401,
   metrics_auth_required: 401,
@@ -49,7 +49,7 @@ export const ERROR_STATUS = {
   payment_token_mismatch: 422,
   payment_amount_mismatch: 422,
   payment_after_quote_expiry: 422,
-  // Legacy bridge and x402 (issue 6; docs/bridge.md).
+  // Legacy bridge and x402 (SPEC §2.6, §4.5; docs/bridge.md).
   order_not_found: 404,
   provider_not_found: 404,
   order_request_mismatch: 422,
@@ -62,13 +62,13 @@ export const ERROR_STATUS = {
   x402_payload_malformed: 400,
   x402_payment_invalid: 402,
   x402_settlement_failed: 402,
-  // Marketplace (issue 11): listings, moderation.
+  // Marketplace (SPEC §2.3, §3.1): listings, moderation.
   listing_not_found: 404,
   listing_limit_reached: 409,
   listing_not_pending: 409,
-  // Bridge security (issue 20; docs/bridge.md "Threat model").
+  // Bridge security (docs/bridge.md "Threat model"): the paid ip creator must be the quoted one.
   payment_ip_creator_mismatch: 422,
-  // Identity gate (issue 12; SPEC §5, §7; docs/identity-gate.md).
+  // Identity gate (SPEC §5, §7; docs/identity-gate.md).
   identity_required: 402,
   identity_nonce_invalid: 402,
   identity_header_malformed: 400,
@@ -77,7 +77,7 @@ export const ERROR_STATUS = {
   identity_seat_outdated: 403,
   identity_store_unavailable: 503,
   solana_rpc_unavailable: 503,
-  // Receipts follow their payment (issue 19; docs/receipts.md).
+  // Receipts follow their payment (docs/receipts.md): a reorged or lost payment suspends or revokes its receipt.
   receipt_revoked: 402,
   revocation_feed_stale: 503,
   // 429: limits (SPEC §8).
@@ -95,13 +95,13 @@ export const ERROR_STATUS = {
   bridge_store_unavailable: 503,
   facilitator_busy: 503,
   quota_store_reset: 503,
-  // Issue 18 (hostile input): bodies that cannot be read, requests Node's HTTP parser refuses, bodiless PATCH/PUT.
+  // Hostile input: bodies that cannot be read, requests Node's HTTP parser refuses, bodiless PATCH/PUT.
   malformed_body: 400,
   body_required: 400,
   malformed_request: 400,
   request_timeout: 408,
   request_header_too_large: 431,
-  // Operator actions (issue 10, action part): pause, one-time configuration, webhook replay.
+  // Operator actions (SPEC §4.3): pause, one-time configuration, webhook replay.
   service_paused: 503,
   already_paused: 409,
   onchain_pause_unavailable: 409,
@@ -109,10 +109,10 @@ export const ERROR_STATUS = {
   config_already_initialized: 409,
   network_not_configured: 404,
   webhook_event_not_found: 404,
-  // Partners (issues 10 and 13).
+  // Partners (SPEC §4.2 `/api/partner/{wallet}`, §4.3 `register-partner`).
   partner_not_found: 404,
 
-  // User sessions (issue 13; docs/users.md): wallet sign-in, linked wallets, public usage.
+  // User sessions (SPEC §5 `userSession`; docs/users.md): wallet sign-in, linked wallets, public usage.
   user_auth_required: 401,
   signin_message_malformed: 400,
   signin_message_rejected: 401,
@@ -121,11 +121,11 @@ export const ERROR_STATUS = {
   wallet_already_linked: 409,
   wallet_not_linked: 403,
 
-  // Issue 16: a network halted by a too-deep reorg is resumed only by an operator.
+  // A network halted by a too-deep reorg is resumed only by an operator: no automatic recovery past finality.
   network_not_halted: 409,
-  // Operator dashboards (issue 10): the refund-by-hand queue.
+  // Operator dashboards (SPEC §4.3 `/api/dashboard/failed`): the refund-by-hand queue.
   failed_payment_not_found: 404,
-  // Payout change with owner step-up (issue 14; docs/merchants.md).
+  // Payout change with owner step-up (SPEC §2.2 rule 4; docs/merchants.md).
   payout_change_nonce_invalid: 409,
   payout_change_signature_invalid: 403,
   payout_change_mismatch: 409,
@@ -222,13 +222,13 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   bridge_store_unavailable: "Bridge order store unavailable",
   facilitator_busy: "The facilitator has too many requests in flight; retry later",
   quota_store_reset: "Quota counters were lost; paid calls resume after an operator check",
-  // Issue 18.
+  // Hostile input.
   malformed_body: "Request body could not be read",
   body_required: "Request body required",
   malformed_request: "Malformed HTTP request",
   request_timeout: "Request timed out",
   request_header_too_large: "Request headers too large",
-  // issue 10, action part
+  // Operator actions.
   service_paused: "Paused by the operator: no new sales for now",
   already_paused: "That scope is already paused",
   onchain_pause_unavailable: "No pauser key is configured: the splitters cannot be paused on chain from here",
@@ -238,7 +238,7 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   webhook_event_not_found: "No webhook event with this id",
   partner_not_found: "No partner is registered with this wallet",
 
-  // issue 13, user sessions
+  // User sessions.
   user_auth_required: "User sign-in required",
   signin_message_malformed: "Sign-in message is not an EIP-4361 message",
   signin_message_rejected: "Sign-in message is for another domain or URI, expired, or not valid yet",
@@ -248,7 +248,7 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   wallet_not_linked: "That address is not one of your account's wallets",
 
   network_not_halted: "That network is not halted",
-  // issue 10, operator dashboards
+  // Operator dashboards.
   failed_payment_not_found: "No failed payment with this id",
   payout_change_nonce_invalid: "Payout-change challenge unknown, expired, replaced or already used",
   payout_change_signature_invalid: "Payout-change signature is not the current payout wallet's",

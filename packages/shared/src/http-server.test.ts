@@ -1,6 +1,6 @@
 /**
- * The hardened HTTP server factory (issue 18, class 6; issue 16): explicit limits, parser errors answered as
- * problem+json, slow and idle clients closed. Real sockets on loopback.
+ * The hardened HTTP server factory (decisions "Hostile input", "Slow and idle clients"): explicit limits,
+ * parser errors answered as problem+json, slow and idle clients closed. Real sockets on loopback.
  */
 import type { AddressInfo } from "node:net";
 import { connect } from "node:net";
@@ -26,7 +26,7 @@ describe("HTTP server limits", () => {
   });
 });
 
-describe("slow, idle and malformed clients (issues 16 and 18)", () => {
+describe("slow, idle and malformed clients", () => {
   // Short limits so the test runs in seconds; production uses HTTP_SERVER_LIMITS (20 s for headers).
   const limits = {
     ...HTTP_SERVER_LIMITS,

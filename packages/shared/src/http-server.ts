@@ -1,5 +1,5 @@
 /**
- * The one way Tollgate's HTTP servers are created (issue 18): explicit limits, and a `clientError` handler so that a
+ * The one way Tollgate's HTTP servers are created: explicit limits, and a `clientError` handler so that a
  * request Node's HTTP parser refuses (oversized headers, a bare CR, a bogus method, a bad Content-Length or
  * Transfer-Encoding, obs-fold, a timeout) is still answered with a minimal application/problem+json, carrying a
  * request id, before the connection is closed. Used by the API, the standalone bridge, the test harness, the

@@ -15,7 +15,7 @@ export const ID_PREFIXES = {
   /** An admin session token (a bearer secret; stored only as its SHA-256). */
   adminSession: "ases_",
   audit: "aud_",
-  /** A wallet-signed-in user account (issue 13). */
+  /** A wallet-signed-in user account (SPEC §5 `userSession`). */
   userAccount: "acct_",
   /** A user session token (a bearer secret; stored only as its SHA-256). */
   userSession: "usr_",
@@ -55,7 +55,7 @@ const ID_BYTES: Record<IdKind, number> = {
 };
 
 /**
- * Random bytes drawn from `fill` (the CSPRNG) a block at a time (issue 15: a `getRandomValues` call per id was ~8%
+ * Random bytes drawn from `fill` (the CSPRNG) a block at a time (measured: a `getRandomValues` call per id was ~8%
  * of a quote's CPU). Invariants: every byte returned came from `fill`, is returned once and never again (the pool
  * keeps only bytes not yet handed out: each taken range is copied out and wiped), and a request larger than the
  * block is filled on its own.

@@ -1,6 +1,6 @@
 /**
- * Marketplace listing input rules (issue 11; SPEC §2.3, §3.1, §8) as zod schemas shared by the API and the
- * console. Every text field follows the hostile-input rules of issue 18 (text.ts): refused characters, bounds in
+ * Marketplace listing input rules (SPEC §2.3, §3.1, §8) as zod schemas shared by the API and the
+ * console. Every text field follows the hostile-input rules (text.ts): refused characters, bounds in
  * code points, reserved key names never stored.
  */
 import { z } from "zod";

@@ -684,7 +684,7 @@ describe("tiers", () => {
     ]);
   });
 
-  it("refuses every Object.prototype member name as a stored tier name or slug (issue 18)", () => {
+  it("refuses every Object.prototype member name as a stored tier name or slug", () => {
     for (const name of RESERVED_KEY_NAMES) {
       const tiers = JSON.parse(JSON.stringify({ ok: "1", [name]: "1" }));
       expect(errorsOf(ZTiers, tiers), name).toEqual([{ path: name, code: "reserved_name" }]);

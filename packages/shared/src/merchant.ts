@@ -20,7 +20,7 @@ function fail(ctx: z.RefinementCtx, fieldCode: FieldErrorCode, message: string, 
 // ---------------------------------------------------------------------------------------------- name
 
 /**
- * SPEC §2.1: 3 to 80 characters (Unicode code points) after trimming; the shared refused-character rule (issue 18:
+ * SPEC §2.1: 3 to 80 characters (Unicode code points) after trimming; the shared refused-character rule (text.ts:
  * C0, DEL, C1, lone surrogates, U+FFFE/U+FFFF) with field code `invalid_characters`.
  */
 export const ZMerchantName = safeText({ trim: true, min: 3, max: 80, label: "name" });
@@ -255,7 +255,7 @@ function checkTierNames(tiers: Record<string, unknown>, ctx: z.RefinementCtx): b
   let ok = true;
   for (const name of Object.keys(tiers)) {
     if (isReservedKeyName(name)) {
-      // Issue 18: `constructor` matches the pattern but would be found on every plain object's prototype.
+      // `constructor` matches the pattern but would be found on every plain object's prototype.
       fail(ctx, "reserved_name", `${name} is reserved and cannot name a tier`, [name]);
       ok = false;
     } else if (!TIER_NAME_PATTERN.test(name)) {

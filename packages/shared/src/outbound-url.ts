@@ -66,7 +66,7 @@ export const GATEWAY_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$/;
 export const ZGatewaySlug = z
   .string()
   .regex(GATEWAY_SLUG_PATTERN, "3-40 lowercase letters, digits and inner hyphens")
-  // Issue 18: a stored name is never an Object.prototype member name (`constructor` matches the pattern).
+  // A stored name is never an Object.prototype member name (`constructor` matches the pattern): text.ts.
   .refine((slug) => !isReservedKeyName(slug), {
     message: "this slug is reserved",
     params: { fieldCode: "reserved_name" },

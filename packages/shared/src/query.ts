@@ -1,5 +1,5 @@
 /**
- * Numbers read from a query string or a path (issue 18): only canonical decimal integers in a documented range.
+ * Numbers read from a query string or a path (hostile input): only canonical decimal integers in a documented range.
  * `0x10`, `1e1`, `0b11`, ` 1`, `+1`, `01` and `1.0` are refused, not coerced: a number that reaches our code is the
  * number the client wrote. tRPC callers send JSON numbers; those must be safe integers in the same range.
  */
@@ -15,7 +15,7 @@ export interface QueryIntegerOptions {
 /** A query/path integer: a canonical decimal string (REST) or a safe integer (tRPC), within [min, max]. */
 export function queryInteger({ min, max }: QueryIntegerOptions) {
   const range = `an integer from ${min} to ${max}`;
-  // Documented as what it is on the wire for REST: an integer in range, written in decimal digits (issue 18).
+  // Documented as what it is on the wire for REST: an integer in range, written in decimal digits, nothing coerced.
   return z
     .union([z.string(), z.number()])
     .transform((value, ctx) => {

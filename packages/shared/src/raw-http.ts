@@ -1,5 +1,5 @@
 /**
- * Test support (issue 18): raw HTTP/1.1 over a socket, so requests Node's parser or `fetch` would refuse to build
+ * Test support (hostile input): raw HTTP/1.1 over a socket, so requests Node's parser or `fetch` would refuse to build
  * (bare CR, obs-fold, a bad Content-Length, a slow trickle) reach a server exactly as written. Server-side only;
  * imported as `@tollgate/shared/raw-http` by tests, never by production code.
  */

@@ -1,5 +1,5 @@
 /**
- * Property tests over every shared zod schema (issue 16): hostile values never make a schema throw, never pollute a
+ * Property tests over every shared zod schema: hostile values never make a schema throw, never pollute a
  * prototype, and what a schema accepts keeps the invariants the money path relies on.
  */
 import fc from "fast-check";

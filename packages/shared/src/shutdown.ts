@@ -1,6 +1,6 @@
 /**
- * The one shutdown handler of every Tollgate process (API, indexer, bridge, `pnpm start`). Invariants
- * (issue 16):
+ * The one shutdown handler of every Tollgate process (API, indexer, bridge, `pnpm start`), so a signal never
+ * leaves a half-run migration or a held port behind. Invariants:
  * - the first SIGINT/SIGTERM (or the parent's death, with `exitWithParent`) waits for any start still in
  *   progress (`starting`: e.g. migrations, which run in one transaction, are never cut short), then runs
  *   the registered stop functions once, in reverse order of registration (what started last stops first;

@@ -1,5 +1,5 @@
 /**
- * A Tollgate entry point as a child process, for tests that signal or kill it (issue 16): `node --import tsx
+ * A Tollgate entry point as a child process, for tests that signal or kill it (shutdown drills): `node --import tsx
  * <script>` in `cwd` with only the given environment (plus PATH), its stdout and stderr collected together.
  * Server-side and test-only; imported as `@tollgate/shared/test-process`.
  */

@@ -1,5 +1,5 @@
 /**
- * The one rule for characters refused in stored text (issue 18): every text field that reaches the database,
+ * The one rule for characters refused in stored text (hostile input): every text field that reaches the database,
  * a header or a log line goes through it. Refused everywhere:
  * - C0 controls U+0000–U+001F (NUL breaks PostgreSQL text; CR/LF split headers and log lines), DEL U+007F and
  *   C1 controls U+0080–U+009F (Unicode `Cc`);
@@ -123,9 +123,9 @@ export function safeText(options: SafeTextOptions = {}) {
 // ---------------------------------------------------------------------------------------------- keys
 
 /**
- * Names that must never become keys of a plain object (issue 18): `__proto__` reaches the prototype, and every
- * `Object.prototype` member (`constructor`, `toString`, `hasOwnProperty`, ...) is found by a plain lookup even
- * when the object never stored it. User-keyed maps are `Map`s or null-prototype objects read with `Object.hasOwn`;
+ * Names that must never become keys of a plain object (prototype pollution): `__proto__` reaches the prototype,
+ * and every `Object.prototype` member (`constructor`, `toString`, `hasOwnProperty`, ...) is found by a plain lookup
+ * even when the object never stored it. User-keyed maps are `Map`s or null-prototype objects read with `Object.hasOwn`;
  * schemas that store a user-chosen name refuse these as well, so no stored name can break a later reader.
  */
 export const RESERVED_KEY_NAMES: ReadonlySet<string> = new Set([

@@ -24,7 +24,7 @@ export type SettlementEventData = {
   treasury_amount: string;
   ip_creator_amount: string;
   order_id: string;
-  /** Set only when token, merchant and every amount match the quote the order id names (issue 20). */
+  /** Set only when token, merchant and every amount match the quote the order id names (the payer picks it). */
   quote_id: string | null;
   /** The order id named a quote this log does not pay: act on receipts or matched settlements only. */
   quote_mismatch: { quote_id: string; reason: string } | null;
@@ -32,7 +32,7 @@ export type SettlementEventData = {
 };
 
 /**
- * `receipt.suspended` / `receipt.reinstated` / `receipt.revoked` (issue 19, docs/receipts.md): the receipt
+ * `receipt.suspended` / `receipt.reinstated` / `receipt.revoked` (docs/receipts.md): the receipt
  * follows the Payment log it rests on. `tx_ref`/`log_index`/`block_*` name that log after the change
  * (the re-mined one on reinstatement, the lost one otherwise).
  */
@@ -77,7 +77,7 @@ export type TestPingEventData = {
   merchant_id: string;
 };
 
-/** `listing.approved` / `listing.rejected` (issue 11): an operator decided on a revision of a listing. */
+/** `listing.approved` / `listing.rejected` (SPEC §3.1): an operator decided on a revision of a listing. */
 export type ListingDecisionEventData = {
   listing_id: string;
   merchant_id: string;
@@ -92,7 +92,7 @@ export type ListingDecisionEventData = {
 };
 
 /**
- * `merchant.payout_changed` (issue 14): the owner step-up changed the payout. Sent to the merchant's current
+ * `merchant.payout_changed` (SPEC §2.2 rule 4): the owner step-up changed the payout. Sent to the merchant's current
  * webhook, so a change the owner did not make is seen at once.
  */
 export type PayoutChangedEventData = {
@@ -105,8 +105,8 @@ export type PayoutChangedEventData = {
 };
 
 /**
- * Event type → `data`. Later issues add their types here with their payloads: `listing.approved` and
- * `listing.rejected` (marketplace, reserved by DESIGN §8). An event cannot be enqueued before its payload is typed here.
+ * Event type → `data`. A new event type is added here with its payload; the compiler then refuses an event whose
+ * `data` does not match. An event cannot be enqueued before its payload is typed here.
  */
 export interface WebhookEventDataMap {
   "settlement.confirmed": SettlementEventData;

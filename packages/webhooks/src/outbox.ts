@@ -60,8 +60,8 @@ export async function enqueueWebhookEvents(
 const column = (c: { name: string }) => sql.identifier(c.name);
 
 /**
- * One event's outbox writes as two CTEs of the caller's own statement (issue 15: /v1/pay issues a receipt, completes
- * its key and queues `receipt.issued` in one statement, with no transaction block). The rule is
+ * One event's outbox writes as two CTEs of the caller's own statement, saving round trips (/v1/pay issues a receipt,
+ * completes its key and queues `receipt.issued` in one statement, with no transaction block). The rule is
  * `enqueueWebhookEvents`'s: the event and its one pending delivery are written only when the merchant has an active
  * endpoint, and only when `when` holds (the caller's condition, e.g. that its own insert wrote a row), so they
  * commit exactly when the caller's change does. Pass both to `db.with(...)`; `prefix` keeps CTE names apart.

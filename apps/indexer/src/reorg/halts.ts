@@ -1,7 +1,7 @@
 /**
- * Persistent network halts (issue 16): a reorg deeper than maxReorgDepth writes a `network_halts` row, and a
- * follower never follows a network with an open halt, across restarts too. Only an operator clears it (the
- * API's `POST /api/admin/networks/{network}/resume`); this side only records and reads.
+ * Persistent network halts (nothing past finality is guessed): a reorg deeper than maxReorgDepth writes a
+ * `network_halts` row, and a follower never follows a network with an open halt, across restarts too. Only an
+ * operator clears it (the API's `POST /api/admin/networks/{network}/resume`); this side only records and reads.
  */
 import { type Database, networkHalts } from "@tollgate/db";
 import { and, eq, isNull } from "drizzle-orm";

@@ -1,5 +1,5 @@
 /**
- * Reorg detection and repair (issue 5, checklist A5/A6). Detection is by parent hash: the block at the
+ * Reorg detection and repair (checklist A5/A6). Detection is by parent hash: the block at the
  * cursor no longer has the stored hash, or the next block's parent is not the stored cursor hash.
  * Repair walks back through the stored recent blocks to the newest one the node still agrees with
  * (the common ancestor). If that takes more than `maxReorgDepth` blocks, or no stored block matches,

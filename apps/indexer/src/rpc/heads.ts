@@ -1,8 +1,8 @@
 /**
- * New heads pushed over WebSocket (issue 16): where a network's RPC URL is `ws(s)://`, an `eth_subscribe`
- * `newHeads` subscription wakes the follower as soon as a block arrives. It only wakes: every read still goes
- * through the validated JSON-RPC layer, and the poll interval stays the fall-back, so a node that refuses the
- * subscription or drops it is still followed (by polling) while the subscription is retried.
+ * New heads pushed over WebSocket (lower latency than polling): where a network's RPC URL is `ws(s)://`, an
+ * `eth_subscribe` `newHeads` subscription wakes the follower as soon as a block arrives. It only wakes: every read
+ * still goes through the validated JSON-RPC layer, and the poll interval stays the fall-back, so a node that refuses
+ * the subscription or drops it is still followed (by polling) while the subscription is retried.
  */
 import { webSocket } from "viem";
 import type { RpcRequest } from "./rpc";

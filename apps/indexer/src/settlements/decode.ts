@@ -47,7 +47,7 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 export const MAX_STORED_ORDER_ID_BYTES = 256;
 
 /**
- * The order id as stored (issue 15 review): the payer chooses these bytes, and PostgreSQL text cannot hold a NUL nor
+ * The order id as stored: the payer chooses these bytes, and PostgreSQL text cannot hold a NUL nor
  * index a long value, so such an id would fail its batch and stall the chain's indexing for good. An id that is
  * valid UTF-8, has no NUL and fits MAX_STORED_ORDER_ID_BYTES is stored exactly; any other is stored as
  * `keccak256:0x…` of its bytes, the payment id the splitter itself keys on. Such an id links no quote or order.
@@ -66,7 +66,7 @@ export function storedOrderId(bytes: Uint8Array): string {
 /**
  * Decodes Payment(address indexed payer, address indexed merchant, address indexed token, uint256 totalAmount,
  * uint256 merchantAmount, uint256 treasuryAmount, uint256 ipCreatorAmount, string orderId) straight from the hex
- * (issue 15): viem's decodeEventLog re-derived the event selector and checksummed every address per log, about
+ * (backfill speed): viem's decodeEventLog re-derived the event selector and checksummed every address per log, about
  * 20 µs a log. Same results as viem's strict decoding (decode.test.ts compares them); data that does not hold the
  * event is inconsistent RPC data: refused, never committed.
  */

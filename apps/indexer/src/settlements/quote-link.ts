@@ -1,5 +1,5 @@
 /**
- * Issue 20 finding 4: the order id is chosen by the payer, so naming a quote proves nothing. A settlement is
+ * The order id is chosen by the payer, so naming a quote proves nothing. A settlement is
  * linked to the quote its order id names only when the log pays exactly that quote: same chain, splitter,
  * token, payout address and every amount. Otherwise it keeps `quote_id: null` and says why in
  * `quote_mismatch` (docs/webhooks.md: merchants act on receipts or matched settlements only).
@@ -61,7 +61,7 @@ export async function linkQuotes(tx: Transaction, payments: readonly DecodedPaym
   const named = [...new Set(payments.flatMap((p) => (p.quoteId ? [p.quoteId] : [])))];
   const byId = new Map<string, QuoteFacts>();
   if (named.length > 0) {
-    // One round trip for the whole batch (issue 15): the ids travel as ONE jsonb parameter, not one each.
+    // One round trip for the whole batch: the ids travel as ONE jsonb parameter, not one each.
     const rows = await tx
       .select({
         id: quotes.id,

@@ -1,5 +1,5 @@
 /**
- * Receipts follow their payment (issue 19, docs/receipts.md). Every transition runs inside the transaction of
+ * Receipts follow their payment (docs/receipts.md). Every transition runs inside the transaction of
  * the settlement change that causes it, writes a `receipt_state_changes` row and a `receipt.*` outbox event:
  * - valid → suspended: the block of the receipt's Payment log is orphaned (reorg repair, `orphanAbove`), or
  *   turns out to have been orphaned before the indexer reached it (another hash at that height, `commitBatch`);

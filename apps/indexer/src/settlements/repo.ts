@@ -1,5 +1,5 @@
 /**
- * Settlement writes (issue 5, checklist A5). It is an invariant that settlement rows, recent block
+ * Settlement writes (checklist A5). It is an invariant that settlement rows, recent block
  * hashes, the cursor, state transitions and their outbox events commit in ONE transaction per batch:
  * a crash anywhere before commit leaves the previous cursor, so the batch is re-read and re-written
  * identically (rows are keyed by chain id, tx hash, log index).

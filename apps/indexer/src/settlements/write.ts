@@ -1,10 +1,10 @@
 /**
- * The settlement rows of one batch (issue 5; issue 15 for the write path). Part of commitBatch's transaction
+ * The settlement rows of one batch. Part of commitBatch's transaction
  * (repo.ts): rows are keyed by chain id, tx hash, log index, so a re-read batch writes nothing new.
  *
- * Issue 15: a row is written in the state the batch's cursor already gives it (a backfill writes `final` at once),
- * with the timestamps applyTransitions would set in this same transaction. Rows whose transaction this chain has
- * never stored cannot conflict, so they go in by a plain multi-row INSERT; only rows of a known transaction (an
+ * For backfill speed, a row is written in the state the batch's cursor already gives it (a backfill writes `final` at
+ * once), with the timestamps applyTransitions would set in this same transaction. Rows whose transaction this chain
+ * has never stored cannot conflict, so they go in by a plain multi-row INSERT; only rows of a known transaction (an
  * orphaned row to revive, or a re-read) take the upsert. Columns travel as one array parameter each (`unnest`):
  * cheaper for PostgreSQL to parse than a jsonb document or a VALUES list with a parameter per value.
  */

@@ -100,7 +100,7 @@ const logAt = (n: bigint, i: number) =>
   ({ blockNumber: `0x${n.toString(16)}`, logIndex: `0x${i.toString(16)}` }) as RpcLog;
 const blocksOf = (logs: RpcLog[]) => [...new Set(logs.map((l) => Number(BigInt(l.blockNumber))))];
 
-describe("logs per batch (issue 15)", () => {
+describe("logs per batch", () => {
   it("cuts an over-cap read at a block boundary; a single block over the cap is kept whole", () => {
     const logs = [logAt(10n, 0), logAt(10n, 1), logAt(12n, 0), logAt(12n, 1), logAt(15n, 0)];
     expect(capLogs(logs, 10n, 20n, 5)).toEqual({ to: 20n, logs });

@@ -3,7 +3,7 @@
  * Infura, QuickNode and generic wordings) or a timeout, grow again after successes. When the provider
  * suggests a range (Alchemy: "this block range should work: [0x..., 0x...]"), use it.
  *
- * Issue 15: a batch holds at most `maxLogs` logs (memory, transaction size). A read that returns more is cut at a
+ * A batch holds at most `maxLogs` logs (memory, transaction size). A read that returns more is cut at a
  * block boundary and the range shrinks to the log density seen; the range grows only while reads stay under half
  * the cap. A run starts with PROBE_BLOCKS blocks and doubles while reads come back empty, up to the configured
  * initial range (slow start): a dense chain is never read 2,000 blocks at once before its density is known.

@@ -1,6 +1,6 @@
 /**
- * The read half of a follower step (issue 5; issue 15 split it out so the next range can be read while the
- * current batch commits): the next range of Payment logs (adaptive, at most maxLogsPerBatch), the headers the
+ * The read half of a follower step (split out so the next range can be read while the current batch
+ * commits): the next range of Payment logs (adaptive, at most maxLogsPerBatch), the headers the
  * range needs, every check of validate-rpc.ts, and the decoded payments. Reads only; nothing is written.
  *
  * Far from the head only the range's first and last block and blocks with logs (or with valid receipts) are

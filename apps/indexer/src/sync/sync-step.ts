@@ -1,10 +1,10 @@
 /**
- * One follower step (issue 5): read the head, check the cursor block still has its hash (else repair a
+ * One follower step: read the head, check the cursor block still has its hash (else repair a
  * reorg), read the next range (read-batch.ts: adaptive eth_getLogs, headers, checks, decoding), check that it
  * extends the cursor, and commit rows + blocks + cursor + transitions + outbox in one transaction.
  *
- * Backfill and realtime are the same step. Issue 15: in a backfill (the batch ends below the head) the next range
- * is read while this batch commits; the next step uses that read only if it starts right after the cursor the
+ * Backfill and realtime are the same step. For backfill speed, in a backfill (the batch ends below the head) the next
+ * range is read while this batch commits; the next step uses that read only if it starts right after the cursor the
  * commit stored, with the same hash, and checks its seam like any other read. Nothing is written outside the batch
  * transaction, so a failed commit simply drops the read.
  */

@@ -288,7 +288,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   /**
    * The running loop is a pool, not batch after batch: each delivery finishes on its own, and the pool is refilled
    * when it falls to half. A slow endpoint therefore holds only its own `concurrencyPerEndpoint` slots (the claim
-   * skips endpoints at their cap); everyone else's deliveries keep flowing past it (issue 15).
+   * skips endpoints at their cap); everyone else's deliveries keep flowing past it.
    */
   async function pump() {
     const room = maxInFlight - inFlight.size;

@@ -1,5 +1,5 @@
 /**
- * Drill (issue 16): PostgreSQL restarts while the follower indexes. A throwaway cluster (Debian's initdb/pg_ctl on
+ * Drill: PostgreSQL restarts while the follower indexes. A throwaway cluster (Debian's initdb/pg_ctl on
  * a free port) is stopped with payments still coming in, and started again. What must hold: the follower survives
  * (its lock session died with the server: it notices, stands by, locks again), then every payment is indexed
  * exactly once (no gap, no duplicate settlement) and the cursor reaches the head.

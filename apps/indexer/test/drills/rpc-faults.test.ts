@@ -1,5 +1,5 @@
 /**
- * Drill (issue 16): RPC faults at the wire, with the indexer as `pnpm start` runs it (`startIndexer`, the
+ * Drill: RPC faults at the wire, with the indexer as `pnpm start` runs it (`startIndexer`, the
  * real HTTP transport and its timeout) behind a fault-injecting JSON-RPC proxy in front of a real local
  * chain. What must hold for each fault (a node that never answers, 429 with Retry-After, an HTML error
  * page, a result that is not a number, a malformed log): the step is retried with back-off, nothing is

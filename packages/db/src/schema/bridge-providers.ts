@@ -1,5 +1,5 @@
 /**
- * Bridge providers (issue 16): the providers the bridge router sells at `{bridge_url}/<id>/...`, managed by operators
+ * Bridge providers: the providers the bridge router sells at `{bridge_url}/<id>/...`, managed by operators
  * (`/admin/api/bridge/providers`). `BRIDGE_PROVIDERS_FILE` seeds this table at start-up: ids missing here are
  * inserted, rows already here are never changed by the file (docs/decisions.md "Bridge providers in the database").
  * Invariants: the id is the URL segment and never changes; prices are decimal strings of atomic units; a disabled

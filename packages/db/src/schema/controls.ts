@@ -1,7 +1,8 @@
 /**
- * Operator controls (issue 10): the service pause and the configuration recorded once per network.
- * `service_pauses` holds the scopes paused now (one row per scope, `all` or a network); unpausing deletes the row,
- * and the audit trail keeps the history. `network_configs` is written once per network and never updated.
+ * Operator controls (SPEC §4.3 `pause`, `initialize-config`): the service pause and the configuration recorded once
+ * per network. `service_pauses` holds the scopes paused now (one row per scope, `all` or a network); unpausing
+ * deletes the row, and the audit trail keeps the history. `network_configs` is written once per network and never
+ * updated.
  */
 import { sql } from "drizzle-orm";
 import { check, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";

@@ -1,5 +1,5 @@
 /**
- * The refund-by-hand queue of operator dashboards (issue 10, `/api/dashboard/failed`). Which payments failed is
+ * The refund-by-hand queue of operator dashboards (SPEC §4.3 `/api/dashboard/failed`). Which payments failed is
  * derived on read from `settlements` (a Payment log that bought no receipt, or was reverted); this table records only
  * what an operator decided about one: refunded (with the refund transaction when there is one) or dismissed.
  * Invariants: one resolution per settlement (the primary key makes a second, or a racing, resolve a conflict);
@@ -39,7 +39,7 @@ export const failedPaymentResolutions = pgTable(
 
 /**
  * Bridge orders paid on chain (legacy `pay_matic`, verified Payment log) whose upstream call did not deliver
- * (issue 10: the bridge's own record, since orders and claims live in its memory/Redis store). Written by the bridge
+ * (the bridge's own record, since orders and claims live in its memory/Redis store). Written by the bridge
  * where it releases the claim; `attempts`/`last_*` grow with each failed replay, `served_at` is set when a replay is
  * finally delivered (then it is no longer failed). Listed in `/api/dashboard/failed` as `bridge_unserved` while not
  * served; the operator's decision is set once on the row (`where resolution is null`: a racing resolve is 409).

@@ -1,5 +1,5 @@
 /**
- * Identity gate (issue 12; SPEC §5): one-time nonces an agent signs with its Ed25519 key.
+ * Identity gate (SPEC §5): one-time nonces an agent signs with its Ed25519 key.
  * Only the SHA-256 of a nonce is stored; the primary key makes issuing one twice impossible, and a nonce is
  * consumed by one `DELETE ... RETURNING`, so two parallel requests cannot both use it.
  */

@@ -46,8 +46,8 @@ export const settlements = pgTable(
     quoteId: text("quote_id"),
     bridgeOrderId: text("bridge_order_id"),
     /**
-     * Issue 20 finding 4: the order id named a quote but the log does not pay it (chain, splitter, token,
-     * merchant or an amount differ, or no such quote); `quote_id` is then null.
+     * The order id named a quote but the log does not pay it (chain, splitter, token, merchant or an amount
+     * differ, or no such quote); `quote_id` is then null, so an underpaying log never counts as the quote's payment.
      */
     quoteMismatch: jsonb("quote_mismatch").$type<{ quote_id: string; reason: string }>(),
     state: text("state", { enum: SETTLEMENT_STATES }).notNull(),
@@ -66,11 +66,11 @@ export const settlements = pgTable(
     index("settlements_order_idx").on(table.orderId),
     index("settlements_merchant_idx").on(table.merchantId, table.blockNumber),
     index("settlements_state_idx").on(table.chainId, table.state),
-    // Operator views (issue 10): transactions by merchant newest first, search by hash, time ranges.
+    // Operator views (SPEC §4.3): transactions by merchant newest first, search by hash, time ranges.
     index("settlements_merchant_id_idx").on(table.merchantId, table.id),
     index("settlements_tx_hash_idx").on(table.txHash),
     index("settlements_seen_at_idx").on(table.seenAt),
-    // Merchant dashboard (issue 13): one merchant's settlements in a time window; partner income by payout address.
+    // Merchant dashboard: one merchant's settlements in a time window; partner income by payout address.
     index("settlements_merchant_seen_idx").on(table.merchantId, table.seenAt),
     index("settlements_merchant_address_idx").on(table.merchantAddress, table.network),
   ],
@@ -102,11 +102,11 @@ export const indexerBlocks = pgTable(
 );
 
 /**
- * Daily rollup of non-orphaned settlements per UTC day of `seen_at`, network, chain and token (issue 10: the operator
- * overview reads this instead of aggregating `settlements`). Maintained by the `settlements_rollup` trigger (migration
- * 0015) in the same transaction as every insert, update and delete of a settlement, so a reorg revert (state ->
- * orphaned) or a revival moves the figures at once. Invariant: each row equals the aggregate of the settlements it
- * covers; a row may fall to zero after reverts (readers skip zero counts).
+ * Daily rollup of non-orphaned settlements per UTC day of `seen_at`, network, chain and token (the operator overview
+ * reads this instead of aggregating `settlements`, so its cost does not grow with history). Maintained by the
+ * `settlements_rollup` trigger (migration 0015) in the same transaction as every insert, update and delete of a
+ * settlement, so a reorg revert (state -> orphaned) or a revival moves the figures at once. Invariant: each row
+ * equals the aggregate of the settlements it covers; a row may fall to zero after reverts (readers skip zero counts).
  */
 export const settlementDailyRollups = pgTable(
   "settlement_daily_rollups",

@@ -1,4 +1,4 @@
-/** Marketplace listings (issue 11; SPEC §2.3, §3.1). */
+/** Marketplace listings (SPEC §2.3, §3.1). */
 import { sql } from "drizzle-orm";
 import { check, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { merchants } from "./merchants";

@@ -25,7 +25,7 @@ export const merchants = pgTable(
   (table) => [
     check("merchants_id_prefix", sql`${table.id} like 'mrch\\_%'`),
     index("merchants_pay_to_evm_idx").on(sql`lower(${table.payTo} ->> 'evm')`),
-    // Operator views (issue 10): name-prefix search (LIKE 'x%' in any collation) and newest-first listing.
+    // Operator views (SPEC §4.3): name-prefix search (LIKE 'x%' in any collation) and newest-first listing.
     index("merchants_name_prefix_idx").on(sql`lower(${table.name}) text_pattern_ops`),
     index("merchants_created_idx").on(table.createdAt, table.id),
   ],
@@ -48,10 +48,10 @@ export const merchantTiers = pgTable(
 );
 
 /**
- * Payout-change step-up (issue 14; docs/merchants.md): one live challenge per merchant, issued with the merchant
- * secret and bound to the new payout and the current payout wallet that must sign it. Only the nonce's SHA-256
- * is stored; a confirmation consumes the row with one `DELETE ... RETURNING`, so of two parallel confirmations
- * exactly one wins. Issuing a new challenge replaces the previous one.
+ * Payout-change step-up (SPEC §2.2 rule 4; docs/merchants.md): one live challenge per merchant, issued with the
+ * merchant secret and bound to the new payout and the current payout wallet that must sign it. Only the nonce's
+ * SHA-256 is stored; a confirmation consumes the row with one `DELETE ... RETURNING`, so of two parallel
+ * confirmations exactly one wins. Issuing a new challenge replaces the previous one.
  */
 export const payoutChangeChallenges = pgTable("payout_change_challenges", {
   merchantId: text("merchant_id")

@@ -1,5 +1,5 @@
 /**
- * Network halts (issue 16): the indexer halts a network when a reorg is deeper than `maxReorgDepth` (nothing is
+ * Network halts: the indexer halts a network when a reorg is deeper than `maxReorgDepth` (nothing is
  * guessed or written). The halt is a row here, so it survives restarts: a follower refuses a network with an open
  * halt, `/readyz` and the operator overview show it, and only an operator clears it
  * (`POST /api/admin/networks/{network}/resume`, audited). Rows are kept after the resume as the halt history;

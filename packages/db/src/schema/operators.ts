@@ -1,4 +1,4 @@
-/** Operators: admin accounts, sessions and the audit trail (issue 10; SPEC §4.3, §5; DESIGN §9). */
+/** Operators: admin accounts, sessions and the audit trail (SPEC §4.3, §5; DESIGN §9). */
 import { sql } from "drizzle-orm";
 import { bigint, check, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 
@@ -47,9 +47,9 @@ export const AUDIT_ACTOR_TYPES = ["admin", "merchant", "user", "system", "anonym
 export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number];
 
 /**
- * Append-only audit trail (issue 10). Each row's `hash` is SHA-256 over the previous row's hash and this row's
- * canonical content, so an edited or deleted row breaks the chain at that point. Rows are written in the same
- * transaction as the change they record; a trigger (migration 0005) refuses UPDATE and DELETE.
+ * Append-only audit trail (DESIGN §9), tamper-evident. Each row's `hash` is SHA-256 over the previous row's hash and
+ * this row's canonical content, so an edited or deleted row breaks the chain at that point. Rows are written in the
+ * same transaction as the change they record; a trigger (migration 0005) refuses UPDATE and DELETE.
  */
 export const auditEvents = pgTable(
   "audit_events",

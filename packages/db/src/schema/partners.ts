@@ -1,5 +1,5 @@
 /**
- * Partners (issues 10 and 13): a wallet that receives the ip-creator leg of bridge payments, registered by an
+ * Partners (SPEC §4.2, §4.3): a wallet that receives the ip-creator leg of bridge payments, registered by an
  * operator (`POST /api/admin/register-partner`) and shown publicly at `/api/partner/{wallet}`.
  * Invariants: one row per wallet (the key, lower-case EVM address); re-registering updates the row in place, and
  * every change is in the audit trail. Which bridge providers credit the wallet comes from the bridge

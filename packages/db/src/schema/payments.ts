@@ -53,14 +53,14 @@ export const quotes = pgTable(
   ],
 );
 
-/** Issue 19: a receipt follows its payment (docs/receipts.md). */
+/** A receipt follows its payment (docs/receipts.md): valid, suspended while its log is orphaned, or revoked. */
 export const RECEIPT_STATES = ["valid", "suspended", "revoked"] as const;
 export type ReceiptState = (typeof RECEIPT_STATES)[number];
 
 /**
  * A receipt per paid quote. Invariants: a quote yields at most one receipt (unique quote_id), and one
  * on-chain Payment log buys at most one receipt (unique chain_id, tx_hash, log_index). `state` follows the
- * Payment log (issue 19): the indexer suspends it when the log's block is orphaned, reinstates it (moving
+ * Payment log (docs/receipts.md): the indexer suspends it when the log's block is orphaned, reinstates it (moving
  * tx/log/block to the re-mined log) or revokes it once `revoke_after_block` is indexed without the log.
  */
 export const receipts = pgTable(
@@ -97,7 +97,7 @@ export const receipts = pgTable(
     index("receipts_chain_state_idx").on(table.chainId, table.state, table.blockNumber),
     unique("receipts_payment_log_unique").on(table.chainId, table.txHash, table.logIndex),
     check("receipts_id_prefix", sql`${table.id} like 'rcpt\\_%'`),
-    // Operator views (issue 10): a merchant's recent receipts, an agent's receipts, search by hash.
+    // Operator views (SPEC §4.3): a merchant's recent receipts, an agent's receipts, search by hash.
     index("receipts_merchant_idx").on(table.merchantId, table.issuedAt),
     index("receipts_payer_idx").on(table.payer),
     index("receipts_tx_hash_idx").on(table.txHash),

@@ -1,4 +1,4 @@
-/** Issue 19: every state change of a receipt, in the transaction of the settlement change that caused it. */
+/** Every state change of a receipt (docs/receipts.md), in the transaction of the settlement change that caused it. */
 import { bigint, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { RECEIPT_STATES, receipts } from "./payments";
 

@@ -1,5 +1,5 @@
 /**
- * User accounts signed in with a wallet (issue 13; SPEC §4.2 `userSession`, §5; docs/users.md).
+ * User accounts signed in with a wallet (SPEC §4.2 `userSession`, §5; docs/users.md).
  * An account holds one or more wallets; a wallet belongs to at most one account (primary key on the wallet).
  * Sessions mirror the operator sessions (operators.ts): only the token's SHA-256 is stored, idle and absolute
  * expiry, server-side revocation. Sign-in nonces are stored as their SHA-256 and consumed by one
@@ -21,7 +21,7 @@ export const userAccounts = pgTable(
   },
   (table) => [
     check("user_accounts_id_prefix", sql`${table.id} like 'acct\\_%'`),
-    // Keyset order of the operators' wallet-account list (issue 10).
+    // Keyset order of the operators' wallet-account list (`/admin/api/users`, SPEC §4.3): stable under inserts.
     index("user_accounts_created_idx").on(table.createdAt, table.id),
   ],
 );

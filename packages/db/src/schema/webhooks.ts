@@ -66,7 +66,7 @@ export const webhookDeliveries = pgTable(
   (table) => [
     index("webhook_deliveries_due_idx").on(table.status, table.nextAttemptAt),
     index("webhook_deliveries_merchant_idx").on(table.merchantId, table.status),
-    // Merchant dashboard (issue 13): one merchant's deliveries in a time window.
+    // Merchant dashboard: one merchant's deliveries in a time window.
     index("webhook_deliveries_merchant_created_idx").on(table.merchantId, table.createdAt),
   ],
 );

@@ -1,5 +1,5 @@
 /**
- * Drill (issue 19, docs/receipts.md): a receipt follows its payment through a reorg, end to end on real parts —
+ * Drill (docs/receipts.md): a receipt follows its payment through a reorg, end to end on real parts —
  * a local Hardhat chain, the real indexer following it over HTTP JSON-RPC, the real API, and a merchant's
  * Express server gated by `@tollgate/gate` polling the API's revocation feed. An agent pays and is served; the
  * payment's block is then orphaned (evm_snapshot / evm_revert, then empty blocks):

@@ -1,4 +1,4 @@
-/** Marketplace moderation queue (issue 14): approve, or reject with a reason; approved listings reach the feed. */
+/** Marketplace moderation queue (SPEC §3.1): approve, or reject with a reason; approved listings reach the feed. */
 import { type FormEvent, useState } from "react";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
 import { type FormProblem, toFormProblem } from "../../lib/errors";

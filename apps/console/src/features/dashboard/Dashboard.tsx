@@ -7,7 +7,7 @@ import { RevenueChart } from "./RevenueChart";
 
 const WINDOWS = [7, 30, 90] as const;
 
-/** The merchant dashboard (issue 14): revenue chart, settlements, receipts, top resources, quota, webhook health. */
+/** The merchant dashboard: revenue chart, settlements, receipts, top resources, quota, webhook health. */
 export function Dashboard({ api }: { api: MerchantApi }) {
   const [days, setDays] = useState<number>(30);
   const { state, reload } = useLoad(() => api.dashboard(days), days);

@@ -6,7 +6,7 @@ import type { GatewayRoute, MerchantApi, MerchantProfile } from "../../lib/trpc"
 import { OnceSecret } from "../common/States";
 import { useLoad } from "../common/useLoad";
 
-/** Hosted gateway (issue 14; docs/merchants.md): the route agents call at /g/<slug>, and its origin secret. */
+/** Hosted gateway (docs/merchants.md): the route agents call at /g/<slug>, and its origin secret. */
 export function GatewayPage({ api, merchant }: { api: MerchantApi; merchant: MerchantProfile }) {
   const id = merchant.merchant_id;
   const { state, reload } = useLoad(async (): Promise<GatewayRoute | null> => {

@@ -16,7 +16,7 @@ type Draft = {
 };
 const EMPTY: Draft = { route: "", title: "", category: "search", tier: "standard", description: "" };
 
-/** Marketplace listings (issue 14; docs/marketplace.md): create, edit, status and rejection reason, resubmit. */
+/** Marketplace listings (SPEC §3.1; docs/marketplace.md): create, edit, status and rejection reason, resubmit. */
 export function ListingsPage({ api, merchant }: { api: MerchantApi; merchant: MerchantProfile }) {
   const id = merchant.merchant_id;
   const { state, reload } = useLoad(() => api.listListings(id));

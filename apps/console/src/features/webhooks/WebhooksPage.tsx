@@ -6,7 +6,7 @@ import type { MerchantApi, MerchantProfile } from "../../lib/trpc";
 import { Loaded, OnceSecret } from "../common/States";
 import { useLoad } from "../common/useLoad";
 
-/** Webhooks (issue 14): URL, signing secret (shown once), a test event, and the latest deliveries. */
+/** Webhooks (DESIGN §8): URL, signing secret (shown once), a test event, and the latest deliveries. */
 export function WebhooksPage({
   api,
   merchant,
