@@ -2,9 +2,9 @@
 
 import { type ReactNode, useEffect, useId, useRef } from "react";
 import { ProblemBanner } from "../components/ProblemBanner";
+import type { Load } from "../hooks/useLoad";
 import { problemOf, toFormProblem } from "../lib/errors";
 import { formatUnits } from "../lib/units";
-import type { Load } from "./hooks";
 
 export function Loading({ what }: { what: string }) {
   return (

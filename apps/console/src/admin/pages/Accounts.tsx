@@ -1,7 +1,8 @@
 /** Accounts (SPEC §4.3 `/admin/api/users`): operator accounts and wallet accounts, one kind per table. */
 import { useState } from "react";
+import { useCursor } from "../../hooks/useCursor";
+import { useLoad } from "../../hooks/useLoad";
 import { useAdmin } from "../context";
-import { useCursor, useLoad } from "../hooks";
 import { Loaded, Mono, Pager, Table, Time } from "../ui";
 
 type Kind = "admin" | "wallet";

@@ -1,7 +1,8 @@
 /** Agents (payers seen in settlements): cursor pages and the detail page. */
 import { useParams } from "react-router";
+import { useCursor } from "../../hooks/useCursor";
+import { useLoad } from "../../hooks/useLoad";
 import { useAdmin } from "../context";
-import { useCursor, useLoad } from "../hooks";
 import { AgentLink, MerchantLink } from "../links";
 import { Amount, Loaded, Mono, Pager, Stat, Table, Time } from "../ui";
 import { SettlementTable } from "./SettlementTable";

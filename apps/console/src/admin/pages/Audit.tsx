@@ -1,7 +1,8 @@
 /** Audit log: filters, cursor pages and the hash-chain verification (verify=1). */
 import { type FormEvent, useState } from "react";
+import { useCursor } from "../../hooks/useCursor";
+import { useLoad } from "../../hooks/useLoad";
 import { useAdmin } from "../context";
-import { useCursor, useLoad } from "../hooks";
 import { Loaded, Mono, Pager, Table, Time } from "../ui";
 
 const FIELDS = ["actor_type", "actor_id", "action", "target_type", "target_id"] as const;

@@ -1,10 +1,11 @@
 /** Failed payments: the refund-by-hand queue, with a resolve action (refunded with its hash, or dismissed). */
 import { type FormEvent, useState } from "react";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
+import { useCursor } from "../../hooks/useCursor";
+import { useLoad } from "../../hooks/useLoad";
 import { errorFor, type FormProblem, toFormProblem } from "../../lib/errors";
 import type { FailedPayment } from "../api";
 import { useAdmin } from "../context";
-import { useCursor, useLoad } from "../hooks";
 import { AgentLink, MerchantLink, TxLink } from "../links";
 import { Amount, Dialog, Loaded, Pager, Table, Time } from "../ui";
 

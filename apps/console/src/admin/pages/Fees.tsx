@@ -1,7 +1,7 @@
 /** Fees: treasury and ip-creator income per UTC day, network, asset and splitter version. */
 import { type FormEvent, useState } from "react";
+import { useLoad } from "../../hooks/useLoad";
 import { useAdmin } from "../context";
-import { useLoad } from "../hooks";
 import { Amount, Loaded, Table } from "../ui";
 
 export function FeesPage() {

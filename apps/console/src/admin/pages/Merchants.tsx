@@ -1,8 +1,9 @@
 /** Merchants: server-side search (id, payout address, name prefix), cursor pages, and the detail page. */
 import { type FormEvent, useState } from "react";
 import { Link, useParams } from "react-router";
+import { useCursor } from "../../hooks/useCursor";
+import { useLoad } from "../../hooks/useLoad";
 import { useAdmin } from "../context";
-import { useCursor, useLoad } from "../hooks";
 import { AgentLink, SearchLink } from "../links";
 import { Loaded, Mono, Pager, Stat, Table, Time } from "../ui";
 import { SettlementTable } from "./SettlementTable";

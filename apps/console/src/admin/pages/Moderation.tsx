@@ -1,10 +1,11 @@
 /** Marketplace moderation queue (issue 14): approve, or reject with a reason; approved listings reach the feed. */
 import { type FormEvent, useState } from "react";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
+import { useCursor } from "../../hooks/useCursor";
+import { useLoad } from "../../hooks/useLoad";
 import { type FormProblem, toFormProblem } from "../../lib/errors";
 import type { ModerationListing } from "../api";
 import { useAdmin } from "../context";
-import { useCursor, useLoad } from "../hooks";
 import { MerchantLink } from "../links";
 import { Dialog, Loaded, Pager, Table, Time } from "../ui";
 

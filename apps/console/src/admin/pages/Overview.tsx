@@ -1,9 +1,9 @@
 /** Overview (issue 14): counts, daily volume and treasury income (uPlot), breakdowns, indexer lag, webhooks, pause. */
 import { useMemo, useState } from "react";
+import { useLoad } from "../../hooks/useLoad";
 import type { AdminClient, Overview } from "../api";
 import { DailyChart } from "../Chart";
 import { useAdmin } from "../context";
-import { useLoad } from "../hooks";
 import { Amount, decimalsOf, Loaded, Stat, Table, Time } from "../ui";
 import { HaltedNetworks } from "./HaltedNetworks";
 import { PauseControl } from "./PauseControl";

@@ -1,7 +1,7 @@
 /** Global search (GET /admin/api/search): any typed id, transaction hash, address or merchant name prefix. */
 import { Link, useSearchParams } from "react-router";
+import { useLoad } from "../../hooks/useLoad";
 import { useAdmin } from "../context";
-import { useLoad } from "../hooks";
 import { Empty, Loaded, Mono } from "../ui";
 
 /** The console page for an API path the search names (`/admin/api/merchants/x` → `/merchants/x`). */

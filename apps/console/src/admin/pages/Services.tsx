@@ -1,7 +1,7 @@
 /** Process dashboards: telemetry (latency percentiles), the x402 facilitator (relayer balances), Solana/identity gate. */
 import { useState } from "react";
+import { useLoad } from "../../hooks/useLoad";
 import { useAdmin } from "../context";
-import { useLoad } from "../hooks";
 import { MerchantLink } from "../links";
 import { Amount, type Column, Loaded, Mono, Stat, Table, Time } from "../ui";
 

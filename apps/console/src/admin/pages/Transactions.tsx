@@ -5,10 +5,11 @@
 import { type FormEvent, useState } from "react";
 import { useSearchParams } from "react-router";
 import { ProblemBanner } from "../../components/ProblemBanner";
+import { useCursor } from "../../hooks/useCursor";
+import { useLoad } from "../../hooks/useLoad";
 import { type FormProblem, toFormProblem } from "../../lib/errors";
 import type { AdminClient, TransactionsPage } from "../api";
 import { useAdmin } from "../context";
-import { useCursor, useLoad } from "../hooks";
 import { Loaded, Pager } from "../ui";
 import { SettlementTable } from "./SettlementTable";
 

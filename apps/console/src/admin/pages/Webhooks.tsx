@@ -1,9 +1,10 @@
 /** Webhooks dashboard: totals, endpoints with their success rate, dead letters with a replay button. */
 import { useState } from "react";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
+import { useCursor } from "../../hooks/useCursor";
+import { useLoad } from "../../hooks/useLoad";
 import { type FormProblem, toFormProblem } from "../../lib/errors";
 import { useAdmin } from "../context";
-import { useCursor, useLoad } from "../hooks";
 import { MerchantLink } from "../links";
 import { Loaded, Mono, Pager, Stat, Table, Time } from "../ui";
 

@@ -1,8 +1,8 @@
 import { useState } from "react";
+import { useLoad } from "../../hooks/useLoad";
 import type { MerchantApi, MerchantDashboard } from "../../lib/trpc";
 import { formatUnits } from "../../lib/units";
 import { Loaded } from "../common/States";
-import { useLoad } from "../common/useLoad";
 import { RevenueChart } from "./RevenueChart";
 
 const WINDOWS = [7, 30, 90] as const;
@@ -10,7 +10,7 @@ const WINDOWS = [7, 30, 90] as const;
 /** The merchant dashboard (issue 14): revenue chart, settlements, receipts, top resources, quota, webhook health. */
 export function Dashboard({ api }: { api: MerchantApi }) {
   const [days, setDays] = useState<number>(30);
-  const { state, reload } = useLoad(() => api.dashboard(days), days);
+  const dashboard = useLoad(() => api.dashboard(days), days);
   return (
     <section aria-labelledby="dashboard-heading" data-testid="dashboard">
       <div className="section-head">
@@ -32,13 +32,13 @@ export function Dashboard({ api }: { api: MerchantApi }) {
         <button
           type="button"
           className="button button--secondary"
-          onClick={() => void reload()}
+          onClick={() => void dashboard.reload()}
           data-testid="dashboard-refresh"
         >
           Refresh
         </button>
       </div>
-      <Loaded state={state} what="the dashboard" testId="dashboard" retry={() => void reload()}>
+      <Loaded load={dashboard} what="the dashboard" testId="dashboard">
         {(data) => <DashboardBody data={data} />}
       </Loaded>
     </section>

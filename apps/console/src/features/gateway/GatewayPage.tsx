@@ -1,15 +1,15 @@
 import { useState } from "react";
 import { Field } from "../../components/Field";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
+import { useLoad } from "../../hooks/useLoad";
 import { errorFor, type FormProblem, problemOf, toFormProblem } from "../../lib/errors";
 import type { GatewayRoute, MerchantApi, MerchantProfile } from "../../lib/trpc";
 import { OnceSecret } from "../common/States";
-import { useLoad } from "../common/useLoad";
 
 /** Hosted gateway (issue 14; docs/merchants.md): the route agents call at /g/<slug>, and its origin secret. */
 export function GatewayPage({ api, merchant }: { api: MerchantApi; merchant: MerchantProfile }) {
   const id = merchant.merchant_id;
-  const { state, reload } = useLoad(async (): Promise<GatewayRoute | null> => {
+  const gateway = useLoad(async (): Promise<GatewayRoute | null> => {
     try {
       return await api.getGateway(id);
     } catch (error) {
@@ -17,7 +17,7 @@ export function GatewayPage({ api, merchant }: { api: MerchantApi; merchant: Mer
       throw error;
     }
   });
-  const current = state.kind === "loaded" ? state.data : null;
+  const current = gateway.data ?? null;
   const [form, setForm] = useState<{ slug: string; upstream_url: string; tier: string }>();
   const values = form ?? {
     slug: current?.slug ?? "",
@@ -38,7 +38,7 @@ export function GatewayPage({ api, merchant }: { api: MerchantApi; merchant: Mer
       if (route.origin_secret) setSecret(route.origin_secret);
       setNotice(done);
       setForm(undefined);
-      await reload();
+      await gateway.reload();
     } catch (error) {
       setProblem(toFormProblem(error));
     } finally {
@@ -53,13 +53,13 @@ export function GatewayPage({ api, merchant }: { api: MerchantApi; merchant: Mer
       <ProblemBanner problem={problem} testId="gateway-problem" />
       <Notice message={notice} testId="gateway-notice" />
       {secret ? <OnceSecret label="Origin secret" value={secret} testId="gateway-origin-secret" /> : null}
-      {state.kind === "loading" ? (
+      {gateway.status === "loading" && gateway.data === undefined && gateway.error === undefined ? (
         <p role="status" className="muted">
           Loading the gateway route…
         </p>
       ) : null}
-      {state.kind === "failed" ? (
-        <ProblemBanner problem={state.problem} testId="gateway-load-problem" />
+      {gateway.error !== undefined ? (
+        <ProblemBanner problem={toFormProblem(gateway.error)} testId="gateway-load-problem" />
       ) : null}
       <div className="grid">
         <section className="card" aria-labelledby="gateway-current-heading">

@@ -2,10 +2,10 @@ import { LISTING_CATEGORIES } from "@tollgate/shared";
 import { useState } from "react";
 import { Field } from "../../components/Field";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
+import { useLoad } from "../../hooks/useLoad";
 import { errorFor, type FormProblem, toFormProblem } from "../../lib/errors";
 import type { Listing, MerchantApi, MerchantProfile } from "../../lib/trpc";
 import { Loaded } from "../common/States";
-import { useLoad } from "../common/useLoad";
 
 type Draft = {
   route: string;
@@ -19,7 +19,7 @@ const EMPTY: Draft = { route: "", title: "", category: "search", tier: "standard
 /** Marketplace listings (issue 14; docs/marketplace.md): create, edit, status and rejection reason, resubmit. */
 export function ListingsPage({ api, merchant }: { api: MerchantApi; merchant: MerchantProfile }) {
   const id = merchant.merchant_id;
-  const { state, reload } = useLoad(() => api.listListings(id));
+  const listings = useLoad(() => api.listListings(id));
   const [editing, setEditing] = useState<Listing | undefined>();
   const [draft, setDraft] = useState<Draft>(EMPTY);
   const [problem, setProblem] = useState<FormProblem>();
@@ -32,7 +32,7 @@ export function ListingsPage({ api, merchant }: { api: MerchantApi; merchant: Me
     setNotice(undefined);
     try {
       await what();
-      await reload();
+      await listings.reload();
     } catch (error) {
       setProblem(toFormProblem(error));
     } finally {
@@ -60,9 +60,9 @@ export function ListingsPage({ api, merchant }: { api: MerchantApi; merchant: Me
       <div className="grid">
         <section className="card card--wide" aria-labelledby="listings-list-heading">
           <h2 id="listings-list-heading">Your listings</h2>
-          <Loaded state={state} what="listings" testId="listings" retry={() => void reload()}>
-            {(listings) =>
-              listings.length === 0 ? (
+          <Loaded load={listings} what="listings" testId="listings">
+            {(rows) =>
+              rows.length === 0 ? (
                 <p className="muted" data-testid="listings-empty">
                   No listings yet. An operator reviews each one before the public feed shows it.
                 </p>
@@ -77,7 +77,7 @@ export function ListingsPage({ api, merchant }: { api: MerchantApi; merchant: Me
                     </tr>
                   </thead>
                   <tbody>
-                    {listings.map((listing) => (
+                    {rows.map((listing) => (
                       <tr key={listing.id}>
                         <td>{listing.title}</td>
                         <td>

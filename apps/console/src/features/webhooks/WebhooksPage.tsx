@@ -1,10 +1,10 @@
 import { useState } from "react";
 import { Field } from "../../components/Field";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
+import { useLoad } from "../../hooks/useLoad";
 import { errorFor, type FormProblem, toFormProblem } from "../../lib/errors";
 import type { MerchantApi, MerchantProfile } from "../../lib/trpc";
 import { Loaded, OnceSecret } from "../common/States";
-import { useLoad } from "../common/useLoad";
 
 /** Webhooks (issue 14): URL, signing secret (shown once), a test event, and the latest deliveries. */
 export function WebhooksPage({
@@ -22,7 +22,7 @@ export function WebhooksPage({
   const [notice, setNotice] = useState<string>();
   const [secret, setSecret] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const { state, reload } = useLoad(() => api.webhookDeliveries(id));
+  const deliveries = useLoad(() => api.webhookDeliveries(id));
 
   async function act(what: () => Promise<void>) {
     setBusy(true);
@@ -91,11 +91,11 @@ export function WebhooksPage({
                   const result = await api.webhookSecret(id);
                   setSecret(result.secret);
                   setNotice(result.rotated ? "Webhook secret rotated." : "Webhook secret created.");
-                  await reload();
+                  await deliveries.reload();
                 })
               }
             >
-              {state.kind === "loaded" && state.data.endpoint ? "Rotate secret" : "Create secret"}
+              {deliveries.data?.endpoint ? "Rotate secret" : "Create secret"}
             </button>
             <button
               type="button"
@@ -106,7 +106,7 @@ export function WebhooksPage({
                 void act(async () => {
                   const result = await api.sendTestWebhook(id);
                   setNotice(`Test event ${result.event_id} queued.`);
-                  await reload();
+                  await deliveries.reload();
                 })
               }
             >
@@ -120,13 +120,13 @@ export function WebhooksPage({
             <button
               type="button"
               className="button button--quiet"
-              onClick={() => void reload()}
+              onClick={() => void deliveries.reload()}
               data-testid="deliveries-refresh"
             >
               Refresh
             </button>
           </div>
-          <Loaded state={state} what="deliveries" testId="deliveries" retry={() => void reload()}>
+          <Loaded load={deliveries} what="deliveries" testId="deliveries">
             {(data) => (
               <>
                 <p data-testid="webhook-endpoint-status">
