@@ -2,6 +2,7 @@ import { useState } from "react";
 import { useLoad } from "../../hooks/useLoad";
 import type { MerchantApi, MerchantDashboard } from "../../lib/trpc";
 import { formatUnits } from "../../lib/units";
+import { SelectFilter } from "../../ui/Filters";
 import { Loaded } from "../common/States";
 import { RevenueChart } from "./RevenueChart";
 
@@ -15,20 +16,14 @@ export function Dashboard({ api }: { api: MerchantApi }) {
     <section aria-labelledby="dashboard-heading" data-testid="dashboard">
       <div className="section-head">
         <h1 id="dashboard-heading">Dashboard</h1>
-        <label>
-          Window{" "}
-          <select
-            value={days}
-            data-testid="dashboard-days"
-            onChange={(event) => setDays(Number(event.target.value))}
-          >
-            {WINDOWS.map((n) => (
-              <option key={n} value={n}>
-                last {n} days
-              </option>
-            ))}
-          </select>
-        </label>
+        <SelectFilter
+          label="Window "
+          value={days}
+          options={WINDOWS}
+          optionLabel={(n) => `last ${n} days`}
+          onChange={(event) => setDays(Number(event.target.value))}
+          testId="dashboard-days"
+        />
         <button
           type="button"
           className="button button--secondary"
