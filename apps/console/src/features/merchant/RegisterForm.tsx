@@ -1,7 +1,6 @@
 import {
   defaultSettlementChain,
   type EvmNetworkName,
-  type FieldError,
   isChainInMode,
   type NetworkMode,
   type SettlementVersion,
@@ -10,9 +9,17 @@ import {
 import { type FormEvent, useState } from "react";
 import { Field, FieldMessage } from "../../components/Field";
 import { ProblemBanner } from "../../components/ProblemBanner";
-import { errorFor, type FormProblem, toFormProblem, unclaimed, validate } from "../../lib/errors";
+import { useAction } from "../../hooks/useAction";
+import { errorFor, unclaimed, validate } from "../../lib/errors";
 import type { MerchantApi, RegisterMerchantRequest, RegisterMerchantResult } from "../../lib/trpc";
-import { SETTLEMENT_PATHS, SettlementFields } from "./SettlementFields";
+import {
+  fieldsProblem,
+  MerchantNameField,
+  SettlementGroup,
+  SubmitActions,
+  WebhookUrlField,
+} from "./MerchantFields";
+import { SETTLEMENT_PATHS } from "./SettlementFields";
 import { claimsTierPath, TiersEditor } from "./TiersEditor";
 import { defaultTierRows, type TierRow, tiersFromRows } from "./tiers";
 
@@ -44,9 +51,8 @@ export function RegisterForm({ api, onRegistered }: RegisterFormProps) {
   const [chain, setChain] = useState<EvmNetworkName>(defaultSettlementChain("live"));
   const [tierRows, setTierRows] = useState<TierRow[]>(defaultTierRows);
   const [webhookUrl, setWebhookUrl] = useState("");
-  const [errors, setErrors] = useState<FieldError[]>([]);
-  const [problem, setProblem] = useState<FormProblem>();
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, run, setProblem } = useAction();
+  const errors = problem?.errors ?? [];
 
   function changeMode(next: NetworkMode) {
     setMode(next);
@@ -72,22 +78,10 @@ export function RegisterForm({ api, onRegistered }: RegisterFormProps) {
     const checked = validate(ZRegisterMerchantInput, input);
     const clientErrors = [...(checked.ok ? [] : checked.errors), ...tierErrors];
     if (clientErrors.length > 0) {
-      setErrors(clientErrors);
-      setProblem({ message: "Some fields need attention.", errors: clientErrors });
+      setProblem(fieldsProblem(clientErrors));
       return;
     }
-    setBusy(true);
-    setErrors([]);
-    setProblem(undefined);
-    try {
-      onRegistered(await api.register(input));
-    } catch (error) {
-      const failure = toFormProblem(error);
-      setErrors(failure.errors);
-      setProblem(failure);
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => onRegistered(await api.register(input)));
   }
 
   const claimsTier = claimsTierPath(tierRows);
@@ -105,16 +99,7 @@ export function RegisterForm({ api, onRegistered }: RegisterFormProps) {
       data-testid="register-form"
     >
       <h2 id="register-heading">Register a merchant</h2>
-      <Field
-        label="Merchant name"
-        testId="register-name"
-        value={name}
-        onChange={(event) => setName(event.target.value)}
-        error={errorFor(errors, "name")}
-        hint="3 to 80 characters."
-        autoComplete="organization"
-        required
-      />
+      <MerchantNameField testId="register-name" value={name} onChange={setName} errors={errors} required />
 
       <fieldset className="group" aria-describedby="payout-hint">
         <legend>Payout wallets</legend>
@@ -163,38 +148,33 @@ export function RegisterForm({ api, onRegistered }: RegisterFormProps) {
         <FieldMessage testId="register-mode-error" message={errorFor(errors, "network_mode")} />
       </fieldset>
 
-      <fieldset className="group">
-        <legend>Settlement</legend>
-        <SettlementFields
-          mode={mode}
-          version={version}
-          chain={chain}
-          onVersionChange={setVersion}
-          onChainChange={setChain}
-          errors={errors}
-        />
-      </fieldset>
+      <SettlementGroup
+        mode={mode}
+        version={version}
+        chain={chain}
+        onVersionChange={setVersion}
+        onChainChange={setChain}
+        errors={errors}
+      />
 
       <TiersEditor rows={tierRows} onChange={setTierRows} errors={errors} />
 
-      <Field
+      <WebhookUrlField
         label="Settlement webhook URL (optional)"
-        testId="register-webhook"
-        type="url"
-        value={webhookUrl}
-        onChange={(event) => setWebhookUrl(event.target.value)}
-        error={errorFor(errors, "webhook_url")}
         hint="https only. Tollgate POSTs a signed notice here after every settlement."
-        spellCheck={false}
-        autoComplete="url"
+        testId="register-webhook"
+        value={webhookUrl}
+        onChange={setWebhookUrl}
+        errors={errors}
       />
 
       <ProblemBanner problem={problem} extraErrors={extra} />
-      <div className="actions">
-        <button type="submit" className="button" disabled={busy} data-testid="register-submit">
-          {busy ? "Registering…" : "Register merchant"}
-        </button>
-      </div>
+      <SubmitActions
+        busy={busy}
+        testId="register-submit"
+        label="Register merchant"
+        busyLabel="Registering…"
+      />
     </form>
   );
 }

@@ -1,0 +1,98 @@
+/** The fields registration and the profile edit share, so both forms read and validate them alike. */
+import type { FieldError } from "@tollgate/shared";
+import { Field } from "../../components/Field";
+import { errorFor, type FormProblem } from "../../lib/errors";
+import { SettlementFields, type SettlementFieldsProps } from "./SettlementFields";
+
+/** The problem a form shows when the shared schema refused some fields before any request. */
+export function fieldsProblem(errors: FieldError[]): FormProblem {
+  return { message: "Some fields need attention.", errors };
+}
+
+export function MerchantNameField({
+  testId,
+  value,
+  onChange,
+  errors,
+  required,
+}: {
+  testId: string;
+  value: string;
+  onChange: (value: string) => void;
+  errors: readonly FieldError[];
+  required?: boolean;
+}) {
+  return (
+    <Field
+      label="Merchant name"
+      testId={testId}
+      value={value}
+      onChange={(event) => onChange(event.target.value)}
+      error={errorFor(errors, "name")}
+      hint="3 to 80 characters."
+      autoComplete="organization"
+      required={required}
+    />
+  );
+}
+
+/** Settlement version and chain, as their own group. */
+export function SettlementGroup(props: SettlementFieldsProps) {
+  return (
+    <fieldset className="group">
+      <legend>Settlement</legend>
+      <SettlementFields {...props} />
+    </fieldset>
+  );
+}
+
+export function WebhookUrlField({
+  label,
+  hint,
+  testId,
+  value,
+  onChange,
+  errors,
+}: {
+  label: string;
+  hint: string;
+  testId: string;
+  value: string;
+  onChange: (value: string) => void;
+  errors: readonly FieldError[];
+}) {
+  return (
+    <Field
+      label={label}
+      testId={testId}
+      type="url"
+      value={value}
+      onChange={(event) => onChange(event.target.value)}
+      error={errorFor(errors, "webhook_url")}
+      hint={hint}
+      spellCheck={false}
+      autoComplete="url"
+    />
+  );
+}
+
+/** The form's one submit button, relabelled while the request runs. */
+export function SubmitActions({
+  busy,
+  testId,
+  label,
+  busyLabel,
+}: {
+  busy: boolean;
+  testId: string;
+  label: string;
+  busyLabel: string;
+}) {
+  return (
+    <div className="actions">
+      <button type="submit" className="button" disabled={busy} data-testid={testId}>
+        {busy ? busyLabel : label}
+      </button>
+    </div>
+  );
+}
