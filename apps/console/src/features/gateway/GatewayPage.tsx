@@ -1,8 +1,9 @@
 import { useState } from "react";
 import { Field } from "../../components/Field";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
+import { useAction } from "../../hooks/useAction";
 import { useLoad } from "../../hooks/useLoad";
-import { errorFor, type FormProblem, problemOf, toFormProblem } from "../../lib/errors";
+import { errorFor, problemOf, toFormProblem } from "../../lib/errors";
 import type { GatewayRoute, MerchantApi, MerchantProfile } from "../../lib/trpc";
 import { OnceSecret } from "../common/States";
 
@@ -24,27 +25,18 @@ export function GatewayPage({ api, merchant }: { api: MerchantApi; merchant: Mer
     upstream_url: current?.upstream_url ?? "",
     tier: current?.tier ?? "standard",
   };
-  const [problem, setProblem] = useState<FormProblem>();
-  const [notice, setNotice] = useState<string>();
   const [secret, setSecret] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, notice, run, setNotice } = useAction();
 
-  async function act(what: () => Promise<GatewayRoute>, done: string) {
-    setBusy(true);
-    setProblem(undefined);
-    setNotice(undefined);
-    try {
+  /** A saved route shows its origin secret once (the API sends it on creation and rotation only). */
+  const act = (what: () => Promise<GatewayRoute>, done: string) =>
+    run(async () => {
       const route = await what();
       if (route.origin_secret) setSecret(route.origin_secret);
       setNotice(done);
       setForm(undefined);
       await gateway.reload();
-    } catch (error) {
-      setProblem(toFormProblem(error));
-    } finally {
-      setBusy(false);
-    }
-  }
+    });
 
   const err = (path: string) => errorFor(problem?.errors ?? [], path);
   return (

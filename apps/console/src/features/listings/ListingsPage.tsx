@@ -2,9 +2,11 @@ import { LISTING_CATEGORIES } from "@tollgate/shared";
 import { useState } from "react";
 import { Field } from "../../components/Field";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
+import { useAction } from "../../hooks/useAction";
 import { useLoad } from "../../hooks/useLoad";
-import { errorFor, type FormProblem, toFormProblem } from "../../lib/errors";
+import { errorFor } from "../../lib/errors";
 import type { Listing, MerchantApi, MerchantProfile } from "../../lib/trpc";
+import { type Column, DataTable } from "../../ui/Table";
 import { Loaded } from "../common/States";
 
 type Draft = {
@@ -22,23 +24,14 @@ export function ListingsPage({ api, merchant }: { api: MerchantApi; merchant: Me
   const listings = useLoad(() => api.listListings(id));
   const [editing, setEditing] = useState<Listing | undefined>();
   const [draft, setDraft] = useState<Draft>(EMPTY);
-  const [problem, setProblem] = useState<FormProblem>();
-  const [notice, setNotice] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, notice, run, setNotice } = useAction();
 
-  async function act(what: () => Promise<void>) {
-    setBusy(true);
-    setProblem(undefined);
-    setNotice(undefined);
-    try {
+  /** Every change reloads the list, still busy, so the table shows it when the buttons come back. */
+  const act = (what: () => Promise<void>) =>
+    run(async () => {
       await what();
       await listings.reload();
-    } catch (error) {
-      setProblem(toFormProblem(error));
-    } finally {
-      setBusy(false);
-    }
-  }
+    });
 
   function edit(listing: Listing) {
     setEditing(listing);
@@ -51,6 +44,57 @@ export function ListingsPage({ api, merchant }: { api: MerchantApi; merchant: Me
     });
   }
 
+  const columns: Column<Listing>[] = [
+    { header: "Title", cell: (listing) => listing.title },
+    { header: "Route", cell: (listing) => <code>{listing.route}</code> },
+    {
+      header: "Status",
+      cellTestId: (listing) => `listing-status-${listing.id}`,
+      cell: (listing) => (
+        <>
+          {listing.status} (revision {listing.revision})
+          {listing.rejection_reason ? (
+            <span className="field__error" data-testid={`listing-reason-${listing.id}`}>
+              {" "}
+              Reason: {listing.rejection_reason}
+            </span>
+          ) : null}
+        </>
+      ),
+    },
+    {
+      header: "Actions",
+      cell: (listing) => (
+        <>
+          <button
+            type="button"
+            className="button button--quiet"
+            onClick={() => edit(listing)}
+            aria-label={`Edit ${listing.title}`}
+          >
+            Edit
+          </button>
+          {listing.status === "rejected" ? (
+            <button
+              type="button"
+              className="button button--secondary"
+              disabled={busy}
+              data-testid={`listing-resubmit-${listing.id}`}
+              aria-label={`Resubmit ${listing.title}`}
+              onClick={() =>
+                void act(async () => {
+                  await api.updateListing({ id, listing_id: listing.id, title: listing.title });
+                  setNotice("Resubmitted for review.");
+                })
+              }
+            >
+              Resubmit
+            </button>
+          ) : null}
+        </>
+      ),
+    },
+  ];
   const err = (path: string) => errorFor(problem?.errors ?? [], path);
   return (
     <section aria-labelledby="listings-heading" data-testid="listings-page">
@@ -61,74 +105,19 @@ export function ListingsPage({ api, merchant }: { api: MerchantApi; merchant: Me
         <section className="card card--wide" aria-labelledby="listings-list-heading">
           <h2 id="listings-list-heading">Your listings</h2>
           <Loaded load={listings} what="listings" testId="listings">
-            {(rows) =>
-              rows.length === 0 ? (
-                <p className="muted" data-testid="listings-empty">
-                  No listings yet. An operator reviews each one before the public feed shows it.
-                </p>
-              ) : (
-                <table className="table" data-testid="listings-table">
-                  <thead>
-                    <tr>
-                      <th scope="col">Title</th>
-                      <th scope="col">Route</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Actions</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {rows.map((listing) => (
-                      <tr key={listing.id}>
-                        <td>{listing.title}</td>
-                        <td>
-                          <code>{listing.route}</code>
-                        </td>
-                        <td data-testid={`listing-status-${listing.id}`}>
-                          {listing.status} (revision {listing.revision})
-                          {listing.rejection_reason ? (
-                            <span className="field__error" data-testid={`listing-reason-${listing.id}`}>
-                              {" "}
-                              Reason: {listing.rejection_reason}
-                            </span>
-                          ) : null}
-                        </td>
-                        <td>
-                          <button
-                            type="button"
-                            className="button button--quiet"
-                            onClick={() => edit(listing)}
-                            aria-label={`Edit ${listing.title}`}
-                          >
-                            Edit
-                          </button>
-                          {listing.status === "rejected" ? (
-                            <button
-                              type="button"
-                              className="button button--secondary"
-                              disabled={busy}
-                              data-testid={`listing-resubmit-${listing.id}`}
-                              aria-label={`Resubmit ${listing.title}`}
-                              onClick={() =>
-                                void act(async () => {
-                                  await api.updateListing({
-                                    id,
-                                    listing_id: listing.id,
-                                    title: listing.title,
-                                  });
-                                  setNotice("Resubmitted for review.");
-                                })
-                              }
-                            >
-                              Resubmit
-                            </button>
-                          ) : null}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              )
-            }
+            {(rows) => (
+              <DataTable
+                testId="listings-table"
+                rows={rows}
+                rowKey={(listing) => listing.id}
+                columns={columns}
+                empty={
+                  <p className="muted" data-testid="listings-empty">
+                    No listings yet. An operator reviews each one before the public feed shows it.
+                  </p>
+                }
+              />
+            )}
           </Loaded>
         </section>
         <form

@@ -2,7 +2,7 @@ import { ID_PREFIXES } from "@tollgate/shared";
 import { type FormEvent, useState } from "react";
 import { Field } from "../../components/Field";
 import { ProblemBanner } from "../../components/ProblemBanner";
-import { type FormProblem, toFormProblem } from "../../lib/errors";
+import { useAction } from "../../hooks/useAction";
 import type { MerchantApi, MerchantProfile } from "../../lib/trpc";
 
 interface SignInFormProps {
@@ -14,8 +14,7 @@ interface SignInFormProps {
 export function SignInForm({ api, onSignedIn }: SignInFormProps) {
   const [secret, setSecret] = useState("");
   const [error, setError] = useState<string>();
-  const [problem, setProblem] = useState<FormProblem>();
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, run, setProblem } = useAction();
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -26,15 +25,7 @@ export function SignInForm({ api, onSignedIn }: SignInFormProps) {
       return;
     }
     setError(undefined);
-    setBusy(true);
-    try {
-      const merchant = await api.me(value);
-      onSignedIn(value, merchant);
-    } catch (failure) {
-      setProblem(toFormProblem(failure));
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => onSignedIn(value, await api.me(value)));
   }
 
   return (

@@ -1,10 +1,29 @@
 import { useState } from "react";
 import { Field } from "../../components/Field";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
+import { useAction } from "../../hooks/useAction";
 import { useLoad } from "../../hooks/useLoad";
-import { errorFor, type FormProblem, toFormProblem } from "../../lib/errors";
-import type { MerchantApi, MerchantProfile } from "../../lib/trpc";
+import { errorFor } from "../../lib/errors";
+import type { MerchantApi, MerchantProfile, WebhookDeliveries } from "../../lib/trpc";
+import { type Column, DataTable } from "../../ui/Table";
 import { Loaded, OnceSecret } from "../common/States";
+
+type Delivery = WebhookDeliveries["deliveries"][number];
+
+const DELIVERY_COLUMNS: Column<Delivery>[] = [
+  { header: "Created", cell: (row) => row.created_at.slice(0, 19).replace("T", " ") },
+  {
+    header: "Event",
+    cell: (row) => (
+      <>
+        {row.type} <code>{row.event_id}</code>
+      </>
+    ),
+  },
+  { header: "Status", cell: (row) => row.status, cellTestId: (row) => `delivery-status-${row.event_id}` },
+  { header: "Attempts", cell: (row) => row.attempts, numeric: true },
+  { header: "Last answer", cell: (row) => row.last_status ?? row.last_error ?? "—" },
+];
 
 /** Webhooks (issue 14): URL, signing secret (shown once), a test event, and the latest deliveries. */
 export function WebhooksPage({
@@ -18,24 +37,9 @@ export function WebhooksPage({
 }) {
   const id = merchant.merchant_id;
   const [url, setUrl] = useState(merchant.webhook_url ?? "");
-  const [problem, setProblem] = useState<FormProblem>();
-  const [notice, setNotice] = useState<string>();
   const [secret, setSecret] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, notice, run, setNotice } = useAction();
   const deliveries = useLoad(() => api.webhookDeliveries(id));
-
-  async function act(what: () => Promise<void>) {
-    setBusy(true);
-    setProblem(undefined);
-    setNotice(undefined);
-    try {
-      await what();
-    } catch (error) {
-      setProblem(toFormProblem(error));
-    } finally {
-      setBusy(false);
-    }
-  }
 
   return (
     <section aria-labelledby="webhooks-heading" data-testid="webhooks-page">
@@ -51,7 +55,7 @@ export function WebhooksPage({
           aria-labelledby="webhook-url-heading"
           onSubmit={(event) => {
             event.preventDefault();
-            void act(async () => {
+            void run(async () => {
               const saved = await api.update({ id, webhook_url: url.trim() === "" ? null : url.trim() });
               onSaved(saved);
               setNotice("Webhook URL saved.");
@@ -87,7 +91,7 @@ export function WebhooksPage({
               disabled={busy}
               data-testid="webhook-secret-rotate"
               onClick={() =>
-                void act(async () => {
+                void run(async () => {
                   const result = await api.webhookSecret(id);
                   setSecret(result.secret);
                   setNotice(result.rotated ? "Webhook secret rotated." : "Webhook secret created.");
@@ -103,7 +107,7 @@ export function WebhooksPage({
               disabled={busy}
               data-testid="webhook-test"
               onClick={() =>
-                void act(async () => {
+                void run(async () => {
                   const result = await api.sendTestWebhook(id);
                   setNotice(`Test event ${result.event_id} queued.`);
                   await deliveries.reload();
@@ -134,38 +138,18 @@ export function WebhooksPage({
                     ? `Endpoint ${data.endpoint.status}${data.endpoint.disabled_reason ? ` (${data.endpoint.disabled_reason})` : ""}`
                     : "No signing secret yet: create one to receive events."}
                 </p>
-                {data.deliveries.length === 0 ? (
-                  <p className="muted" data-testid="deliveries-empty">
-                    No deliveries yet.
-                  </p>
-                ) : (
-                  <table className="table" data-testid="deliveries-table">
-                    <thead>
-                      <tr>
-                        <th scope="col">Created</th>
-                        <th scope="col">Event</th>
-                        <th scope="col">Status</th>
-                        <th scope="col" className="num">
-                          Attempts
-                        </th>
-                        <th scope="col">Last answer</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {data.deliveries.map((row) => (
-                        <tr key={row.event_id} data-testid={`delivery-${row.event_id}`}>
-                          <td>{row.created_at.slice(0, 19).replace("T", " ")}</td>
-                          <td>
-                            {row.type} <code>{row.event_id}</code>
-                          </td>
-                          <td data-testid={`delivery-status-${row.event_id}`}>{row.status}</td>
-                          <td className="num">{row.attempts}</td>
-                          <td>{row.last_status ?? row.last_error ?? "—"}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                )}
+                <DataTable
+                  testId="deliveries-table"
+                  rows={data.deliveries}
+                  rowKey={(row) => row.event_id}
+                  rowTestId={(row) => `delivery-${row.event_id}`}
+                  columns={DELIVERY_COLUMNS}
+                  empty={
+                    <p className="muted" data-testid="deliveries-empty">
+                      No deliveries yet.
+                    </p>
+                  }
+                />
               </>
             )}
           </Loaded>
