@@ -104,3 +104,28 @@ export function pick<K extends string>(
     Record<K, string>
   >;
 }
+
+/** The one-select bar of the status-filtered queues: picking a status applies it. */
+export function StatusFilter<S extends string>({
+  statuses,
+  status,
+  onChange,
+  testId,
+}: {
+  statuses: readonly S[];
+  status: S;
+  onChange: (status: S) => void;
+  testId: string;
+}) {
+  return (
+    <FilterBar>
+      <SelectFilter
+        label="Status"
+        value={status}
+        options={statuses}
+        onChange={(event) => onChange(event.target.value as S)}
+        testId={testId}
+      />
+    </FilterBar>
+  );
+}

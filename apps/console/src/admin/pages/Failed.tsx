@@ -4,7 +4,7 @@ import { Notice } from "../../components/ProblemBanner";
 import { usePagedLoad } from "../../hooks/usePagedLoad";
 import { errorFor } from "../../lib/errors";
 import { FormDialog, TextAreaField } from "../../ui/Dialog";
-import { FilterBar, SelectFilter } from "../../ui/Filters";
+import { StatusFilter } from "../../ui/Filters";
 import { PagedTable } from "../../ui/Pager";
 import type { FailedPayment } from "../api";
 import { useAdmin } from "../context";
@@ -26,15 +26,7 @@ export function FailedPage() {
         Payments that moved money and bought nothing. Tollgate sends no money itself: refund by hand, then
         record it.
       </p>
-      <FilterBar>
-        <SelectFilter
-          label="Status"
-          value={status}
-          options={STATUSES}
-          onChange={(event) => setStatus(event.target.value as typeof status)}
-          testId="failed-status"
-        />
-      </FilterBar>
+      <StatusFilter statuses={STATUSES} status={status} onChange={setStatus} testId="failed-status" />
       <Notice message={notice} testId="failed-notice" />
       <Loaded load={list} what="failed payments">
         {(data) => (

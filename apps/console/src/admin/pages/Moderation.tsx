@@ -4,7 +4,7 @@ import { Notice, ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import { usePagedLoad } from "../../hooks/usePagedLoad";
 import { FormDialog, TextAreaField } from "../../ui/Dialog";
-import { FilterBar, SelectFilter } from "../../ui/Filters";
+import { StatusFilter } from "../../ui/Filters";
 import { PagedTable } from "../../ui/Pager";
 import type { ModerationListing } from "../api";
 import { useAdmin } from "../context";
@@ -31,15 +31,7 @@ export function ModerationPage() {
   return (
     <>
       <h1>Marketplace moderation</h1>
-      <FilterBar>
-        <SelectFilter
-          label="Status"
-          value={status}
-          options={STATUSES}
-          onChange={(event) => setStatus(event.target.value as typeof status)}
-          testId="queue-status"
-        />
-      </FilterBar>
+      <StatusFilter statuses={STATUSES} status={status} onChange={setStatus} testId="queue-status" />
       <ProblemBanner problem={action.problem} testId="moderation-problem" />
       <Notice message={action.notice} testId="moderation-notice" />
       <Loaded load={queue} what="the queue">

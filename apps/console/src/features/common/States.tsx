@@ -45,3 +45,20 @@ export function OnceSecret({ label, value, testId }: { label: string; value: str
     </div>
   );
 }
+
+/** Reads the section's data again (the merchant pages do not poll). */
+export function RefreshButton({
+  load,
+  testId,
+  className = "button button--secondary",
+}: {
+  load: { reload: () => Promise<void> };
+  testId: string;
+  className?: string;
+}) {
+  return (
+    <button type="button" className={className} onClick={() => void load.reload()} data-testid={testId}>
+      Refresh
+    </button>
+  );
+}

@@ -4,7 +4,7 @@ import type { MerchantApi, MerchantDashboard } from "../../lib/trpc";
 import { formatUnits } from "../../lib/units";
 import { SelectFilter } from "../../ui/Filters";
 import { type Column, DataTable } from "../../ui/Table";
-import { Loaded } from "../common/States";
+import { Loaded, RefreshButton } from "../common/States";
 import { RevenueChart } from "./RevenueChart";
 
 const WINDOWS = [7, 30, 90] as const;
@@ -60,14 +60,7 @@ export function Dashboard({ api }: { api: MerchantApi }) {
           onChange={(event) => setDays(Number(event.target.value))}
           testId="dashboard-days"
         />
-        <button
-          type="button"
-          className="button button--secondary"
-          onClick={() => void dashboard.reload()}
-          data-testid="dashboard-refresh"
-        >
-          Refresh
-        </button>
+        <RefreshButton load={dashboard} testId="dashboard-refresh" />
       </div>
       <Loaded load={dashboard} what="the dashboard" testId="dashboard">
         {(data) => <DashboardBody data={data} />}

@@ -3,6 +3,8 @@ import type { FieldError } from "@tollgate/shared";
 import { Field } from "../../components/Field";
 import { errorFor, type FormProblem } from "../../lib/errors";
 import { SettlementFields, type SettlementFieldsProps } from "./SettlementFields";
+import { TiersEditor } from "./TiersEditor";
+import type { TierRow } from "./tiers";
 
 /** The problem a form shows when the shared schema refused some fields before any request. */
 export function fieldsProblem(errors: FieldError[]): FormProblem {
@@ -36,13 +38,20 @@ export function MerchantNameField({
   );
 }
 
-/** Settlement version and chain, as their own group. */
-export function SettlementGroup(props: SettlementFieldsProps) {
+/** Settlement version and chain as their own group, then the price tiers. */
+export function SettlementAndTiers({
+  tierRows,
+  onTierRowsChange,
+  ...settlement
+}: SettlementFieldsProps & { tierRows: TierRow[]; onTierRowsChange: (rows: TierRow[]) => void }) {
   return (
-    <fieldset className="group">
-      <legend>Settlement</legend>
-      <SettlementFields {...props} />
-    </fieldset>
+    <>
+      <fieldset className="group">
+        <legend>Settlement</legend>
+        <SettlementFields {...settlement} />
+      </fieldset>
+      <TiersEditor rows={tierRows} onChange={onTierRowsChange} errors={settlement.errors} />
+    </>
   );
 }
 

@@ -13,12 +13,12 @@ import type { MerchantApi, MerchantProfile, UpdateMerchantRequest } from "../../
 import {
   fieldsProblem,
   MerchantNameField,
-  SettlementGroup,
+  SettlementAndTiers,
   SubmitActions,
   WebhookUrlField,
 } from "./MerchantFields";
 import { SETTLEMENT_PATHS } from "./SettlementFields";
-import { claimsTierPath, TiersEditor } from "./TiersEditor";
+import { claimsTierPath } from "./TiersEditor";
 import { rowsFromTiers, type TierRow, tiersFromRows, tiersPatch } from "./tiers";
 
 interface ProfileEditFormProps {
@@ -83,15 +83,16 @@ export function ProfileEditForm({ api, merchant, onSaved }: ProfileEditFormProps
     >
       <h2 id="edit-heading">Edit profile</h2>
       <MerchantNameField testId="profile-name" value={name} onChange={setName} errors={errors} />
-      <SettlementGroup
+      <SettlementAndTiers
         mode={merchant.network_mode}
         version={version}
         chain={chain}
         onVersionChange={setVersion}
         onChainChange={setChain}
         errors={errors}
+        tierRows={tierRows}
+        onTierRowsChange={setTierRows}
       />
-      <TiersEditor rows={tierRows} onChange={setTierRows} errors={errors} />
       <WebhookUrlField
         label="Settlement webhook URL"
         hint="https only. Leave empty to stop webhook deliveries."

@@ -15,12 +15,12 @@ import type { MerchantApi, RegisterMerchantRequest, RegisterMerchantResult } fro
 import {
   fieldsProblem,
   MerchantNameField,
-  SettlementGroup,
+  SettlementAndTiers,
   SubmitActions,
   WebhookUrlField,
 } from "./MerchantFields";
 import { SETTLEMENT_PATHS } from "./SettlementFields";
-import { claimsTierPath, TiersEditor } from "./TiersEditor";
+import { claimsTierPath } from "./TiersEditor";
 import { defaultTierRows, type TierRow, tiersFromRows } from "./tiers";
 
 const PAYOUT_FIELDS = [
@@ -148,16 +148,16 @@ export function RegisterForm({ api, onRegistered }: RegisterFormProps) {
         <FieldMessage testId="register-mode-error" message={errorFor(errors, "network_mode")} />
       </fieldset>
 
-      <SettlementGroup
+      <SettlementAndTiers
         mode={mode}
         version={version}
         chain={chain}
         onVersionChange={setVersion}
         onChainChange={setChain}
         errors={errors}
+        tierRows={tierRows}
+        onTierRowsChange={setTierRows}
       />
-
-      <TiersEditor rows={tierRows} onChange={setTierRows} errors={errors} />
 
       <WebhookUrlField
         label="Settlement webhook URL (optional)"

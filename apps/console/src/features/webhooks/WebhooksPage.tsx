@@ -6,7 +6,7 @@ import { useLoad } from "../../hooks/useLoad";
 import { errorFor } from "../../lib/errors";
 import type { MerchantApi, MerchantProfile, WebhookDeliveries } from "../../lib/trpc";
 import { type Column, DataTable } from "../../ui/Table";
-import { Loaded, OnceSecret } from "../common/States";
+import { Loaded, OnceSecret, RefreshButton } from "../common/States";
 
 type Delivery = WebhookDeliveries["deliveries"][number];
 
@@ -121,14 +121,7 @@ export function WebhooksPage({
         <section className="card card--wide" aria-labelledby="deliveries-heading">
           <div className="section-head">
             <h2 id="deliveries-heading">Latest deliveries</h2>
-            <button
-              type="button"
-              className="button button--quiet"
-              onClick={() => void deliveries.reload()}
-              data-testid="deliveries-refresh"
-            >
-              Refresh
-            </button>
+            <RefreshButton load={deliveries} testId="deliveries-refresh" className="button button--quiet" />
           </div>
           <Loaded load={deliveries} what="deliveries" testId="deliveries">
             {(data) => (
