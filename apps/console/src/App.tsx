@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from "react";
+import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 import { Notice, ProblemBanner } from "./components/ProblemBanner";
 import { Dashboard } from "./features/dashboard/Dashboard";
 import { GatewayPage } from "./features/gateway/GatewayPage";
@@ -13,7 +13,7 @@ import { SignInForm } from "./features/session/SignInForm";
 import { WebhooksPage } from "./features/webhooks/WebhooksPage";
 import { type FormProblem, problemOf, toFormProblem } from "./lib/errors";
 import { clearSecret, readSecret, storeSecret } from "./lib/session";
-import type { MerchantApi, MerchantProfile } from "./lib/trpc";
+import type { MerchantApi, MerchantProfile, RotateSecretResult } from "./lib/trpc";
 import { AppLayout } from "./shell/AppLayout";
 
 /** Where the secret is kept; sessionStorage in the app (lib/session.ts). */
@@ -32,7 +32,7 @@ type Screen =
   | { kind: "secret"; reason: "registered" | "rotated"; merchantId: string; secret: string }
   | { kind: "profile"; merchant: MerchantProfile; notice?: string; section?: Section };
 
-/** The signed-in merchant's sections (issue 14). */
+/** The signed-in merchant's sections. */
 const SECTIONS = [
   ["dashboard", "Dashboard"],
   ["listings", "Listings"],
@@ -97,39 +97,29 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
   const section: Section = screen.kind === "profile" ? (screen.section ?? "dashboard") : "dashboard";
   const nav = signedIn ? (
     SECTIONS.map(([key, label]) => (
-      <button
+      <NavButton
         key={key}
-        type="button"
-        className="button button--quiet"
-        aria-current={section === key ? "page" : undefined}
+        name={key}
+        current={section === key}
         onClick={() =>
           screen.kind === "profile" && show({ kind: "profile", merchant: screen.merchant, section: key })
         }
-        data-testid={`nav-${key}`}
       >
         {label}
-      </button>
+      </NavButton>
     ))
   ) : screen.kind === "register" || screen.kind === "signin" ? (
     <>
-      <button
-        type="button"
-        className="button button--quiet"
-        aria-current={screen.kind === "register" ? "page" : undefined}
+      <NavButton
+        name="register"
+        current={screen.kind === "register"}
         onClick={() => show({ kind: "register" })}
-        data-testid="nav-register"
       >
         Register
-      </button>
-      <button
-        type="button"
-        className="button button--quiet"
-        aria-current={screen.kind === "signin" ? "page" : undefined}
-        onClick={() => show({ kind: "signin" })}
-        data-testid="nav-signin"
-      >
+      </NavButton>
+      <NavButton name="signin" current={screen.kind === "signin"} onClick={() => show({ kind: "signin" })}>
         Sign in
-      </button>
+      </NavButton>
     </>
   ) : null;
   const account = signedIn ? (
@@ -207,44 +197,89 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
           <GatewayPage api={api} merchant={screen.merchant} />
         ) : null}
         {screen.kind === "profile" && section === "profile" ? (
-          <>
-            <Notice message={screen.notice} testId="profile-notice" />
-            <div className="grid">
-              <ProfileView merchant={screen.merchant} />
-              <ProfileEditForm
-                key={screen.merchant.updated_at}
-                api={api}
-                merchant={screen.merchant}
-                onSaved={(saved) =>
-                  saved
-                    ? keepSection(saved, "Profile saved.")
-                    : setScreen({ ...screen, notice: "Nothing to save: no field changed." })
-                }
-              />
-              <PayoutChange
-                key={`payout-${screen.merchant.updated_at}`}
-                api={api}
-                merchant={screen.merchant}
-                onChanged={(merchant) => keepSection(merchant, "Payout changed.")}
-              />
-              <RotateSecret
-                api={api}
-                merchantId={screen.merchant.merchant_id}
-                onRotated={(result) => {
-                  // The old secret is already dead: keep the new one before anything else can fail.
-                  secrets.store(result.secret);
-                  show({
-                    kind: "secret",
-                    reason: "rotated",
-                    merchantId: result.merchant_id,
-                    secret: result.secret,
-                  });
-                }}
-              />
-            </div>
-          </>
+          <ProfileSection
+            api={api}
+            merchant={screen.merchant}
+            notice={screen.notice}
+            onSaved={(saved, notice) =>
+              saved ? keepSection(saved, notice) : setScreen({ ...screen, notice })
+            }
+            onRotated={(result) => {
+              // The old secret is already dead: keep the new one before anything else can fail.
+              secrets.store(result.secret);
+              show({
+                kind: "secret",
+                reason: "rotated",
+                merchantId: result.merchant_id,
+                secret: result.secret,
+              });
+            }}
+          />
         ) : null}
       </div>
     </AppLayout>
+  );
+}
+
+/** A navigation button of the merchant console; the current one is marked for assistive technology. */
+function NavButton({
+  name,
+  current,
+  onClick,
+  children,
+}: {
+  name: string;
+  current: boolean;
+  onClick: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <button
+      type="button"
+      className="button button--quiet"
+      aria-current={current ? "page" : undefined}
+      onClick={onClick}
+      data-testid={`nav-${name}`}
+    >
+      {children}
+    </button>
+  );
+}
+
+/** Profile and payout: the profile, its edit form, the payout change and the secret rotation. */
+function ProfileSection({
+  api,
+  merchant,
+  notice,
+  onSaved,
+  onRotated,
+}: {
+  api: MerchantApi;
+  merchant: MerchantProfile;
+  notice: string | undefined;
+  /** The saved profile and what to tell; no profile when nothing was saved. */
+  onSaved: (merchant: MerchantProfile | undefined, notice: string) => void;
+  onRotated: (result: RotateSecretResult) => void;
+}) {
+  return (
+    <>
+      <Notice message={notice} testId="profile-notice" />
+      <div className="grid">
+        <ProfileView merchant={merchant} />
+        <ProfileEditForm
+          key={merchant.updated_at}
+          api={api}
+          merchant={merchant}
+          onSaved={(saved) => onSaved(saved, saved ? "Profile saved." : "Nothing to save: no field changed.")}
+        />
+        <PayoutChange
+          key={`payout-${merchant.updated_at}`}
+          api={api}
+          merchant={merchant}
+          onChanged={(changed) => onSaved(changed, "Payout changed.")}
+        />
+        <RotateSecret api={api} merchantId={merchant.merchant_id} onRotated={onRotated} />
+      </div>
+    </>
   );
 }

@@ -5,7 +5,7 @@ import { readSecret } from "./lib/session";
 import { createMerchantApi } from "./lib/trpc";
 import "./styles.css";
 
-// The operator console is its own chunk: the merchant pages never download it (issue 14).
+// The operator console is its own chunk: the merchant pages never download it.
 const AdminApp = lazy(() => import("./admin/AdminApp"));
 const isAdmin = /^\/console\/admin(\/|$)/.test(window.location.pathname);
 

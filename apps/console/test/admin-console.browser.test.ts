@@ -1,5 +1,5 @@
 /**
- * The operator console in Chromium against the real API (issue 14): sign-in, moderation reaching the public
+ * The operator console in Chromium against the real API: sign-in, moderation reaching the public
  * feed, pause refusing quotes at once, every page accessible (axe-core) and screenshotted, the locked-out
  * screen, and a viewer who can press nothing that changes state.
  */

@@ -1,5 +1,5 @@
 /**
- * The operator console at /console/admin/* (issue 14), loaded lazily by main.tsx so the merchant bundle never
+ * The operator console at /console/admin/*, loaded lazily by main.tsx so the merchant bundle never
  * carries it. The admin session is the HttpOnly cookie; nothing about it is stored in the page.
  */
 import "uplot/dist/uPlot.min.css";

@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 
 /**
- * The one frame both consoles draw in (issue 14: one layout and navigation for both roles): brand, the area's
+ * The one frame both consoles draw in (one layout and navigation for both roles): brand, the area's
  * navigation, the account slot (who is signed in, sign out) and the page. Router-agnostic: callers pass links or
  * buttons as `nav`, so the merchant console and the operator console share it without sharing their routing.
  */

@@ -1,4 +1,4 @@
-/** Marketplace moderation queue (issue 14): approve, or reject with a reason; approved listings reach the feed. */
+/** Marketplace moderation queue: approve, or reject with a reason; approved listings reach the feed. */
 import { useState } from "react";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";

@@ -1,4 +1,4 @@
-/** Overview (issue 14): counts, daily volume and treasury income (uPlot), breakdowns, indexer lag, webhooks, pause. */
+/** Overview: counts, daily volume and treasury income (uPlot), breakdowns, indexer lag, webhooks, pause. */
 import { useMemo, useState } from "react";
 import { useLoad } from "../../hooks/useLoad";
 import { Table } from "../../ui/Table";

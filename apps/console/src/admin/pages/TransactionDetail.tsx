@@ -1,4 +1,4 @@
-/** One settlement (issue 14): where it is on chain, how it split, and the quote and receipt it belongs to. */
+/** One settlement: where it is on chain, how it split, and the quote and receipt it belongs to. */
 import { Link, useParams } from "react-router";
 import { useLoad } from "../../hooks/useLoad";
 import { useAdmin } from "../context";

@@ -2,11 +2,10 @@
  * Transactions (settlements joined with quotes and receipts): server-side filters kept in the URL, cursor pages,
  * and CSV export through the API's own CSV (GET /admin/api/transactions?format=csv, pages via X-Next-Cursor).
  */
-import { useState } from "react";
 import { useSearchParams } from "react-router";
 import { ProblemBanner } from "../../components/ProblemBanner";
+import { useAction } from "../../hooks/useAction";
 import { usePagedLoad } from "../../hooks/usePagedLoad";
-import { type FormProblem, toFormProblem } from "../../lib/errors";
 import { anyOption, FilterForm, pick, SelectFilter, TextFilter } from "../../ui/Filters";
 import { Pager } from "../../ui/Pager";
 import type { AdminClient, TransactionsPage } from "../api";
@@ -33,8 +32,7 @@ export function TransactionsListPage() {
     if (!("transactions" in page)) throw new Error("the API answered CSV to a JSON request");
     return page;
   });
-  const [exportProblem, setExportProblem] = useState<FormProblem>();
-  const [exporting, setExporting] = useState(false);
+  const csv = useAction();
 
   function apply(values: Record<string, string>) {
     const next = new URLSearchParams();
@@ -42,40 +40,6 @@ export function TransactionsListPage() {
       next.set(name, name === "from" || name === "to" ? new Date(value).toISOString() : value);
     }
     setParams(next);
-  }
-
-  async function exportCsv() {
-    setExporting(true);
-    setExportProblem(undefined);
-    try {
-      const parts: string[] = [];
-      let cursor: string | null = null;
-      for (let page = 0; page < MAX_EXPORT_PAGES; page++) {
-        const query: URLSearchParams = new URLSearchParams({
-          ...filters,
-          format: "csv",
-          ...(cursor ? { cursor } : {}),
-        });
-        const response: Response = await fetch(`/admin/api/transactions?${query}`, {
-          credentials: "same-origin",
-        });
-        if (!response.ok) throw await response.json();
-        const text = await response.text();
-        parts.push(page === 0 ? text : text.slice(text.indexOf("\n") + 1));
-        cursor = response.headers.get("x-next-cursor");
-        if (!cursor) break;
-      }
-      const url = URL.createObjectURL(new Blob(parts, { type: "text/csv" }));
-      const link = document.createElement("a");
-      link.href = url;
-      link.download = "tollgate-transactions.csv";
-      link.click();
-      URL.revokeObjectURL(url);
-    } catch (error) {
-      setExportProblem(toFormProblem(error));
-    } finally {
-      setExporting(false);
-    }
   }
 
   const local = (value: string | undefined) => (value ? value.slice(0, 16) : "");
@@ -91,11 +55,11 @@ export function TransactionsListPage() {
           <button
             type="button"
             className="button button--secondary"
-            onClick={exportCsv}
-            disabled={exporting}
+            onClick={() => void csv.run(() => downloadCsv(filters))}
+            disabled={csv.busy}
             data-testid="tx-export"
           >
-            {exporting ? "Exporting…" : "Export CSV"}
+            {csv.busy ? "Exporting…" : "Export CSV"}
           </button>
         }
       >
@@ -130,7 +94,7 @@ export function TransactionsListPage() {
         <TextFilter label="From (UTC)" type="datetime-local" name="from" defaultValue={local(filters.from)} />
         <TextFilter label="To (UTC)" type="datetime-local" name="to" defaultValue={local(filters.to)} />
       </FilterForm>
-      <ProblemBanner problem={exportProblem} testId="export-problem" />
+      <ProblemBanner problem={csv.problem} testId="export-problem" />
       <Loaded load={list} what="transactions">
         {(data) => (
           <>
@@ -141,4 +105,31 @@ export function TransactionsListPage() {
       </Loaded>
     </>
   );
+}
+
+/** Saves the filtered transactions as one CSV file, fetched page by page (at most MAX_EXPORT_PAGES). */
+async function downloadCsv(filters: Record<string, string>): Promise<void> {
+  const parts: string[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < MAX_EXPORT_PAGES; page++) {
+    const query: URLSearchParams = new URLSearchParams({
+      ...filters,
+      format: "csv",
+      ...(cursor ? { cursor } : {}),
+    });
+    const response: Response = await fetch(`/admin/api/transactions?${query}`, {
+      credentials: "same-origin",
+    });
+    if (!response.ok) throw await response.json();
+    const text = await response.text();
+    parts.push(page === 0 ? text : text.slice(text.indexOf("\n") + 1));
+    cursor = response.headers.get("x-next-cursor");
+    if (!cursor) break;
+  }
+  const url = URL.createObjectURL(new Blob(parts, { type: "text/csv" }));
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = "tollgate-transactions.csv";
+  link.click();
+  URL.revokeObjectURL(url);
 }

@@ -44,7 +44,7 @@ const RESOURCE_COLUMNS: Column<Data["top_resources"][number]>[] = [
   { header: "USD", cell: (row) => row.amount_usd, numeric: true },
 ];
 
-/** The merchant dashboard (issue 14): revenue chart, settlements, receipts, top resources, quota, webhook health. */
+/** The merchant dashboard: revenue chart, settlements, receipts, top resources, quota, webhook health. */
 export function Dashboard({ api }: { api: MerchantApi }) {
   const [days, setDays] = useState<number>(30);
   const dashboard = useLoad(() => api.dashboard(days), days);

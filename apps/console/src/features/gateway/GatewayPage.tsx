@@ -7,7 +7,14 @@ import { errorFor, problemOf, toFormProblem } from "../../lib/errors";
 import type { GatewayRoute, MerchantApi, MerchantProfile } from "../../lib/trpc";
 import { OnceSecret } from "../common/States";
 
-/** Hosted gateway (issue 14; docs/merchants.md): the route agents call at /g/<slug>, and its origin secret. */
+type RouteForm = { slug: string; upstream_url: string; tier: string };
+const ROUTE_FIELDS: readonly [keyof RouteForm, string, string][] = [
+  ["slug", "Slug", "gateway-slug"],
+  ["upstream_url", "Upstream URL", "gateway-upstream"],
+  ["tier", "Tier", "gateway-tier"],
+];
+
+/** Hosted gateway (docs/merchants.md): the route agents call at /g/<slug>, and its origin secret. */
 export function GatewayPage({ api, merchant }: { api: MerchantApi; merchant: MerchantProfile }) {
   const id = merchant.merchant_id;
   const gateway = useLoad(async (): Promise<GatewayRoute | null> => {
@@ -19,7 +26,7 @@ export function GatewayPage({ api, merchant }: { api: MerchantApi; merchant: Mer
     }
   });
   const current = gateway.data ?? null;
-  const [form, setForm] = useState<{ slug: string; upstream_url: string; tier: string }>();
+  const [form, setForm] = useState<RouteForm>();
   const values = form ?? {
     slug: current?.slug ?? "",
     upstream_url: current?.upstream_url ?? "",
@@ -57,24 +64,7 @@ export function GatewayPage({ api, merchant }: { api: MerchantApi; merchant: Mer
         <section className="card" aria-labelledby="gateway-current-heading">
           <h2 id="gateway-current-heading">Current route</h2>
           {current ? (
-            <dl className="facts" data-testid="gateway-current">
-              <dt>Agents call</dt>
-              <dd>
-                <code>
-                  {current.gateway_url}/{current.slug}/…
-                </code>
-              </dd>
-              <dt>Forwards to</dt>
-              <dd>
-                <code>{current.upstream_url}</code>
-              </dd>
-              <dt>Tier</dt>
-              <dd>{current.tier}</dd>
-              <dt>Origin secret header</dt>
-              <dd>
-                <code>{current.origin_secret_header}</code>
-              </dd>
-            </dl>
+            <RouteFacts route={current} />
           ) : (
             <p className="muted" data-testid="gateway-empty">
               No hosted gateway route yet.
@@ -112,27 +102,16 @@ export function GatewayPage({ api, merchant }: { api: MerchantApi; merchant: Mer
           }}
         >
           <h2 id="gateway-form-heading">{current ? "Change the route" : "Configure the route"}</h2>
-          <Field
-            label="Slug"
-            testId="gateway-slug"
-            value={values.slug}
-            onChange={(e) => setForm({ ...values, slug: e.target.value })}
-            error={err("slug")}
-          />
-          <Field
-            label="Upstream URL"
-            testId="gateway-upstream"
-            value={values.upstream_url}
-            onChange={(e) => setForm({ ...values, upstream_url: e.target.value })}
-            error={err("upstream_url")}
-          />
-          <Field
-            label="Tier"
-            testId="gateway-tier"
-            value={values.tier}
-            onChange={(e) => setForm({ ...values, tier: e.target.value })}
-            error={err("tier")}
-          />
+          {ROUTE_FIELDS.map(([key, label, testId]) => (
+            <Field
+              key={key}
+              label={label}
+              testId={testId}
+              value={values[key]}
+              onChange={(e) => setForm({ ...values, [key]: e.target.value })}
+              error={err(key)}
+            />
+          ))}
           <div className="actions">
             <button type="submit" className="button" disabled={busy} data-testid="gateway-save">
               Save route
@@ -141,5 +120,29 @@ export function GatewayPage({ api, merchant }: { api: MerchantApi; merchant: Mer
         </form>
       </div>
     </section>
+  );
+}
+
+/** Where agents call, where it forwards, and the header that proves a request came through the gateway. */
+function RouteFacts({ route }: { route: GatewayRoute }) {
+  return (
+    <dl className="facts" data-testid="gateway-current">
+      <dt>Agents call</dt>
+      <dd>
+        <code>
+          {route.gateway_url}/{route.slug}/…
+        </code>
+      </dd>
+      <dt>Forwards to</dt>
+      <dd>
+        <code>{route.upstream_url}</code>
+      </dd>
+      <dt>Tier</dt>
+      <dd>{route.tier}</dd>
+      <dt>Origin secret header</dt>
+      <dd>
+        <code>{route.origin_secret_header}</code>
+      </dd>
+    </dl>
   );
 }

@@ -4,7 +4,7 @@ import { Field } from "../../components/Field";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import { useLoad } from "../../hooks/useLoad";
-import { errorFor } from "../../lib/errors";
+import { errorFor, type FormProblem } from "../../lib/errors";
 import type { Listing, MerchantApi, MerchantProfile } from "../../lib/trpc";
 import { type Column, DataTable } from "../../ui/Table";
 import { Loaded } from "../common/States";
@@ -18,7 +18,7 @@ type Draft = {
 };
 const EMPTY: Draft = { route: "", title: "", category: "search", tier: "standard", description: "" };
 
-/** Marketplace listings (issue 14; docs/marketplace.md): create, edit, status and rejection reason, resubmit. */
+/** Marketplace listings (docs/marketplace.md): create, edit, status and rejection reason, resubmit. */
 export function ListingsPage({ api, merchant }: { api: MerchantApi; merchant: MerchantProfile }) {
   const id = merchant.merchant_id;
   const listings = useLoad(() => api.listListings(id));
@@ -95,7 +95,25 @@ export function ListingsPage({ api, merchant }: { api: MerchantApi; merchant: Me
       ),
     },
   ];
-  const err = (path: string) => errorFor(problem?.errors ?? [], path);
+  const save = () =>
+    void act(async () => {
+      const content = {
+        route: draft.route.trim(),
+        title: draft.title.trim(),
+        category: draft.category,
+        tier: draft.tier.trim(),
+        ...(draft.description.trim() ? { description: draft.description.trim() } : {}),
+      };
+      if (editing) {
+        await api.updateListing({ id, listing_id: editing.id, ...content });
+        setNotice("Saved: the new revision waits for review.");
+      } else {
+        await api.createListing({ id, ...content });
+        setNotice("Listing created: it waits for review.");
+      }
+      setEditing(undefined);
+      setDraft(EMPTY);
+    });
   return (
     <section aria-labelledby="listings-heading" data-testid="listings-page">
       <h1 id="listings-heading">Marketplace listings</h1>
@@ -120,95 +138,90 @@ export function ListingsPage({ api, merchant }: { api: MerchantApi; merchant: Me
             )}
           </Loaded>
         </section>
-        <form
-          className="card form"
-          aria-labelledby="listing-form-heading"
-          onSubmit={(event) => {
-            event.preventDefault();
-            void act(async () => {
-              const content = {
-                route: draft.route.trim(),
-                title: draft.title.trim(),
-                category: draft.category,
-                tier: draft.tier.trim(),
-                ...(draft.description.trim() ? { description: draft.description.trim() } : {}),
-              };
-              if (editing) {
-                await api.updateListing({ id, listing_id: editing.id, ...content });
-                setNotice("Saved: the new revision waits for review.");
-              } else {
-                await api.createListing({ id, ...content });
-                setNotice("Listing created: it waits for review.");
-              }
-              setEditing(undefined);
-              setDraft(EMPTY);
-            });
+        <ListingForm
+          editing={editing}
+          draft={draft}
+          onDraftChange={setDraft}
+          busy={busy}
+          problem={problem}
+          onSubmit={save}
+          onCancel={() => {
+            setEditing(undefined);
+            setDraft(EMPTY);
           }}
-        >
-          <h2 id="listing-form-heading">{editing ? `Edit ${editing.title}` : "New listing"}</h2>
-          <Field
-            label="Route"
-            hint="e.g. /search"
-            testId="listing-route"
-            value={draft.route}
-            onChange={(e) => setDraft({ ...draft, route: e.target.value })}
-            error={err("route")}
-          />
-          <Field
-            label="Title"
-            testId="listing-title"
-            value={draft.title}
-            onChange={(e) => setDraft({ ...draft, title: e.target.value })}
-            error={err("title")}
-          />
-          <div className="field">
-            <label htmlFor="listing-category">Category</label>
-            <select
-              id="listing-category"
-              data-testid="listing-category"
-              value={draft.category}
-              onChange={(e) => setDraft({ ...draft, category: e.target.value as Draft["category"] })}
-            >
-              {LISTING_CATEGORIES.map((c) => (
-                <option key={c} value={c}>
-                  {c}
-                </option>
-              ))}
-            </select>
-          </div>
-          <Field
-            label="Tier"
-            testId="listing-tier"
-            value={draft.tier}
-            onChange={(e) => setDraft({ ...draft, tier: e.target.value })}
-            error={err("tier")}
-          />
-          <Field
-            label="Description"
-            testId="listing-description"
-            value={draft.description}
-            onChange={(e) => setDraft({ ...draft, description: e.target.value })}
-            error={err("description")}
-          />
-          <div className="actions">
-            <button type="submit" className="button" disabled={busy} data-testid="listing-submit">
-              {editing ? "Save and resubmit" : "Create listing"}
-            </button>
-            {editing ? (
-              <button
-                type="button"
-                className="button button--quiet"
-                onClick={() => {
-                  setEditing(undefined);
-                  setDraft(EMPTY);
-                }}
-              >
-                Cancel
-              </button>
-            ) : null}
-          </div>
-        </form>
+        />
       </div>
     </section>
+  );
+}
+
+/** The new-listing form, or the edit form of `editing` (a saved edit is a new revision to review). */
+function ListingForm({
+  editing,
+  draft,
+  onDraftChange,
+  busy,
+  problem,
+  onSubmit,
+  onCancel,
+}: {
+  editing: Listing | undefined;
+  draft: Draft;
+  onDraftChange: (draft: Draft) => void;
+  busy: boolean;
+  problem: FormProblem | undefined;
+  onSubmit: () => void;
+  onCancel: () => void;
+}) {
+  const text = (key: "route" | "title" | "tier" | "description", label: string, hint?: string) => (
+    <Field
+      label={label}
+      hint={hint}
+      testId={`listing-${key}`}
+      value={draft[key]}
+      onChange={(e) => onDraftChange({ ...draft, [key]: e.target.value })}
+      error={errorFor(problem?.errors ?? [], key)}
+    />
+  );
+  return (
+    <form
+      className="card form"
+      aria-labelledby="listing-form-heading"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSubmit();
+      }}
+    >
+      <h2 id="listing-form-heading">{editing ? `Edit ${editing.title}` : "New listing"}</h2>
+      {text("route", "Route", "e.g. /search")}
+      {text("title", "Title")}
+      <div className="field">
+        <label htmlFor="listing-category">Category</label>
+        <select
+          id="listing-category"
+          data-testid="listing-category"
+          value={draft.category}
+          onChange={(e) => onDraftChange({ ...draft, category: e.target.value as Draft["category"] })}
+        >
+          {LISTING_CATEGORIES.map((c) => (
+            <option key={c} value={c}>
+              {c}
+            </option>
+          ))}
+        </select>
+      </div>
+      {text("tier", "Tier")}
+      {text("description", "Description")}
+      <div className="actions">
+        <button type="submit" className="button" disabled={busy} data-testid="listing-submit">
+          {editing ? "Save and resubmit" : "Create listing"}
+        </button>
+        {editing ? (
+          <button type="button" className="button button--quiet" onClick={onCancel}>
+            Cancel
+          </button>
+        ) : null}
+      </div>
+    </form>
   );
 }

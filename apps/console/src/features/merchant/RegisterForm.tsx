@@ -1,6 +1,7 @@
 import {
   defaultSettlementChain,
   type EvmNetworkName,
+  type FieldError,
   isChainInMode,
   type NetworkMode,
   type SettlementVersion,
@@ -101,52 +102,9 @@ export function RegisterForm({ api, onRegistered }: RegisterFormProps) {
       <h2 id="register-heading">Register a merchant</h2>
       <MerchantNameField testId="register-name" value={name} onChange={setName} errors={errors} required />
 
-      <fieldset className="group" aria-describedby="payout-hint">
-        <legend>Payout wallets</legend>
-        <p className="field__hint" id="payout-hint">
-          At least one is required. Payments settle to the EVM address; Solana, NEAR and Aptos are stored for
-          later.
-        </p>
-        {PAYOUT_FIELDS.map((field) => (
-          <Field
-            key={field.key}
-            label={field.label}
-            hint={field.hint}
-            testId={`register-pay-to-${field.key}`}
-            className="mono-input"
-            value={payTo[field.key]}
-            onChange={(event) => setPayTo({ ...payTo, [field.key]: event.target.value })}
-            error={errorFor(errors, `pay_to.${field.key}`)}
-            spellCheck={false}
-            autoComplete="off"
-          />
-        ))}
-        <FieldMessage testId="register-pay-to-error" message={errorFor(errors, "pay_to")} />
-      </fieldset>
+      <PayoutWalletsFields payTo={payTo} onChange={setPayTo} errors={errors} />
 
-      <fieldset className="group" aria-describedby="mode-hint">
-        <legend>Network mode</legend>
-        <p className="field__hint" id="mode-hint">
-          <strong>Permanent:</strong> the mode is fixed at registration and cannot be changed later. Live
-          settles real funds on Polygon or Base; test settles on the Amoy testnet.
-        </p>
-        <div className="radios">
-          {(["live", "test"] as const).map((value) => (
-            <label key={value} className="radio">
-              <input
-                type="radio"
-                name="network_mode"
-                value={value}
-                data-testid={`register-mode-${value}`}
-                checked={mode === value}
-                onChange={() => changeMode(value)}
-              />
-              {value === "live" ? "Live (mainnet)" : "Test (testnet)"}
-            </label>
-          ))}
-        </div>
-        <FieldMessage testId="register-mode-error" message={errorFor(errors, "network_mode")} />
-      </fieldset>
+      <NetworkModeFields mode={mode} onChange={changeMode} errors={errors} />
 
       <SettlementAndTiers
         mode={mode}
@@ -176,5 +134,78 @@ export function RegisterForm({ api, onRegistered }: RegisterFormProps) {
         busyLabel="Registering…"
       />
     </form>
+  );
+}
+
+/** The payout wallets: the EVM one receives payments, the others are kept for later. */
+function PayoutWalletsFields({
+  payTo,
+  onChange,
+  errors,
+}: {
+  payTo: Record<PayoutKey, string>;
+  onChange: (payTo: Record<PayoutKey, string>) => void;
+  errors: readonly FieldError[];
+}) {
+  return (
+    <fieldset className="group" aria-describedby="payout-hint">
+      <legend>Payout wallets</legend>
+      <p className="field__hint" id="payout-hint">
+        At least one is required. Payments settle to the EVM address; Solana, NEAR and Aptos are stored for
+        later.
+      </p>
+      {PAYOUT_FIELDS.map((field) => (
+        <Field
+          key={field.key}
+          label={field.label}
+          hint={field.hint}
+          testId={`register-pay-to-${field.key}`}
+          className="mono-input"
+          value={payTo[field.key]}
+          onChange={(event) => onChange({ ...payTo, [field.key]: event.target.value })}
+          error={errorFor(errors, `pay_to.${field.key}`)}
+          spellCheck={false}
+          autoComplete="off"
+        />
+      ))}
+      <FieldMessage testId="register-pay-to-error" message={errorFor(errors, "pay_to")} />
+    </fieldset>
+  );
+}
+
+/** Live (mainnet) or test (testnet), fixed at registration. */
+function NetworkModeFields({
+  mode,
+  onChange,
+  errors,
+}: {
+  mode: NetworkMode;
+  onChange: (mode: NetworkMode) => void;
+  errors: readonly FieldError[];
+}) {
+  return (
+    <fieldset className="group" aria-describedby="mode-hint">
+      <legend>Network mode</legend>
+      <p className="field__hint" id="mode-hint">
+        <strong>Permanent:</strong> the mode is fixed at registration and cannot be changed later. Live
+        settles real funds on Polygon or Base; test settles on the Amoy testnet.
+      </p>
+      <div className="radios">
+        {(["live", "test"] as const).map((value) => (
+          <label key={value} className="radio">
+            <input
+              type="radio"
+              name="network_mode"
+              value={value}
+              data-testid={`register-mode-${value}`}
+              checked={mode === value}
+              onChange={() => onChange(value)}
+            />
+            {value === "live" ? "Live (mainnet)" : "Test (testnet)"}
+          </label>
+        ))}
+      </div>
+      <FieldMessage testId="register-mode-error" message={errorFor(errors, "network_mode")} />
+    </fieldset>
   );
 }

@@ -21,7 +21,7 @@ export function payoutPatch(current: MerchantProfile["pay_to"], form: Record<Fam
 }
 
 /**
- * Payout change with owner step-up (issue 14; docs/merchants.md): the API issues a message bound to the new
+ * Payout change with owner step-up (docs/merchants.md): the API issues a message bound to the new
  * payout; the CURRENT payout wallet signs it (browser wallet, or a signature pasted from elsewhere); then the
  * change is confirmed with the nonce and the signature.
  */

@@ -25,7 +25,7 @@ const DELIVERY_COLUMNS: Column<Delivery>[] = [
   { header: "Last answer", cell: (row) => row.last_status ?? row.last_error ?? "—" },
 ];
 
-/** Webhooks (issue 14): URL, signing secret (shown once), a test event, and the latest deliveries. */
+/** Webhooks: URL, signing secret (shown once), a test event, and the latest deliveries. */
 export function WebhooksPage({
   api,
   merchant,
