@@ -1,5 +1,6 @@
 /** The fields registration and the profile edit share, so both forms read and validate them alike. */
-import type { FieldError } from "@tollgate/shared";
+import type { EvmNetworkName, FieldError, SettlementVersion } from "@tollgate/shared";
+import { useState } from "react";
 import { Field } from "../../components/Field";
 import { errorFor, type FormProblem } from "../../lib/errors";
 import { SettlementFields, type SettlementFieldsProps } from "./SettlementFields";
@@ -36,6 +37,31 @@ export function MerchantNameField({
       required={required}
     />
   );
+}
+
+/** The settlement version and chain and the price-tier rows a merchant form edits, and the props that edit them. */
+export function useSettlementAndTiers(initial: {
+  version: SettlementVersion;
+  chain: EvmNetworkName;
+  tierRows: TierRow[] | (() => TierRow[]);
+}) {
+  const [version, setVersion] = useState(initial.version);
+  const [chain, setChain] = useState(initial.chain);
+  const [tierRows, setTierRows] = useState<TierRow[]>(initial.tierRows);
+  return {
+    version,
+    chain,
+    setChain,
+    tierRows,
+    fields: {
+      version,
+      chain,
+      onVersionChange: setVersion,
+      onChainChange: setChain,
+      tierRows,
+      onTierRowsChange: setTierRows,
+    },
+  };
 }
 
 /** Settlement version and chain as their own group, then the price tiers. */

@@ -1,11 +1,6 @@
-import {
-  type EvmNetworkName,
-  type FieldError,
-  type SettlementVersion,
-  ZTiers,
-  ZUpdateMerchantInput,
-} from "@tollgate/shared";
+import { type FieldError, ZTiers, ZUpdateMerchantInput } from "@tollgate/shared";
 import { type FormEvent, useState } from "react";
+import { CardForm } from "../../components/CardForm";
 import { ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import { unclaimed, validate } from "../../lib/errors";
@@ -15,11 +10,12 @@ import {
   MerchantNameField,
   SettlementAndTiers,
   SubmitActions,
+  useSettlementAndTiers,
   WebhookUrlField,
 } from "./MerchantFields";
 import { SETTLEMENT_PATHS } from "./SettlementFields";
 import { claimsTierPath } from "./TiersEditor";
-import { rowsFromTiers, type TierRow, tiersFromRows, tiersPatch } from "./tiers";
+import { rowsFromTiers, tiersFromRows, tiersPatch } from "./tiers";
 
 interface ProfileEditFormProps {
   api: MerchantApi;
@@ -31,10 +27,13 @@ interface ProfileEditFormProps {
 /** Editable profile fields. Only what changed is sent; payout wallets and network mode are not editable here. */
 export function ProfileEditForm({ api, merchant, onSaved }: ProfileEditFormProps) {
   const [name, setName] = useState(merchant.name);
-  const [tierRows, setTierRows] = useState<TierRow[]>(() => rowsFromTiers(merchant.tiers));
   const [webhookUrl, setWebhookUrl] = useState(merchant.webhook_url ?? "");
-  const [version, setVersion] = useState<SettlementVersion>(merchant.settlement_version);
-  const [chain, setChain] = useState<EvmNetworkName>(merchant.settlement_chain);
+  const terms = useSettlementAndTiers({
+    version: merchant.settlement_version,
+    chain: merchant.settlement_chain,
+    tierRows: () => rowsFromTiers(merchant.tiers),
+  });
+  const { version, chain, tierRows } = terms;
   const { busy, problem, run, setProblem } = useAction();
   const errors = problem?.errors ?? [];
 
@@ -74,25 +73,9 @@ export function ProfileEditForm({ api, merchant, onSaved }: ProfileEditFormProps
   );
 
   return (
-    <form
-      className="card form"
-      onSubmit={submit}
-      noValidate
-      aria-labelledby="edit-heading"
-      data-testid="profile-form"
-    >
-      <h2 id="edit-heading">Edit profile</h2>
+    <CardForm heading="Edit profile" headingId="edit-heading" testId="profile-form" onSubmit={submit}>
       <MerchantNameField testId="profile-name" value={name} onChange={setName} errors={errors} />
-      <SettlementAndTiers
-        mode={merchant.network_mode}
-        version={version}
-        chain={chain}
-        onVersionChange={setVersion}
-        onChainChange={setChain}
-        errors={errors}
-        tierRows={tierRows}
-        onTierRowsChange={setTierRows}
-      />
+      <SettlementAndTiers mode={merchant.network_mode} errors={errors} {...terms.fields} />
       <WebhookUrlField
         label="Settlement webhook URL"
         hint="https only. Leave empty to stop webhook deliveries."
@@ -103,7 +86,7 @@ export function ProfileEditForm({ api, merchant, onSaved }: ProfileEditFormProps
       />
       <ProblemBanner problem={problem} extraErrors={extra} testId="profile-problem" />
       <SubmitActions busy={busy} testId="profile-save" label="Save changes" busyLabel="Saving…" />
-    </form>
+    </CardForm>
   );
 }
 

@@ -1,13 +1,12 @@
 import {
   defaultSettlementChain,
-  type EvmNetworkName,
   type FieldError,
   isChainInMode,
   type NetworkMode,
-  type SettlementVersion,
   ZRegisterMerchantInput,
 } from "@tollgate/shared";
 import { type FormEvent, useState } from "react";
+import { CardForm } from "../../components/CardForm";
 import { Field, FieldMessage } from "../../components/Field";
 import { ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
@@ -18,11 +17,12 @@ import {
   MerchantNameField,
   SettlementAndTiers,
   SubmitActions,
+  useSettlementAndTiers,
   WebhookUrlField,
 } from "./MerchantFields";
 import { SETTLEMENT_PATHS } from "./SettlementFields";
 import { claimsTierPath } from "./TiersEditor";
-import { defaultTierRows, type TierRow, tiersFromRows } from "./tiers";
+import { defaultTierRows, tiersFromRows } from "./tiers";
 
 const PAYOUT_FIELDS = [
   {
@@ -48,9 +48,12 @@ export function RegisterForm({ api, onRegistered }: RegisterFormProps) {
   const [name, setName] = useState("");
   const [payTo, setPayTo] = useState<Record<PayoutKey, string>>({ evm: "", solana: "", near: "", aptos: "" });
   const [mode, setMode] = useState<NetworkMode>("live");
-  const [version, setVersion] = useState<SettlementVersion>("1.2");
-  const [chain, setChain] = useState<EvmNetworkName>(defaultSettlementChain("live"));
-  const [tierRows, setTierRows] = useState<TierRow[]>(defaultTierRows);
+  const terms = useSettlementAndTiers({
+    version: "1.2",
+    chain: defaultSettlementChain("live"),
+    tierRows: defaultTierRows,
+  });
+  const { version, chain, setChain, tierRows } = terms;
   const [webhookUrl, setWebhookUrl] = useState("");
   const { busy, problem, run, setProblem } = useAction();
   const errors = problem?.errors ?? [];
@@ -92,30 +95,19 @@ export function RegisterForm({ api, onRegistered }: RegisterFormProps) {
   );
 
   return (
-    <form
-      className="card form"
+    <CardForm
+      heading="Register a merchant"
+      headingId="register-heading"
+      testId="register-form"
       onSubmit={submit}
-      noValidate
-      aria-labelledby="register-heading"
-      data-testid="register-form"
     >
-      <h2 id="register-heading">Register a merchant</h2>
       <MerchantNameField testId="register-name" value={name} onChange={setName} errors={errors} required />
 
       <PayoutWalletsFields payTo={payTo} onChange={setPayTo} errors={errors} />
 
       <NetworkModeFields mode={mode} onChange={changeMode} errors={errors} />
 
-      <SettlementAndTiers
-        mode={mode}
-        version={version}
-        chain={chain}
-        onVersionChange={setVersion}
-        onChainChange={setChain}
-        errors={errors}
-        tierRows={tierRows}
-        onTierRowsChange={setTierRows}
-      />
+      <SettlementAndTiers mode={mode} errors={errors} {...terms.fields} />
 
       <WebhookUrlField
         label="Settlement webhook URL (optional)"
@@ -133,7 +125,7 @@ export function RegisterForm({ api, onRegistered }: RegisterFormProps) {
         label="Register merchant"
         busyLabel="Registering…"
       />
-    </form>
+    </CardForm>
   );
 }
 

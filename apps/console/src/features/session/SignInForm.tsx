@@ -1,5 +1,6 @@
 import { ID_PREFIXES } from "@tollgate/shared";
 import { type FormEvent, useState } from "react";
+import { CardForm } from "../../components/CardForm";
 import { Field } from "../../components/Field";
 import { ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
@@ -29,14 +30,7 @@ export function SignInForm({ api, onSignedIn }: SignInFormProps) {
   }
 
   return (
-    <form
-      className="card form"
-      onSubmit={submit}
-      noValidate
-      aria-labelledby="signin-heading"
-      data-testid="signin-form"
-    >
-      <h2 id="signin-heading">Sign in</h2>
+    <CardForm heading="Sign in" headingId="signin-heading" testId="signin-form" onSubmit={submit}>
       <Field
         label="Merchant secret"
         testId="signin-secret"
@@ -56,6 +50,6 @@ export function SignInForm({ api, onSignedIn }: SignInFormProps) {
           {busy ? "Signing in…" : "Sign in"}
         </button>
       </div>
-    </form>
+    </CardForm>
   );
 }
