@@ -1,15 +1,5 @@
-/** The merchant console's browser tests: the shared pieces (./browser) and the merchant's sign-in. */
+/** The merchant console's browser tests: the merchant's sign-in (the rest is shared, in ./browser). */
 import type { Page } from "playwright-core";
-
-export {
-  assertBuilt,
-  collectErrors,
-  DIST,
-  hasChromium,
-  launch,
-  screenshot,
-  seriousViolations,
-} from "./browser";
 
 /** Signs in through the page with the merchant secret. */
 export async function signIn(page: Page, baseUrl: string, secret: string): Promise<void> {

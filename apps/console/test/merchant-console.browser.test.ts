@@ -22,8 +22,8 @@ import {
   launch,
   screenshot,
   seriousViolations,
-  signIn,
-} from "./merchant-browser";
+} from "./browser";
+import { signIn } from "./merchant-browser";
 
 const KEY = randomBytes(32);
 // The merchant's current payout wallet: the test holds its key, as the owner would.
