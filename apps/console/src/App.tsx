@@ -92,46 +92,10 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
     show({ kind: "signin", notice: "Signed out. The secret was removed from this tab." });
   }
 
-  const signedIn = screen.kind === "profile";
-
   const section: Section = screen.kind === "profile" ? (screen.section ?? "dashboard") : "dashboard";
-  const nav = signedIn ? (
-    SECTIONS.map(([key, label]) => (
-      <NavButton
-        key={key}
-        name={key}
-        current={section === key}
-        onClick={() =>
-          screen.kind === "profile" && show({ kind: "profile", merchant: screen.merchant, section: key })
-        }
-      >
-        {label}
-      </NavButton>
-    ))
-  ) : screen.kind === "register" || screen.kind === "signin" ? (
-    <>
-      <NavButton
-        name="register"
-        current={screen.kind === "register"}
-        onClick={() => show({ kind: "register" })}
-      >
-        Register
-      </NavButton>
-      <NavButton name="signin" current={screen.kind === "signin"} onClick={() => show({ kind: "signin" })}>
-        Sign in
-      </NavButton>
-    </>
-  ) : null;
-  const account = signedIn ? (
-    <>
-      <span className="topbar__who" data-testid="signed-in-as">
-        {screen.merchant.name}
-      </span>
-      <button type="button" className="button button--quiet" onClick={signOut} data-testid="nav-signout">
-        Sign out
-      </button>
-    </>
-  ) : null;
+  const nav = merchantNav(screen, section, show);
+  const account =
+    screen.kind === "profile" ? <SignedInAs name={screen.merchant.name} onSignOut={signOut} /> : null;
   const keepSection = (merchant: MerchantProfile, notice?: string) =>
     setScreen({ kind: "profile", merchant, section, ...(notice ? { notice } : {}) });
 
@@ -170,15 +134,8 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
           </>
         ) : null}
         {screen.kind === "secret" ? (
-          <SecretPanel
-            heading={screen.reason === "registered" ? "Merchant registered" : "Secret rotated"}
-            {...(screen.reason === "rotated"
-              ? {
-                  note: "The previous secret no longer works. This tab is already signed in with the new one.",
-                }
-              : {})}
-            merchantId={screen.merchantId}
-            secret={screen.secret}
+          <NewSecret
+            screen={screen}
             busy={busy}
             onContinue={() => {
               secrets.store(screen.secret);
@@ -186,19 +143,10 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
             }}
           />
         ) : null}
-        {screen.kind === "profile" && section === "dashboard" ? <Dashboard api={api} /> : null}
-        {screen.kind === "profile" && section === "listings" ? (
-          <ListingsPage api={api} merchant={screen.merchant} />
-        ) : null}
-        {screen.kind === "profile" && section === "webhooks" ? (
-          <WebhooksPage api={api} merchant={screen.merchant} onSaved={(merchant) => keepSection(merchant)} />
-        ) : null}
-        {screen.kind === "profile" && section === "gateway" ? (
-          <GatewayPage api={api} merchant={screen.merchant} />
-        ) : null}
-        {screen.kind === "profile" && section === "profile" ? (
-          <ProfileSection
+        {screen.kind === "profile" ? (
+          <SectionPage
             api={api}
+            section={section}
             merchant={screen.merchant}
             notice={screen.notice}
             onSaved={(saved, notice) =>
@@ -218,6 +166,100 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
         ) : null}
       </div>
     </AppLayout>
+  );
+}
+
+/** The merchant console's navigation: the sections when signed in, else register and sign in. */
+function merchantNav(screen: Screen, section: Section, show: (next: Screen) => void): ReactNode {
+  return screen.kind === "profile" ? (
+    SECTIONS.map(([key, label]) => (
+      <NavButton
+        key={key}
+        name={key}
+        current={section === key}
+        onClick={() => show({ kind: "profile", merchant: screen.merchant, section: key })}
+      >
+        {label}
+      </NavButton>
+    ))
+  ) : screen.kind === "register" || screen.kind === "signin" ? (
+    <>
+      <NavButton
+        name="register"
+        current={screen.kind === "register"}
+        onClick={() => show({ kind: "register" })}
+      >
+        Register
+      </NavButton>
+      <NavButton name="signin" current={screen.kind === "signin"} onClick={() => show({ kind: "signin" })}>
+        Sign in
+      </NavButton>
+    </>
+  ) : null;
+}
+
+/** The signed-in merchant's current section. */
+function SectionPage({
+  api,
+  section,
+  merchant,
+  notice,
+  onSaved,
+  onRotated,
+}: {
+  api: MerchantApi;
+  section: Section;
+  merchant: MerchantProfile;
+  notice: string | undefined;
+  /** A saved profile and what to tell (no profile: nothing was saved, only the notice changes). */
+  onSaved: (merchant: MerchantProfile | undefined, notice?: string) => void;
+  onRotated: (result: RotateSecretResult) => void;
+}) {
+  if (section === "dashboard") return <Dashboard api={api} />;
+  if (section === "listings") return <ListingsPage api={api} merchant={merchant} />;
+  if (section === "webhooks")
+    return <WebhooksPage api={api} merchant={merchant} onSaved={(saved) => onSaved(saved)} />;
+  if (section === "gateway") return <GatewayPage api={api} merchant={merchant} />;
+  return (
+    <ProfileSection api={api} merchant={merchant} notice={notice} onSaved={onSaved} onRotated={onRotated} />
+  );
+}
+
+/** Who is signed in, and the way out. */
+function SignedInAs({ name, onSignOut }: { name: string; onSignOut: () => void }) {
+  return (
+    <>
+      <span className="topbar__who" data-testid="signed-in-as">
+        {name}
+      </span>
+      <button type="button" className="button button--quiet" onClick={onSignOut} data-testid="nav-signout">
+        Sign out
+      </button>
+    </>
+  );
+}
+
+/** The secret just issued (registration or rotation), shown once before the merchant continues. */
+function NewSecret({
+  screen,
+  busy,
+  onContinue,
+}: {
+  screen: Extract<Screen, { kind: "secret" }>;
+  busy: boolean;
+  onContinue: () => void;
+}) {
+  return (
+    <SecretPanel
+      heading={screen.reason === "registered" ? "Merchant registered" : "Secret rotated"}
+      {...(screen.reason === "rotated"
+        ? { note: "The previous secret no longer works. This tab is already signed in with the new one." }
+        : {})}
+      merchantId={screen.merchantId}
+      secret={screen.secret}
+      busy={busy}
+      onContinue={onContinue}
+    />
   );
 }
 

@@ -44,57 +44,15 @@ export function ListingsPage({ api, merchant }: { api: MerchantApi; merchant: Me
     });
   }
 
-  const columns: Column<Listing>[] = [
-    { header: "Title", cell: (listing) => listing.title },
-    { header: "Route", cell: (listing) => <code>{listing.route}</code> },
-    {
-      header: "Status",
-      cellTestId: (listing) => `listing-status-${listing.id}`,
-      cell: (listing) => (
-        <>
-          {listing.status} (revision {listing.revision})
-          {listing.rejection_reason ? (
-            <span className="field__error" data-testid={`listing-reason-${listing.id}`}>
-              {" "}
-              Reason: {listing.rejection_reason}
-            </span>
-          ) : null}
-        </>
-      ),
-    },
-    {
-      header: "Actions",
-      cell: (listing) => (
-        <>
-          <button
-            type="button"
-            className="button button--quiet"
-            onClick={() => edit(listing)}
-            aria-label={`Edit ${listing.title}`}
-          >
-            Edit
-          </button>
-          {listing.status === "rejected" ? (
-            <button
-              type="button"
-              className="button button--secondary"
-              disabled={busy}
-              data-testid={`listing-resubmit-${listing.id}`}
-              aria-label={`Resubmit ${listing.title}`}
-              onClick={() =>
-                void act(async () => {
-                  await api.updateListing({ id, listing_id: listing.id, title: listing.title });
-                  setNotice("Resubmitted for review.");
-                })
-              }
-            >
-              Resubmit
-            </button>
-          ) : null}
-        </>
-      ),
-    },
-  ];
+  const columns = listingColumns({
+    busy,
+    onEdit: edit,
+    onResubmit: (listing) =>
+      void act(async () => {
+        await api.updateListing({ id, listing_id: listing.id, title: listing.title });
+        setNotice("Resubmitted for review.");
+      }),
+  });
   const save = () =>
     void act(async () => {
       const content = {
@@ -153,6 +111,64 @@ export function ListingsPage({ api, merchant }: { api: MerchantApi; merchant: Me
       </div>
     </section>
   );
+}
+
+/** The listings table: status with the rejection reason, edit, and resubmit for a rejected listing. */
+function listingColumns({
+  busy,
+  onEdit,
+  onResubmit,
+}: {
+  busy: boolean;
+  onEdit: (listing: Listing) => void;
+  onResubmit: (listing: Listing) => void;
+}): Column<Listing>[] {
+  return [
+    { header: "Title", cell: (listing) => listing.title },
+    { header: "Route", cell: (listing) => <code>{listing.route}</code> },
+    {
+      header: "Status",
+      cellTestId: (listing) => `listing-status-${listing.id}`,
+      cell: (listing) => (
+        <>
+          {listing.status} (revision {listing.revision})
+          {listing.rejection_reason ? (
+            <span className="field__error" data-testid={`listing-reason-${listing.id}`}>
+              {" "}
+              Reason: {listing.rejection_reason}
+            </span>
+          ) : null}
+        </>
+      ),
+    },
+    {
+      header: "Actions",
+      cell: (listing) => (
+        <>
+          <button
+            type="button"
+            className="button button--quiet"
+            onClick={() => onEdit(listing)}
+            aria-label={`Edit ${listing.title}`}
+          >
+            Edit
+          </button>
+          {listing.status === "rejected" ? (
+            <button
+              type="button"
+              className="button button--secondary"
+              disabled={busy}
+              data-testid={`listing-resubmit-${listing.id}`}
+              aria-label={`Resubmit ${listing.title}`}
+              onClick={() => onResubmit(listing)}
+            >
+              Resubmit
+            </button>
+          ) : null}
+        </>
+      ),
+    },
+  ];
 }
 
 /** The new-listing form, or the edit form of `editing` (a saved edit is a new revision to review). */
