@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from "react";
+import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 import { Notice, ProblemBanner } from "./components/ProblemBanner";
 import { Dashboard } from "./features/dashboard/Dashboard";
 import { GatewayPage } from "./features/gateway/GatewayPage";
@@ -13,7 +13,7 @@ import { SignInForm } from "./features/session/SignInForm";
 import { WebhooksPage } from "./features/webhooks/WebhooksPage";
 import { type FormProblem, problemOf, toFormProblem } from "./lib/errors";
 import { clearSecret, readSecret, storeSecret } from "./lib/session";
-import type { MerchantApi, MerchantProfile } from "./lib/trpc";
+import type { MerchantApi, MerchantProfile, RotateSecretResult } from "./lib/trpc";
 import { AppLayout } from "./shell/AppLayout";
 
 /** Where the secret is kept; sessionStorage in the app (lib/session.ts). */
@@ -32,7 +32,7 @@ type Screen =
   | { kind: "secret"; reason: "registered" | "rotated"; merchantId: string; secret: string }
   | { kind: "profile"; merchant: MerchantProfile; notice?: string; section?: Section };
 
-/** The signed-in merchant's sections, in navigation order. */
+/** The signed-in merchant's sections. */
 const SECTIONS = [
   ["dashboard", "Dashboard"],
   ["listings", "Listings"],
@@ -92,56 +92,10 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
     show({ kind: "signin", notice: "Signed out. The secret was removed from this tab." });
   }
 
-  const signedIn = screen.kind === "profile";
-
   const section: Section = screen.kind === "profile" ? (screen.section ?? "dashboard") : "dashboard";
-  const nav = signedIn ? (
-    SECTIONS.map(([key, label]) => (
-      <button
-        key={key}
-        type="button"
-        className="button button--quiet"
-        aria-current={section === key ? "page" : undefined}
-        onClick={() =>
-          screen.kind === "profile" && show({ kind: "profile", merchant: screen.merchant, section: key })
-        }
-        data-testid={`nav-${key}`}
-      >
-        {label}
-      </button>
-    ))
-  ) : screen.kind === "register" || screen.kind === "signin" ? (
-    <>
-      <button
-        type="button"
-        className="button button--quiet"
-        aria-current={screen.kind === "register" ? "page" : undefined}
-        onClick={() => show({ kind: "register" })}
-        data-testid="nav-register"
-      >
-        Register
-      </button>
-      <button
-        type="button"
-        className="button button--quiet"
-        aria-current={screen.kind === "signin" ? "page" : undefined}
-        onClick={() => show({ kind: "signin" })}
-        data-testid="nav-signin"
-      >
-        Sign in
-      </button>
-    </>
-  ) : null;
-  const account = signedIn ? (
-    <>
-      <span className="topbar__who" data-testid="signed-in-as">
-        {screen.merchant.name}
-      </span>
-      <button type="button" className="button button--quiet" onClick={signOut} data-testid="nav-signout">
-        Sign out
-      </button>
-    </>
-  ) : null;
+  const nav = merchantNav(screen, section, show);
+  const account =
+    screen.kind === "profile" ? <SignedInAs name={screen.merchant.name} onSignOut={signOut} /> : null;
   const keepSection = (merchant: MerchantProfile, notice?: string) =>
     setScreen({ kind: "profile", merchant, section, ...(notice ? { notice } : {}) });
 
@@ -180,15 +134,8 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
           </>
         ) : null}
         {screen.kind === "secret" ? (
-          <SecretPanel
-            heading={screen.reason === "registered" ? "Merchant registered" : "Secret rotated"}
-            {...(screen.reason === "rotated"
-              ? {
-                  note: "The previous secret no longer works. This tab is already signed in with the new one.",
-                }
-              : {})}
-            merchantId={screen.merchantId}
-            secret={screen.secret}
+          <NewSecret
+            screen={screen}
             busy={busy}
             onContinue={() => {
               secrets.store(screen.secret);
@@ -196,55 +143,185 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
             }}
           />
         ) : null}
-        {screen.kind === "profile" && section === "dashboard" ? <Dashboard api={api} /> : null}
-        {screen.kind === "profile" && section === "listings" ? (
-          <ListingsPage api={api} merchant={screen.merchant} />
-        ) : null}
-        {screen.kind === "profile" && section === "webhooks" ? (
-          <WebhooksPage api={api} merchant={screen.merchant} onSaved={(merchant) => keepSection(merchant)} />
-        ) : null}
-        {screen.kind === "profile" && section === "gateway" ? (
-          <GatewayPage api={api} merchant={screen.merchant} />
-        ) : null}
-        {screen.kind === "profile" && section === "profile" ? (
-          <>
-            <Notice message={screen.notice} testId="profile-notice" />
-            <div className="grid">
-              <ProfileView merchant={screen.merchant} />
-              <ProfileEditForm
-                key={screen.merchant.updated_at}
-                api={api}
-                merchant={screen.merchant}
-                onSaved={(saved) =>
-                  saved
-                    ? keepSection(saved, "Profile saved.")
-                    : setScreen({ ...screen, notice: "Nothing to save: no field changed." })
-                }
-              />
-              <PayoutChange
-                key={`payout-${screen.merchant.updated_at}`}
-                api={api}
-                merchant={screen.merchant}
-                onChanged={(merchant) => keepSection(merchant, "Payout changed.")}
-              />
-              <RotateSecret
-                api={api}
-                merchantId={screen.merchant.merchant_id}
-                onRotated={(result) => {
-                  // The old secret is already dead: keep the new one before anything else can fail.
-                  secrets.store(result.secret);
-                  show({
-                    kind: "secret",
-                    reason: "rotated",
-                    merchantId: result.merchant_id,
-                    secret: result.secret,
-                  });
-                }}
-              />
-            </div>
-          </>
+        {screen.kind === "profile" ? (
+          <SectionPage
+            api={api}
+            section={section}
+            merchant={screen.merchant}
+            notice={screen.notice}
+            onSaved={(saved, notice) =>
+              saved ? keepSection(saved, notice) : setScreen({ ...screen, notice })
+            }
+            onRotated={(result) => {
+              // The old secret is already dead: keep the new one before anything else can fail.
+              secrets.store(result.secret);
+              show({
+                kind: "secret",
+                reason: "rotated",
+                merchantId: result.merchant_id,
+                secret: result.secret,
+              });
+            }}
+          />
         ) : null}
       </div>
     </AppLayout>
+  );
+}
+
+/** The merchant console's navigation: the sections when signed in, else register and sign in. */
+function merchantNav(screen: Screen, section: Section, show: (next: Screen) => void): ReactNode {
+  return screen.kind === "profile" ? (
+    SECTIONS.map(([key, label]) => (
+      <NavButton
+        key={key}
+        name={key}
+        current={section === key}
+        onClick={() => show({ kind: "profile", merchant: screen.merchant, section: key })}
+      >
+        {label}
+      </NavButton>
+    ))
+  ) : screen.kind === "register" || screen.kind === "signin" ? (
+    <>
+      <NavButton
+        name="register"
+        current={screen.kind === "register"}
+        onClick={() => show({ kind: "register" })}
+      >
+        Register
+      </NavButton>
+      <NavButton name="signin" current={screen.kind === "signin"} onClick={() => show({ kind: "signin" })}>
+        Sign in
+      </NavButton>
+    </>
+  ) : null;
+}
+
+/** The signed-in merchant's current section. */
+function SectionPage({
+  api,
+  section,
+  merchant,
+  notice,
+  onSaved,
+  onRotated,
+}: {
+  api: MerchantApi;
+  section: Section;
+  merchant: MerchantProfile;
+  notice: string | undefined;
+  /** A saved profile and what to tell (no profile: nothing was saved, only the notice changes). */
+  onSaved: (merchant: MerchantProfile | undefined, notice?: string) => void;
+  onRotated: (result: RotateSecretResult) => void;
+}) {
+  if (section === "dashboard") return <Dashboard api={api} />;
+  if (section === "listings") return <ListingsPage api={api} merchant={merchant} />;
+  if (section === "webhooks")
+    return <WebhooksPage api={api} merchant={merchant} onSaved={(saved) => onSaved(saved)} />;
+  if (section === "gateway") return <GatewayPage api={api} merchant={merchant} />;
+  return (
+    <ProfileSection api={api} merchant={merchant} notice={notice} onSaved={onSaved} onRotated={onRotated} />
+  );
+}
+
+/** Who is signed in, and the way out. */
+function SignedInAs({ name, onSignOut }: { name: string; onSignOut: () => void }) {
+  return (
+    <>
+      <span className="topbar__who" data-testid="signed-in-as">
+        {name}
+      </span>
+      <button type="button" className="button button--quiet" onClick={onSignOut} data-testid="nav-signout">
+        Sign out
+      </button>
+    </>
+  );
+}
+
+/** The secret just issued (registration or rotation), shown once before the merchant continues. */
+function NewSecret({
+  screen,
+  busy,
+  onContinue,
+}: {
+  screen: Extract<Screen, { kind: "secret" }>;
+  busy: boolean;
+  onContinue: () => void;
+}) {
+  return (
+    <SecretPanel
+      heading={screen.reason === "registered" ? "Merchant registered" : "Secret rotated"}
+      {...(screen.reason === "rotated"
+        ? { note: "The previous secret no longer works. This tab is already signed in with the new one." }
+        : {})}
+      merchantId={screen.merchantId}
+      secret={screen.secret}
+      busy={busy}
+      onContinue={onContinue}
+    />
+  );
+}
+
+/** A navigation button of the merchant console; the current one is marked for assistive technology. */
+function NavButton({
+  name,
+  current,
+  onClick,
+  children,
+}: {
+  name: string;
+  current: boolean;
+  onClick: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <button
+      type="button"
+      className="button button--quiet"
+      aria-current={current ? "page" : undefined}
+      onClick={onClick}
+      data-testid={`nav-${name}`}
+    >
+      {children}
+    </button>
+  );
+}
+
+/** Profile and payout: the profile, its edit form, the payout change and the secret rotation. */
+function ProfileSection({
+  api,
+  merchant,
+  notice,
+  onSaved,
+  onRotated,
+}: {
+  api: MerchantApi;
+  merchant: MerchantProfile;
+  notice: string | undefined;
+  /** The saved profile and what to tell; no profile when nothing was saved. */
+  onSaved: (merchant: MerchantProfile | undefined, notice: string) => void;
+  onRotated: (result: RotateSecretResult) => void;
+}) {
+  return (
+    <>
+      <Notice message={notice} testId="profile-notice" />
+      <div className="grid">
+        <ProfileView merchant={merchant} />
+        <ProfileEditForm
+          key={merchant.updated_at}
+          api={api}
+          merchant={merchant}
+          onSaved={(saved) => onSaved(saved, saved ? "Profile saved." : "Nothing to save: no field changed.")}
+        />
+        <PayoutChange
+          key={`payout-${merchant.updated_at}`}
+          api={api}
+          merchant={merchant}
+          onChanged={(changed) => onSaved(changed, "Payout changed.")}
+        />
+        <RotateSecret api={api} merchantId={merchant.merchant_id} onRotated={onRotated} />
+      </div>
+    </>
   );
 }

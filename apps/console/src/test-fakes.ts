@@ -1,4 +1,5 @@
 /** A fake MerchantApi for component tests: every method rejects unless the test sets it. */
+import { TRPCClientError } from "@trpc/client";
 import { vi } from "vitest";
 import type { MerchantApi, MerchantProfile } from "./lib/trpc";
 
@@ -56,4 +57,11 @@ export function validationProblem(errors: { path: string; code: string; message:
     errors,
     httpStatus: 400,
   };
+}
+
+/** The error a tRPC call rejects with when the API refused some fields (400 validation_failed). */
+export function validationError(errors: { path: string; code: string; message: string }[]) {
+  return Object.assign(new TRPCClientError("request breaks a merchant rule"), {
+    data: validationProblem(errors),
+  });
 }

@@ -1,22 +1,12 @@
 /**
- * Shared by the operator console's browser tests: the real API (PGlite) serving the built console, Debian
- * Chromium through playwright-core, axe-core injected through the DevTools protocol (the page's CSP forbids
- * inline scripts), and screenshots under test/screenshots/ (git-ignored).
+ * The operator console's browser tests: the real API (PGlite) serving the built console in Chromium (./browser),
+ * the page's errors collected, and the operator's sign-in and page navigation.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { startTestApi, type TestApi } from "@tollgate/api/testing";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
+import { assertBuilt, collectErrors, DIST, launch } from "./browser";
 
-export const CHROMIUM = "/usr/bin/chromium";
-export const hasChromium = existsSync(CHROMIUM);
-const HERE = dirname(fileURLToPath(import.meta.url));
-const DIST = resolve(HERE, "..", "dist");
-export const SCREENSHOTS = join(HERE, "screenshots");
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+export { hasChromium, screenshot, seriousViolations } from "./browser";
 
 export interface Harness {
   api: TestApi;
@@ -28,43 +18,16 @@ export interface Harness {
 }
 
 export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
-  if (!existsSync(join(DIST, "index.html"))) {
-    throw new Error(
-      `${join(DIST, "index.html")} is missing: run \`pnpm --filter @tollgate/console build\` first`,
-    );
-  }
-  mkdirSync(SCREENSHOTS, { recursive: true });
+  assertBuilt();
   const api = await startTestApi("pglite", { SERVE_CONSOLE: "true", CONSOLE_DIST: DIST, ...env });
-  const profileDir = mkdtempSync(join(tmpdir(), "chromium-profile-"));
-  const context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      "--disable-quic",
-    ],
-    viewport: { width: 1280, height: 1000 },
-  });
-  const page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(15_000);
-  const errors: string[] = [];
-  page.on("pageerror", (error) => errors.push(error.message));
-  page.on("console", (message) => {
-    if (/Content Security Policy/i.test(message.text())) errors.push(message.text());
-  });
+  const browser = await launch();
   return {
     api,
-    context,
-    page,
-    errors,
+    context: browser.context,
+    page: browser.page,
+    errors: collectErrors(browser.page),
     async close() {
-      await context.close();
-      rmSync(profileDir, { recursive: true, force: true });
+      await browser.close();
       await api.close();
     },
   };
@@ -84,41 +47,6 @@ export async function openSection(page: Page, section: string): Promise<void> {
   await page.getByRole("link", { name: section }).click();
   await page.locator("main h1", { hasText: section }).first().waitFor();
   await settled(page);
-}
-
-export interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: number;
-}
-
-/** axe-core on the current page: the serious and critical violations (the console must have none). */
-export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: {
-          run: (ctx: Document) => Promise<{
-            violations: { id: string; impact: string | null; help: string; nodes: unknown[] }[];
-          }>;
-        };
-      }
-    ).axe;
-    const result = await axe.run(document);
-    return result.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      help: v.help,
-      nodes: v.nodes.length,
-    }));
-  });
-  return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-}
-
-export async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
 /** Signs in through the console's form. */

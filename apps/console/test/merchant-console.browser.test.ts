@@ -16,13 +16,14 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   assertBuilt,
+  collectErrors,
   DIST,
   hasChromium,
   launch,
   screenshot,
   seriousViolations,
-  signIn,
-} from "./merchant-browser";
+} from "./browser";
+import { signIn } from "./merchant-browser";
 
 const KEY = randomBytes(32);
 // The merchant's current payout wallet: the test holds its key, as the owner would.
@@ -36,7 +37,7 @@ describe.skipIf(!hasChromium)("merchant console in Chromium", () => {
   let receiver: Server;
   const received: { body: string; headers: IncomingHttpHeaders }[] = [];
   let merchant: { id: string; secret: string };
-  const errors: string[] = [];
+  let errors: string[] = [];
 
   beforeAll(async () => {
     assertBuilt();
@@ -66,10 +67,7 @@ describe.skipIf(!hasChromium)("merchant console in Chromium", () => {
     merchant = { id: String(created.json.merchant_id), secret: String(created.json.secret) };
     browser = await launch();
     page = browser.page;
-    page.on("pageerror", (error) => errors.push(error.message));
-    page.on("console", (message) => {
-      if (/Content Security Policy/i.test(message.text())) errors.push(message.text());
-    });
+    errors = collectErrors(page);
   });
 
   afterAll(async () => {

@@ -14,15 +14,8 @@ import { agentOn, type LocalChains, startTestChains } from "@tollgate/api/testin
 import type { Follower } from "@tollgate/indexer";
 import { configFor, quietLog, requestOf, startFollower } from "@tollgate/indexer/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  assertBuilt,
-  DIST,
-  hasChromium,
-  launch,
-  screenshot,
-  seriousViolations,
-  signIn,
-} from "./merchant-browser";
+import { assertBuilt, DIST, hasChromium, launch, screenshot, seriousViolations } from "./browser";
+import { signIn } from "./merchant-browser";
 
 describe.skipIf(!hasChromium)("merchant dashboard in Chromium", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-console-dashboard-"));

@@ -2,68 +2,39 @@
  * The one browser test: the real API (PGlite) serves the built console; Debian Chromium, driven by
  * playwright-core, registers a merchant through the page, continues to the profile and renames it.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { startTestApi, type TestApi, VALID_EVM } from "@tollgate/api/testing";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { assertBuilt, CHROMIUM, collectErrors, DIST, hasChromium, launch } from "./browser";
 
-const CHROMIUM = "/usr/bin/chromium";
-const DIST = resolve(dirname(fileURLToPath(import.meta.url)), "..", "dist");
 const SCREENSHOT = process.env.CONSOLE_SCREENSHOT || join(tmpdir(), "tollgate-console-profile.png");
 
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) {
   console.warn(`browser tests skipped: ${CHROMIUM} not found (apt-get install chromium)`);
 }
 
 describe.skipIf(!hasChromium)("console in Chromium", () => {
   let api: TestApi;
-  let context: BrowserContext;
+  let browser: Awaited<ReturnType<typeof launch>> | undefined;
   let page: Page;
-  let profileDir: string;
 
   beforeAll(async () => {
-    if (!existsSync(join(DIST, "index.html"))) {
-      throw new Error(
-        `${join(DIST, "index.html")} is missing: run \`pnpm --filter @tollgate/console build\` first (pnpm test does)`,
-      );
-    }
+    assertBuilt();
     api = await startTestApi("pglite", { SERVE_CONSOLE: "true", CONSOLE_DIST: DIST });
-    profileDir = mkdtempSync(join(tmpdir(), "chromium-profile-"));
-    context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--disable-quic",
-      ],
-      viewport: { width: 1280, height: 1000 },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(15_000);
+    browser = await launch();
+    page = browser.page;
   });
 
   afterAll(async () => {
-    await context?.close();
-    if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+    await browser?.close();
     await api?.close();
   });
 
   it("registers a merchant, shows the secret once, and edits the profile", async () => {
-    const errors: string[] = [];
-    page.on("pageerror", (error) => errors.push(error.message));
     // The API serves the console under a strict CSP (no inline script or style): any violation is a defect.
-    page.on("console", (message) => {
-      if (/Content Security Policy/i.test(message.text())) errors.push(message.text());
-    });
+    const errors = collectErrors(page);
 
     await page.goto(`${api.baseUrl}/console/`);
     await page.getByTestId("register-name").fill("Browser Test Shop");

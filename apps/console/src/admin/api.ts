@@ -1,5 +1,5 @@
 /**
- * The operator console's tRPC client (SPEC §4.3): the admin, adminRead and dashboard procedures the REST routes
+ * The operator console's tRPC client: the admin, adminRead and dashboard procedures the REST routes
  * come from. The session is the HttpOnly cookie (never readable here, never in storage); every request carries
  * the same-origin proof header (docs/operators.md "Same-origin proof").
  */

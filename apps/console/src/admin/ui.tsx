@@ -1,23 +1,15 @@
-/** Small building blocks of the operator pages: states, tables, pager, confirmation dialog, formatting. */
+/** Small building blocks of the operator pages: load states and formatting (tables, pager, dialogs: src/ui). */
 
-import { type ReactNode, useEffect, useId, useRef } from "react";
+import type { ReactNode } from "react";
 import { ProblemBanner } from "../components/ProblemBanner";
+import type { Load } from "../hooks/useLoad";
 import { problemOf, toFormProblem } from "../lib/errors";
 import { formatUnits } from "../lib/units";
-import type { Load } from "./hooks";
 
 export function Loading({ what }: { what: string }) {
   return (
     <p className="state state--loading" role="status" data-testid="loading">
       Loading {what}…
-    </p>
-  );
-}
-
-export function Empty({ children }: { children: ReactNode }) {
-  return (
-    <p className="state state--empty" data-testid="empty">
-      {children}
     </p>
   );
 }
@@ -50,151 +42,6 @@ export function Loaded<T>({
   if (load.status === "error") return <ErrorState error={load.error} />;
   if (load.data === undefined) return <Loading what={what} />;
   return <>{children(load.data)}</>;
-}
-
-export interface Column<Row> {
-  header: string;
-  cell: (row: Row) => ReactNode;
-  numeric?: boolean;
-}
-
-export function Table<Row>({
-  caption,
-  rows,
-  columns,
-  rowKey,
-  empty,
-  testId,
-}: {
-  caption: string;
-  rows: readonly Row[];
-  columns: readonly Column<Row>[];
-  rowKey: (row: Row) => string;
-  empty: string;
-  testId: string;
-}) {
-  if (rows.length === 0) return <Empty>{empty}</Empty>;
-  return (
-    // A wide table scrolls sideways: the region is focusable so keyboard users can scroll it too.
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (WCAG 2.1.1).
-    <section className="table-wrap" tabIndex={0} aria-label={caption}>
-      <table className="table" data-testid={testId}>
-        <caption>{caption}</caption>
-        <thead>
-          <tr>
-            {columns.map((column) => (
-              <th key={column.header} scope="col" className={column.numeric ? "num" : undefined}>
-                {column.header}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={rowKey(row)}>
-              {columns.map((column) => (
-                <td key={column.header} className={column.numeric ? "num" : undefined}>
-                  {column.cell(row)}
-                </td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </section>
-  );
-}
-
-export function Pager({
-  page,
-  nextCursor,
-  onNext,
-  onPrevious,
-  label,
-}: {
-  page: number;
-  nextCursor: string | null | undefined;
-  onNext: (cursor: string) => void;
-  onPrevious: () => void;
-  label: string;
-}) {
-  return (
-    <nav className="pager" aria-label={`${label} pages`}>
-      <button type="button" className="button button--secondary" disabled={page <= 1} onClick={onPrevious}>
-        Previous
-      </button>
-      <span>Page {page}</span>
-      <button
-        type="button"
-        className="button button--secondary"
-        disabled={!nextCursor}
-        onClick={() => nextCursor && onNext(nextCursor)}
-        data-testid={`${label.toLowerCase().replace(/\W+/g, "-")}-next`}
-      >
-        Next
-      </button>
-    </nav>
-  );
-}
-
-/** A modal confirmation: focus moves into it, Escape cancels, the caller renders the form inside. */
-const FOCUSABLE =
-  "a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled])";
-
-/** A modal keeps Tab and Shift+Tab inside it (WAI-ARIA dialog pattern): from the last control back to the first. */
-function keepFocusInside(dialog: HTMLElement, event: { shiftKey: boolean; preventDefault(): void }) {
-  const controls = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)];
-  const first = controls[0];
-  const last = controls[controls.length - 1];
-  if (!first || !last) return;
-  const active = document.activeElement;
-  if (event.shiftKey && (active === first || !dialog.contains(active))) {
-    event.preventDefault();
-    last.focus();
-  } else if (!event.shiftKey && (active === last || !dialog.contains(active))) {
-    event.preventDefault();
-    first.focus();
-  }
-}
-
-export function Dialog({
-  title,
-  onCancel,
-  children,
-  testId,
-}: {
-  title: string;
-  onCancel: () => void;
-  children: ReactNode;
-  testId: string;
-}) {
-  const titleId = useId();
-  const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    // Focus moves into the dialog and back to the control that opened it when it closes.
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : undefined;
-    ref.current?.querySelector<HTMLElement>("textarea, input, select, button")?.focus();
-    return () => opener?.focus();
-  }, []);
-  return (
-    <div className="dialog-backdrop">
-      <div
-        ref={ref}
-        className="dialog"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby={titleId}
-        data-testid={testId}
-        onKeyDown={(event) => {
-          if (event.key === "Escape") onCancel();
-          if (event.key === "Tab" && ref.current) keepFocusInside(ref.current, event);
-        }}
-      >
-        <h2 id={titleId}>{title}</h2>
-        {children}
-      </div>
-    </div>
-  );
 }
 
 export function Stat({ label, value, testId }: { label: string; value: ReactNode; testId?: string }) {

@@ -1,8 +1,9 @@
 /** Accounts (SPEC §4.3 `/admin/api/users`): operator accounts and wallet accounts, one kind per table. */
 import { useState } from "react";
+import { usePagedLoad } from "../../hooks/usePagedLoad";
+import { PagedTable } from "../../ui/Pager";
 import { useAdmin } from "../context";
-import { useCursor, useLoad } from "../hooks";
-import { Loaded, Mono, Pager, Table, Time } from "../ui";
+import { Loaded, Mono, Time } from "../ui";
 
 type Kind = "admin" | "wallet";
 const KINDS: readonly [Kind, string][] = [
@@ -13,10 +14,8 @@ const KINDS: readonly [Kind, string][] = [
 export function AccountsPage() {
   const { client } = useAdmin();
   const [kind, setKind] = useState<Kind>("admin");
-  const pager = useCursor(`accounts:${kind}`);
-  const list = useLoad(
-    () => client.adminRead.users.query({ kind, ...(pager.cursor ? { cursor: pager.cursor } : {}) }),
-    `${kind}:${pager.cursor ?? ""}`,
+  const { cursor, list } = usePagedLoad(`accounts:${kind}`, (page) =>
+    client.adminRead.users.query({ kind, ...page }),
   );
   return (
     <>
@@ -38,38 +37,32 @@ export function AccountsPage() {
       </fieldset>
       <Loaded load={list} what="accounts">
         {(data) => (
-          <>
-            <Table
-              caption={kind === "admin" ? "Operator accounts, oldest first" : "Wallet accounts, oldest first"}
-              testId="accounts-table"
-              rows={data.users}
-              rowKey={(user) => user.id}
-              empty="No account of this kind yet."
-              columns={[
-                { header: "Id", cell: (user) => <Mono value={user.id} /> },
-                {
-                  header: kind === "admin" ? "Email and role" : "Wallets",
-                  cell: (user) =>
-                    user.kind === "admin"
-                      ? `${user.email} (${user.role})`
-                      : user.wallets.map((wallet) => `${wallet.kind} ${wallet.address}`).join(", ") || "none",
-                },
-                { header: "Created", cell: (user) => <Time at={user.created_at} /> },
-                {
-                  header: "Last sign-in",
-                  cell: (user) => (user.last_login_at ? <Time at={user.last_login_at} /> : "never"),
-                },
-                { header: "Status", cell: (user) => (user.disabled ? "disabled" : "active") },
-              ]}
-            />
-            <Pager
-              label="Accounts"
-              page={pager.page}
-              nextCursor={data.next_cursor}
-              onNext={pager.next}
-              onPrevious={pager.previous}
-            />
-          </>
+          <PagedTable
+            label="Accounts"
+            cursor={cursor}
+            nextCursor={data.next_cursor}
+            caption={kind === "admin" ? "Operator accounts, oldest first" : "Wallet accounts, oldest first"}
+            testId="accounts-table"
+            rows={data.users}
+            rowKey={(user) => user.id}
+            empty="No account of this kind yet."
+            columns={[
+              { header: "Id", cell: (user) => <Mono value={user.id} /> },
+              {
+                header: kind === "admin" ? "Email and role" : "Wallets",
+                cell: (user) =>
+                  user.kind === "admin"
+                    ? `${user.email} (${user.role})`
+                    : user.wallets.map((wallet) => `${wallet.kind} ${wallet.address}`).join(", ") || "none",
+              },
+              { header: "Created", cell: (user) => <Time at={user.created_at} /> },
+              {
+                header: "Last sign-in",
+                cell: (user) => (user.last_login_at ? <Time at={user.last_login_at} /> : "never"),
+              },
+              { header: "Status", cell: (user) => (user.disabled ? "disabled" : "active") },
+            ]}
+          />
         )}
       </Loaded>
     </>

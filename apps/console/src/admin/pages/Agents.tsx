@@ -1,47 +1,40 @@
 /** Agents (payers seen in settlements): cursor pages and the detail page. */
 import { useParams } from "react-router";
+import { useLoad } from "../../hooks/useLoad";
+import { usePagedLoad } from "../../hooks/usePagedLoad";
+import { PagedTable } from "../../ui/Pager";
+import { Table } from "../../ui/Table";
 import { useAdmin } from "../context";
-import { useCursor, useLoad } from "../hooks";
 import { AgentLink, MerchantLink } from "../links";
-import { Amount, Loaded, Mono, Pager, Stat, Table, Time } from "../ui";
+import { Amount, Loaded, Mono, Stat, Time } from "../ui";
 import { SettlementTable } from "./SettlementTable";
 
 export function AgentsPage() {
   const { client } = useAdmin();
-  const pager = useCursor("agents");
-  const list = useLoad(
-    () => client.adminRead.agents.query(pager.cursor ? { cursor: pager.cursor } : {}),
-    pager.cursor ?? "",
-  );
+  const { cursor, list } = usePagedLoad("agents", (page) => client.adminRead.agents.query(page));
   return (
     <>
       <h1>Agents</h1>
       <Loaded load={list} what="agents">
         {(data) => (
-          <>
-            <Table
-              caption="Payers, in address order"
-              testId="agents-table"
-              rows={data.agents}
-              rowKey={(a) => a.address}
-              empty="No payer seen yet."
-              columns={[
-                { header: "Address", cell: (a) => <AgentLink address={a.address} /> },
-                { header: "Family", cell: (a) => a.family },
-                { header: "Settlements", cell: (a) => a.settlements, numeric: true },
-                { header: "Merchants paid", cell: (a) => a.merchants_paid, numeric: true },
-                { header: "First seen", cell: (a) => <Time at={a.first_seen} /> },
-                { header: "Last seen", cell: (a) => <Time at={a.last_seen} /> },
-              ]}
-            />
-            <Pager
-              label="Agents"
-              page={pager.page}
-              nextCursor={data.next_cursor}
-              onNext={pager.next}
-              onPrevious={pager.previous}
-            />
-          </>
+          <PagedTable
+            label="Agents"
+            cursor={cursor}
+            nextCursor={data.next_cursor}
+            caption="Payers, in address order"
+            testId="agents-table"
+            rows={data.agents}
+            rowKey={(a) => a.address}
+            empty="No payer seen yet."
+            columns={[
+              { header: "Address", cell: (a) => <AgentLink address={a.address} /> },
+              { header: "Family", cell: (a) => a.family },
+              { header: "Settlements", cell: (a) => a.settlements, numeric: true },
+              { header: "Merchants paid", cell: (a) => a.merchants_paid, numeric: true },
+              { header: "First seen", cell: (a) => <Time at={a.first_seen} /> },
+              { header: "Last seen", cell: (a) => <Time at={a.last_seen} /> },
+            ]}
+          />
         )}
       </Loaded>
     </>

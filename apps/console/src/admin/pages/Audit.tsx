@@ -1,69 +1,46 @@
 /** Audit log: filters, cursor pages and the hash-chain verification (verify=1). */
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
+import { usePagedLoad } from "../../hooks/usePagedLoad";
+import { anyOption, FilterForm, pick, SelectFilter, TextFilter } from "../../ui/Filters";
+import { PagedTable } from "../../ui/Pager";
 import { useAdmin } from "../context";
-import { useCursor, useLoad } from "../hooks";
-import { Loaded, Mono, Pager, Table, Time } from "../ui";
+import { Loaded, Mono, Time } from "../ui";
 
 const FIELDS = ["actor_type", "actor_id", "action", "target_type", "target_id"] as const;
 type Filters = Partial<Record<(typeof FIELDS)[number], string>>;
+const ACTOR_TYPES = ["", "admin", "merchant", "user", "system", "anonymous"] as const;
 
 export function AuditPage() {
   const { client } = useAdmin();
   const [filters, setFilters] = useState<Filters>({});
-  const key = JSON.stringify(filters);
-  const pager = useCursor(key);
-  const list = useLoad(
-    () =>
-      client.adminRead.audit.query({
-        ...(filters as Record<string, string>),
-        verify: "1",
-        ...(pager.cursor ? { cursor: pager.cursor } : {}),
-      } as Parameters<typeof client.adminRead.audit.query>[0]),
-    `${key}:${pager.cursor ?? ""}`,
+  const { cursor, list } = usePagedLoad(JSON.stringify(filters), (page) =>
+    client.adminRead.audit.query({
+      ...(filters as Record<string, string>),
+      verify: "1",
+      ...page,
+    } as Parameters<typeof client.adminRead.audit.query>[0]),
   );
-  function apply(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    setFilters(
-      Object.fromEntries(
-        FIELDS.flatMap((f) => (String(form.get(f) ?? "").trim() ? [[f, String(form.get(f)).trim()]] : [])),
-      ),
-    );
-  }
   return (
     <>
       <h1>Audit log</h1>
-      <form className="filters" onSubmit={apply}>
-        <label>
-          Actor type
-          <select name="actor_type" defaultValue="">
-            {["", "admin", "merchant", "user", "system", "anonymous"].map((t) => (
-              <option key={t} value={t}>
-                {t || "any"}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Actor id
-          <input name="actor_id" />
-        </label>
-        <label>
-          Action (exact, or prefix ending with “.”)
-          <input name="action" placeholder="admin.login." data-testid="audit-action" />
-        </label>
-        <label>
-          Target type
-          <input name="target_type" />
-        </label>
-        <label>
-          Target id
-          <input name="target_id" />
-        </label>
-        <button type="submit" className="button">
-          Filter
-        </button>
-      </form>
+      <FilterForm onApply={(values) => setFilters(pick(values, FIELDS))}>
+        <SelectFilter
+          label="Actor type"
+          name="actor_type"
+          defaultValue=""
+          options={ACTOR_TYPES}
+          optionLabel={anyOption}
+        />
+        <TextFilter label="Actor id" name="actor_id" />
+        <TextFilter
+          label="Action (exact, or prefix ending with “.”)"
+          name="action"
+          placeholder="admin.login."
+          testId="audit-action"
+        />
+        <TextFilter label="Target type" name="target_type" />
+        <TextFilter label="Target id" name="target_id" />
+      </FilterForm>
       <Loaded load={list} what="the audit log">
         {(d) => (
           <>
@@ -79,7 +56,10 @@ export function AuditPage() {
                 </p>
               )
             ) : null}
-            <Table
+            <PagedTable
+              label="Audit"
+              cursor={cursor}
+              nextCursor={d.next_cursor}
               caption="Events, newest first"
               testId="audit-table"
               rows={d.events}
@@ -96,13 +76,6 @@ export function AuditPage() {
                   cell: (e) => (e.details ? <code>{JSON.stringify(e.details)}</code> : "—"),
                 },
               ]}
-            />
-            <Pager
-              label="Audit"
-              page={pager.page}
-              nextCursor={d.next_cursor}
-              onNext={pager.next}
-              onPrevious={pager.previous}
             />
           </>
         )}

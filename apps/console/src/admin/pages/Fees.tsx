@@ -1,36 +1,22 @@
 /** Fees: treasury and ip-creator income per UTC day, network, asset and splitter version. */
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
+import { useLoad } from "../../hooks/useLoad";
+import { FilterForm, pick, TextFilter } from "../../ui/Filters";
+import { Table } from "../../ui/Table";
 import { useAdmin } from "../context";
-import { useLoad } from "../hooks";
-import { Amount, Loaded, Table } from "../ui";
+import { Amount, Loaded } from "../ui";
 
 export function FeesPage() {
   const { client } = useAdmin();
   const [range, setRange] = useState<{ from?: string; to?: string }>({});
   const data = useLoad(() => client.dashboard.fees.query(range), JSON.stringify(range));
-  function apply(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const from = String(form.get("from") ?? "");
-    const to = String(form.get("to") ?? "");
-    setRange({ ...(from ? { from } : {}), ...(to ? { to } : {}) });
-  }
   return (
     <>
       <h1>Fees</h1>
-      <form className="filters" onSubmit={apply}>
-        <label>
-          From
-          <input type="date" name="from" defaultValue={range.from} />
-        </label>
-        <label>
-          To
-          <input type="date" name="to" defaultValue={range.to} />
-        </label>
-        <button type="submit" className="button">
-          Show
-        </button>
-      </form>
+      <FilterForm submitLabel="Show" onApply={(values) => setRange(pick(values, ["from", "to"]))}>
+        <TextFilter label="From" type="date" name="from" defaultValue={range.from} />
+        <TextFilter label="To" type="date" name="to" defaultValue={range.to} />
+      </FilterForm>
       <Loaded load={data} what="fees">
         {(d) => (
           <Table

@@ -2,12 +2,11 @@
  * Networks the indexer halted (a reorg deeper than maxReorgDepth): shown on the overview with a resume control
  * (POST /api/admin/networks/{network}/resume, a reason recorded in the audit log). Hidden when nothing is halted.
  */
-import { type FormEvent, useState } from "react";
-import { ProblemBanner } from "../../components/ProblemBanner";
-import { type FormProblem, toFormProblem } from "../../lib/errors";
+import { useState } from "react";
+import { FormDialog, TextAreaField } from "../../ui/Dialog";
 import type { AdminClient, Overview } from "../api";
 import { useAdmin } from "../context";
-import { Dialog, Time } from "../ui";
+import { Time } from "../ui";
 
 type Network = Parameters<AdminClient["admin"]["resumeNetwork"]["mutate"]>[0]["network"];
 
@@ -21,20 +20,7 @@ export function HaltedNetworks({
   const { client, canAct } = useAdmin();
   const [resuming, setResuming] = useState<string>();
   const [reason, setReason] = useState("");
-  const [problem, setProblem] = useState<FormProblem>();
   if (halted.length === 0) return null;
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    try {
-      await client.admin.resumeNetwork.mutate({ network: resuming as Network, reason });
-      setResuming(undefined);
-      setReason("");
-      onChanged();
-    } catch (error) {
-      setProblem(toFormProblem(error));
-    }
-  }
 
   return (
     <section className="section banner--error" aria-labelledby="halted-title" data-testid="halted-networks">
@@ -59,30 +45,29 @@ export function HaltedNetworks({
         ))}
       </ul>
       {resuming ? (
-        <Dialog title={`Resume ${resuming}?`} onCancel={() => setResuming(undefined)} testId="resume-dialog">
-          <ProblemBanner problem={problem} testId="resume-problem" extraErrors={problem?.errors} />
-          <form onSubmit={submit}>
-            <label htmlFor="resume-reason">What was checked (recorded in the audit log)</label>
-            <textarea
+        <FormDialog
+          title={`Resume ${resuming}?`}
+          onCancel={() => setResuming(undefined)}
+          testId="resume-dialog"
+          problemTestId="resume-problem"
+          listFieldErrors
+          submitLabel="Resume"
+          onSubmit={() => client.admin.resumeNetwork.mutate({ network: resuming as Network, reason })}
+          onDone={() => {
+            setResuming(undefined);
+            setReason("");
+            onChanged();
+          }}
+        >
+          {() => (
+            <TextAreaField
               id="resume-reason"
+              label="What was checked (recorded in the audit log)"
               value={reason}
-              onChange={(event) => setReason(event.target.value)}
-              required
+              onChange={setReason}
             />
-            <div className="actions">
-              <button type="submit" className="button">
-                Resume
-              </button>
-              <button
-                type="button"
-                className="button button--secondary"
-                onClick={() => setResuming(undefined)}
-              >
-                Cancel
-              </button>
-            </div>
-          </form>
-        </Dialog>
+          )}
+        </FormDialog>
       ) : null}
     </section>
   );

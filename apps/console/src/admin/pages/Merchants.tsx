@@ -1,75 +1,56 @@
 /** Merchants: server-side search (id, payout address, name prefix), cursor pages, and the detail page. */
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { Link, useParams } from "react-router";
+import { useLoad } from "../../hooks/useLoad";
+import { usePagedLoad } from "../../hooks/usePagedLoad";
+import { FilterForm, TextFilter } from "../../ui/Filters";
+import { PagedTable } from "../../ui/Pager";
+import { Table } from "../../ui/Table";
 import { useAdmin } from "../context";
-import { useCursor, useLoad } from "../hooks";
 import { AgentLink, SearchLink } from "../links";
-import { Loaded, Mono, Pager, Stat, Table, Time } from "../ui";
+import { Loaded, Mono, Stat, Time } from "../ui";
 import { SettlementTable } from "./SettlementTable";
 
 export function MerchantsPage() {
   const { client } = useAdmin();
-  const [draft, setDraft] = useState("");
   const [q, setQ] = useState("");
-  const pager = useCursor(q);
-  const list = useLoad(
-    () =>
-      client.adminRead.merchants.query({
-        ...(q ? { q } : {}),
-        ...(pager.cursor ? { cursor: pager.cursor } : {}),
-      }),
-    `${q}:${pager.cursor ?? ""}`,
+  const { cursor, list } = usePagedLoad(q, (page) =>
+    client.adminRead.merchants.query({ ...(q ? { q } : {}), ...page }),
   );
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    setQ(draft.trim());
-  }
   return (
     <>
       <h1>Merchants</h1>
-      <form className="filters" onSubmit={submit}>
-        <label>
-          Id, payout address or name
-          <input value={draft} onChange={(event) => setDraft(event.target.value)} data-testid="merchants-q" />
-        </label>
-        <button type="submit" className="button">
-          Filter
-        </button>
-      </form>
+      <FilterForm onApply={(values) => setQ(values.q ?? "")}>
+        <TextFilter label="Id, payout address or name" name="q" testId="merchants-q" />
+      </FilterForm>
       <Loaded load={list} what="merchants">
         {(data) => (
-          <>
-            <Table
-              caption="Merchants, newest first"
-              testId="merchants-table"
-              rows={data.merchants}
-              rowKey={(m) => m.id}
-              empty="No merchant matches."
-              columns={[
-                { header: "Name", cell: (m) => <Link to={`/merchants/${m.id}`}>{m.name}</Link> },
-                { header: "Id", cell: (m) => <Mono value={m.id} /> },
-                { header: "Mode", cell: (m) => m.network_mode },
-                { header: "Settles on", cell: (m) => `${m.settlement_chain} (${m.settlement_version})` },
-                {
-                  header: "Pays to",
-                  cell: (m) =>
-                    Object.entries(m.pay_to).map(([k, v]) => (
-                      <div key={k}>
-                        {k}: <Mono value={v} />
-                      </div>
-                    )),
-                },
-                { header: "Created", cell: (m) => <Time at={m.created_at} /> },
-              ]}
-            />
-            <Pager
-              label="Merchants"
-              page={pager.page}
-              nextCursor={data.next_cursor}
-              onNext={pager.next}
-              onPrevious={pager.previous}
-            />
-          </>
+          <PagedTable
+            label="Merchants"
+            cursor={cursor}
+            nextCursor={data.next_cursor}
+            caption="Merchants, newest first"
+            testId="merchants-table"
+            rows={data.merchants}
+            rowKey={(m) => m.id}
+            empty="No merchant matches."
+            columns={[
+              { header: "Name", cell: (m) => <Link to={`/merchants/${m.id}`}>{m.name}</Link> },
+              { header: "Id", cell: (m) => <Mono value={m.id} /> },
+              { header: "Mode", cell: (m) => m.network_mode },
+              { header: "Settles on", cell: (m) => `${m.settlement_chain} (${m.settlement_version})` },
+              {
+                header: "Pays to",
+                cell: (m) =>
+                  Object.entries(m.pay_to).map(([k, v]) => (
+                    <div key={k}>
+                      {k}: <Mono value={v} />
+                    </div>
+                  )),
+              },
+              { header: "Created", cell: (m) => <Time at={m.created_at} /> },
+            ]}
+          />
         )}
       </Loaded>
     </>

@@ -1,132 +1,103 @@
-/** Marketplace moderation queue (SPEC §3.1): approve, or reject with a reason; approved listings reach the feed. */
-import { type FormEvent, useState } from "react";
+/** Marketplace moderation queue: approve, or reject with a reason; approved listings reach the feed. */
+import { useState } from "react";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
-import { type FormProblem, toFormProblem } from "../../lib/errors";
+import { useAction } from "../../hooks/useAction";
+import { usePagedLoad } from "../../hooks/usePagedLoad";
+import { FormDialog, TextAreaField } from "../../ui/Dialog";
+import { StatusFilter } from "../../ui/Filters";
+import { PagedTable } from "../../ui/Pager";
 import type { ModerationListing } from "../api";
 import { useAdmin } from "../context";
-import { useCursor, useLoad } from "../hooks";
 import { MerchantLink } from "../links";
-import { Dialog, Loaded, Pager, Table, Time } from "../ui";
+import { Loaded, Time } from "../ui";
 
 const STATUSES = ["pending", "approved", "rejected"] as const;
 
 export function ModerationPage() {
   const { client, canAct } = useAdmin();
   const [status, setStatus] = useState<(typeof STATUSES)[number]>("pending");
-  const pager = useCursor(status);
-  const queue = useLoad(
-    () =>
-      client.admin.marketplace.queue.query({
-        status,
-        limit: 25,
-        ...(pager.cursor ? { cursor: pager.cursor } : {}),
-      }),
-    `${status}:${pager.cursor ?? ""}`,
+  const { cursor, list: queue } = usePagedLoad(status, (page) =>
+    client.admin.marketplace.queue.query({ status, limit: 25, ...page }),
   );
   const [rejecting, setRejecting] = useState<ModerationListing>();
-  const [problem, setProblem] = useState<FormProblem>();
-  const [notice, setNotice] = useState<string>();
-
-  async function approve(listing: ModerationListing) {
-    setProblem(undefined);
-    try {
+  const action = useAction({ keepNotice: true });
+  const approve = (listing: ModerationListing) =>
+    action.run(async () => {
       await client.admin.marketplace.approve.mutate({ id: listing.id, revision: listing.revision });
-      setNotice(`Approved “${listing.title}”: it is in the public marketplace feed now.`);
-      queue.reload();
-    } catch (error) {
-      setProblem(toFormProblem(error));
-    }
-  }
+      void queue.reload();
+      return `Approved “${listing.title}”: it is in the public marketplace feed now.`;
+    });
 
   return (
     <>
       <h1>Marketplace moderation</h1>
-      <div className="filters">
-        <label>
-          Status
-          <select
-            value={status}
-            onChange={(event) => setStatus(event.target.value as typeof status)}
-            data-testid="queue-status"
-          >
-            {STATUSES.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </label>
-      </div>
-      <ProblemBanner problem={problem} testId="moderation-problem" />
-      <Notice message={notice} testId="moderation-notice" />
+      <StatusFilter statuses={STATUSES} status={status} onChange={setStatus} testId="queue-status" />
+      <ProblemBanner problem={action.problem} testId="moderation-problem" />
+      <Notice message={action.notice} testId="moderation-notice" />
       <Loaded load={queue} what="the queue">
         {(data) => (
-          <>
-            <Table
-              caption={`${status} listings`}
-              testId="moderation-table"
-              rows={data.listings}
-              rowKey={(l) => l.id}
-              empty={status === "pending" ? "Nothing waits for review." : `No ${status} listings.`}
-              columns={[
-                {
-                  header: "Title",
-                  cell: (l) => <strong data-testid={`listing-title-${l.id}`}>{l.title}</strong>,
-                },
-                {
-                  header: "Merchant",
-                  cell: (l) => (
-                    <>
-                      {l.merchant_name} <MerchantLink id={l.merchant_id} />
-                    </>
+          <PagedTable
+            label="Listings"
+            cursor={cursor}
+            nextCursor={data.next_cursor}
+            caption={`${status} listings`}
+            testId="moderation-table"
+            rows={data.listings}
+            rowKey={(l) => l.id}
+            empty={status === "pending" ? "Nothing waits for review." : `No ${status} listings.`}
+            columns={[
+              {
+                header: "Title",
+                cell: (l) => <strong data-testid={`listing-title-${l.id}`}>{l.title}</strong>,
+              },
+              {
+                header: "Merchant",
+                cell: (l) => (
+                  <>
+                    {l.merchant_name} <MerchantLink id={l.merchant_id} />
+                  </>
+                ),
+              },
+              { header: "Route", cell: (l) => <code>{l.route}</code> },
+              { header: "Category", cell: (l) => l.category },
+              { header: "Description", cell: (l) => l.description ?? "—" },
+              { header: "Rev.", cell: (l) => l.revision, numeric: true },
+              { header: "Updated", cell: (l) => <Time at={l.updated_at} /> },
+              {
+                header: "Decision",
+                cell: (l) =>
+                  l.status === "pending" ? (
+                    <span className="actions">
+                      <button
+                        type="button"
+                        className="button"
+                        disabled={!canAct}
+                        onClick={() => approve(l)}
+                        data-testid={`approve-${l.id}`}
+                        aria-label={`Approve ${l.title}`}
+                      >
+                        Approve
+                      </button>
+                      <button
+                        type="button"
+                        className="button button--danger"
+                        disabled={!canAct}
+                        onClick={() => setRejecting(l)}
+                        data-testid={`reject-${l.id}`}
+                        aria-label={`Reject ${l.title}`}
+                      >
+                        Reject…
+                      </button>
+                    </span>
+                  ) : (
+                    <span>
+                      {l.status}
+                      {l.rejection_reason ? `: ${l.rejection_reason}` : ""}
+                    </span>
                   ),
-                },
-                { header: "Route", cell: (l) => <code>{l.route}</code> },
-                { header: "Category", cell: (l) => l.category },
-                { header: "Description", cell: (l) => l.description ?? "—" },
-                { header: "Rev.", cell: (l) => l.revision, numeric: true },
-                { header: "Updated", cell: (l) => <Time at={l.updated_at} /> },
-                {
-                  header: "Decision",
-                  cell: (l) =>
-                    l.status === "pending" ? (
-                      <span className="actions">
-                        <button
-                          type="button"
-                          className="button"
-                          disabled={!canAct}
-                          onClick={() => approve(l)}
-                          data-testid={`approve-${l.id}`}
-                          aria-label={`Approve ${l.title}`}
-                        >
-                          Approve
-                        </button>
-                        <button
-                          type="button"
-                          className="button button--danger"
-                          disabled={!canAct}
-                          onClick={() => setRejecting(l)}
-                          data-testid={`reject-${l.id}`}
-                          aria-label={`Reject ${l.title}`}
-                        >
-                          Reject…
-                        </button>
-                      </span>
-                    ) : (
-                      <span>
-                        {l.status}
-                        {l.rejection_reason ? `: ${l.rejection_reason}` : ""}
-                      </span>
-                    ),
-                },
-              ]}
-            />
-            <Pager
-              label="Listings"
-              page={pager.page}
-              nextCursor={data.next_cursor}
-              onNext={pager.next}
-              onPrevious={pager.previous}
-            />
-          </>
+              },
+            ]}
+          />
         )}
       </Loaded>
       {rejecting ? (
@@ -134,7 +105,7 @@ export function ModerationPage() {
           listing={rejecting}
           onCancel={() => setRejecting(undefined)}
           onDone={() => {
-            setNotice(`Rejected “${rejecting.title}”: the merchant sees the reason.`);
+            action.setNotice(`Rejected “${rejecting.title}”: the merchant sees the reason.`);
             setRejecting(undefined);
             queue.reload();
           }}
@@ -155,37 +126,30 @@ function RejectDialog({
 }) {
   const { client } = useAdmin();
   const [reason, setReason] = useState("");
-  const [problem, setProblem] = useState<FormProblem>();
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    try {
-      await client.admin.marketplace.reject.mutate({ id: listing.id, revision: listing.revision, reason });
-      onDone();
-    } catch (error) {
-      setProblem(toFormProblem(error));
-    }
-  }
   return (
-    <Dialog title={`Reject “${listing.title}”?`} onCancel={onCancel} testId="reject-dialog">
-      <ProblemBanner problem={problem} testId="reject-problem" extraErrors={problem?.errors} />
-      <form onSubmit={submit}>
-        <label htmlFor="reject-reason">Reason (shown to the merchant)</label>
-        <textarea
+    <FormDialog
+      title={`Reject “${listing.title}”?`}
+      onCancel={onCancel}
+      testId="reject-dialog"
+      problemTestId="reject-problem"
+      listFieldErrors
+      submitLabel="Reject"
+      submitClassName="button button--danger"
+      submitTestId="reject-confirm"
+      onSubmit={() =>
+        client.admin.marketplace.reject.mutate({ id: listing.id, revision: listing.revision, reason })
+      }
+      onDone={onDone}
+    >
+      {() => (
+        <TextAreaField
           id="reject-reason"
+          label="Reason (shown to the merchant)"
           value={reason}
-          onChange={(event) => setReason(event.target.value)}
-          required
-          data-testid="reject-reason"
+          onChange={setReason}
+          testId="reject-reason"
         />
-        <div className="actions">
-          <button type="submit" className="button button--danger" data-testid="reject-confirm">
-            Reject
-          </button>
-          <button type="button" className="button button--secondary" onClick={onCancel}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </Dialog>
+      )}
+    </FormDialog>
   );
 }

@@ -1,10 +1,11 @@
 /** Overview: counts, daily volume and treasury income (uPlot), breakdowns, indexer lag, webhooks, pause. */
 import { useMemo, useState } from "react";
+import { useLoad } from "../../hooks/useLoad";
+import { Table } from "../../ui/Table";
 import type { AdminClient, Overview } from "../api";
 import { DailyChart } from "../Chart";
 import { useAdmin } from "../context";
-import { useLoad } from "../hooks";
-import { Amount, decimalsOf, Loaded, Stat, Table, Time } from "../ui";
+import { Amount, decimalsOf, Loaded, Stat, Time } from "../ui";
 import { HaltedNetworks } from "./HaltedNetworks";
 import { PauseControl } from "./PauseControl";
 

@@ -2,12 +2,12 @@
  * Pause state and the pause/unpause control (docs/operators.md "Pause"): a confirmation with scope and reason;
  * the answer says at once what is refused now (new quotes answer 503 service_paused).
  */
-import { type FormEvent, useState } from "react";
-import { ProblemBanner } from "../../components/ProblemBanner";
-import { errorFor, type FormProblem, toFormProblem } from "../../lib/errors";
+import { useState } from "react";
+import { FormDialog, TextAreaField } from "../../ui/Dialog";
+import { FilterBar, SelectFilter } from "../../ui/Filters";
 import { type Overview, PAUSE_SCOPES, type PauseScope } from "../api";
 import { useAdmin } from "../context";
-import { Dialog, Time } from "../ui";
+import { Time } from "../ui";
 
 type Pending = { action: "pause" | "unpause"; scope: PauseScope };
 
@@ -50,22 +50,16 @@ export function PauseControl({ pause, onChanged }: { pause: Overview["pause"]; o
           {notice}
         </p>
       ) : null}
-      <div className="filters">
-        <label>
-          Scope
-          <select
-            value={scope}
-            onChange={(event) => setScope(event.target.value as PauseScope)}
-            data-testid="pause-scope"
-            disabled={!canAct}
-          >
-            {PAUSE_SCOPES.map((s) => (
-              <option key={s} value={s}>
-                {s === "all" ? "all networks" : s}
-              </option>
-            ))}
-          </select>
-        </label>
+      <FilterBar>
+        <SelectFilter
+          label="Scope"
+          value={scope}
+          options={PAUSE_SCOPES}
+          optionLabel={(s) => (s === "all" ? "all networks" : s)}
+          onChange={(event) => setScope(event.target.value as PauseScope)}
+          testId="pause-scope"
+          disabled={!canAct}
+        />
         <button
           type="button"
           className="button button--danger"
@@ -75,7 +69,7 @@ export function PauseControl({ pause, onChanged }: { pause: Overview["pause"]; o
         >
           Pause {scope}…
         </button>
-      </div>
+      </FilterBar>
       {pending ? (
         <ConfirmPause
           pending={pending}
@@ -108,63 +102,46 @@ function ConfirmPause({
   act: (reason: string) => Promise<{ paused: { scope: string }[] }>;
 }) {
   const [reason, setReason] = useState("");
-  const [problem, setProblem] = useState<FormProblem>();
-  const [busy, setBusy] = useState(false);
   const where = pending.scope === "all" ? "every network" : pending.scope;
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setBusy(true);
-    try {
-      const result = await act(reason);
-      const still = result.paused.map((p) => p.scope);
-      onDone(
-        pending.action === "pause"
-          ? `Paused ${where}: new quotes there are refused now with 503 service_paused (payments already sent are honoured).`
-          : `Unpaused ${where}: quotes are accepted again${still.length ? `, except where still paused: ${still.join(", ")}` : ""}.`,
-      );
-    } catch (error) {
-      setProblem(toFormProblem(error));
-      setBusy(false);
-    }
-  }
+  const pausing = pending.action === "pause";
 
   return (
-    <Dialog
-      title={`${pending.action === "pause" ? "Pause" : "Unpause"} ${where}?`}
+    <FormDialog
+      title={`${pausing ? "Pause" : "Unpause"} ${where}?`}
       onCancel={onCancel}
       testId="pause-dialog"
+      problemTestId="pause-problem"
+      intro={
+        <p>
+          {pausing
+            ? `New quotes, bridge challenges and hosted-gateway sales on ${where} will answer 503 until unpaused.`
+            : `New quotes on ${where} will be accepted again.`}
+        </p>
+      }
+      submitLabel={`${pausing ? "Pause" : "Unpause"} ${pending.scope}`}
+      submitClassName="button button--danger"
+      submitTestId="pause-confirm"
+      onSubmit={async () => {
+        const still = (await act(reason)).paused.map((p) => p.scope);
+        return pausing
+          ? `Paused ${where}: new quotes there are refused now with 503 service_paused (payments already sent are honoured).`
+          : `Unpaused ${where}: quotes are accepted again${still.length ? `, except where still paused: ${still.join(", ")}` : ""}.`;
+      }}
+      onDone={onDone}
     >
-      <p>
-        {pending.action === "pause"
-          ? `New quotes, bridge challenges and hosted-gateway sales on ${where} will answer 503 until unpaused.`
-          : `New quotes on ${where} will be accepted again.`}
-      </p>
-      <ProblemBanner problem={problem} testId="pause-problem" />
-      <form onSubmit={submit}>
-        <label htmlFor="pause-reason">Reason (recorded in the audit log)</label>
-        <textarea
+      {(errors) => (
+        <TextAreaField
           id="pause-reason"
+          label="Reason (recorded in the audit log)"
           value={reason}
-          onChange={(event) => setReason(event.target.value)}
-          required
+          onChange={setReason}
+          errors={errors}
+          path="reason"
           minLength={3}
           maxLength={500}
-          data-testid="pause-reason"
-          aria-invalid={errorFor(problem?.errors ?? [], "reason") ? true : undefined}
+          testId="pause-reason"
         />
-        {errorFor(problem?.errors ?? [], "reason") ? (
-          <p className="field__error">{errorFor(problem?.errors ?? [], "reason")}</p>
-        ) : null}
-        <div className="actions">
-          <button type="submit" className="button button--danger" disabled={busy} data-testid="pause-confirm">
-            {pending.action === "pause" ? "Pause" : "Unpause"} {pending.scope}
-          </button>
-          <button type="button" className="button button--secondary" onClick={onCancel}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </Dialog>
+      )}
+    </FormDialog>
   );
 }

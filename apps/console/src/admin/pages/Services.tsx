@@ -1,9 +1,11 @@
 /** Process dashboards: telemetry (latency percentiles), the x402 facilitator (relayer balances), Solana/identity gate. */
 import { useState } from "react";
+import { useLoad } from "../../hooks/useLoad";
+import { SelectFilter } from "../../ui/Filters";
+import { type Column, Table } from "../../ui/Table";
 import { useAdmin } from "../context";
-import { useLoad } from "../hooks";
 import { MerchantLink } from "../links";
-import { Amount, type Column, Loaded, Mono, Stat, Table, Time } from "../ui";
+import { Amount, Loaded, Mono, Stat, Time } from "../ui";
 
 type Summary = {
   requests: number;
@@ -40,18 +42,15 @@ export function TelemetryPage() {
   return (
     <>
       <h1>Telemetry</h1>
-      <label className="filters">
-        Window
-        <select
-          value={windowMinutes}
-          onChange={(event) => setWindowMinutes(Number(event.target.value))}
-          data-testid="telemetry-window"
-        >
-          {[5, 15, 30, 60].map((m) => (
-            <option key={m} value={m}>{`${m} minutes`}</option>
-          ))}
-        </select>
-      </label>
+      <SelectFilter
+        labelClassName="filters"
+        label="Window"
+        value={windowMinutes}
+        options={[5, 15, 30, 60]}
+        optionLabel={(m) => `${m} minutes`}
+        onChange={(event) => setWindowMinutes(Number(event.target.value))}
+        testId="telemetry-window"
+      />
       <Loaded load={data} what="telemetry">
         {(d) => (
           <>

@@ -1,8 +1,9 @@
 /** Settlements with their links: merchant, payer, quote, receipt, transaction and block. */
 import { Link } from "react-router";
+import { type Column, Table } from "../../ui/Table";
 import type { Settlement, Transaction } from "../api";
 import { AgentLink, BlockLink, MerchantLink, SearchLink, TxLink } from "../links";
-import { Amount, type Column, Table, Time } from "../ui";
+import { Amount, Time } from "../ui";
 
 type Row = Settlement & Partial<Pick<Transaction, "quote" | "receipt">>;
 

@@ -1,7 +1,7 @@
 /** One settlement: where it is on chain, how it split, and the quote and receipt it belongs to. */
 import { Link, useParams } from "react-router";
+import { useLoad } from "../../hooks/useLoad";
 import { useAdmin } from "../context";
-import { useLoad } from "../hooks";
 import { AgentLink, BlockLink, MerchantLink, SearchLink, TxLink } from "../links";
 import { Amount, Loaded, Mono, Stat, Time } from "../ui";
 

@@ -1,40 +1,30 @@
 /** Webhooks dashboard: totals, endpoints with their success rate, dead letters with a replay button. */
-import { useState } from "react";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
-import { type FormProblem, toFormProblem } from "../../lib/errors";
+import { useAction } from "../../hooks/useAction";
+import { usePagedLoad } from "../../hooks/usePagedLoad";
+import { PagedTable } from "../../ui/Pager";
+import { Table } from "../../ui/Table";
 import { useAdmin } from "../context";
-import { useCursor, useLoad } from "../hooks";
 import { MerchantLink } from "../links";
-import { Loaded, Mono, Pager, Stat, Table, Time } from "../ui";
+import { Loaded, Mono, Stat, Time } from "../ui";
 
 const rate = (value: number | null) => (value === null ? "—" : `${(value * 100).toFixed(1)} %`);
 
 export function WebhooksPage() {
   const { client, canAct } = useAdmin();
-  const pager = useCursor("webhooks");
-  const data = useLoad(
-    () => client.dashboard.webhooks.query(pager.cursor ? { cursor: pager.cursor } : {}),
-    pager.cursor ?? "",
-  );
-  const [problem, setProblem] = useState<FormProblem>();
-  const [notice, setNotice] = useState<string>();
-  async function replay(eventId: string) {
-    setProblem(undefined);
-    try {
+  const { cursor, list: data } = usePagedLoad("webhooks", (page) => client.dashboard.webhooks.query(page));
+  const action = useAction({ keepNotice: true });
+  const replay = (eventId: string) =>
+    action.run(async () => {
       const result = await client.dashboard.replayWebhook.mutate({ event_id: eventId });
-      setNotice(
-        `Queued ${result.event_id} again (was ${result.previous_status}); the merchant sees the same webhook-id.`,
-      );
-      data.reload();
-    } catch (error) {
-      setProblem(toFormProblem(error));
-    }
-  }
+      void data.reload();
+      return `Queued ${result.event_id} again (was ${result.previous_status}); the merchant sees the same webhook-id.`;
+    });
   return (
     <>
       <h1>Webhooks</h1>
-      <ProblemBanner problem={problem} testId="replay-problem" />
-      <Notice message={notice} testId="replay-notice" />
+      <ProblemBanner problem={action.problem} testId="replay-problem" />
+      <Notice message={action.notice} testId="replay-notice" />
       <Loaded load={data} what="webhook health">
         {(d) => (
           <>
@@ -79,7 +69,10 @@ export function WebhooksPage() {
             </section>
             <section className="section" aria-labelledby="endpoints-title">
               <h2 id="endpoints-title">Endpoints</h2>
-              <Table
+              <PagedTable
+                label="Endpoints"
+                cursor={cursor}
+                nextCursor={d.next_cursor}
                 caption="Webhook endpoints"
                 testId="webhook-endpoints"
                 rows={d.endpoints}
@@ -95,13 +88,6 @@ export function WebhooksPage() {
                   { header: "Dead", cell: (e) => e.deliveries.dead, numeric: true },
                   { header: "Success", cell: (e) => rate(e.success_rate), numeric: true },
                 ]}
-              />
-              <Pager
-                label="Endpoints"
-                page={pager.page}
-                nextCursor={d.next_cursor}
-                onNext={pager.next}
-                onPrevious={pager.previous}
               />
             </section>
           </>

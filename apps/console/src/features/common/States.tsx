@@ -1,44 +1,39 @@
 import type { ReactNode } from "react";
 import { ProblemBanner } from "../../components/ProblemBanner";
-import type { FormProblem } from "../../lib/errors";
+import type { Load } from "../../hooks/useLoad";
+import { toFormProblem } from "../../lib/errors";
 
-type LoadState<T> =
-  | { kind: "loading" }
-  | { kind: "loaded"; data: T }
-  | { kind: "failed"; problem: FormProblem };
-
-/** Draws a load's three states: a status line, the problem (with a retry), or the content. */
+/**
+ * Draws a load: the content (also while a reload runs), else the last failure with a retry (also while that
+ * retry runs), else a status line.
+ */
 export function Loaded<T>({
-  state,
+  load,
   what,
   testId,
-  retry,
   children,
 }: {
-  state: LoadState<T>;
+  load: Load<T> & { reload: () => Promise<void> };
   what: string;
   testId: string;
-  retry: () => void;
   children: (data: T) => ReactNode;
 }) {
-  if (state.kind === "loading") {
-    return (
-      <p role="status" className="muted" data-testid={`${testId}-loading`}>
-        Loading {what}…
-      </p>
-    );
-  }
-  if (state.kind === "failed") {
+  if (load.data !== undefined) return <>{children(load.data)}</>;
+  if (load.error !== undefined) {
     return (
       <>
-        <ProblemBanner problem={state.problem} testId={`${testId}-problem`} />
-        <button type="button" className="button button--secondary" onClick={retry}>
+        <ProblemBanner problem={toFormProblem(load.error)} testId={`${testId}-problem`} />
+        <button type="button" className="button button--secondary" onClick={() => void load.reload()}>
           Try again
         </button>
       </>
     );
   }
-  return <>{children(state.data)}</>;
+  return (
+    <p role="status" className="muted" data-testid={`${testId}-loading`}>
+      Loading {what}…
+    </p>
+  );
 }
 
 /** The same secret-shown-once block as registration, for webhook and origin secrets. */
@@ -48,5 +43,22 @@ export function OnceSecret({ label, value, testId }: { label: string; value: str
       <p>{label}: copy it now, it cannot be shown again.</p>
       <input readOnly value={value} data-testid={testId} aria-label={label} />
     </div>
+  );
+}
+
+/** Reads the section's data again (the merchant pages do not poll). */
+export function RefreshButton({
+  load,
+  testId,
+  className = "button button--secondary",
+}: {
+  load: { reload: () => Promise<void> };
+  testId: string;
+  className?: string;
+}) {
+  return (
+    <button type="button" className={className} onClick={() => void load.reload()} data-testid={testId}>
+      Refresh
+    </button>
   );
 }

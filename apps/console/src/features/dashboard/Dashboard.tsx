@@ -1,44 +1,68 @@
 import { useState } from "react";
+import { useLoad } from "../../hooks/useLoad";
 import type { MerchantApi, MerchantDashboard } from "../../lib/trpc";
 import { formatUnits } from "../../lib/units";
-import { Loaded } from "../common/States";
-import { useLoad } from "../common/useLoad";
+import { SelectFilter } from "../../ui/Filters";
+import { type Column, DataTable } from "../../ui/Table";
+import { Loaded, RefreshButton } from "../common/States";
 import { RevenueChart } from "./RevenueChart";
 
 const WINDOWS = [7, 30, 90] as const;
+type Data = MerchantDashboard;
+
+const REVENUE_COLUMNS: Column<Data["revenue"][number]>[] = [
+  { header: "Day", cell: (row) => row.day },
+  { header: "Network", cell: (row) => row.network },
+  { header: "Asset", cell: (row) => row.asset ?? row.token },
+  { header: "Payments", cell: (row) => row.settlements, numeric: true },
+  {
+    header: "Received",
+    cell: (row) => (
+      <span title={`${row.merchant_amount} base units`}>{formatUnits(row.merchant_amount, row.asset)}</span>
+    ),
+    numeric: true,
+  },
+];
+
+const SETTLEMENT_COLUMNS: Column<Data["settlements"]["recent"][number]>[] = [
+  { header: "Seen", cell: (row) => row.seen_at.slice(0, 19).replace("T", " ") },
+  { header: "Network", cell: (row) => row.network },
+  { header: "State", cell: (row) => (row.reverted ? "reverted" : row.state) },
+  {
+    header: "Received",
+    cell: (row) => `${formatUnits(row.merchant_amount, row.asset)} ${row.asset ?? ""}`,
+    numeric: true,
+  },
+  { header: "Transaction", cell: (row) => <code>{`${row.tx_hash.slice(0, 10)}…`}</code> },
+];
+
+const RESOURCE_COLUMNS: Column<Data["top_resources"][number]>[] = [
+  { header: "Resource", cell: (row) => <code>{row.resource}</code> },
+  { header: "Quotes", cell: (row) => row.quotes, numeric: true },
+  { header: "Paid", cell: (row) => row.receipts, numeric: true },
+  { header: "Units", cell: (row) => row.units, numeric: true },
+  { header: "USD", cell: (row) => row.amount_usd, numeric: true },
+];
 
 /** The merchant dashboard: revenue chart, settlements, receipts, top resources, quota, webhook health. */
 export function Dashboard({ api }: { api: MerchantApi }) {
   const [days, setDays] = useState<number>(30);
-  const { state, reload } = useLoad(() => api.dashboard(days), days);
+  const dashboard = useLoad(() => api.dashboard(days), days);
   return (
     <section aria-labelledby="dashboard-heading" data-testid="dashboard">
       <div className="section-head">
         <h1 id="dashboard-heading">Dashboard</h1>
-        <label>
-          Window{" "}
-          <select
-            value={days}
-            data-testid="dashboard-days"
-            onChange={(event) => setDays(Number(event.target.value))}
-          >
-            {WINDOWS.map((n) => (
-              <option key={n} value={n}>
-                last {n} days
-              </option>
-            ))}
-          </select>
-        </label>
-        <button
-          type="button"
-          className="button button--secondary"
-          onClick={() => void reload()}
-          data-testid="dashboard-refresh"
-        >
-          Refresh
-        </button>
+        <SelectFilter
+          label="Window "
+          value={days}
+          options={WINDOWS}
+          optionLabel={(n) => `last ${n} days`}
+          onChange={(event) => setDays(Number(event.target.value))}
+          testId="dashboard-days"
+        />
+        <RefreshButton load={dashboard} testId="dashboard-refresh" />
       </div>
-      <Loaded state={state} what="the dashboard" testId="dashboard" retry={() => void reload()}>
+      <Loaded load={dashboard} what="the dashboard" testId="dashboard">
         {(data) => <DashboardBody data={data} />}
       </Loaded>
     </section>
@@ -61,73 +85,26 @@ function DashboardBody({ data }: { data: MerchantDashboard }) {
         ) : (
           <>
             <RevenueChart revenue={data.revenue} from={data.window.from} days={data.window.days} />
-            <table className="table" data-testid="revenue-table">
-              <caption>Merchant share per day, network and asset (base units)</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Day</th>
-                  <th scope="col">Network</th>
-                  <th scope="col">Asset</th>
-                  <th scope="col" className="num">
-                    Payments
-                  </th>
-                  <th scope="col" className="num">
-                    Received
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.revenue.map((row) => (
-                  <tr key={`${row.day}:${row.network}:${row.token}`}>
-                    <td>{row.day}</td>
-                    <td>{row.network}</td>
-                    <td>{row.asset ?? row.token}</td>
-                    <td className="num">{row.settlements}</td>
-                    <td className="num" title={`${row.merchant_amount} base units`}>
-                      {formatUnits(row.merchant_amount, row.asset)}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              caption="Merchant share per day, network and asset (base units)"
+              testId="revenue-table"
+              rows={data.revenue}
+              rowKey={(row) => `${row.day}:${row.network}:${row.token}`}
+              columns={REVENUE_COLUMNS}
+            />
           </>
         )}
       </section>
       <section className="card card--wide" aria-labelledby="settlements-heading">
         <h2 id="settlements-heading">Settlements</h2>
         <p data-testid="settlements-count">{settled} settled in the window</p>
-        {data.settlements.recent.length === 0 ? (
-          <p className="muted">None yet.</p>
-        ) : (
-          <table className="table" data-testid="settlements-recent">
-            <thead>
-              <tr>
-                <th scope="col">Seen</th>
-                <th scope="col">Network</th>
-                <th scope="col">State</th>
-                <th scope="col" className="num">
-                  Received
-                </th>
-                <th scope="col">Transaction</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.settlements.recent.map((row) => (
-                <tr key={`${row.tx_hash}:${row.log_index}`}>
-                  <td>{row.seen_at.slice(0, 19).replace("T", " ")}</td>
-                  <td>{row.network}</td>
-                  <td>{row.reverted ? "reverted" : row.state}</td>
-                  <td className="num">
-                    {formatUnits(row.merchant_amount, row.asset)} {row.asset ?? ""}
-                  </td>
-                  <td>
-                    <code>{`${row.tx_hash.slice(0, 10)}…`}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <DataTable
+          testId="settlements-recent"
+          rows={data.settlements.recent}
+          rowKey={(row) => `${row.tx_hash}:${row.log_index}`}
+          columns={SETTLEMENT_COLUMNS}
+          empty={<p className="muted">None yet.</p>}
+        />
       </section>
       <section className="card" aria-labelledby="receipts-heading">
         <h2 id="receipts-heading">Receipts and quota</h2>
@@ -148,42 +125,13 @@ function DashboardBody({ data }: { data: MerchantDashboard }) {
       </section>
       <section className="card" aria-labelledby="resources-heading">
         <h2 id="resources-heading">Top resources</h2>
-        {data.top_resources.length === 0 ? (
-          <p className="muted">No quotes yet.</p>
-        ) : (
-          <table className="table" data-testid="top-resources">
-            <thead>
-              <tr>
-                <th scope="col">Resource</th>
-                <th scope="col" className="num">
-                  Quotes
-                </th>
-                <th scope="col" className="num">
-                  Paid
-                </th>
-                <th scope="col" className="num">
-                  Units
-                </th>
-                <th scope="col" className="num">
-                  USD
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.top_resources.map((row) => (
-                <tr key={row.resource}>
-                  <td>
-                    <code>{row.resource}</code>
-                  </td>
-                  <td className="num">{row.quotes}</td>
-                  <td className="num">{row.receipts}</td>
-                  <td className="num">{row.units}</td>
-                  <td className="num">{row.amount_usd}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <DataTable
+          testId="top-resources"
+          rows={data.top_resources}
+          rowKey={(row) => row.resource}
+          columns={RESOURCE_COLUMNS}
+          empty={<p className="muted">No quotes yet.</p>}
+        />
       </section>
       <section className="card" aria-labelledby="dash-webhooks-heading">
         <h2 id="dash-webhooks-heading">Webhooks</h2>

@@ -1,7 +1,7 @@
 import { fireEvent, render, screen } from "@testing-library/react";
 import { TRPCClientError } from "@trpc/client";
 import { describe, expect, it, vi } from "vitest";
-import { fakeApi, profile } from "../../test-fakes";
+import { fakeApi, profile, validationError } from "../../test-fakes";
 import { GatewayPage } from "./GatewayPage";
 
 const route = {
@@ -53,19 +53,11 @@ describe("GatewayPage", () => {
   it("shows field errors from the server beside the field", async () => {
     const api = fakeApi({
       getGateway: vi.fn().mockRejectedValue(notFound),
-      setGateway: vi.fn().mockRejectedValue(
-        Object.assign(new TRPCClientError("bad"), {
-          data: {
-            type: "/docs/errors#validation_failed",
-            title: "Validation failed",
-            status: 400,
-            detail: "bad",
-            code: "validation_failed",
-            errors: [{ path: "upstream_url", code: "invalid_url", message: "must be an https URL" }],
-            httpStatus: 400,
-          },
-        }),
-      ),
+      setGateway: vi
+        .fn()
+        .mockRejectedValue(
+          validationError([{ path: "upstream_url", code: "invalid_url", message: "must be an https URL" }]),
+        ),
     });
     render(<GatewayPage api={api} merchant={profile()} />);
     await screen.findByTestId("gateway-empty");

@@ -1,15 +1,23 @@
 import { useState } from "react";
 import { Field } from "../../components/Field";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
-import { errorFor, type FormProblem, problemOf, toFormProblem } from "../../lib/errors";
+import { useAction } from "../../hooks/useAction";
+import { useLoad } from "../../hooks/useLoad";
+import { errorFor, problemOf, toFormProblem } from "../../lib/errors";
 import type { GatewayRoute, MerchantApi, MerchantProfile } from "../../lib/trpc";
 import { OnceSecret } from "../common/States";
-import { useLoad } from "../common/useLoad";
+
+type RouteForm = { slug: string; upstream_url: string; tier: string };
+const ROUTE_FIELDS: readonly [keyof RouteForm, string, string][] = [
+  ["slug", "Slug", "gateway-slug"],
+  ["upstream_url", "Upstream URL", "gateway-upstream"],
+  ["tier", "Tier", "gateway-tier"],
+];
 
 /** Hosted gateway (docs/merchants.md): the route agents call at /g/<slug>, and its origin secret. */
 export function GatewayPage({ api, merchant }: { api: MerchantApi; merchant: MerchantProfile }) {
   const id = merchant.merchant_id;
-  const { state, reload } = useLoad(async (): Promise<GatewayRoute | null> => {
+  const gateway = useLoad(async (): Promise<GatewayRoute | null> => {
     try {
       return await api.getGateway(id);
     } catch (error) {
@@ -17,34 +25,25 @@ export function GatewayPage({ api, merchant }: { api: MerchantApi; merchant: Mer
       throw error;
     }
   });
-  const current = state.kind === "loaded" ? state.data : null;
-  const [form, setForm] = useState<{ slug: string; upstream_url: string; tier: string }>();
+  const current = gateway.data ?? null;
+  const [form, setForm] = useState<RouteForm>();
   const values = form ?? {
     slug: current?.slug ?? "",
     upstream_url: current?.upstream_url ?? "",
     tier: current?.tier ?? "standard",
   };
-  const [problem, setProblem] = useState<FormProblem>();
-  const [notice, setNotice] = useState<string>();
   const [secret, setSecret] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, notice, run, setNotice } = useAction();
 
-  async function act(what: () => Promise<GatewayRoute>, done: string) {
-    setBusy(true);
-    setProblem(undefined);
-    setNotice(undefined);
-    try {
+  /** A saved route shows its origin secret once (the API sends it on creation and rotation only). */
+  const act = (what: () => Promise<GatewayRoute>, done: string) =>
+    run(async () => {
       const route = await what();
       if (route.origin_secret) setSecret(route.origin_secret);
       setNotice(done);
       setForm(undefined);
-      await reload();
-    } catch (error) {
-      setProblem(toFormProblem(error));
-    } finally {
-      setBusy(false);
-    }
-  }
+      await gateway.reload();
+    });
 
   const err = (path: string) => errorFor(problem?.errors ?? [], path);
   return (
@@ -53,36 +52,19 @@ export function GatewayPage({ api, merchant }: { api: MerchantApi; merchant: Mer
       <ProblemBanner problem={problem} testId="gateway-problem" />
       <Notice message={notice} testId="gateway-notice" />
       {secret ? <OnceSecret label="Origin secret" value={secret} testId="gateway-origin-secret" /> : null}
-      {state.kind === "loading" ? (
+      {gateway.status === "loading" && gateway.data === undefined && gateway.error === undefined ? (
         <p role="status" className="muted">
           Loading the gateway route…
         </p>
       ) : null}
-      {state.kind === "failed" ? (
-        <ProblemBanner problem={state.problem} testId="gateway-load-problem" />
+      {gateway.error !== undefined ? (
+        <ProblemBanner problem={toFormProblem(gateway.error)} testId="gateway-load-problem" />
       ) : null}
       <div className="grid">
         <section className="card" aria-labelledby="gateway-current-heading">
           <h2 id="gateway-current-heading">Current route</h2>
           {current ? (
-            <dl className="facts" data-testid="gateway-current">
-              <dt>Agents call</dt>
-              <dd>
-                <code>
-                  {current.gateway_url}/{current.slug}/…
-                </code>
-              </dd>
-              <dt>Forwards to</dt>
-              <dd>
-                <code>{current.upstream_url}</code>
-              </dd>
-              <dt>Tier</dt>
-              <dd>{current.tier}</dd>
-              <dt>Origin secret header</dt>
-              <dd>
-                <code>{current.origin_secret_header}</code>
-              </dd>
-            </dl>
+            <RouteFacts route={current} />
           ) : (
             <p className="muted" data-testid="gateway-empty">
               No hosted gateway route yet.
@@ -120,27 +102,16 @@ export function GatewayPage({ api, merchant }: { api: MerchantApi; merchant: Mer
           }}
         >
           <h2 id="gateway-form-heading">{current ? "Change the route" : "Configure the route"}</h2>
-          <Field
-            label="Slug"
-            testId="gateway-slug"
-            value={values.slug}
-            onChange={(e) => setForm({ ...values, slug: e.target.value })}
-            error={err("slug")}
-          />
-          <Field
-            label="Upstream URL"
-            testId="gateway-upstream"
-            value={values.upstream_url}
-            onChange={(e) => setForm({ ...values, upstream_url: e.target.value })}
-            error={err("upstream_url")}
-          />
-          <Field
-            label="Tier"
-            testId="gateway-tier"
-            value={values.tier}
-            onChange={(e) => setForm({ ...values, tier: e.target.value })}
-            error={err("tier")}
-          />
+          {ROUTE_FIELDS.map(([key, label, testId]) => (
+            <Field
+              key={key}
+              label={label}
+              testId={testId}
+              value={values[key]}
+              onChange={(e) => setForm({ ...values, [key]: e.target.value })}
+              error={err(key)}
+            />
+          ))}
           <div className="actions">
             <button type="submit" className="button" disabled={busy} data-testid="gateway-save">
               Save route
@@ -149,5 +120,29 @@ export function GatewayPage({ api, merchant }: { api: MerchantApi; merchant: Mer
         </form>
       </div>
     </section>
+  );
+}
+
+/** Where agents call, where it forwards, and the header that proves a request came through the gateway. */
+function RouteFacts({ route }: { route: GatewayRoute }) {
+  return (
+    <dl className="facts" data-testid="gateway-current">
+      <dt>Agents call</dt>
+      <dd>
+        <code>
+          {route.gateway_url}/{route.slug}/…
+        </code>
+      </dd>
+      <dt>Forwards to</dt>
+      <dd>
+        <code>{route.upstream_url}</code>
+      </dd>
+      <dt>Tier</dt>
+      <dd>{route.tier}</dd>
+      <dt>Origin secret header</dt>
+      <dd>
+        <code>{route.origin_secret_header}</code>
+      </dd>
+    </dl>
   );
 }

@@ -2,10 +2,12 @@ import { LISTING_CATEGORIES } from "@tollgate/shared";
 import { useState } from "react";
 import { Field } from "../../components/Field";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
-import { errorFor, type FormProblem, toFormProblem } from "../../lib/errors";
+import { useAction } from "../../hooks/useAction";
+import { useLoad } from "../../hooks/useLoad";
+import { errorFor, type FormProblem } from "../../lib/errors";
 import type { Listing, MerchantApi, MerchantProfile } from "../../lib/trpc";
+import { type Column, DataTable } from "../../ui/Table";
 import { Loaded } from "../common/States";
-import { useLoad } from "../common/useLoad";
 
 type Draft = {
   route: string;
@@ -16,29 +18,20 @@ type Draft = {
 };
 const EMPTY: Draft = { route: "", title: "", category: "search", tier: "standard", description: "" };
 
-/** Marketplace listings (SPEC §3.1; docs/marketplace.md): create, edit, status and rejection reason, resubmit. */
+/** Marketplace listings (docs/marketplace.md): create, edit, status and rejection reason, resubmit. */
 export function ListingsPage({ api, merchant }: { api: MerchantApi; merchant: MerchantProfile }) {
   const id = merchant.merchant_id;
-  const { state, reload } = useLoad(() => api.listListings(id));
+  const listings = useLoad(() => api.listListings(id));
   const [editing, setEditing] = useState<Listing | undefined>();
   const [draft, setDraft] = useState<Draft>(EMPTY);
-  const [problem, setProblem] = useState<FormProblem>();
-  const [notice, setNotice] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, notice, run, setNotice } = useAction();
 
-  async function act(what: () => Promise<void>) {
-    setBusy(true);
-    setProblem(undefined);
-    setNotice(undefined);
-    try {
+  /** Every change reloads the list, still busy, so the table shows it when the buttons come back. */
+  const act = (what: () => Promise<void>) =>
+    run(async () => {
       await what();
-      await reload();
-    } catch (error) {
-      setProblem(toFormProblem(error));
-    } finally {
-      setBusy(false);
-    }
-  }
+      await listings.reload();
+    });
 
   function edit(listing: Listing) {
     setEditing(listing);
@@ -51,7 +44,34 @@ export function ListingsPage({ api, merchant }: { api: MerchantApi; merchant: Me
     });
   }
 
-  const err = (path: string) => errorFor(problem?.errors ?? [], path);
+  const columns = listingColumns({
+    busy,
+    onEdit: edit,
+    onResubmit: (listing) =>
+      void act(async () => {
+        await api.updateListing({ id, listing_id: listing.id, title: listing.title });
+        setNotice("Resubmitted for review.");
+      }),
+  });
+  const save = () =>
+    void act(async () => {
+      const content = {
+        route: draft.route.trim(),
+        title: draft.title.trim(),
+        category: draft.category,
+        tier: draft.tier.trim(),
+        ...(draft.description.trim() ? { description: draft.description.trim() } : {}),
+      };
+      if (editing) {
+        await api.updateListing({ id, listing_id: editing.id, ...content });
+        setNotice("Saved: the new revision waits for review.");
+      } else {
+        await api.createListing({ id, ...content });
+        setNotice("Listing created: it waits for review.");
+      }
+      setEditing(undefined);
+      setDraft(EMPTY);
+    });
   return (
     <section aria-labelledby="listings-heading" data-testid="listings-page">
       <h1 id="listings-heading">Marketplace listings</h1>
@@ -60,166 +80,164 @@ export function ListingsPage({ api, merchant }: { api: MerchantApi; merchant: Me
       <div className="grid">
         <section className="card card--wide" aria-labelledby="listings-list-heading">
           <h2 id="listings-list-heading">Your listings</h2>
-          <Loaded state={state} what="listings" testId="listings" retry={() => void reload()}>
-            {(listings) =>
-              listings.length === 0 ? (
-                <p className="muted" data-testid="listings-empty">
-                  No listings yet. An operator reviews each one before the public feed shows it.
-                </p>
-              ) : (
-                <table className="table" data-testid="listings-table">
-                  <thead>
-                    <tr>
-                      <th scope="col">Title</th>
-                      <th scope="col">Route</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Actions</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {listings.map((listing) => (
-                      <tr key={listing.id}>
-                        <td>{listing.title}</td>
-                        <td>
-                          <code>{listing.route}</code>
-                        </td>
-                        <td data-testid={`listing-status-${listing.id}`}>
-                          {listing.status} (revision {listing.revision})
-                          {listing.rejection_reason ? (
-                            <span className="field__error" data-testid={`listing-reason-${listing.id}`}>
-                              {" "}
-                              Reason: {listing.rejection_reason}
-                            </span>
-                          ) : null}
-                        </td>
-                        <td>
-                          <button
-                            type="button"
-                            className="button button--quiet"
-                            onClick={() => edit(listing)}
-                            aria-label={`Edit ${listing.title}`}
-                          >
-                            Edit
-                          </button>
-                          {listing.status === "rejected" ? (
-                            <button
-                              type="button"
-                              className="button button--secondary"
-                              disabled={busy}
-                              data-testid={`listing-resubmit-${listing.id}`}
-                              aria-label={`Resubmit ${listing.title}`}
-                              onClick={() =>
-                                void act(async () => {
-                                  await api.updateListing({
-                                    id,
-                                    listing_id: listing.id,
-                                    title: listing.title,
-                                  });
-                                  setNotice("Resubmitted for review.");
-                                })
-                              }
-                            >
-                              Resubmit
-                            </button>
-                          ) : null}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              )
-            }
+          <Loaded load={listings} what="listings" testId="listings">
+            {(rows) => (
+              <DataTable
+                testId="listings-table"
+                rows={rows}
+                rowKey={(listing) => listing.id}
+                columns={columns}
+                empty={
+                  <p className="muted" data-testid="listings-empty">
+                    No listings yet. An operator reviews each one before the public feed shows it.
+                  </p>
+                }
+              />
+            )}
           </Loaded>
         </section>
-        <form
-          className="card form"
-          aria-labelledby="listing-form-heading"
-          onSubmit={(event) => {
-            event.preventDefault();
-            void act(async () => {
-              const content = {
-                route: draft.route.trim(),
-                title: draft.title.trim(),
-                category: draft.category,
-                tier: draft.tier.trim(),
-                ...(draft.description.trim() ? { description: draft.description.trim() } : {}),
-              };
-              if (editing) {
-                await api.updateListing({ id, listing_id: editing.id, ...content });
-                setNotice("Saved: the new revision waits for review.");
-              } else {
-                await api.createListing({ id, ...content });
-                setNotice("Listing created: it waits for review.");
-              }
-              setEditing(undefined);
-              setDraft(EMPTY);
-            });
+        <ListingForm
+          editing={editing}
+          draft={draft}
+          onDraftChange={setDraft}
+          busy={busy}
+          problem={problem}
+          onSubmit={save}
+          onCancel={() => {
+            setEditing(undefined);
+            setDraft(EMPTY);
           }}
-        >
-          <h2 id="listing-form-heading">{editing ? `Edit ${editing.title}` : "New listing"}</h2>
-          <Field
-            label="Route"
-            hint="e.g. /search"
-            testId="listing-route"
-            value={draft.route}
-            onChange={(e) => setDraft({ ...draft, route: e.target.value })}
-            error={err("route")}
-          />
-          <Field
-            label="Title"
-            testId="listing-title"
-            value={draft.title}
-            onChange={(e) => setDraft({ ...draft, title: e.target.value })}
-            error={err("title")}
-          />
-          <div className="field">
-            <label htmlFor="listing-category">Category</label>
-            <select
-              id="listing-category"
-              data-testid="listing-category"
-              value={draft.category}
-              onChange={(e) => setDraft({ ...draft, category: e.target.value as Draft["category"] })}
-            >
-              {LISTING_CATEGORIES.map((c) => (
-                <option key={c} value={c}>
-                  {c}
-                </option>
-              ))}
-            </select>
-          </div>
-          <Field
-            label="Tier"
-            testId="listing-tier"
-            value={draft.tier}
-            onChange={(e) => setDraft({ ...draft, tier: e.target.value })}
-            error={err("tier")}
-          />
-          <Field
-            label="Description"
-            testId="listing-description"
-            value={draft.description}
-            onChange={(e) => setDraft({ ...draft, description: e.target.value })}
-            error={err("description")}
-          />
-          <div className="actions">
-            <button type="submit" className="button" disabled={busy} data-testid="listing-submit">
-              {editing ? "Save and resubmit" : "Create listing"}
-            </button>
-            {editing ? (
-              <button
-                type="button"
-                className="button button--quiet"
-                onClick={() => {
-                  setEditing(undefined);
-                  setDraft(EMPTY);
-                }}
-              >
-                Cancel
-              </button>
-            ) : null}
-          </div>
-        </form>
+        />
       </div>
     </section>
+  );
+}
+
+/** The listings table: status with the rejection reason, edit, and resubmit for a rejected listing. */
+function listingColumns({
+  busy,
+  onEdit,
+  onResubmit,
+}: {
+  busy: boolean;
+  onEdit: (listing: Listing) => void;
+  onResubmit: (listing: Listing) => void;
+}): Column<Listing>[] {
+  return [
+    { header: "Title", cell: (listing) => listing.title },
+    { header: "Route", cell: (listing) => <code>{listing.route}</code> },
+    {
+      header: "Status",
+      cellTestId: (listing) => `listing-status-${listing.id}`,
+      cell: (listing) => (
+        <>
+          {listing.status} (revision {listing.revision})
+          {listing.rejection_reason ? (
+            <span className="field__error" data-testid={`listing-reason-${listing.id}`}>
+              {" "}
+              Reason: {listing.rejection_reason}
+            </span>
+          ) : null}
+        </>
+      ),
+    },
+    {
+      header: "Actions",
+      cell: (listing) => (
+        <>
+          <button
+            type="button"
+            className="button button--quiet"
+            onClick={() => onEdit(listing)}
+            aria-label={`Edit ${listing.title}`}
+          >
+            Edit
+          </button>
+          {listing.status === "rejected" ? (
+            <button
+              type="button"
+              className="button button--secondary"
+              disabled={busy}
+              data-testid={`listing-resubmit-${listing.id}`}
+              aria-label={`Resubmit ${listing.title}`}
+              onClick={() => onResubmit(listing)}
+            >
+              Resubmit
+            </button>
+          ) : null}
+        </>
+      ),
+    },
+  ];
+}
+
+/** The new-listing form, or the edit form of `editing` (a saved edit is a new revision to review). */
+function ListingForm({
+  editing,
+  draft,
+  onDraftChange,
+  busy,
+  problem,
+  onSubmit,
+  onCancel,
+}: {
+  editing: Listing | undefined;
+  draft: Draft;
+  onDraftChange: (draft: Draft) => void;
+  busy: boolean;
+  problem: FormProblem | undefined;
+  onSubmit: () => void;
+  onCancel: () => void;
+}) {
+  const text = (key: "route" | "title" | "tier" | "description", label: string, hint?: string) => (
+    <Field
+      label={label}
+      hint={hint}
+      testId={`listing-${key}`}
+      value={draft[key]}
+      onChange={(e) => onDraftChange({ ...draft, [key]: e.target.value })}
+      error={errorFor(problem?.errors ?? [], key)}
+    />
+  );
+  return (
+    <form
+      className="card form"
+      aria-labelledby="listing-form-heading"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSubmit();
+      }}
+    >
+      <h2 id="listing-form-heading">{editing ? `Edit ${editing.title}` : "New listing"}</h2>
+      {text("route", "Route", "e.g. /search")}
+      {text("title", "Title")}
+      <div className="field">
+        <label htmlFor="listing-category">Category</label>
+        <select
+          id="listing-category"
+          data-testid="listing-category"
+          value={draft.category}
+          onChange={(e) => onDraftChange({ ...draft, category: e.target.value as Draft["category"] })}
+        >
+          {LISTING_CATEGORIES.map((c) => (
+            <option key={c} value={c}>
+              {c}
+            </option>
+          ))}
+        </select>
+      </div>
+      {text("tier", "Tier")}
+      {text("description", "Description")}
+      <div className="actions">
+        <button type="submit" className="button" disabled={busy} data-testid="listing-submit">
+          {editing ? "Save and resubmit" : "Create listing"}
+        </button>
+        {editing ? (
+          <button type="button" className="button button--quiet" onClick={onCancel}>
+            Cancel
+          </button>
+        ) : null}
+      </div>
+    </form>
   );
 }

@@ -1,18 +1,21 @@
-import {
-  type EvmNetworkName,
-  type FieldError,
-  type SettlementVersion,
-  ZTiers,
-  ZUpdateMerchantInput,
-} from "@tollgate/shared";
+import { type FieldError, ZTiers, ZUpdateMerchantInput } from "@tollgate/shared";
 import { type FormEvent, useState } from "react";
-import { Field } from "../../components/Field";
+import { CardForm } from "../../components/CardForm";
 import { ProblemBanner } from "../../components/ProblemBanner";
-import { errorFor, type FormProblem, toFormProblem, unclaimed, validate } from "../../lib/errors";
+import { useAction } from "../../hooks/useAction";
+import { unclaimed, validate } from "../../lib/errors";
 import type { MerchantApi, MerchantProfile, UpdateMerchantRequest } from "../../lib/trpc";
-import { SETTLEMENT_PATHS, SettlementFields } from "./SettlementFields";
-import { claimsTierPath, TiersEditor } from "./TiersEditor";
-import { rowsFromTiers, type TierRow, tiersFromRows, tiersPatch } from "./tiers";
+import {
+  fieldsProblem,
+  MerchantNameField,
+  SettlementAndTiers,
+  SubmitActions,
+  useSettlementAndTiers,
+  WebhookUrlField,
+} from "./MerchantFields";
+import { SETTLEMENT_PATHS } from "./SettlementFields";
+import { claimsTierPath } from "./TiersEditor";
+import { rowsFromTiers, tiersFromRows, tiersPatch } from "./tiers";
 
 interface ProfileEditFormProps {
   api: MerchantApi;
@@ -24,13 +27,15 @@ interface ProfileEditFormProps {
 /** Editable profile fields. Only what changed is sent; payout wallets and network mode are not editable here. */
 export function ProfileEditForm({ api, merchant, onSaved }: ProfileEditFormProps) {
   const [name, setName] = useState(merchant.name);
-  const [tierRows, setTierRows] = useState<TierRow[]>(() => rowsFromTiers(merchant.tiers));
   const [webhookUrl, setWebhookUrl] = useState(merchant.webhook_url ?? "");
-  const [version, setVersion] = useState<SettlementVersion>(merchant.settlement_version);
-  const [chain, setChain] = useState<EvmNetworkName>(merchant.settlement_chain);
-  const [errors, setErrors] = useState<FieldError[]>([]);
-  const [problem, setProblem] = useState<FormProblem>();
-  const [busy, setBusy] = useState(false);
+  const terms = useSettlementAndTiers({
+    version: merchant.settlement_version,
+    chain: merchant.settlement_chain,
+    tierRows: () => rowsFromTiers(merchant.tiers),
+  });
+  const { version, chain, tierRows } = terms;
+  const { busy, problem, run, setProblem } = useAction();
+  const errors = problem?.errors ?? [];
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -52,28 +57,13 @@ export function ProfileEditForm({ api, merchant, onSaved }: ProfileEditFormProps
       ...(checkedTiers.ok ? [] : checkedTiers.errors.map(prefixTiers)),
       ...duplicateErrors,
     ]);
-    setProblem(undefined);
-    if (clientErrors.length > 0) {
-      setErrors(clientErrors);
-      setProblem({ message: "Some fields need attention.", errors: clientErrors });
-      return;
-    }
-    setErrors([]);
+    setProblem(clientErrors.length > 0 ? fieldsProblem(clientErrors) : undefined);
+    if (clientErrors.length > 0) return;
     if (Object.keys(changes).length === 0) {
       onSaved(undefined);
       return;
     }
-    setBusy(true);
-    try {
-      const saved = await api.update({ id: merchant.merchant_id, ...changes });
-      onSaved(saved);
-    } catch (error) {
-      const failure = toFormProblem(error);
-      setErrors(failure.errors);
-      setProblem(failure);
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => onSaved(await api.update({ id: merchant.merchant_id, ...changes })));
   }
 
   const claimsTier = claimsTierPath(tierRows);
@@ -83,53 +73,20 @@ export function ProfileEditForm({ api, merchant, onSaved }: ProfileEditFormProps
   );
 
   return (
-    <form
-      className="card form"
-      onSubmit={submit}
-      noValidate
-      aria-labelledby="edit-heading"
-      data-testid="profile-form"
-    >
-      <h2 id="edit-heading">Edit profile</h2>
-      <Field
-        label="Merchant name"
-        testId="profile-name"
-        value={name}
-        onChange={(event) => setName(event.target.value)}
-        error={errorFor(errors, "name")}
-        hint="3 to 80 characters."
-        autoComplete="organization"
-      />
-      <fieldset className="group">
-        <legend>Settlement</legend>
-        <SettlementFields
-          mode={merchant.network_mode}
-          version={version}
-          chain={chain}
-          onVersionChange={setVersion}
-          onChainChange={setChain}
-          errors={errors}
-        />
-      </fieldset>
-      <TiersEditor rows={tierRows} onChange={setTierRows} errors={errors} />
-      <Field
+    <CardForm heading="Edit profile" headingId="edit-heading" testId="profile-form" onSubmit={submit}>
+      <MerchantNameField testId="profile-name" value={name} onChange={setName} errors={errors} />
+      <SettlementAndTiers mode={merchant.network_mode} errors={errors} {...terms.fields} />
+      <WebhookUrlField
         label="Settlement webhook URL"
-        testId="profile-webhook"
-        type="url"
-        value={webhookUrl}
-        onChange={(event) => setWebhookUrl(event.target.value)}
-        error={errorFor(errors, "webhook_url")}
         hint="https only. Leave empty to stop webhook deliveries."
-        spellCheck={false}
-        autoComplete="url"
+        testId="profile-webhook"
+        value={webhookUrl}
+        onChange={setWebhookUrl}
+        errors={errors}
       />
       <ProblemBanner problem={problem} extraErrors={extra} testId="profile-problem" />
-      <div className="actions">
-        <button type="submit" className="button" disabled={busy} data-testid="profile-save">
-          {busy ? "Saving…" : "Save changes"}
-        </button>
-      </div>
-    </form>
+      <SubmitActions busy={busy} testId="profile-save" label="Save changes" busyLabel="Saving…" />
+    </CardForm>
   );
 }
 

@@ -1,20 +1,28 @@
 import {
   defaultSettlementChain,
-  type EvmNetworkName,
   type FieldError,
   isChainInMode,
   type NetworkMode,
-  type SettlementVersion,
   ZRegisterMerchantInput,
 } from "@tollgate/shared";
 import { type FormEvent, useState } from "react";
+import { CardForm } from "../../components/CardForm";
 import { Field, FieldMessage } from "../../components/Field";
 import { ProblemBanner } from "../../components/ProblemBanner";
-import { errorFor, type FormProblem, toFormProblem, unclaimed, validate } from "../../lib/errors";
+import { useAction } from "../../hooks/useAction";
+import { errorFor, unclaimed, validate } from "../../lib/errors";
 import type { MerchantApi, RegisterMerchantRequest, RegisterMerchantResult } from "../../lib/trpc";
-import { SETTLEMENT_PATHS, SettlementFields } from "./SettlementFields";
-import { claimsTierPath, TiersEditor } from "./TiersEditor";
-import { defaultTierRows, type TierRow, tiersFromRows } from "./tiers";
+import {
+  fieldsProblem,
+  MerchantNameField,
+  SettlementAndTiers,
+  SubmitActions,
+  useSettlementAndTiers,
+  WebhookUrlField,
+} from "./MerchantFields";
+import { SETTLEMENT_PATHS } from "./SettlementFields";
+import { claimsTierPath } from "./TiersEditor";
+import { defaultTierRows, tiersFromRows } from "./tiers";
 
 const PAYOUT_FIELDS = [
   {
@@ -40,13 +48,15 @@ export function RegisterForm({ api, onRegistered }: RegisterFormProps) {
   const [name, setName] = useState("");
   const [payTo, setPayTo] = useState<Record<PayoutKey, string>>({ evm: "", solana: "", near: "", aptos: "" });
   const [mode, setMode] = useState<NetworkMode>("live");
-  const [version, setVersion] = useState<SettlementVersion>("1.2");
-  const [chain, setChain] = useState<EvmNetworkName>(defaultSettlementChain("live"));
-  const [tierRows, setTierRows] = useState<TierRow[]>(defaultTierRows);
+  const terms = useSettlementAndTiers({
+    version: "1.2",
+    chain: defaultSettlementChain("live"),
+    tierRows: defaultTierRows,
+  });
+  const { version, chain, setChain, tierRows } = terms;
   const [webhookUrl, setWebhookUrl] = useState("");
-  const [errors, setErrors] = useState<FieldError[]>([]);
-  const [problem, setProblem] = useState<FormProblem>();
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, run, setProblem } = useAction();
+  const errors = problem?.errors ?? [];
 
   function changeMode(next: NetworkMode) {
     setMode(next);
@@ -72,22 +82,10 @@ export function RegisterForm({ api, onRegistered }: RegisterFormProps) {
     const checked = validate(ZRegisterMerchantInput, input);
     const clientErrors = [...(checked.ok ? [] : checked.errors), ...tierErrors];
     if (clientErrors.length > 0) {
-      setErrors(clientErrors);
-      setProblem({ message: "Some fields need attention.", errors: clientErrors });
+      setProblem(fieldsProblem(clientErrors));
       return;
     }
-    setBusy(true);
-    setErrors([]);
-    setProblem(undefined);
-    try {
-      onRegistered(await api.register(input));
-    } catch (error) {
-      const failure = toFormProblem(error);
-      setErrors(failure.errors);
-      setProblem(failure);
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => onRegistered(await api.register(input)));
   }
 
   const claimsTier = claimsTierPath(tierRows);
@@ -97,104 +95,109 @@ export function RegisterForm({ api, onRegistered }: RegisterFormProps) {
   );
 
   return (
-    <form
-      className="card form"
+    <CardForm
+      heading="Register a merchant"
+      headingId="register-heading"
+      testId="register-form"
       onSubmit={submit}
-      noValidate
-      aria-labelledby="register-heading"
-      data-testid="register-form"
     >
-      <h2 id="register-heading">Register a merchant</h2>
-      <Field
-        label="Merchant name"
-        testId="register-name"
-        value={name}
-        onChange={(event) => setName(event.target.value)}
-        error={errorFor(errors, "name")}
-        hint="3 to 80 characters."
-        autoComplete="organization"
-        required
-      />
+      <MerchantNameField testId="register-name" value={name} onChange={setName} errors={errors} required />
 
-      <fieldset className="group" aria-describedby="payout-hint">
-        <legend>Payout wallets</legend>
-        <p className="field__hint" id="payout-hint">
-          At least one is required. Payments settle to the EVM address; Solana, NEAR and Aptos are stored for
-          later.
-        </p>
-        {PAYOUT_FIELDS.map((field) => (
-          <Field
-            key={field.key}
-            label={field.label}
-            hint={field.hint}
-            testId={`register-pay-to-${field.key}`}
-            className="mono-input"
-            value={payTo[field.key]}
-            onChange={(event) => setPayTo({ ...payTo, [field.key]: event.target.value })}
-            error={errorFor(errors, `pay_to.${field.key}`)}
-            spellCheck={false}
-            autoComplete="off"
-          />
-        ))}
-        <FieldMessage testId="register-pay-to-error" message={errorFor(errors, "pay_to")} />
-      </fieldset>
+      <PayoutWalletsFields payTo={payTo} onChange={setPayTo} errors={errors} />
 
-      <fieldset className="group" aria-describedby="mode-hint">
-        <legend>Network mode</legend>
-        <p className="field__hint" id="mode-hint">
-          <strong>Permanent:</strong> the mode is fixed at registration and cannot be changed later. Live
-          settles real funds on Polygon or Base; test settles on the Amoy testnet.
-        </p>
-        <div className="radios">
-          {(["live", "test"] as const).map((value) => (
-            <label key={value} className="radio">
-              <input
-                type="radio"
-                name="network_mode"
-                value={value}
-                data-testid={`register-mode-${value}`}
-                checked={mode === value}
-                onChange={() => changeMode(value)}
-              />
-              {value === "live" ? "Live (mainnet)" : "Test (testnet)"}
-            </label>
-          ))}
-        </div>
-        <FieldMessage testId="register-mode-error" message={errorFor(errors, "network_mode")} />
-      </fieldset>
+      <NetworkModeFields mode={mode} onChange={changeMode} errors={errors} />
 
-      <fieldset className="group">
-        <legend>Settlement</legend>
-        <SettlementFields
-          mode={mode}
-          version={version}
-          chain={chain}
-          onVersionChange={setVersion}
-          onChainChange={setChain}
-          errors={errors}
-        />
-      </fieldset>
+      <SettlementAndTiers mode={mode} errors={errors} {...terms.fields} />
 
-      <TiersEditor rows={tierRows} onChange={setTierRows} errors={errors} />
-
-      <Field
+      <WebhookUrlField
         label="Settlement webhook URL (optional)"
-        testId="register-webhook"
-        type="url"
-        value={webhookUrl}
-        onChange={(event) => setWebhookUrl(event.target.value)}
-        error={errorFor(errors, "webhook_url")}
         hint="https only. Tollgate POSTs a signed notice here after every settlement."
-        spellCheck={false}
-        autoComplete="url"
+        testId="register-webhook"
+        value={webhookUrl}
+        onChange={setWebhookUrl}
+        errors={errors}
       />
 
       <ProblemBanner problem={problem} extraErrors={extra} />
-      <div className="actions">
-        <button type="submit" className="button" disabled={busy} data-testid="register-submit">
-          {busy ? "Registering…" : "Register merchant"}
-        </button>
+      <SubmitActions
+        busy={busy}
+        testId="register-submit"
+        label="Register merchant"
+        busyLabel="Registering…"
+      />
+    </CardForm>
+  );
+}
+
+/** The payout wallets: the EVM one receives payments, the others are kept for later. */
+function PayoutWalletsFields({
+  payTo,
+  onChange,
+  errors,
+}: {
+  payTo: Record<PayoutKey, string>;
+  onChange: (payTo: Record<PayoutKey, string>) => void;
+  errors: readonly FieldError[];
+}) {
+  return (
+    <fieldset className="group" aria-describedby="payout-hint">
+      <legend>Payout wallets</legend>
+      <p className="field__hint" id="payout-hint">
+        At least one is required. Payments settle to the EVM address; Solana, NEAR and Aptos are stored for
+        later.
+      </p>
+      {PAYOUT_FIELDS.map((field) => (
+        <Field
+          key={field.key}
+          label={field.label}
+          hint={field.hint}
+          testId={`register-pay-to-${field.key}`}
+          className="mono-input"
+          value={payTo[field.key]}
+          onChange={(event) => onChange({ ...payTo, [field.key]: event.target.value })}
+          error={errorFor(errors, `pay_to.${field.key}`)}
+          spellCheck={false}
+          autoComplete="off"
+        />
+      ))}
+      <FieldMessage testId="register-pay-to-error" message={errorFor(errors, "pay_to")} />
+    </fieldset>
+  );
+}
+
+/** Live (mainnet) or test (testnet), fixed at registration. */
+function NetworkModeFields({
+  mode,
+  onChange,
+  errors,
+}: {
+  mode: NetworkMode;
+  onChange: (mode: NetworkMode) => void;
+  errors: readonly FieldError[];
+}) {
+  return (
+    <fieldset className="group" aria-describedby="mode-hint">
+      <legend>Network mode</legend>
+      <p className="field__hint" id="mode-hint">
+        <strong>Permanent:</strong> the mode is fixed at registration and cannot be changed later. Live
+        settles real funds on Polygon or Base; test settles on the Amoy testnet.
+      </p>
+      <div className="radios">
+        {(["live", "test"] as const).map((value) => (
+          <label key={value} className="radio">
+            <input
+              type="radio"
+              name="network_mode"
+              value={value}
+              data-testid={`register-mode-${value}`}
+              checked={mode === value}
+              onChange={() => onChange(value)}
+            />
+            {value === "live" ? "Live (mainnet)" : "Test (testnet)"}
+          </label>
+        ))}
       </div>
-    </form>
+      <FieldMessage testId="register-mode-error" message={errorFor(errors, "network_mode")} />
+    </fieldset>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { ProblemBanner } from "../../components/ProblemBanner";
-import { type FormProblem, toFormProblem } from "../../lib/errors";
+import { useAction } from "../../hooks/useAction";
 import type { MerchantApi, RotateSecretResult } from "../../lib/trpc";
 
 interface RotateSecretProps {
@@ -12,20 +12,10 @@ interface RotateSecretProps {
 /** Secret rotation with a confirmation step: the old secret stops working the moment it succeeds. */
 export function RotateSecret({ api, merchantId, onRotated }: RotateSecretProps) {
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<FormProblem>();
+  const { busy, problem, run } = useAction();
 
   async function rotate() {
-    setBusy(true);
-    setProblem(undefined);
-    try {
-      onRotated(await api.rotateSecret(merchantId));
-    } catch (error) {
-      setProblem(toFormProblem(error));
-      setConfirming(false);
-    } finally {
-      setBusy(false);
-    }
+    if (!(await run(async () => onRotated(await api.rotateSecret(merchantId))))) setConfirming(false);
   }
 
   return (

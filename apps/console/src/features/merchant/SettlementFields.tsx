@@ -30,7 +30,7 @@ export function isSettlementVersion(value: string): value is SettlementVersion {
   return (SETTLEMENT_VERSIONS as readonly string[]).includes(value);
 }
 
-interface SettlementFieldsProps {
+export interface SettlementFieldsProps {
   mode: NetworkMode;
   version: SettlementVersion;
   chain: EvmNetworkName;

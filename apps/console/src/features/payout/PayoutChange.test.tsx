@@ -1,7 +1,7 @@
 import { fireEvent, render, screen } from "@testing-library/react";
 import { TRPCClientError } from "@trpc/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { fakeApi, profile, VALID_EVM } from "../../test-fakes";
+import { fakeApi, profile, VALID_EVM, validationError } from "../../test-fakes";
 import { PayoutChange, payoutPatch } from "./PayoutChange";
 
 const NEW_EVM = "0x8617E340B3D01FA5F11F306F4090FD50E238070D";
@@ -109,21 +109,13 @@ describe("PayoutChange", () => {
 
   it("shows a field error from the challenge beside its field", async () => {
     const api = fakeApi({
-      payoutChallenge: vi.fn().mockRejectedValue(
-        Object.assign(new TRPCClientError("invalid"), {
-          data: {
-            type: "/docs/errors#validation_failed",
-            title: "Validation failed",
-            status: 400,
-            detail: "bad",
-            code: "validation_failed",
-            errors: [
-              { path: "pay_to.evm", code: "burn_address", message: "a burn address cannot receive payouts" },
-            ],
-            httpStatus: 400,
-          },
-        }),
-      ),
+      payoutChallenge: vi
+        .fn()
+        .mockRejectedValue(
+          validationError([
+            { path: "pay_to.evm", code: "burn_address", message: "a burn address cannot receive payouts" },
+          ]),
+        ),
     });
     render(<PayoutChange api={api} merchant={profile()} onChanged={vi.fn()} />);
     fireEvent.change(screen.getByTestId("payout-evm"), { target: { value: NEW_EVM } });

@@ -1,7 +1,8 @@
 import { useState } from "react";
 import { Field } from "../../components/Field";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
-import { errorFor, type FormProblem, toFormProblem } from "../../lib/errors";
+import { useAction } from "../../hooks/useAction";
+import { errorFor } from "../../lib/errors";
 import type { MerchantApi, MerchantProfile, PayoutChallenge } from "../../lib/trpc";
 import { injectedWallet, personalSign } from "./wallet";
 
@@ -20,7 +21,7 @@ export function payoutPatch(current: MerchantProfile["pay_to"], form: Record<Fam
 }
 
 /**
- * Payout change with owner step-up (SPEC §2.2 rule 4; docs/merchants.md): the API issues a message bound to the new
+ * Payout change with owner step-up (docs/merchants.md): the API issues a message bound to the new
  * payout; the CURRENT payout wallet signs it (browser wallet, or a signature pasted from elsewhere); then the
  * change is confirmed with the nonce and the signature.
  */
@@ -39,24 +40,9 @@ export function PayoutChange({
   });
   const [challenge, setChallenge] = useState<PayoutChallenge>();
   const [signature, setSignature] = useState("");
-  const [problem, setProblem] = useState<FormProblem>();
-  const [notice, setNotice] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, notice, run, setNotice } = useAction();
   const wallet = injectedWallet();
   const patch = payoutPatch(merchant.pay_to, form);
-
-  async function act(what: () => Promise<void>) {
-    setBusy(true);
-    setProblem(undefined);
-    setNotice(undefined);
-    try {
-      await what();
-    } catch (error) {
-      setProblem(toFormProblem(error));
-    } finally {
-      setBusy(false);
-    }
-  }
 
   const fieldError = (family: Family) => errorFor(problem?.errors ?? [], `pay_to.${family}`);
   return (
@@ -77,7 +63,7 @@ export function PayoutChange({
           className="form"
           onSubmit={(event) => {
             event.preventDefault();
-            void act(async () => {
+            void run(async () => {
               setChallenge(await api.payoutChallenge({ id: merchant.merchant_id, pay_to: patch }));
               setSignature("");
             });
@@ -115,7 +101,7 @@ export function PayoutChange({
           className="form"
           onSubmit={(event) => {
             event.preventDefault();
-            void act(async () => {
+            void run(async () => {
               const changed = await api.changePayout({
                 id: merchant.merchant_id,
                 nonce: challenge.nonce,
@@ -148,7 +134,7 @@ export function PayoutChange({
               disabled={busy}
               data-testid="payout-sign-wallet"
               onClick={() =>
-                void act(async () =>
+                void run(async () =>
                   setSignature(await personalSign(wallet, challenge.message, challenge.signer.address)),
                 )
               }

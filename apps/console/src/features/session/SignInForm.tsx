@@ -1,8 +1,9 @@
 import { ID_PREFIXES } from "@tollgate/shared";
 import { type FormEvent, useState } from "react";
+import { CardForm } from "../../components/CardForm";
 import { Field } from "../../components/Field";
 import { ProblemBanner } from "../../components/ProblemBanner";
-import { type FormProblem, toFormProblem } from "../../lib/errors";
+import { useAction } from "../../hooks/useAction";
 import type { MerchantApi, MerchantProfile } from "../../lib/trpc";
 
 interface SignInFormProps {
@@ -14,8 +15,7 @@ interface SignInFormProps {
 export function SignInForm({ api, onSignedIn }: SignInFormProps) {
   const [secret, setSecret] = useState("");
   const [error, setError] = useState<string>();
-  const [problem, setProblem] = useState<FormProblem>();
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, run, setProblem } = useAction();
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -26,26 +26,11 @@ export function SignInForm({ api, onSignedIn }: SignInFormProps) {
       return;
     }
     setError(undefined);
-    setBusy(true);
-    try {
-      const merchant = await api.me(value);
-      onSignedIn(value, merchant);
-    } catch (failure) {
-      setProblem(toFormProblem(failure));
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => onSignedIn(value, await api.me(value)));
   }
 
   return (
-    <form
-      className="card form"
-      onSubmit={submit}
-      noValidate
-      aria-labelledby="signin-heading"
-      data-testid="signin-form"
-    >
-      <h2 id="signin-heading">Sign in</h2>
+    <CardForm heading="Sign in" headingId="signin-heading" testId="signin-form" onSubmit={submit}>
       <Field
         label="Merchant secret"
         testId="signin-secret"
@@ -65,6 +50,6 @@ export function SignInForm({ api, onSignedIn }: SignInFormProps) {
           {busy ? "Signing in…" : "Sign in"}
         </button>
       </div>
-    </form>
+    </CardForm>
   );
 }

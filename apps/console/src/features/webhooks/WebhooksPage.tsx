@@ -1,12 +1,31 @@
 import { useState } from "react";
 import { Field } from "../../components/Field";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
-import { errorFor, type FormProblem, toFormProblem } from "../../lib/errors";
-import type { MerchantApi, MerchantProfile } from "../../lib/trpc";
-import { Loaded, OnceSecret } from "../common/States";
-import { useLoad } from "../common/useLoad";
+import { useAction } from "../../hooks/useAction";
+import { useLoad } from "../../hooks/useLoad";
+import { errorFor } from "../../lib/errors";
+import type { MerchantApi, MerchantProfile, WebhookDeliveries } from "../../lib/trpc";
+import { type Column, DataTable } from "../../ui/Table";
+import { Loaded, OnceSecret, RefreshButton } from "../common/States";
 
-/** Webhooks (DESIGN §8): URL, signing secret (shown once), a test event, and the latest deliveries. */
+type Delivery = WebhookDeliveries["deliveries"][number];
+
+const DELIVERY_COLUMNS: Column<Delivery>[] = [
+  { header: "Created", cell: (row) => row.created_at.slice(0, 19).replace("T", " ") },
+  {
+    header: "Event",
+    cell: (row) => (
+      <>
+        {row.type} <code>{row.event_id}</code>
+      </>
+    ),
+  },
+  { header: "Status", cell: (row) => row.status, cellTestId: (row) => `delivery-status-${row.event_id}` },
+  { header: "Attempts", cell: (row) => row.attempts, numeric: true },
+  { header: "Last answer", cell: (row) => row.last_status ?? row.last_error ?? "—" },
+];
+
+/** Webhooks: URL, signing secret (shown once), a test event, and the latest deliveries. */
 export function WebhooksPage({
   api,
   merchant,
@@ -18,24 +37,9 @@ export function WebhooksPage({
 }) {
   const id = merchant.merchant_id;
   const [url, setUrl] = useState(merchant.webhook_url ?? "");
-  const [problem, setProblem] = useState<FormProblem>();
-  const [notice, setNotice] = useState<string>();
   const [secret, setSecret] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const { state, reload } = useLoad(() => api.webhookDeliveries(id));
-
-  async function act(what: () => Promise<void>) {
-    setBusy(true);
-    setProblem(undefined);
-    setNotice(undefined);
-    try {
-      await what();
-    } catch (error) {
-      setProblem(toFormProblem(error));
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { busy, problem, notice, run, setNotice } = useAction();
+  const deliveries = useLoad(() => api.webhookDeliveries(id));
 
   return (
     <section aria-labelledby="webhooks-heading" data-testid="webhooks-page">
@@ -51,7 +55,7 @@ export function WebhooksPage({
           aria-labelledby="webhook-url-heading"
           onSubmit={(event) => {
             event.preventDefault();
-            void act(async () => {
+            void run(async () => {
               const saved = await api.update({ id, webhook_url: url.trim() === "" ? null : url.trim() });
               onSaved(saved);
               setNotice("Webhook URL saved.");
@@ -87,15 +91,15 @@ export function WebhooksPage({
               disabled={busy}
               data-testid="webhook-secret-rotate"
               onClick={() =>
-                void act(async () => {
+                void run(async () => {
                   const result = await api.webhookSecret(id);
                   setSecret(result.secret);
                   setNotice(result.rotated ? "Webhook secret rotated." : "Webhook secret created.");
-                  await reload();
+                  await deliveries.reload();
                 })
               }
             >
-              {state.kind === "loaded" && state.data.endpoint ? "Rotate secret" : "Create secret"}
+              {deliveries.data?.endpoint ? "Rotate secret" : "Create secret"}
             </button>
             <button
               type="button"
@@ -103,10 +107,10 @@ export function WebhooksPage({
               disabled={busy}
               data-testid="webhook-test"
               onClick={() =>
-                void act(async () => {
+                void run(async () => {
                   const result = await api.sendTestWebhook(id);
                   setNotice(`Test event ${result.event_id} queued.`);
-                  await reload();
+                  await deliveries.reload();
                 })
               }
             >
@@ -117,16 +121,9 @@ export function WebhooksPage({
         <section className="card card--wide" aria-labelledby="deliveries-heading">
           <div className="section-head">
             <h2 id="deliveries-heading">Latest deliveries</h2>
-            <button
-              type="button"
-              className="button button--quiet"
-              onClick={() => void reload()}
-              data-testid="deliveries-refresh"
-            >
-              Refresh
-            </button>
+            <RefreshButton load={deliveries} testId="deliveries-refresh" className="button button--quiet" />
           </div>
-          <Loaded state={state} what="deliveries" testId="deliveries" retry={() => void reload()}>
+          <Loaded load={deliveries} what="deliveries" testId="deliveries">
             {(data) => (
               <>
                 <p data-testid="webhook-endpoint-status">
@@ -134,38 +131,18 @@ export function WebhooksPage({
                     ? `Endpoint ${data.endpoint.status}${data.endpoint.disabled_reason ? ` (${data.endpoint.disabled_reason})` : ""}`
                     : "No signing secret yet: create one to receive events."}
                 </p>
-                {data.deliveries.length === 0 ? (
-                  <p className="muted" data-testid="deliveries-empty">
-                    No deliveries yet.
-                  </p>
-                ) : (
-                  <table className="table" data-testid="deliveries-table">
-                    <thead>
-                      <tr>
-                        <th scope="col">Created</th>
-                        <th scope="col">Event</th>
-                        <th scope="col">Status</th>
-                        <th scope="col" className="num">
-                          Attempts
-                        </th>
-                        <th scope="col">Last answer</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {data.deliveries.map((row) => (
-                        <tr key={row.event_id} data-testid={`delivery-${row.event_id}`}>
-                          <td>{row.created_at.slice(0, 19).replace("T", " ")}</td>
-                          <td>
-                            {row.type} <code>{row.event_id}</code>
-                          </td>
-                          <td data-testid={`delivery-status-${row.event_id}`}>{row.status}</td>
-                          <td className="num">{row.attempts}</td>
-                          <td>{row.last_status ?? row.last_error ?? "—"}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                )}
+                <DataTable
+                  testId="deliveries-table"
+                  rows={data.deliveries}
+                  rowKey={(row) => row.event_id}
+                  rowTestId={(row) => `delivery-${row.event_id}`}
+                  columns={DELIVERY_COLUMNS}
+                  empty={
+                    <p className="muted" data-testid="deliveries-empty">
+                      No deliveries yet.
+                    </p>
+                  }
+                />
               </>
             )}
           </Loaded>

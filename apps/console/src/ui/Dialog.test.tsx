@@ -1,6 +1,6 @@
 import { fireEvent, render, screen } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
-import { Dialog } from "./ui";
+import { Dialog } from "./Dialog";
 
 function open() {
   const onCancel = vi.fn();
