@@ -19,7 +19,7 @@ import { newIdempotencyKey } from "./ledger";
 import type { StepSink } from "./options";
 import type { PurchaseRecord, SignedTx } from "./store";
 
-/** Lifetime of a payment authorization (the service accepts at most one hour; docs/decisions.md). */
+/** Lifetime of a payment authorization (the service accepts at most one hour; docs/decisions/0003-payments.md). */
 export const AUTHORIZATION_LIFETIME_MS = 30 * 60_000;
 /** An authorization with less than this left is signed again before it is sent. */
 export const AUTHORIZATION_RENEW_MARGIN_MS = 60_000;

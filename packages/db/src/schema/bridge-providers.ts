@@ -1,7 +1,7 @@
 /**
  * Bridge providers: the providers the bridge router sells at `{bridge_url}/<id>/...`, managed by operators
  * (`/admin/api/bridge/providers`). `BRIDGE_PROVIDERS_FILE` seeds this table at start-up: ids missing here are
- * inserted, rows already here are never changed by the file (docs/decisions.md "Bridge providers in the database").
+ * inserted, rows already here are never changed by the file (docs/decisions/0036-bridge-providers-in-the-database.md).
  * Invariants: the id is the URL segment and never changes; prices are decimal strings of atomic units; a disabled
  * provider is kept (its orders and audit trail refer to it) but not served. The pinger's last result lives on the
  * row (`ping_*`), so a restart keeps what was last seen.
