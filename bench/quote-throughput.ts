@@ -3,7 +3,8 @@
  * stack's own limit) measured in the same run, plus a merchant read and a POL quote (one price-feed read).
  * Load comes from autocannon (keep-alive connections, one request in flight each). PostgreSQL runs when
  * TEST_DATABASE_URL is set. Run: pnpm bench quote. Figures: bench/results/quote-throughput.json
- * (`ratio_vs_healthz` per database for the USDC quote). Goal (docs/performance.md): >= 0.5x /healthz and p99 < 25 ms.
+ * (`ratio_vs_healthz` per database for the USDC quote). No goal: quotes are durable and server-signed
+ * (docs/decisions/0048-quote-throughput-goal-retired.md); the ratio is a regression guard, compared run to run.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,8 +17,6 @@ import { table, writeResults } from "./lib";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const PAYER = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720";
-const GOAL_RATIO = 0.5;
-const GOAL_P99_MS = 25;
 
 interface Figures {
   rps: number;
@@ -103,12 +102,7 @@ try {
         process.stderr.write(`  ${kind}: ${name} done\n`);
       }
       const ratio = figures.quote_usdc!.rps / figures.healthz!.rps;
-      results[kind] = {
-        ...figures,
-        ratio_vs_healthz: ratio,
-        goal: { ratio_vs_healthz: GOAL_RATIO, p99_ms: GOAL_P99_MS },
-        goal_met: ratio >= GOAL_RATIO && figures.quote_usdc!.p99_ms < GOAL_P99_MS,
-      };
+      results[kind] = { ...figures, ratio_vs_healthz: ratio };
     } finally {
       await api.close();
     }
@@ -123,7 +117,7 @@ console.log(
 console.log(table(rows));
 for (const [kind, r] of Object.entries(results)) {
   console.log(
-    `${kind}: ratio_vs_healthz ${(r.ratio_vs_healthz as number).toFixed(3)} (goal >= ${GOAL_RATIO}, p99 < ${GOAL_P99_MS} ms): ${r.goal_met ? "met" : "not met"}`,
+    `${kind}: ratio_vs_healthz ${(r.ratio_vs_healthz as number).toFixed(3)} (a regression guard: compare with the last run in bench/results/)`,
   );
 }
 const path = writeResults("quote-throughput", {
