@@ -31,14 +31,19 @@ export interface DatabaseHandle {
    * connection whose backend died is queried or released (porsager/postgres#1199, #1208).
    */
   openSession?(): Sql;
+  /** PGlite only: the data directory as a tarball, to start other databases from (./testing.ts). */
+  dumpDataDir?(): Promise<Blob>;
 }
 
 export const MIGRATIONS_FOLDER = join(dirname(fileURLToPath(import.meta.url)), "..", "drizzle");
 
 export type DatabaseOptions =
   | { kind: "postgres"; url: string; maxConnections?: number }
-  /** `dataDir` undefined: an in-memory database (tests). */
-  | { kind: "pglite"; dataDir?: string };
+  /**
+   * `dataDir` undefined: an in-memory database (tests). `loadDataDir`: start from a dump of a data directory
+   * (`dumpDataDir`), e.g. a migrated template (./testing.ts).
+   */
+  | { kind: "pglite"; dataDir?: string; loadDataDir?: Blob };
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.kind === "postgres") {
@@ -60,7 +65,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   const unlock = options.dataDir ? lockDataDir(options.dataDir) : () => {};
   let client: PGlite;
   try {
-    client = options.dataDir ? await PGlite.create(options.dataDir) : await PGlite.create();
+    client = options.dataDir
+      ? await PGlite.create(options.dataDir)
+      : await PGlite.create(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {});
   } catch (error) {
     unlock();
     throw error;
@@ -69,6 +76,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   return {
     db: pglite as unknown as Database,
     kind: "pglite",
+    dumpDataDir: () => client.dumpDataDir("none"),
     migrate: () => migratePglite(pglite, { migrationsFolder: MIGRATIONS_FOLDER }),
     ping: async () => {
       await client.query("select 1");
