@@ -1,5 +1,5 @@
 /**
- * Fixed-length base58 decoding for the identity gate's hot path (issue 12 bench; SPEC §5 step 3).
+ * Fixed-length base58 decoding for the identity gate's hot path (SPEC §5 step 3).
  * Same results as `bs58.decodeUnsafe` followed by a length check (base58.test.ts compares them on random and
  * edge-case input), several times faster: the value is built in 32-bit words, three characters per multiply-add
  * pass, instead of bs58's byte-at-a-time loop, which was 13% of an identity verification.

@@ -1,4 +1,4 @@
-/** /manifesto.json, /idl.json, /api/protocol-docs and their OpenAPI entries (issue 12). */
+/** /manifesto.json, /idl.json, /api/protocol-docs and their OpenAPI entries (docs/identity-gate.md). */
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";

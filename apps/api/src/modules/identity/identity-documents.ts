@@ -1,5 +1,5 @@
 /**
- * The documents agents read around the identity gate (issue 12; SPEC §2.7, §9): the manifesto (what the service
+ * The documents agents read around the identity gate (SPEC §2.7, §9): the manifesto (what the service
  * is and what an agent agrees to), the 402 challenge body, and the protocol documents behind the gate.
  */
 import { createHash } from "node:crypto";

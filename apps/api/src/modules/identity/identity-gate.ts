@@ -1,5 +1,5 @@
 /**
- * The identity gate (issue 12; SPEC §5): nonce issuance and the check of a signed retry.
+ * The identity gate (SPEC §5): nonce issuance and the check of a signed retry.
  *
  * Order of checks, each failing with its own code (docs/decisions/0017-identity-gate.md):
  *   headers missing → 402 identity_required (with a fresh nonce)
@@ -112,7 +112,7 @@ export class IdentityGate {
     };
     if (typeof pubkey !== "string" || typeof nonce !== "string" || typeof signature !== "string")
       throw malformed("identity headers must be sent once each");
-    // Cached by base58 text: a known key skips its decode and import (issue 12 bench).
+    // Cached by base58 text: a known key skips its decode and import.
     const key = this.verifier.publicKey(pubkey);
     if (key === undefined) throw malformed("x-agent-pubkey must be a base58 Ed25519 public key (32 bytes)");
     const sig = decodeBase58Exact(signature, ED25519_SIGNATURE_BYTES);

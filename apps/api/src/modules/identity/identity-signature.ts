@@ -1,5 +1,5 @@
 /**
- * The identity-gate message and its Ed25519 check (issue 12; SPEC §5 step 3; DESIGN §1).
+ * The identity-gate message and its Ed25519 check (SPEC §5 step 3; DESIGN §1).
  * Message: the raw 32-byte SHA-256 of `<prefix>-x402:{nonce}:{pubkey}`; detached Ed25519 signature; pubkey and
  * signature in base58. Verified with node:crypto (tweetnacl is for clients only: it is ~50x slower).
  */

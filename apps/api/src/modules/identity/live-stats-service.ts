@@ -1,5 +1,5 @@
 /**
- * Live network figures for the identity-gated GET /api/live-stats (issue 12): per network and token, the
+ * Live network figures for the identity-gated GET /api/live-stats: per network and token, the
  * settlements, their volume (atomic units, decimal strings) and the distinct paying agents over the last hour and
  * the last day. Orphaned settlements (reorged away) are left out.
  */

@@ -1,5 +1,5 @@
 /**
- * GET /api/live-stats behind the identity gate (issue 12): every row of the SPEC §5 table over real HTTP, a real
+ * GET /api/live-stats behind the identity gate: every row of the SPEC §5 table over real HTTP, a real
  * database nonce store (PGlite, and PostgreSQL with TEST_DATABASE_URL), a local Solana JSON-RPC read through
  * @solana/web3.js, and real Ed25519 signatures.
  */

@@ -1,5 +1,5 @@
 /**
- * Where identity nonces live between the 402 and the signed retry (issue 12; SPEC §5, §8: 60 s, single use).
+ * Where identity nonces live between the 402 and the signed retry (SPEC §5, §8: 60 s, single use).
  * Only the SHA-256 of a nonce is kept. `consume` is atomic in every store: of two parallel requests carrying one
  * nonce, exactly one gets `true`.
  * - database: the API's own database (PGlite, or PostgreSQL shared by every API process); the default.

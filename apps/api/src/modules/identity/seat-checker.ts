@@ -1,5 +1,5 @@
 /**
- * Does this agent own a seat (issue 12; SPEC §5 step 2)? Reads the seat PDA with @solana/web3.js 1.x
+ * Does this agent own a seat (SPEC §5 step 2)? Reads the seat PDA with @solana/web3.js 1.x
  * `Connection.getAccountInfo` and checks the owner program, the Anchor discriminator, the stored pubkey and the
  * agreement hash. Positive answers are cached briefly; an RPC failure is a 503, never a pass.
  */

@@ -1,5 +1,5 @@
 /**
- * The seat program (issue 12; SPEC §5 step 2): its Anchor IDL, the `Seat` account layout the gate reads, and the
+ * The seat program (SPEC §5 step 2): its Anchor IDL, the `Seat` account layout the gate reads, and the
  * PDA a seat lives at. A seat is created once by `reserve_seat_sol` or `reserve_seat_spl`.
  *
  * Seeds: `["seat", agent_pubkey_bytes]` under the program id. Account data (Anchor, Borsh):

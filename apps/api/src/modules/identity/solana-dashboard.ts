@@ -13,7 +13,7 @@ function originOf(url: string): string | null {
   }
 }
 
-/** GET /api/dashboard/solana (issue 12; SPEC §4.3): seat-check RPC health and the identity gate's counts. */
+/** GET /api/dashboard/solana (SPEC §4.3): seat-check RPC health and the identity gate's counts. */
 export const solanaDashboardProcedure = (deps: IdentityModuleDeps) =>
   adminProcedure(deps.adminAuth)
     .meta({

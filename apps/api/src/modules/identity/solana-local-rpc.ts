@@ -1,5 +1,5 @@
 /**
- * A local Solana JSON-RPC endpoint for development and tests (issue 12). It answers `getAccountInfo`,
+ * A local Solana JSON-RPC endpoint for development and tests. It answers `getAccountInfo`,
  * `getMultipleAccounts`, `getHealth`, `getSlot` and `getVersion` in Solana's wire format, so the gate's real
  * @solana/web3.js client code runs unchanged. Accounts come from a ledger: in memory, or a JSON file (the one
  * `pnpm seat:reserve` writes) re-read when it changes. Binds loopback only.

@@ -1,5 +1,5 @@
 /**
- * Test helpers for the identity gate (issue 12): agents with real Ed25519 keys (node:crypto), signed headers,
+ * Test helpers for the identity gate: agents with real Ed25519 keys (node:crypto), signed headers,
  * a mutable clock, and a local Solana RPC holding seats.
  */
 import { createHash, generateKeyPairSync, type KeyObject, sign } from "node:crypto";
