@@ -4,7 +4,7 @@ import { publicUsage } from "./public-usage";
 import { publicSurfaceUserProcedure } from "./user-procedure";
 
 /**
- * GET /api/agent/{address}/public-usage (SPEC §4.2; issue 13): an agent wallet's calls paid, live receipts, spend
+ * GET /api/agent/{address}/public-usage (SPEC §4.2): an agent wallet's calls paid, live receipts, spend
  * and settlements, for a user session whose account holds that wallet. Public-surface rate limit first, then the
  * session (401), the address (400) and ownership (403 `wallet_not_linked`).
  */

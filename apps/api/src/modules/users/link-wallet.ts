@@ -5,7 +5,7 @@ import { userAuthDeps } from "./user-auth-deps";
 import { userProcedure } from "./user-procedure";
 
 /**
- * POST /api/user/wallets (issue 13): links another wallet to the signed-in account with a fresh nonce and a signed
+ * POST /api/user/wallets: links another wallet to the signed-in account with a fresh nonce and a signed
  * message of the same kind as sign-in. A wallet of another account: 409 `wallet_already_linked`.
  */
 export const linkWalletProcedure = (deps: UsersModuleDeps) =>

@@ -1,5 +1,5 @@
 /**
- * GET /api/agent/{address}/public-usage (issue 13; SPEC §4.2): what an agent's wallet paid for, for the account
+ * GET /api/agent/{address}/public-usage (SPEC §4.2): what an agent's wallet paid for, for the account
  * that holds the wallet. Calls paid (receipts and splitter payments), receipts that still hold quota (valid, not
  * expired; the merchant's gate meters the quota down), spend by merchant, network and day (UTC), and the
  * settlements. Orphaned settlements never happened on the canonical chain and are left out. Money: decimal

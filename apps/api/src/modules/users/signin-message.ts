@@ -1,5 +1,5 @@
 /**
- * Sign-in messages (issue 13; docs/users.md). EVM: Sign-In with Ethereum (EIP-4361), parsed and validated with
+ * Sign-in messages (docs/users.md). EVM: Sign-In with Ethereum (EIP-4361), parsed and validated with
  * viem's `siwe` helpers and verified with `verifyMessage` (EOA signatures, EIP-191). Solana: the same message
  * with `Solana account` and a base58 address (the Sign-In With Solana text form; `Chain ID` optional), an Ed25519
  * signature over its UTF-8 bytes, verified with node:crypto. Both must name this service's domain, a URI on its

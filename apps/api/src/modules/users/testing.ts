@@ -1,5 +1,5 @@
 /**
- * Fixtures for user-session tests (issue 13): real wallets sign real messages. EVM: a viem local account signs an
+ * Fixtures for user-session tests: real wallets sign real messages. EVM: a viem local account signs an
  * EIP-4361 message built with viem's `createSiweMessage`; Solana: a node:crypto Ed25519 key signs the Solana form,
  * written out here line by line from docs/users.md (not with the server's parser).
  */

@@ -1,5 +1,5 @@
 /**
- * Wallet sign-in and linked wallets (issue 13; docs/users.md). Order of checks: the message (domain, URI, times,
+ * Wallet sign-in and linked wallets (docs/users.md). Order of checks: the message (domain, URI, times,
  * chain), then the signature, then the nonce is consumed: a forged or stale message never burns a nonce, and of
  * two parallel requests with one nonce exactly one gets past the consume. A wallet belongs to one account (its
  * primary key); the first sign-in with a wallet creates the account.

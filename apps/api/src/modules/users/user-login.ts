@@ -7,7 +7,7 @@ import { assertUserSameOrigin, userCredential } from "./user-procedure";
 import { revokeUserSession, userSessionCookie } from "./user-sessions";
 
 /**
- * POST /api/user/login (issue 13; SPEC §5 `userSession`; docs/users.md): a signed sign-in message (EIP-4361 for
+ * POST /api/user/login (SPEC §5 `userSession`; docs/users.md): a signed sign-in message (EIP-4361 for
  * EVM, its Solana form with Ed25519) for a live nonce starts a session: an HttpOnly SameSite=Strict cookie and,
  * for agents, the same token in the body. The first sign-in with a wallet creates the account.
  */

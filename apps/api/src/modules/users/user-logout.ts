@@ -5,7 +5,7 @@ import { assertUserSameOrigin, userCredential } from "./user-procedure";
 import { clearedUserSessionCookie, revokeUserSession } from "./user-sessions";
 
 /**
- * POST /api/user/logout (issue 13): revokes the presented user session server-side (cookie or bearer), so the token
+ * POST /api/user/logout: revokes the presented user session server-side (cookie or bearer), so the token
  * is dead even if copied, and clears the cookie. Without a session it answers `signed_out: false`.
  */
 export const userLogoutProcedure = (deps: UsersModuleDeps) =>

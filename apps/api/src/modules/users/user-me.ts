@@ -4,7 +4,7 @@ import { walletsOf } from "./user-accounts";
 import { ZUserMeResponse } from "./user-me.types";
 import { userProcedure } from "./user-procedure";
 
-/** GET /api/user/me (issue 13): the signed-in account and its linked wallets. */
+/** GET /api/user/me: the signed-in account and its linked wallets. */
 export const userMeProcedure = (deps: UsersModuleDeps) =>
   userProcedure(deps.userAuth)
     .meta({

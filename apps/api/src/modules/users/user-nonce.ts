@@ -5,7 +5,7 @@ import { issueNonce } from "./user-nonces";
 import { SIGNIN_EVM_CHAIN_IDS } from "./user-signin";
 
 /**
- * POST /api/user/nonce (issue 13; docs/users.md): a single-use nonce for a wallet sign-in message, with the domain,
+ * POST /api/user/nonce (docs/users.md): a single-use nonce for a wallet sign-in message, with the domain,
  * URI and times the message must carry. Bounded issuance: per client and in total per minute.
  */
 export const userNonceProcedure = (deps: UsersModuleDeps) =>

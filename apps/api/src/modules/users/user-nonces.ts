@@ -1,5 +1,5 @@
 /**
- * Sign-in nonces (issue 13): issued by POST /api/user/nonce, stored as their SHA-256 with the wallet kind and an
+ * Sign-in nonces: issued by POST /api/user/nonce, stored as their SHA-256 with the wallet kind and an
  * expiry, consumed by one `DELETE ... RETURNING` (of two parallel sign-ins with one nonce, exactly one wins).
  * Issuance is bounded per client and in total, so the table holds at most (total rate x lifetime) live rows;
  * every 100th issue sweeps expired ones.

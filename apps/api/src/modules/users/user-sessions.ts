@@ -1,5 +1,5 @@
 /**
- * User sessions (issue 13; DESIGN §9), the operator design (services/admin/admin-sessions.ts) for wallet sign-in:
+ * User sessions (DESIGN §9), the operator design (services/admin/admin-sessions.ts) for wallet sign-in:
  * a `usr_` token (256 bits) stored as its SHA-256, sent as an HttpOnly SameSite=Strict cookie and returned in the
  * body for agents (`Authorization: Bearer usr_...`); idle expiry slides on use, the absolute one never moves;
  * sign-out revokes server-side.
@@ -67,7 +67,7 @@ export async function authenticateUserSession(
     .innerJoin(userAccounts, eq(userAccounts.id, userSessions.accountId))
     .where(and(eq(userSessions.tokenHash, tokenHash), isNull(userSessions.revokedAt)));
   if (row && !isLive(row.session, now)) {
-    // Seen expired once, ended for good: a clock that later jumps back must not revive it (issue 16 drill).
+    // Seen expired once, ended for good: a clock that later jumps back must not revive it.
     await db
       .update(userSessions)
       .set({ revokedAt: now })

@@ -1,4 +1,4 @@
-/** Wire shapes shared by the user-session routes (issue 13; docs/users.md). */
+/** Wire shapes shared by the user-session routes (docs/users.md). */
 import { safeText } from "@tollgate/shared";
 import { z } from "zod";
 
