@@ -1,5 +1,5 @@
 /**
- * Operator views of agents (issue 10): every payer seen in settlements (orphaned ones excluded), listed in address
+ * Operator views of agents: every payer seen in settlements (orphaned ones excluded), listed in address
  * order on the payer index, and one agent's spend, receipts, live quota, first/last seen and merchants paid.
  * Solana identities are answered as known-but-empty while Solana settlement is disabled (DESIGN §3).
  */

@@ -1,5 +1,5 @@
 /**
- * GET /admin/api/audit (issue 10): the audit trail, newest first, keyset-paginated on `seq`; filters use the
+ * GET /admin/api/audit: the audit trail, newest first, keyset-paginated on `seq`; filters use the
  * actor, action and target indexes. `verify` walks the whole chain and reports the first broken link.
  */
 import { AUDIT_ACTOR_TYPES, type AuditActorType, auditEvents } from "@tollgate/db";

@@ -1,5 +1,5 @@
 /**
- * Bridge orders paid but not served reach the operators' refund queue (issue 10): the real bridge mounted in the API,
+ * Bridge orders paid but not served reach the operators' refund queue: the real bridge mounted in the API,
  * a real local amoy chain, a real `payMatic` payment, an upstream that fails, then one that serves.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -1,4 +1,4 @@
-/** Fixtures for the operator dashboard tests (issue 10): webhook deliveries in given states, failed payments. */
+/** Fixtures for the operator dashboard tests: webhook deliveries in given states, failed payments. */
 import { receipts, settlements, webhookDeliveries } from "@tollgate/db";
 import { enqueueWebhookEvents } from "@tollgate/webhooks";
 import { eq } from "drizzle-orm";
@@ -37,8 +37,8 @@ export async function merchantWithDeliveries(
 let failedCounter = 5_000;
 
 /**
- * Settlements as the indexer writes them, one per failure kind and two that did not fail (issue 10
- * `/api/dashboard/failed`): a paid quote with its receipt, and an orphaned log nobody was told about.
+ * Settlements as the indexer writes them, one per failure kind and two that did not fail
+ * (`/api/dashboard/failed`): a paid quote with its receipt, and an orphaned log nobody was told about.
  */
 export async function failedPaymentFixtures(api: TestApi, merchantId: string) {
   const db = api.deps.db.db;

@@ -1,5 +1,5 @@
 /**
- * Failed payments for operators (issue 10; `/api/dashboard/failed`): money that moved on chain and bought nothing, so
+ * Failed payments for operators (`/api/dashboard/failed`): money that moved on chain and bought nothing, so
  * an operator refunds it by hand or dismisses it. Derived on read from the indexer's `settlements` (every Payment log
  * is there, whether or not anyone called /v1/pay), joined with quotes, receipts and the operator's resolutions:
  * - `unmatched_payment`: the log named a quote it does not pay (underpaid, wrong merchant/chain/token, unknown

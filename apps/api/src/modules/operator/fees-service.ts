@@ -1,5 +1,5 @@
 /**
- * Fee income for operators (issue 10; `/api/dashboard/fees`): the treasury and ip-creator legs of confirmed and
+ * Fee income for operators (`/api/dashboard/fees`): the treasury and ip-creator legs of confirmed and
  * final settlements, summed per network, token, splitter version and UTC day, from the indexer's `settlements`.
  *
  * Invariants: sums are exact (numeric in the database, decimal strings of base units on the wire, never floats);

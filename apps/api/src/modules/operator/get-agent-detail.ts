@@ -3,7 +3,7 @@ import { getAgentDetail } from "./agents-view";
 import type { OperatorDeps } from "./deps";
 import { ZAgentDetailResponse, ZGetAgentDetailRequest } from "./get-agent-detail.types";
 
-/** GET /admin/api/agents/{addr} (SPEC §4.3, issue 10): spend, receipts, live quota, merchants paid. */
+/** GET /admin/api/agents/{addr} (SPEC §4.3): spend, receipts, live quota, merchants paid. */
 export const getAgentDetailProcedure = (deps: OperatorDeps) =>
   adminProcedure(deps.adminAuth)
     .meta({

@@ -3,7 +3,7 @@ import type { OperatorDeps } from "./deps";
 import { ZGetMerchantDetailRequest, ZMerchantDetailResponse } from "./get-merchant-detail.types";
 import { getMerchantDetail } from "./merchants-view";
 
-/** GET /admin/api/merchants/{id} (SPEC §4.3, issue 10): tiers, gateway route, recent activity, webhook health. */
+/** GET /admin/api/merchants/{id} (SPEC §4.3): tiers, gateway route, recent activity, webhook health. */
 export const getMerchantDetailProcedure = (deps: OperatorDeps) =>
   adminProcedure(deps.adminAuth)
     .meta({

@@ -164,7 +164,7 @@ describe.each(testDatabaseKinds())("GET /admin/api/overview on %s", (kind) => {
     expect(new Set(days.map((row) => row.day)).size).toBeGreaterThan(0);
   });
 
-  it("rollup: statements moving many rows at once (indexer batches, issue 15) keep every day's row exact", async () => {
+  it("rollup: statements moving many rows at once (indexer batches) keep every day's row exact", async () => {
     const db = api.deps.db.db;
     // postgres-js answers an array, PGlite { rows }.
     const rowsOf = (result: unknown) =>

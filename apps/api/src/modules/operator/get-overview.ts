@@ -4,7 +4,7 @@ import type { OperatorDeps } from "./deps";
 import { ZOverviewResponse } from "./get-overview.types";
 import { readOverview } from "./overview-service";
 
-/** GET /admin/api/overview (SPEC §4.3, issue 10): counts, volume, treasury income, webhooks, indexer lag. */
+/** GET /admin/api/overview (SPEC §4.3): counts, volume, treasury income, webhooks, indexer lag. */
 export const getOverviewProcedure = (deps: OperatorDeps) =>
   adminProcedure(deps.adminAuth)
     .meta({

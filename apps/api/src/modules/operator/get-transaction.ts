@@ -3,7 +3,7 @@ import type { OperatorDeps } from "./deps";
 import { ZGetTransactionRequest, ZGetTransactionResponse } from "./get-transaction.types";
 import { getTransaction } from "./transactions-view";
 
-/** GET /admin/api/transactions/{id} (issue 14, the console's settlement page): one settlement, quote and receipt. */
+/** GET /admin/api/transactions/{id} (the console's settlement page): one settlement, quote and receipt. */
 export const getTransactionProcedure = (deps: OperatorDeps) =>
   adminProcedure(deps.adminAuth)
     .meta({

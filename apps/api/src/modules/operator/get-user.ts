@@ -3,7 +3,7 @@ import type { OperatorDeps } from "./deps";
 import { ZGetUserRequest, ZGetUserResponse } from "./get-user.types";
 import { getUser } from "./users-view";
 
-/** GET /admin/api/users/{id} (SPEC §4.3, issue 10): one operator (adm_) or wallet account (acct_), live sessions, recent audit events. */
+/** GET /admin/api/users/{id} (SPEC §4.3): one operator (adm_) or wallet account (acct_), live sessions, recent audit events. */
 export const getUserProcedure = (deps: OperatorDeps) =>
   adminProcedure(deps.adminAuth)
     .meta({

@@ -1,5 +1,5 @@
 /**
- * The operator views' lookups are index-backed (issue 10): with sequential scans priced out, each query shape the
+ * The operator views' lookups are index-backed: with sequential scans priced out, each query shape the
  * services run must be planned on the index the `admin_read` migration (or an earlier one) added for it. A dropped
  * or mistyped index makes the plan fall back to a sequential scan and this test fail.
  */

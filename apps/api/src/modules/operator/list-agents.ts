@@ -3,7 +3,7 @@ import { listAgents } from "./agents-view";
 import type { OperatorDeps } from "./deps";
 import { ZListAgentsRequest, ZListAgentsResponse } from "./list-agents.types";
 
-/** GET /admin/api/agents (SPEC §4.3, issue 10): every payer seen, in address order, cursor-paginated. */
+/** GET /admin/api/agents (SPEC §4.3): every payer seen, in address order, cursor-paginated. */
 export const listAgentsProcedure = (deps: OperatorDeps) =>
   adminProcedure(deps.adminAuth)
     .meta({

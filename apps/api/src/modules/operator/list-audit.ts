@@ -3,7 +3,7 @@ import { listAudit } from "./audit-view";
 import type { OperatorDeps } from "./deps";
 import { ZListAuditRequest, ZListAuditResponse } from "./list-audit.types";
 
-/** GET /admin/api/audit (SPEC §4.3, issue 10): the audit trail, filtered; `verify=1` checks the hash chain. */
+/** GET /admin/api/audit (SPEC §4.3): the audit trail, filtered; `verify=1` checks the hash chain. */
 export const listAuditProcedure = (deps: OperatorDeps) =>
   adminProcedure(deps.adminAuth)
     .meta({

@@ -3,7 +3,7 @@ import type { OperatorDeps } from "./deps";
 import { ZListMerchantsRequest, ZListMerchantsResponse } from "./list-merchants.types";
 import { listMerchants } from "./merchants-view";
 
-/** GET /admin/api/merchants (SPEC §4.3, issue 10): newest first, searchable by id, payout address or name. */
+/** GET /admin/api/merchants (SPEC §4.3): newest first, searchable by id, payout address or name. */
 export const listMerchantsProcedure = (deps: OperatorDeps) =>
   adminProcedure(deps.adminAuth)
     .meta({

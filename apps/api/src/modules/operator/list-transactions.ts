@@ -5,7 +5,7 @@ import { ZListTransactionsRequest, ZListTransactionsResponse } from "./list-tran
 import { listTransactions, transactionsCsv } from "./transactions-view";
 
 /**
- * GET /admin/api/transactions (SPEC §4.3, issue 10): settlements joined with quotes and receipts, filtered and
+ * GET /admin/api/transactions (SPEC §4.3): settlements joined with quotes and receipts, filtered and
  * cursor-paginated; `?format=csv` or `Accept: text/csv` exports the same page as CSV (formula cells neutralised).
  */
 export const listTransactionsProcedure = (deps: OperatorDeps) =>

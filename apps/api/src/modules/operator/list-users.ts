@@ -3,7 +3,7 @@ import type { OperatorDeps } from "./deps";
 import { ZListUsersRequest, ZListUsersResponse } from "./list-users.types";
 import { listUsers } from "./users-view";
 
-/** GET /admin/api/users (SPEC §4.3, issue 10): operator accounts or wallet accounts (`kind`), oldest first. */
+/** GET /admin/api/users (SPEC §4.3): operator accounts or wallet accounts (`kind`), oldest first. */
 export const listUsersProcedure = (deps: OperatorDeps) =>
   adminProcedure(deps.adminAuth)
     .meta({

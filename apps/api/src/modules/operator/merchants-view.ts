@@ -1,5 +1,5 @@
 /**
- * Operator views of merchants (issue 10): a searchable, keyset-paginated list and a detail page with tiers, the
+ * Operator views of merchants: a searchable, keyset-paginated list and a detail page with tiers, the
  * gateway route, recent settlements and receipts and webhook health. Secrets never leave: the list and the
  * detail carry no secret hash, no webhook secret and no gateway origin secret.
  */

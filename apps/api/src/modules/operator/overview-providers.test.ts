@@ -36,7 +36,7 @@ async function countingRpc(): Promise<{ url: string; calls: () => number; server
 
 const ZERO = "0x0000000000000000000000000000000000000000";
 
-describe("overview config drift cache (issue 10)", () => {
+describe("overview config drift cache", () => {
   let api: TestApi;
   let rpc: Awaited<ReturnType<typeof countingRpc>>;
   let operator: SignedIn;

@@ -1,5 +1,5 @@
 /**
- * GET /admin/api/overview (issue 10): one read of the whole service for operators. Money per network and token comes
+ * GET /admin/api/overview: one read of the whole service for operators. Money per network and token comes
  * from the daily rollup `settlement_daily_rollups` (orphaned rows excluded; kept by a trigger in the same transaction
  * as each settlement change); counts from receipts, merchants, settlements by state, webhooks and indexer cursors.
  * Pause state and config drift belong to other work (pause / initialize-config): they reach the overview
@@ -151,7 +151,7 @@ export async function readOverview(deps: AdminReadDeps, extensions: OverviewExte
                 ? cursor.headNumber - cursor.blockNumber
                 : 0n
               ).toString(),
-        // The open network_halts row (issue 16); the cursor column is the older, in-place note.
+        // The open network_halts row; the cursor column is the older, in-place note.
         halted_reason: haltOf.get(cursor.chainId)?.reason ?? cursor.haltedReason,
         halted_at: haltOf.get(cursor.chainId)?.halted_at ?? null,
         updated_at: cursor.updatedAt.toISOString(),

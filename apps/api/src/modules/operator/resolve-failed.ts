@@ -3,7 +3,7 @@ import type { OperatorDeps } from "./deps";
 import { resolveFailedPayment } from "./failed-payments-service";
 import { ZResolveFailedRequest, ZResolveFailedResponse } from "./resolve-failed.types";
 
-/** POST /api/dashboard/failed/{id}/resolve (issue 10): records a refund made by hand, or a dismissal. Audited. */
+/** POST /api/dashboard/failed/{id}/resolve: records a refund made by hand, or a dismissal. Audited. */
 export const resolveFailedProcedure = (deps: OperatorDeps) =>
   adminProcedure(deps.adminAuth)
     .meta({

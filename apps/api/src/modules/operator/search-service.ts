@@ -1,5 +1,5 @@
 /**
- * GET /admin/api/search?q= (issue 10): one box. The shape of `q` decides where to look, so every lookup is one
+ * GET /admin/api/search?q=: one box. The shape of `q` decides where to look, so every lookup is one
  * indexed equality or prefix match: a typed id (`mrch_`, `qt_`, `rcpt_`, `ord_`, `evt_`, `lst_`), a transaction
  * hash, an address (merchant payout or payer), else a merchant name prefix.
  */

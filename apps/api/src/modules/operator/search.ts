@@ -3,7 +3,7 @@ import type { OperatorDeps } from "./deps";
 import { ZSearchRequest, ZSearchResponse } from "./search.types";
 import { search } from "./search-service";
 
-/** GET /admin/api/search?q= (SPEC §4.3, issue 10): find anything by id, transaction hash, address or name. */
+/** GET /admin/api/search?q= (SPEC §4.3): find anything by id, transaction hash, address or name. */
 export const searchProcedure = (deps: OperatorDeps) =>
   adminProcedure(deps.adminAuth)
     .meta({

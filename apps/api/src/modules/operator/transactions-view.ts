@@ -1,5 +1,5 @@
 /**
- * GET /admin/api/transactions (issue 10): settlements joined with their quote and receipt, newest first, keyset
+ * GET /admin/api/transactions: settlements joined with their quote and receipt, newest first, keyset
  * paginated on the settlement id. Filters: network, asset (symbol or token address), merchant, payer, state and a
  * `seen_at` range. Every filter maps to an indexed column (migration `admin_read`).
  */

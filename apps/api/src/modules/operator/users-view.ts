@@ -1,5 +1,5 @@
 /**
- * GET /admin/api/users and /admin/api/users/{id} (issue 10, SPEC §4.3): operator accounts here, wallet accounts in
+ * GET /admin/api/users and /admin/api/users/{id} (SPEC §4.3): operator accounts here, wallet accounts in
  * wallet-users.ts (`kind` picks one; the id prefix picks for the detail). Password hashes and session tokens never
  * leave.
  */

@@ -1,6 +1,6 @@
 /**
- * The wallet half of GET /admin/api/users (issue 10, SPEC §4.3): accounts created by a wallet sign-in (issue 13,
- * docs/users.md) with their linked wallets, last sign-in and live sessions. Session tokens never leave.
+ * The wallet half of GET /admin/api/users (SPEC §4.3): accounts created by a wallet sign-in
+ * (docs/users.md) with their linked wallets, last sign-in and live sessions. Session tokens never leave.
  */
 import { auditEvents, userAccounts, userSessions, userWallets } from "@tollgate/db";
 import { AppError } from "@tollgate/shared";
