@@ -1,5 +1,5 @@
 /**
- * `GET /api/agents/register` (issue 13; SPEC §1, §4.2, §5): what an agent needs, what it can pay with (the enabled
+ * `GET /api/agents/register` (SPEC §1, §4.2, §5): what an agent needs, what it can pay with (the enabled
  * entries of `/api/payment-capabilities`, the same evaluation), and the endpoints in the order it calls them.
  * User sign-in paths are the ones the user-session work serves (SIWE EIP-4361 for EVM, Ed25519 for Solana).
  */

@@ -1,5 +1,5 @@
 /**
- * An agent's splitter settlements as the indexer wrote them (SPEC §4.2, issue 5): newest first,
+ * An agent's splitter settlements as the indexer wrote them (SPEC §4.2): newest first,
  * cursor-paginated. EVM addresses match in any case; Solana addresses are answered empty while Solana
  * settlement is disabled (DESIGN §3). Orphaned settlements never happened on the canonical chain and
  * are left out.

@@ -1,5 +1,5 @@
 /**
- * What a quote would accept right now, for every (network, splitter version, asset) (issue 13; SPEC §2.8). Each
+ * What a quote would accept right now, for every (network, splitter version, asset) (SPEC §2.8). Each
  * answer comes from `assertRouteOpen` and the price feed read of the quote path itself, so a combination is
  * `enabled` exactly when `/v1/quote` would issue a quote for it (merchant rules aside), and otherwise carries the
  * refusal the quote answers (code and status).

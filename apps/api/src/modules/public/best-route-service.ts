@@ -1,5 +1,5 @@
 /**
- * `GET /api/registry/best` (issue 13): the route a quote for this merchant would take now, and why. It runs the
+ * `GET /api/registry/best`: the route a quote for this merchant would take now, and why. It runs the
  * quote path's own `selectRoute` and `priceInAsset`, so its answer is the quote's: the same network, asset,
  * splitter and amount, or the same refusal (code and status) the quote would answer.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 13 "done when": `/api/payment-capabilities` and the registry agree with what `/v1/quote` accepts. Every
+ * `/api/payment-capabilities` and the registry agree with what `/v1/quote` accepts. Every
  * (network, version, asset) the capabilities mark `enabled` gets a quote on that route; every other one gets the
  * refusal (status and code) the capabilities predicted. Real local chains; some routes are closed on purpose: base
  * is paused by an operator and amoy's v1.4 route aifp1 is disabled on-chain.

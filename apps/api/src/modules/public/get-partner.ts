@@ -8,7 +8,7 @@ import { ipCreatorIncome, providersCrediting } from "./partner-income";
 import { findPartner } from "./partner-service";
 
 /**
- * GET /api/partner/{wallet} (SPEC §4.2; issue 13): a registered partner's public profile: name, the bridge
+ * GET /api/partner/{wallet} (SPEC §4.2): a registered partner's public profile: name, the bridge
  * providers crediting it as ip creator, and its ip-creator income. Public-surface rate limit; no contact or notes.
  */
 export const getPartnerProcedure = (deps: PublicDeps) =>
@@ -30,7 +30,7 @@ export const getPartnerProcedure = (deps: PublicDeps) =>
       await deps.limiters.publicSurface.consume(clientKey(ctx.ip));
       const partner = await findPartner(deps.db.db, input.wallet);
       if (!partner) throw new AppError("partner_not_found", `no partner is registered with ${input.wallet}`);
-      // The providers served now (issue 16: the database, not the seed file).
+      // The providers served now: the database, not the seed file.
       const catalog = deps.bridgeProviders;
       await catalog?.refresh();
       const bridge =

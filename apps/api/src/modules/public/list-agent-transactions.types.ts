@@ -6,7 +6,7 @@ export const ZListAgentTransactionsRequest = z.object({
   address: z.string().min(1).max(64),
   /** Opaque cursor from a previous page's `next_cursor`. */
   cursor: z.string().max(64).optional(),
-  /** Canonical decimal digits only (issue 18): `0x10`, `1e1`, ` 1`, `01` are refused, not coerced. */
+  /** Canonical decimal digits only: `0x10`, `1e1`, ` 1`, `01` are refused, not coerced. */
   limit: queryInteger({ min: 1, max: 100 }).default(25),
 });
 

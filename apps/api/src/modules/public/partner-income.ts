@@ -1,5 +1,5 @@
 /**
- * What `/api/partner/{wallet}` shows besides the name (issue 13; docs/partners.md): the bridge providers that
+ * What `/api/partner/{wallet}` shows besides the name (docs/partners.md): the bridge providers that
  * name the wallet as their ip creator, and the ip-creator income those providers' payments brought it.
  *
  * Attribution: the splitter's `Payment` event carries the ip-creator amount but not the ip-creator address (DESIGN

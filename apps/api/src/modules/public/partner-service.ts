@@ -1,5 +1,5 @@
 /**
- * Partners (issues 10 and 13; docs/partners.md): wallets that receive the ip-creator leg of bridge payments.
+ * Partners (docs/partners.md): wallets that receive the ip-creator leg of bridge payments.
  *
  * Invariants:
  * - one row per wallet (lower-case EVM address); registering a known wallet replaces its name, contact and notes

@@ -1,4 +1,4 @@
-/** Public paths the registry surfaces name (issue 13); the route files register exactly these. */
+/** Public paths the registry surfaces name; the route files register exactly these. */
 export const CAPABILITIES_PATH = "/api/payment-capabilities";
 export const REGISTRY_PATH = "/api/registry";
 export const REGISTRY_ALIAS_PATH = "/registry";

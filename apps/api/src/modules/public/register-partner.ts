@@ -4,7 +4,7 @@ import { registerPartner } from "./partner-service";
 import { ZRegisterPartnerRequest, ZRegisterPartnerResponse } from "./register-partner.types";
 
 /**
- * POST /api/admin/register-partner (SPEC §4.3; issue 10): registers the wallet that receives the ip-creator leg,
+ * POST /api/admin/register-partner (SPEC §4.3): registers the wallet that receives the ip-creator leg,
  * or replaces the name, contact and notes of the one registered there (idempotent on the wallet). Audited.
  */
 export const adminRegisterPartnerProcedure = (deps: PublicDeps) =>

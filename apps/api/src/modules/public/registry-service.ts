@@ -1,5 +1,5 @@
 /**
- * The splitter registry (issue 13; DESIGN.md §3, §4; SPEC §2.10, §9): deployments keyed by (chain id, version),
+ * The splitter registry (DESIGN.md §3, §4; SPEC §2.10, §9): deployments keyed by (chain id, version),
  * never by address alone, and the coverage matrix network × version × asset × economics profile. Statuses come from
  * `availability.ts` (the quote path's own checks); bridge rows use the v1.2 splitter's state.
  */
