@@ -5,7 +5,7 @@ import { approveListing } from "./moderation-service";
 import { decisionView } from "./moderation-view";
 
 /**
- * POST /admin/api/marketplace/{id}/approve (issue 11; SPEC §3.1): publishes the pending revision. Audited and a
+ * POST /admin/api/marketplace/{id}/approve (SPEC §3.1): publishes the pending revision. Audited and a
  * `listing.approved` webhook, in the same transaction; a listing no longer pending answers 409.
  */
 export const approveListingProcedure = (deps: MarketplaceDeps) =>

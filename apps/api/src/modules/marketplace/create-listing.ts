@@ -4,7 +4,7 @@ import type { MarketplaceDeps } from "./deps";
 import { createListing } from "./listing-service";
 import { listingView } from "./listing-view";
 
-/** POST /v1/merchants/{id}/listings (issue 11; SPEC §2.3, §3.1): a new listing, pending review. */
+/** POST /v1/merchants/{id}/listings (SPEC §2.3, §3.1): a new listing, pending review. */
 export const createListingProcedure = (deps: MarketplaceDeps) =>
   merchantProcedure(deps.merchantAuth)
     .meta({

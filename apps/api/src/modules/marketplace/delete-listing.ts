@@ -3,7 +3,7 @@ import { ZDeleteListingRequest, ZDeleteListingResponse } from "./delete-listing.
 import type { MarketplaceDeps } from "./deps";
 import { deleteListing } from "./listing-service";
 
-/** DELETE /v1/merchants/{id}/listings/{listing_id} (issue 11): gone from the feed once the cache turns over. */
+/** DELETE /v1/merchants/{id}/listings/{listing_id}: gone from the feed once the cache turns over. */
 export const deleteListingProcedure = (deps: MarketplaceDeps) =>
   merchantProcedure(deps.merchantAuth)
     .meta({

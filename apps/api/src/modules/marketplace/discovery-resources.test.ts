@@ -32,7 +32,7 @@ type Page = {
   pagination: { limit: number; offset: number; total: number };
 };
 
-/** Issue 11: the discovery exports, checked against the live 402 of every resource they name. */
+/** The discovery exports, checked against the live 402 of every resource they name. */
 describe("discovery exports (/discovery/resources, /.well-known/x402)", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-discovery-"));
   let chains: LocalChains;

@@ -1,5 +1,5 @@
 /**
- * Discovery exports (issue 11; x402-wire e.5, e.11; docs/marketplace.md "Discovery exports"): the x402 Bazaar
+ * Discovery exports (x402-wire e.5, e.11; docs/marketplace.md "Discovery exports"): the x402 Bazaar
  * catalogue `GET /discovery/resources` and x402scan's `/.well-known/x402`, both from the same rows as the feed.
  *
  * Invariants: approved content only (`listings.published`); only listings whose merchant has a hosted gateway

@@ -1,5 +1,5 @@
 /**
- * The public marketplace feed (issue 11; SPEC §2.3, §4.2): approved content only (`listings.published`), never
+ * The public marketplace feed (SPEC §2.3, §4.2): approved content only (`listings.published`), never
  * an internal merchant id. Newest approval first, keyset-paginated over (published_at, id).
  */
 import { type Database, listings, merchants } from "@tollgate/db";

@@ -4,7 +4,7 @@ import { ZGetListingRequest, ZGetListingResponse } from "./get-listing.types";
 import { getMerchantListing } from "./listing-service";
 import { listingView } from "./listing-view";
 
-/** GET /v1/merchants/{id}/listings/{listing_id} (issue 11): another merchant's listing is 404. */
+/** GET /v1/merchants/{id}/listings/{listing_id}: another merchant's listing is 404. */
 export const getListingProcedure = (deps: MarketplaceDeps) =>
   merchantProcedure(deps.merchantAuth)
     .meta({

@@ -4,7 +4,7 @@ import { ZListListingsRequest, ZListListingsResponse } from "./list-listings.typ
 import { listMerchantListings } from "./listing-service";
 import { listingView } from "./listing-view";
 
-/** GET /v1/merchants/{id}/listings (issue 11): the merchant's own listings (at most 10), oldest first. */
+/** GET /v1/merchants/{id}/listings: the merchant's own listings (at most 10), oldest first. */
 export const listListingsProcedure = (deps: MarketplaceDeps) =>
   merchantProcedure(deps.merchantAuth)
     .meta({

@@ -1,5 +1,5 @@
 /**
- * Marketplace listings, merchant side (issue 11; SPEC §2.3, §3.1, §8). Dependencies come in as arguments.
+ * Marketplace listings, merchant side (SPEC §2.3, §3.1, §8). Dependencies come in as arguments.
  * - at most MAX_LISTINGS_PER_MERCHANT per merchant, counted under a lock on the merchant row, so parallel
  *   creations cannot overshoot;
  * - every edit starts a new pending revision; `published` (what an operator approved) is untouched, so an

@@ -8,7 +8,7 @@ import {
 import { listModerationQueue } from "./moderation-service";
 import { moderationView } from "./moderation-view";
 
-/** GET /admin/api/marketplace (issue 11; SPEC §4.3): the moderation queue, oldest change first. */
+/** GET /admin/api/marketplace (SPEC §4.3): the moderation queue, oldest change first. */
 export const marketplaceQueueProcedure = (deps: MarketplaceDeps) =>
   adminProcedure(deps.adminAuth)
     .meta({

@@ -1,5 +1,5 @@
 /**
- * Marketplace moderation (issue 11; SPEC §3.1, §4.3): the operator queue and the two decisions.
+ * Marketplace moderation (SPEC §3.1, §4.3): the operator queue and the two decisions.
  * A decision is one conditional UPDATE (`status = 'pending'`, and the revision the operator saw when named), so of
  * two parallel decisions on one listing exactly one changes the row and the other answers 409
  * `listing_not_pending`. The audit event and the `listing.approved` / `listing.rejected` webhook are written in

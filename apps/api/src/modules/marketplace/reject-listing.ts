@@ -5,7 +5,7 @@ import { rejectListing } from "./moderation-service";
 import { decisionView } from "./moderation-view";
 
 /**
- * POST /admin/api/marketplace/{id}/reject `{reason}` (issue 11; SPEC §3.1): the merchant sees the reason. Audited
+ * POST /admin/api/marketplace/{id}/reject `{reason}` (SPEC §3.1): the merchant sees the reason. Audited
  * and a `listing.rejected` webhook, in the same transaction; a listing no longer pending answers 409.
  */
 export const rejectListingProcedure = (deps: MarketplaceDeps) =>

@@ -5,7 +5,7 @@ import { listingView } from "./listing-view";
 import { ZUpdateListingRequest, ZUpdateListingResponse } from "./update-listing.types";
 
 /**
- * PATCH /v1/merchants/{id}/listings/{listing_id} (issue 11; SPEC §3.1): every edit is a new pending revision.
+ * PATCH /v1/merchants/{id}/listings/{listing_id} (SPEC §3.1): every edit is a new pending revision.
  * A rejected listing goes back to pending; an approved one stays public as approved while the edit waits.
  */
 export const updateListingProcedure = (deps: MarketplaceDeps) =>

@@ -1,5 +1,5 @@
 /**
- * The x402 description of a hosted-gateway resource (issue 11; x402-wire e.5, e.6; docs/marketplace.md
+ * The x402 description of a hosted-gateway resource (x402-wire e.5, e.6; docs/marketplace.md
  * "Discovery exports"). ONE function builds it for both the live 402 of `/g/<slug>/...` (its `PAYMENT-REQUIRED`
  * header) and the discovery exports, so what a crawler reads is what the challenge says.
  *
