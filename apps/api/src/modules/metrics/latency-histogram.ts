@@ -1,5 +1,5 @@
 /**
- * A fixed log-bucket latency histogram (issue 10 telemetry; docs/decisions/0028-operator-dashboards.md): bucket i
+ * A fixed log-bucket latency histogram (docs/decisions/0028-operator-dashboards.md): bucket i
  * holds durations in (B·F^(i-1), B·F^i] with B = 0.1 ms and F = 2^(1/4), so a percentile read from it is within
  * ~19 % of the true value, from 0.1 ms to the last bucket (~ 100 s; longer durations land in the last one).
  * Recording is one Math.log and one increment; merging is adding arrays. Memory is fixed per histogram.

@@ -1,5 +1,5 @@
 /**
- * Operational figures for GET /api/metrics (issue 5): per-network head, indexed block, lag and cursor age
+ * Operational figures for GET /api/metrics: per-network head, indexed block, lag and cursor age
  * (from the indexer cursors), settlements by state and webhook deliveries by outcome. Read from the
  * database, so any API replica reports the same figures whichever process runs the indexer.
  */
@@ -11,7 +11,7 @@ import type { ProcessMonitor } from "./process-monitor";
 export interface MetricsServiceDeps {
   db: { db: Database };
   clock: Clock;
-  /** The answering process's own figures (issue 15); absent: not reported. */
+  /** The answering process's own figures; absent: not reported. */
   processMonitor?: Pick<ProcessMonitor, "read">;
 }
 

@@ -71,7 +71,7 @@ describe.each(testDatabaseKinds())("GET /api/metrics on %s", (kind) => {
     expect(res.text).toContain('tollgate_webhook_deliveries{outcome="dead"} 1');
     expect(res.text).toMatch(/# TYPE tollgate_indexer_lag_blocks gauge/);
   });
-  it("happy: reports the answering process's RSS, heap used and event-loop delay (issue 15)", async () => {
+  it("happy: reports the answering process's RSS, heap used and event-loop delay", async () => {
     const res = await api.call("GET", "/api/metrics");
     expect(res.status).toBe(200);
     const value = (line: string) => Number(res.text.match(new RegExp(`^${line} (\\S+)$`, "m"))?.[1]);

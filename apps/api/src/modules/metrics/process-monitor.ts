@@ -1,7 +1,8 @@
 /**
- * This process's own cost (issue 15, the soak): resident memory, V8 heap used and event-loop delay, published by
- * GET /api/metrics. The delay histogram covers the window since the previous read (a read resets it), so a scraper
- * polling every N s sees each window's p50 / p99 / max; RSS and heap are read at the moment of the read.
+ * This process's own cost (what the soak watches; docs/decisions/0035-how-cost-grows.md): resident memory, V8 heap
+ * used and event-loop delay, published by GET /api/metrics. The delay histogram covers the window since the previous
+ * read (a read resets it), so a scraper polling every N s sees each window's p50 / p99 / max; RSS and heap are read
+ * at the moment of the read.
  */
 import { type IntervalHistogram, monitorEventLoopDelay } from "node:perf_hooks";
 

@@ -1,5 +1,5 @@
 /**
- * Records every request into {@link Telemetry} when its response finishes (issue 10). The label is the route
+ * Records every request into {@link Telemetry} when its response finishes. The label is the route
  * template Express matched (`req.baseUrl` + `req.route.path`), `POST /trpc/{procedure}` for known tRPC procedures,
  * else `unmatched`: a raw path never becomes a label, so hostile paths cannot grow the series.
  */

@@ -1,5 +1,5 @@
 /**
- * Telemetry shared through Redis (issue 10, `/api/dashboard/telemetry` with `scope: "cluster"`; docs/operators.md
+ * Telemetry shared through Redis (`/api/dashboard/telemetry` with `scope: "cluster"`; docs/operators.md
  * "Telemetry"). Each API process flushes its per-minute deltas every few seconds (and on shutdown) into one hash per
  * minute; the dashboard merges the hashes of its window. Nothing is written per request.
  *

@@ -1,5 +1,5 @@
 /**
- * Operator telemetry (issue 10; `/api/dashboard/telemetry`): request counts by status class and latency
+ * Operator telemetry (`/api/dashboard/telemetry`): request counts by status class and latency
  * percentiles per route and per merchant from this process's {@link Telemetry}, and settlement latency (a Payment
  * log first seen → confirmed) per network from the indexer's `settlements`, over the same window.
  * With Redis, the figures are the cluster's (every process's flushed minutes, this one's flushed first); when Redis

@@ -1,5 +1,5 @@
 /**
- * Request telemetry per process (issue 10, `/api/dashboard/telemetry`; docs/decisions/0028-operator-dashboards.md).
+ * Request telemetry per process (`/api/dashboard/telemetry`; docs/decisions/0028-operator-dashboards.md).
  *
  * Invariants:
  * - Recording is in memory and O(1): no I/O, no allocation once a series exists in the current minute.
