@@ -1,5 +1,5 @@
 /**
- * Admin accounts (issue 10; DESIGN §9): created by `pnpm admin:create` or the bootstrap variables, never with a
+ * Admin accounts (DESIGN §9): created by `pnpm admin:create` or the bootstrap variables, never with a
  * default password. Emails are compared lower-case.
  */
 import { ADMIN_ROLES, type AdminRole, adminAccounts, type Database, type Transaction } from "@tollgate/db";

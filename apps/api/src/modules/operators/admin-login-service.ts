@@ -1,5 +1,5 @@
 /**
- * Admin sign-in and sign-out (issue 10; SPEC §4.3, §5; checklist B6). Unknown emails and wrong passwords look the
+ * Admin sign-in and sign-out (SPEC §4.3, §5; checklist B6). Unknown emails and wrong passwords look the
  * same (same status, same body, one argon2id verification each); every failure and lockout is audited.
  */
 import { type AdminRole, adminAccounts, type Database } from "@tollgate/db";

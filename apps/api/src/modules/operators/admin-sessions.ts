@@ -1,5 +1,5 @@
 /**
- * Server-side admin sessions (issue 10; DESIGN §9; checklist B6). The token is random (256 bits), stored only as
+ * Server-side admin sessions (DESIGN §9; checklist B6). The token is random (256 bits), stored only as
  * its SHA-256, and travels in an HttpOnly SameSite=Strict cookie (Secure outside development; `__Host-` prefixed
  * then) or, for tools, as `Authorization: Bearer ases_...`. Every login makes a new session (no fixation);
  * logout revokes it server-side. Idle expiry slides on use; the absolute expiry never moves.
@@ -74,7 +74,7 @@ export async function authenticateAdminSession(
     .innerJoin(adminAccounts, eq(adminAccounts.id, adminSessions.adminId))
     .where(and(eq(adminSessions.tokenHash, tokenHash), isNull(adminSessions.revokedAt)));
   if (row && !isLive(row.session, now)) {
-    // Seen expired once, ended for good: a clock that later jumps back must not revive it (issue 16 drill).
+    // Seen expired once, ended for good: a clock that later jumps back must not revive it.
     await db
       .update(adminSessions)
       .set({ revokedAt: now })

@@ -1,4 +1,4 @@
-/** Fixtures for operator route tests: an operator of a given role, signed in with a cookie (issue 10). */
+/** Fixtures for operator route tests: an operator of a given role, signed in with a cookie. */
 import type { AdminRole } from "@tollgate/db";
 import { ADMIN_CSRF_HEADER } from "@tollgate/shared";
 import type { TestApi } from "../../test/harness";

@@ -1,5 +1,5 @@
 /**
- * The first operator from the environment (issue 10; DESIGN §9): `ADMIN_BOOTSTRAP_EMAIL` and
+ * The first operator from the environment (DESIGN §9): `ADMIN_BOOTSTRAP_EMAIL` and
  * `ADMIN_BOOTSTRAP_PASSWORD_FILE` create an owner at start-up when no admin exists yet, and are ignored after.
  * There is never a default password.
  */

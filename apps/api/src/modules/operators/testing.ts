@@ -1,5 +1,5 @@
 /**
- * Fixtures for the operator read surface's tests (issue 10): a signed-in operator (real argon2id, real session
+ * Fixtures for the operator read surface's tests: a signed-in operator (real argon2id, real session
  * through POST /api/admin/login) and rows as the indexer and the pay flow write them.
  */
 import { quotes, receipts, settlements } from "@tollgate/db";
