@@ -1,5 +1,5 @@
 /**
- * The audit trail (issue 10): append-only, tamper-evident. Each row's hash is
+ * The audit trail (docs/decisions/0015-operator-actions.md): append-only, tamper-evident. Each row's hash is
  * SHA-256(prev_hash + "\n" + canonical JSON of the row's content), chained from a genesis of 64 zeros, so editing,
  * inserting or deleting a row breaks the chain at that row. Writers serialise on one transaction-scoped advisory
  * lock, so rows are chained in commit order; `recordAudit` is called inside the transaction of the change it records.

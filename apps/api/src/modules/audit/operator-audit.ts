@@ -1,5 +1,5 @@
 /**
- * The audit event of an operator action (issue 10): the acting admin, their IP and request id, written by
+ * The audit event of an operator action: the acting admin, their IP and request id, written by
  * {@link recordAudit} in the transaction of the change it records. One place for what every operator service wrote
  * by hand.
  */
