@@ -4,7 +4,7 @@ import type { ControlsDeps } from "./deps";
 import { initializeNetworkConfig } from "./network-config-service";
 
 /**
- * POST /api/admin/initialize-config (SPEC §4.3; issue 10): records, once per network, the treasury, splitter
+ * POST /api/admin/initialize-config (SPEC §4.3): records, once per network, the treasury, splitter
  * addresses by version and confirmations this service runs with. The overview compares it with the contracts.
  */
 export const adminInitializeConfigProcedure = (deps: ControlsDeps) =>

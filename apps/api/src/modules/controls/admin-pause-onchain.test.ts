@@ -1,5 +1,5 @@
 /**
- * The operator pause with `onchain: true` (issue 10) on a real local amoy chain: the splitters' own pause() is called
+ * The operator pause with `onchain: true` on a real local amoy chain: the splitters' own pause() is called
  * with PAUSER_PRIVATE_KEY, after which a payment to the splitter reverts.
  */
 import { mkdtempSync, rmSync } from "node:fs";

@@ -4,7 +4,7 @@ import type { ControlsDeps } from "./deps";
 import { pauseScope } from "./pause-service";
 
 /**
- * POST /api/admin/pause (SPEC §4.3; issue 10): stops new sales in a scope. Existing receipts keep working and a
+ * POST /api/admin/pause (SPEC §4.3): stops new sales in a scope. Existing receipts keep working and a
  * payment for a quote or order already issued is still honoured. Every API process sees it within PAUSE_POLL_MS.
  */
 export const adminPauseProcedure = (deps: ControlsDeps) =>

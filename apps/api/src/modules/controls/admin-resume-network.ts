@@ -4,7 +4,7 @@ import type { ControlsDeps } from "./deps";
 import { resumeNetwork } from "./network-halt-service";
 
 /**
- * POST /api/admin/networks/{network}/resume (issue 16): clears the halt the indexer recorded for a reorg deeper
+ * POST /api/admin/networks/{network}/resume: clears the halt the indexer recorded for a reorg deeper
  * than maxReorgDepth, so it follows that network again. Only this clears a halt. Audited.
  */
 export const adminResumeNetworkProcedure = (deps: ControlsDeps) =>

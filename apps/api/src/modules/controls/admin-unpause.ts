@@ -3,7 +3,7 @@ import { ZUnpauseRequest, ZUnpauseResponse } from "./admin-unpause.types";
 import type { ControlsDeps } from "./deps";
 import { unpauseScope } from "./pause-service";
 
-/** POST /api/admin/unpause (SPEC §4.3; issue 10): lifts the pause of exactly one scope. Audited. */
+/** POST /api/admin/unpause (SPEC §4.3): lifts the pause of exactly one scope. Audited. */
 export const adminUnpauseProcedure = (deps: ControlsDeps) =>
   adminProcedure(deps.adminAuth)
     .meta({

@@ -1,5 +1,5 @@
 /**
- * The service configuration recorded once per network (issue 10): `POST /api/admin/initialize-config` copies the
+ * The service configuration recorded once per network: `POST /api/admin/initialize-config` copies the
  * treasury, splitter addresses by version and confirmations from the deployment manifest and the environment into
  * `network_configs`; a second call for a recorded network is 409. `configDrift` compares the record with the
  * manifest the process runs on and with what the contracts report (treasury, paused); the overview calls it.

@@ -1,5 +1,5 @@
 /**
- * Network halts (issue 16): the indexer writes a `network_halts` row when a reorg is deeper than maxReorgDepth and
+ * Network halts: the indexer writes a `network_halts` row when a reorg is deeper than maxReorgDepth and
  * follows nothing on that network while the row is open (after restarts too). `/readyz` and the operator overview
  * list the open halts; only an operator clears one: `POST /api/admin/networks/{network}/resume {reason}` closes
  * the row (it stays as history) in the same transaction as its audit event. The follower re-reads the row and

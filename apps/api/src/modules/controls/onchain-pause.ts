@@ -1,5 +1,5 @@
 /**
- * The splitters' own emergency stop, called by the operator pause when asked (`onchain: true`; issue 10,
+ * The splitters' own emergency stop, called by the operator pause when asked (`onchain: true`;
  * docs/operators.md). Both splitter versions have `pause()`: v1.2 lets a listed pauser or the owner call it, v1.4 the
  * PAUSER_ROLE. Only pausing is offered: unpausing is the owner's / admin's (a different key, by design of the
  * contracts), so an operator unpause lifts the database pause only.

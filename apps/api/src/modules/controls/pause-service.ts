@@ -1,5 +1,5 @@
 /**
- * The operator pause (issue 10): `POST /api/admin/pause {scope, reason}` stops new sales in a scope (`all` or one
+ * The operator pause: `POST /api/admin/pause {scope, reason}` stops new sales in a scope (`all` or one
  * network) until `unpause`. Stopped: new quotes, new bridge challenges and x402 settlements, new hosted-gateway sales
  * (the 402 that leads to a quote). Never stopped: receipts already issued, `/v1/pay` for a quote already issued and
  * legacy bridge proofs for an order already issued, so a payment sent before the pause is honoured (no stranded
