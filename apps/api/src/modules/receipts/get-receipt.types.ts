@@ -25,7 +25,7 @@ export const ZGetReceiptResponse = z.object({
   kid: z.string(),
   issued_at: z.string(),
   expires_at: z.string(),
-  /** Issue 19 (docs/receipts.md): the receipt follows the Payment log it rests on. */
+  /** docs/receipts.md: the receipt follows the Payment log it rests on. */
   state: z.enum(["valid", "suspended", "revoked"]),
   state_changed_at: z.string().nullable(),
   /** Every state change, oldest first; the log named is the one the receipt rested on after it. */

@@ -1,7 +1,8 @@
 /**
  * Receipt facts for support (GET /v1/receipts/{id}): what an issued receipt attests, joined with its quote.
- * Receipt ids are unguessable (DESIGN.md §1), so the facts are public to whoever holds the id. Issue 19 adds
- * the receipt's state (valid, suspended, revoked) and its history, and the per-merchant revocation feed.
+ * Receipt ids are unguessable (DESIGN.md §1), so the facts are public to whoever holds the id. Also here: the
+ * receipt's state (valid, suspended, revoked), its history, and the per-merchant revocation feed; a receipt follows
+ * the payment it rests on (docs/decisions/0018-receipts-follow-their-payment.md).
  */
 import { type Database, quotes, receiptStateChanges, receipts } from "@tollgate/db";
 import { AppError, formatUsd } from "@tollgate/shared";
@@ -14,7 +15,7 @@ export interface ReceiptServiceDeps {
 export interface ReceiptRecord {
   receipt: typeof receipts.$inferSelect;
   quote: typeof quotes.$inferSelect;
-  /** Issue 19: every state change, oldest first. */
+  /** Every state change, oldest first. */
   history: (typeof receiptStateChanges.$inferSelect)[];
 }
 
@@ -35,7 +36,7 @@ export async function getReceipt(deps: ReceiptServiceDeps, id: string): Promise<
 }
 
 /**
- * The receipt's state as the hosted gateway and the bridge read it (issue 19): straight from the database,
+ * The receipt's state as the hosted gateway and the bridge read it: straight from the database,
  * no feed and no staleness. Undefined for an id this service never issued.
  */
 export async function receiptState(
@@ -54,7 +55,7 @@ export interface RevocationEntry {
 }
 
 /**
- * The revocation feed of one merchant (issue 19): suspended and revoked receipts that have not expired,
+ * The revocation feed of one merchant: suspended and revoked receipts that have not expired,
  * ordered by id so the same set always gives the same bytes (and ETag). Uses receipts_not_valid_idx.
  */
 export async function listRevocations(

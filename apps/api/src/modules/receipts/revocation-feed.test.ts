@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registrationBody, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 
 /**
- * The revocation feed (issue 19). Receipt rows and their states are written here as the indexer writes them
+ * The revocation feed. Receipt rows and their states are written here as the indexer writes them
  * (apps/indexer/test/receipt-states.test.ts drives those transitions on a real chain).
  */
 describe.each(testDatabaseKinds())("GET /v1/merchants/{id}/revocations on %s", (kind) => {

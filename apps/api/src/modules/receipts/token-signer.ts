@@ -1,7 +1,7 @@
 /**
  * Signs receipts and settlement calls with the active Ed25519 key (DESIGN.md §6). Both verify against
  * the same JWKS; their distinct `typ` keeps one from passing as the other (RFC 8725 §3.11, §3.12).
- * Compact JWS (RFC 7515 §7.1) signed by node:crypto in the calling thread (issue 15): the same bytes jose's
+ * Compact JWS (RFC 7515 §7.1) signed by node:crypto in the calling thread: the same bytes jose's
  * `SignJWT` produces (Ed25519 is deterministic; token-signer.test.ts compares them), without the WebCrypto job and
  * builder per token that made signing the largest single cost of a quote. Verification stays with jose.
  */
