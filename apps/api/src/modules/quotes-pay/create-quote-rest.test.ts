@@ -18,7 +18,7 @@ function shape(value: unknown, prefix = ""): string[] {
     .sort();
 }
 
-// The direct REST handler of POST /v1/quote (issue 15) answers as the tRPC procedure it stands in for.
+// The direct REST handler of POST /v1/quote answers as the tRPC procedure it stands in for.
 describe.each(testDatabaseKinds())("POST /v1/quote direct handler on %s", (kind) => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-quote-rest-"));
   let chains: LocalChains;

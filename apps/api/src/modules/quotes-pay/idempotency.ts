@@ -97,7 +97,7 @@ export async function completeIdempotencyKey(
 }
 
 /**
- * `completeIdempotencyKey` as a CTE of the caller's statement, applied only when `when` holds (issue 15: /v1/pay
+ * `completeIdempotencyKey` as a CTE of the caller's statement, applied only when `when` holds (/v1/pay
  * completes the key in the statement that inserts the receipt, so the key is done exactly when the receipt exists).
  */
 export function completeIdempotencyKeyCte(

@@ -52,7 +52,7 @@ export function responseFor(
   };
 }
 
-/** A replay never hands out a receipt whose payment left the chain (issue 19): the agent needs a new quote. */
+/** A replay never hands out a receipt whose payment left the chain: the agent needs a new quote. */
 export function refuseUnlessValid(receipt: ReceiptRow): void {
   if (receipt.state === "valid") return;
   const detail =
@@ -149,7 +149,7 @@ export async function issueReceipt(
     exp: Math.floor(expiresAt.getTime() / 1000),
     scope: quote.resource,
     confirmations: payment.confirmations,
-    // Issue 19: the network's reorg window; a receipt at or past it cannot be undone by a repairable reorg.
+    // The network's reorg window; a receipt at or past it cannot be undone by a repairable reorg.
     finality_depth: NETWORKS[network].defaultMaxReorgDepth,
     economics_profile: quote.economicsProfile,
   });
@@ -172,7 +172,7 @@ export async function issueReceipt(
   };
   const body = responseFor(quote, row);
 
-  // One statement, no transaction block (issue 15): the key's completion and the outbox rows are written only if the
+  // One statement, no transaction block: the key's completion and the outbox rows are written only if the
   // receipt row was (`exists (select 1 from issued)`), and a statement commits whole or not at all.
   const issued = db
     .$with("issued")

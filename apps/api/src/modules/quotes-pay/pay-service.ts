@@ -52,7 +52,7 @@ export type PayOutcome =
   | { status: 202; body: PayPending; retryAfterSeconds: number };
 
 /**
- * The quote and the receipt it already bought, if any, in one statement (issue 15; `receipts.quote_id` is unique).
+ * The quote and the receipt it already bought, if any, in one statement (`receipts.quote_id` is unique).
  * A receipt committed after this read is caught by the unique insert when issuing, as before.
  */
 async function readQuote(
@@ -77,14 +77,14 @@ export async function pay(
   const found = await readQuote(db, request.quote_id);
   if (!found) throw new AppError("quote_not_found", `no quote ${request.quote_id}`);
   const { quote } = found;
-  // Issue 15: checked after the quote is read, so a payer seen before is checked against its remembered key (1.4
+  // Checked after the quote is read, so a payer seen before is checked against its remembered key (1.4
   // instead of 3.3 ms on this host) rather than recovered beside the read.
   checkAuthorizationSigner(
     quote.payer,
     recoverAuthorizationSigner(request, idempotencyKey, quote.payer as Address),
   );
 
-  // Issue 15: the chain is read (receipt, then head and block) while the key is claimed; settle() verifies it in full.
+  // The chain is read (receipt, then head and block) while the key is claimed; settle() verifies it in full.
   const txHash = request.tx_ref.toLowerCase() as Hash;
   const chain = deps.chains.byChainId(quote.chainId);
   const prefetched = chain ? prefetchTransactionReceipt(chain.client, txHash) : undefined;

@@ -156,7 +156,7 @@ describe.each(testDatabaseKinds())("quote -> pay -> receipt on local chains (%s)
         chain_id: 80002,
         tx_ref: tx,
         economics_profile: "aifp1-gross-inclusive-100-0-v1",
-        // Issue 19: the network's reorg window (amoy: 64 blocks), for gates that want final receipts only.
+        // The network's reorg window (amoy: 64 blocks), for gates that want final receipts only.
         finality_depth: 64,
       });
       const facts = await api.call("GET", `/v1/receipts/${String(paid.json.receipt_id)}`);

@@ -77,7 +77,7 @@ function readConfirmation(client: PublicClient, blockNumber: bigint): Promise<[b
 }
 
 /**
- * Starts the transaction-receipt read now, for `verifyPayment` to use later (issue 15: /v1/pay overlaps it with
+ * Starts the transaction-receipt read now, for `verifyPayment` to use later (/v1/pay overlaps it with
  * its database work), and the head and block reads as soon as a successful receipt is in, so they overlap that work
  * too. They are read after the receipt, as `verifyPayment` itself would; nothing is judged here. Failures are kept
  * for `verifyPayment` to judge, never left unhandled.
@@ -122,7 +122,7 @@ export async function verifyPayment(
     }
     throw rpcDown(error);
   }
-  // A garbage answer (issue 16 RPC drill) is the node's fault, not a revert: never tell the agent it reverted.
+  // A garbage answer is the node's fault, not a revert: never tell the agent it reverted.
   if (!wellFormed(receipt)) throw rpcDown(new Error(`malformed transaction receipt for ${txHash}`));
   if (receipt.status !== "success") throw new AppError("tx_reverted", `transaction ${txHash} reverted`);
 

@@ -1,5 +1,5 @@
 /**
- * The batched quote writer (issue 15) on real PGlite (and PostgreSQL when TEST_DATABASE_URL is set): concurrent
+ * The batched quote writer on real PGlite (and PostgreSQL when TEST_DATABASE_URL is set): concurrent
  * rows share statements yet each is stored once, and a bad row is refused alone.
  */
 import { type DatabaseHandle, merchants, quotes } from "@tollgate/db";

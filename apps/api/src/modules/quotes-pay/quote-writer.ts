@@ -1,5 +1,5 @@
 /**
- * Stores quote rows (issue 15): concurrent quotes share one multi-row INSERT, one round trip and one commit, instead
+ * Stores quote rows: concurrent quotes share one multi-row INSERT, one round trip and one commit, instead
  * of one each. Invariants: each caller's promise settles only once its own row is committed (or refused); one row
  * per quote, never two (the primary key); the first write waits only for the end of the current event-loop turn
  * (setImmediate), so rows of requests handled in the same turn share it (PGlite answers within a turn, so nothing
@@ -10,7 +10,7 @@
  * batch); more on PostgreSQL, where a quote otherwise waits for the commit before its own batch may even start.
  * Each batch size's statement is built once (drizzle prepared statement, a server-side prepared statement on
  * PostgreSQL) and then only fed values: building the 26-column, up-to-64-row INSERT per batch was the largest
- * share of a quote's CPU (issue 15, third pass).
+ * share of a quote's CPU (docs/decisions/0040-quote-writer-calldata-and-id-pool.md).
  */
 import { type Database, quotes } from "@tollgate/db";
 import { getTableColumns, type SQL, sql } from "drizzle-orm";

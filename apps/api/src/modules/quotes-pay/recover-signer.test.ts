@@ -24,7 +24,7 @@ function oursSays(message: string, signature: Hex): string {
   }
 }
 
-describe("recoverMessageSigner (issue 15)", () => {
+describe("recoverMessageSigner", () => {
   it("recovers what viem recovers, for v as 27/28 and as 0/1, ASCII and non-ASCII messages", async () => {
     for (let i = 0; i < 12; i++) {
       const account = privateKeyToAccount(generatePrivateKey());

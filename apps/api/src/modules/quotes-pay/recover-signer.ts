@@ -1,12 +1,12 @@
 /**
- * EIP-191 (`personal_sign`) signer recovery, synchronous (issue 15). For a signature of 0x + 130 hex digits (the only
+ * EIP-191 (`personal_sign`) signer recovery, synchronous. For a signature of 0x + 130 hex digits (the only
  * form its callers admit) it answers what viem's `recoverMessageAddress` answers, and throws where viem throws (a `v`
  * other than 0, 1, 27 or 28, r or s out of range, no curve point for r); any other form throws. It saves viem's per-call
  * `await import("@noble/curves/secp256k1")`,
  * which costs about as much as a third of the recovery itself under tsx (docs/performance.md). The module is the one
  * viem loads: `@noble/curves` is pinned to the version viem resolves, so both share one copy and its precomputes.
  *
- * Known signers (issue 15): when the caller names the signer it expects (the quote's payer) and that signer's public
+ * Known signers: when the caller names the signer it expects (the quote's payer) and that signer's public
  * key is remembered from an earlier success, the signature is checked against the key and its window table instead
  * of recovering a key from scratch (measured 1.4 against 3.3 ms). The check is exact: it computes
  * R = s⁻¹(h·G + r·Q) and accepts only when R's x is r and its y parity is the recovery bit, which is precisely

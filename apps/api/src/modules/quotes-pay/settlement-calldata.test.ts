@@ -1,5 +1,5 @@
 /**
- * The hand-written settlement calldata (issue 15) is byte-identical to viem's `encodeFunctionData` over the ABIs,
+ * The hand-written settlement calldata is byte-identical to viem's `encodeFunctionData` over the ABIs,
  * for many inputs (seeded, so a failure reproduces) and for the edges, and refuses what viem refuses with the same
  * error.
  */

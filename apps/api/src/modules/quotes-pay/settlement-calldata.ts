@@ -1,8 +1,9 @@
 /**
- * Calldata of the settlement calls a quote hands out (issue 15, third pass): the few fixed signatures the quote path
- * encodes, written word by word instead of through viem's generic ABI encoder per quote. Selectors come from the
- * ABIs once at load. Invariant: the bytes equal viem's `encodeFunctionData` for every input, errors included
- * (invalid address, uint256 out of range, a bytes32 of another size); settlement-calldata.test.ts compares them.
+ * Calldata of the settlement calls a quote hands out (docs/decisions/0040-quote-writer-calldata-and-id-pool.md): the
+ * few fixed signatures the quote path encodes, written word by word instead of through viem's generic ABI encoder per
+ * quote. Selectors come from the ABIs once at load. Invariant: the bytes equal viem's `encodeFunctionData` for every
+ * input, errors included (invalid address, uint256 out of range, a bytes32 of another size);
+ * settlement-calldata.test.ts compares them.
  */
 import { type SplitterV14Quote, splitterV12Abi, splitterV14Abi } from "@tollgate/shared";
 import {
