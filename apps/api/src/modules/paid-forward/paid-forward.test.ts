@@ -183,7 +183,7 @@ describe("forwardPaid", () => {
     expect(events).toEqual(["claim", "consume"]);
   });
 
-  it("a consume that fails (its store went down) withholds the answer and releases the payment (issue 16)", async () => {
+  it("a consume that fails (its store went down) withholds the answer and releases the payment", async () => {
     claimMode = "storeDown";
     const response = await fetch(`${base}/x`);
     expect(response.status).toBe(503);

@@ -8,7 +8,7 @@
  * - A payment is never consumed for an answer that was not delivered (timeout, network error, 5xx, oversized
  *   body, or a refusal of our own credentials); the failure is answered as a problem and the proof stays usable.
  * - The upstream answer is returned only after the payment was consumed (x402: settled), with header hygiene. When
- *   consuming fails the answer is withheld and the payment released (issue 16), never both lost and unserved.
+ *   consuming fails the answer is withheld and the payment released, never both lost and unserved.
  */
 import { AppError, writeProblem } from "@tollgate/shared";
 import type { Response } from "express";
@@ -64,7 +64,7 @@ export async function forwardPaid(res: Response, step: PaidForward): Promise<voi
   try {
     consumed = await held.consume(outcome.response);
   } catch (error) {
-    // Issue 16: the payment could not be made permanent (its store went down): the answer is withheld, so the
+    // The payment could not be made permanent (its store went down): the answer is withheld, so the
     // payment goes back and the same proof buys the call on a retry. A rail whose money already moved must not
     // throw here (x402 delivers once settled: the on-chain nonce refuses a replay).
     const appError =
