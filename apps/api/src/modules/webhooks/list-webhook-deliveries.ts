@@ -8,7 +8,7 @@ import {
 } from "./list-webhook-deliveries.types";
 
 /**
- * GET /v1/merchants/{id}/webhooks/deliveries (issue 14): the merchant's newest webhook deliveries with their
+ * GET /v1/merchants/{id}/webhooks/deliveries: the merchant's newest webhook deliveries with their
  * status, attempts and last HTTP status, and the endpoint's state. Never payloads or secrets.
  */
 export const listWebhookDeliveriesProcedure = (deps: WebhooksDeps) =>

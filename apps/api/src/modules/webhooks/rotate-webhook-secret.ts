@@ -33,7 +33,7 @@ export const rotateWebhookSecretProcedure = (deps: WebhooksDeps) =>
         input.id,
         now,
         DEFAULT_ROTATION_OVERLAP_MS,
-        // Audited in the same transaction (issue 10); never the secret.
+        // Audited in the same transaction; never the secret.
         (tx, { rotated }) =>
           recordAudit(
             tx,

@@ -1,5 +1,5 @@
 /**
- * Webhook health for operators (issue 10; `/api/dashboard/webhooks`): endpoints with their delivery counts, overall
+ * Webhook health for operators (`/api/dashboard/webhooks`): endpoints with their delivery counts, overall
  * success rate, the dead letters, and the manual replay of one event (same `webhook-id`, via @tollgate/webhooks).
  *
  * Invariants: every query is bounded (a page of endpoints, a page of dead letters) and index-backed
