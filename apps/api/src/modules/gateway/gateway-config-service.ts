@@ -137,7 +137,7 @@ function routeAuditView(route: GatewayRoute): Record<string, unknown> {
   return { slug: route.slug, upstream_url: route.upstreamUrl, tier: route.tier };
 }
 
-/** Records a route change in the transaction that made it (issue 10). */
+/** Records a route change in the transaction that made it. */
 async function auditRoute(
   tx: Transaction,
   action: "gateway.route.created" | "gateway.route.changed",
