@@ -1,5 +1,5 @@
 /**
- * Payout change with owner step-up (issue 14): real wallets sign the server's challenge; the API runs on a real
+ * Payout change with owner step-up: real wallets sign the server's challenge; the API runs on a real
  * loopback server over PGlite (and PostgreSQL when TEST_DATABASE_URL is set).
  */
 import { sign } from "node:crypto";
@@ -59,7 +59,7 @@ describe.each(testDatabaseKinds())("POST /v1/merchants/{id}/payout-change on %s"
     await api.deps.db.db
       .insert(settlements)
       .values(settlementRow(901, { merchantId: null, merchantAddress: next.address.toLowerCase() }));
-    // The quote path caches the merchant (issue 15); the clock stands still, so only invalidation refreshes it.
+    // The quote path caches the merchant; the clock stands still, so only invalidation refreshes it.
     expect((await findMerchantCached(api.deps, m.id))?.payTo).toEqual({ evm: m.wallet.address });
     const c = await challenge(m, { evm: next.address });
     expect(c.signer).toEqual({ kind: "evm", address: m.wallet.address.toLowerCase() });

@@ -6,7 +6,7 @@ import { assertOwnMerchant } from "./payout-change-challenge";
 import { confirmPayoutChange } from "./payout-change-service";
 
 /**
- * POST /v1/merchants/{id}/payout-change (issue 14): step two. With the merchant secret, the challenge's nonce and
+ * POST /v1/merchants/{id}/payout-change: step two. With the merchant secret, the challenge's nonce and
  * the current payout wallet's signature over its message, changes `pay_to` in one transaction (settlement
  * linking, audit, `merchant.payout_changed` webhook). The nonce is single use.
  */

@@ -1,5 +1,5 @@
 /**
- * Merchant dashboard: hosted gateway route status (issue 13). `status` says whether `{gateway_url}/<slug>` sells
+ * Merchant dashboard: hosted gateway route status. `status` says whether `{gateway_url}/<slug>` sells
  * calls now: `not_configured` (no route), `tier_missing` (the route's tier is no longer offered, so nothing can be
  * priced), `paused` (the operator paused the merchant's settlement network), or `active`. Origin secrets never
  * leave here.

@@ -1,6 +1,6 @@
 /**
- * Merchant dashboard: receipts and resources (issue 13). Receipts issued in the window with the quota they
- * granted, by state (issue 19: valid, suspended, revoked); top resources by the quotes asked for them and the
+ * Merchant dashboard: receipts and resources. Receipts issued in the window with the quota they
+ * granted, by state (valid, suspended, revoked); top resources by the quotes asked for them and the
  * receipts those quotes became. Per-call quota consumption is metered by the gate (memory or Redis, per receipt)
  * and not stored here, so "quota" is what receipts granted (docs/decisions/0022-partners-and-the-merchant-dashboard.md).
  * Indexes: receipts_merchant_idx (merchant_id, issued_at), quotes_merchant_idx (merchant_id, created_at).

@@ -1,5 +1,5 @@
 /**
- * The merchant dashboard (issue 13; `GET /api/dashboard`, docs/merchants.md "Dashboard"): one merchant's revenue,
+ * The merchant dashboard (`GET /api/dashboard`, docs/merchants.md "Dashboard"): one merchant's revenue,
  * settlements, receipts, top resources, webhook health and gateway status over a bounded window. Each part is an
  * index-backed aggregate in SQL over that merchant's rows only (the merchant comes from the secret, never input).
  */

@@ -1,5 +1,5 @@
 /**
- * Merchant dashboard: revenue and settlements (issue 13) from the indexer's `settlements`, for one merchant in a
+ * Merchant dashboard: revenue and settlements from the indexer's `settlements`, for one merchant in a
  * window. Revenue counts confirmed and final settlements only (seen ones may still be reorged away, orphaned ones
  * were); state counts show every state. All sums are numeric in SQL and integer strings on the wire.
  * Index: settlements_merchant_seen_idx (merchant_id, seen_at).

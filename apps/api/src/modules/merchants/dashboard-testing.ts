@@ -1,4 +1,4 @@
-/** Fixtures for the merchant dashboard tests (issue 13): quotes, receipts, settlements and deliveries of one merchant. */
+/** Fixtures for the merchant dashboard tests: quotes, receipts, settlements and deliveries of one merchant. */
 import { quotes, receipts, settlements, webhookDeliveries } from "@tollgate/db";
 import { enqueueWebhookEvents } from "@tollgate/webhooks";
 import { eq } from "drizzle-orm";

@@ -1,5 +1,5 @@
 /**
- * Merchant dashboard: webhook delivery health (issue 13) from @tollgate/webhooks' endpoints and deliveries, for
+ * Merchant dashboard: webhook delivery health from @tollgate/webhooks' endpoints and deliveries, for
  * one merchant: the endpoint's state, deliveries of events created in the window by status, the success rate
  * (delivered / (delivered + dead), as the operator view defines it), the most recent failures and the oldest
  * delivery still waiting. Secrets and payloads are never read.
@@ -97,7 +97,7 @@ export async function webhookHealth(deps: DashboardDeps, merchantId: string, win
 export const RECENT_DELIVERIES_MAX = 50;
 
 /**
- * The merchant's newest deliveries, any status (issue 14: the console's webhook page). Never the payload or the
+ * The merchant's newest deliveries, any status (the console's webhook page). Never the payload or the
  * secret. Index: webhook_deliveries_merchant_created_idx (merchant_id, created_at).
  */
 export async function recentDeliveries(db: DashboardDeps["db"]["db"], merchantId: string, limit: number) {

@@ -1,5 +1,5 @@
 /**
- * The merchant dashboard's time window (issue 13; docs/merchants.md "Dashboard"): the last `days` UTC days,
+ * The merchant dashboard's time window (docs/merchants.md "Dashboard"): the last `days` UTC days,
  * today included, so `days=1` is today since midnight UTC. Every aggregate is bounded by it.
  */
 import type { Database } from "@tollgate/db";

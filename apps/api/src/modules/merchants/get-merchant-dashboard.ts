@@ -8,7 +8,7 @@ import {
 import { merchantProcedure } from "./merchant-procedure";
 
 /**
- * GET /api/dashboard (SPEC §4.2; issue 13): the data the merchant console draws, for the merchant whose secret
+ * GET /api/dashboard (SPEC §4.2): the data the merchant console draws, for the merchant whose secret
  * is sent. Operator dashboards live under /api/dashboard/* with the admin session; this one never mixes merchants.
  */
 export const getMerchantDashboardProcedure = (deps: MerchantsDeps) =>

@@ -1,5 +1,5 @@
 /**
- * The quote path's merchant cache (issue 15): hits within the lifetime, refreshes after it, never stores a read
+ * The quote path's merchant cache: hits within the lifetime, refreshes after it, never stores a read
  * that raced an invalidation, never caches a miss, and shares one read between concurrent misses.
  */
 import { describe, expect, it } from "vitest";

@@ -30,7 +30,7 @@ export interface MerchantServiceDeps {
   db: { db: Database };
   clock: Clock;
   env: { developmentMode: boolean };
-  /** Every write here invalidates the quote path's cached merchant once committed (issue 15). */
+  /** Every write here invalidates the quote path's cached merchant once committed. */
   merchantCache: Pick<MerchantCache, "invalidate">;
 }
 
@@ -59,7 +59,7 @@ function checkWebhookPolicy(url: string | null | undefined, developmentMode: boo
 
 async function loadTiers(db: Database | Transaction, merchantId: string): Promise<Record<string, bigint>> {
   const rows = await db.select().from(merchantTiers).where(eq(merchantTiers.merchantId, merchantId));
-  // Null-prototype (issue 18): a tier name is user input, never a key that reaches Object.prototype.
+  // Null-prototype: a tier name is user input, never a key that reaches Object.prototype.
   return nullProtoRecord(rows.map((row) => [row.tier, row.unitPriceMicroUsd] as const));
 }
 
@@ -91,7 +91,7 @@ function newSecret(): string {
 
 /**
  * Links settlements the indexer recorded before any merchant had their payout address (`merchant_id` null) to
- * `merchantId` (issue 16). Called in the transaction that sets the merchant's EVM payout: registration now, and
+ * `merchantId`. Called in the transaction that sets the merchant's EVM payout: registration now, and
  * every future write of `pay_to.evm` (the owner step-up payout change must call it too). Rows already linked to
  * a merchant stay theirs: history is never reassigned. Returns how many rows it linked.
  */
@@ -155,7 +155,7 @@ export async function findMerchant(
   return row ? { ...row, tiers: await loadTiers(deps.db.db, row.id) } : undefined;
 }
 
-/** `findMerchant` through the per-process cache (the quote path, issue 15; merchant-cache.ts for the bounds). */
+/** `findMerchant` through the per-process cache (the quote path; merchant-cache.ts for the bounds). */
 export function findMerchantCached(
   deps: Pick<MerchantServiceDeps, "db"> & { merchantCache: MerchantCache },
   id: string,
@@ -293,7 +293,7 @@ export async function rotateMerchantSecret(
       .where(and(eq(merchants.id, merchantId), eq(merchants.secretHash, currentSecretHash)))
       .returning();
     if (!updated) throw new AppError("invalid_merchant_secret", "the merchant secret was rotated already");
-    // Audited in the same transaction (issue 10); never the secret or its hash.
+    // Audited in the same transaction; never the secret or its hash.
     await recordAudit(
       tx,
       {

@@ -1,5 +1,5 @@
 /**
- * Settlements recorded before their merchant registered (issue 16): the indexer stores them with `merchant_id`
+ * Settlements recorded before their merchant registered: the indexer stores them with `merchant_id`
  * null; the registration links them in its own transaction, and so does a payout-address change (through
  * `linkUnattributedSettlements`, which every write of `pay_to.evm` calls). Rows of another merchant stay theirs.
  */

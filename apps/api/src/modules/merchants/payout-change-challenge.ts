@@ -10,7 +10,7 @@ export function assertOwnMerchant(merchant: { id: string }, id: string): void {
 }
 
 /**
- * POST /v1/merchants/{id}/payout-change/challenge (issue 14): step one of the owner step-up. Returns the message
+ * POST /v1/merchants/{id}/payout-change/challenge: step one of the owner step-up. Returns the message
  * the current payout wallet signs, bound to this merchant, the new payout, a single-use nonce and an expiry.
  */
 export const payoutChangeChallengeProcedure = (deps: MerchantsDeps) =>

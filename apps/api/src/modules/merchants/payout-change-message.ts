@@ -1,5 +1,5 @@
 /**
- * The text a merchant's current payout wallet signs to change the payout (issue 14; docs/merchants.md).
+ * The text a merchant's current payout wallet signs to change the payout (docs/merchants.md).
  * EVM: an EIP-4361 (SIWE) message built with viem's `createSiweMessage`, signed with `personal_sign` (EIP-191).
  * Solana: the same fields in the Sign-In With Solana text form (docs/users.md), an Ed25519 signature over its
  * UTF-8 bytes. The statement names the merchant and the whole new payout, so the wallet shows what it approves;

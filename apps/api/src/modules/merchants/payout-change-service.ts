@@ -1,5 +1,5 @@
 /**
- * Payout change with owner step-up (issue 14; docs/merchants.md "Changing the payout"). Two steps, both with the
+ * Payout change with owner step-up (docs/merchants.md "Changing the payout"). Two steps, both with the
  * merchant secret: a challenge binds a single-use nonce to the merchant, the new payout, the current payout
  * wallet that must sign and an expiry; the confirmation consumes it with one `DELETE ... RETURNING` inside the
  * transaction that changes `pay_to`, links unattributed settlements, audits and queues `merchant.payout_changed`.
@@ -30,7 +30,7 @@ export interface PayoutChangeDeps {
   clock: Clock;
   /** `domain` and `uri` of the messages (BASE_URL), the challenge lifetime and the Ed25519 verifier. */
   signing: { domain: string; uri: string; nonceLifetimeMs: number; verifier: Ed25519Verifier };
-  /** The new payout is quoted at once by this process (issue 15). */
+  /** The new payout is quoted at once by this process. */
   merchantCache: Pick<MerchantCache, "invalidate">;
 }
 

@@ -13,7 +13,7 @@ import { findMerchantCached } from "./merchant-service";
 describe.each(testDatabaseKinds())("PATCH /v1/merchants/{id} on %s", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
-    // A long cache lifetime, so only the invalidation can make the quote path see a change (issue 15).
+    // A long cache lifetime, so only the invalidation can make the quote path see a change.
     api = await startTestApi(kind, { PAUSE_POLL_MS: "60000" });
   });
   afterAll(async () => {
@@ -77,7 +77,7 @@ describe.each(testDatabaseKinds())("PATCH /v1/merchants/{id} on %s", (kind) => {
       expect((await m.patch({ webhook_url: null })).json.webhook_url).toBeNull();
     });
 
-    it("the quote path's cached merchant sees a change at once in this process (issue 15)", async () => {
+    it("the quote path's cached merchant sees a change at once in this process", async () => {
       const m = await register();
       expect((await findMerchantCached(api.deps, m.id))?.tiers.standard).toBe(1_000n);
       expect((await m.patch({ tiers: { standard: "0.002" }, settlement_version: "1.4" })).status).toBe(200);
