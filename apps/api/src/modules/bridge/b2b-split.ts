@@ -39,7 +39,7 @@ export const QuoteSplitSchema = z
     price: z.string().regex(/^[0-9]{1,40}$/, "atomic units as a decimal string"),
     asset: z.enum(["POL", "USDC", "USDT"]).default("POL"),
     ip_creator: address.optional(),
-    // Checked in the schema (issue 18), so a refusal names the field.
+    // Checked in the schema, so a refusal names the field.
     order_id: z
       .string()
       .refine((value) => isId("order", value), "must be a bridge order id (ord_...)")

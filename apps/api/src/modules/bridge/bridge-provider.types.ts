@@ -1,5 +1,5 @@
 /**
- * Schemas of the operator's bridge-provider routes (issue 16). Every text field passes the shared refused-character
+ * Schemas of the operator's bridge-provider routes. Every text field passes the shared refused-character
  * rule (`safeText`); URLs pass the outbound rules of gateway upstreams (`ZUpstreamUrl`: https to a public host, http
  * only to loopback, which the service allows in development only); prices are decimal strings of atomic units.
  * The bridge's provider schema (bridge/config.ts) then checks the merged provider as the file would be checked.

@@ -36,7 +36,7 @@ export async function issueChallenge(
   requestHash: string,
   failure?: ChallengeFailure,
 ): Promise<void> {
-  // A paused network sells nothing new (issue 10): 503 `service_paused` instead of a challenge, nothing stored.
+  // A paused network sells nothing new: 503 `service_paused` instead of a challenge, nothing stored.
   await ctx.pause?.assertOpen(ctx.network, "the bridge");
   await ctx.limiter.consume(clientKey(req.ip ?? req.socket.remoteAddress ?? "unknown"));
   const now = ctx.clock.now().getTime();

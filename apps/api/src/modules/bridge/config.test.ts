@@ -87,7 +87,7 @@ describe("bridge config (SPEC §4.5)", () => {
         BridgeConfigError,
       );
       expect(() => routerConfigFromFile(join(dir, "missing.json"), {})).toThrow(/cannot read/);
-      // Issue 17: a provider may sell on its own network; absent, it sells on BRIDGE_NETWORK.
+      // A provider may sell on its own network; absent, it sells on BRIDGE_NETWORK.
       expect(config.providers[0]!.network).toBeUndefined();
       expect(parseProviders({ providers: [{ ...provider, network: "base" }] })[0]!.network).toBe("base");
       expect(() => parseProviders({ providers: [{ ...provider, network: "solana" }] })).toThrow(/network/);

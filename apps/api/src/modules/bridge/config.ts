@@ -1,5 +1,5 @@
 /**
- * Bridge configuration (SPEC §4.5, issue 6; docs/bridge.md). Two sources, one shape:
+ * Bridge configuration (SPEC §4.5; docs/bridge.md). Two sources, one shape:
  * - router mode: a JSON file listing providers (`BRIDGE_PROVIDERS_FILE`), served at `/<provider>/<path>`;
  * - single-provider mode: the environment variables of SPEC §4.5, served at `ROUTE_PATH`.
  * Both are parsed with zod once at start-up; a bad value stops the process with a message naming the variable.
@@ -44,7 +44,7 @@ export interface ProviderConfig {
   ipCreator: Address | undefined;
   /** Another bridge's base URL to ping (registry views); absent for providers served here. */
   pingUrl: string | undefined;
-  /** The network this provider sells on; absent: the bridge's `BRIDGE_NETWORK` (router mode only, issue 17). */
+  /** The network this provider sells on; absent: the bridge's `BRIDGE_NETWORK` (router mode only). */
   network: EvmNetworkName | undefined;
 }
 
@@ -66,9 +66,9 @@ export interface BridgeConfig {
   relayerPrivateKey: `0x${string}` | undefined;
   /** Upper bound on gas of one transferWithAuthorization. */
   settlementGasLimit: bigint;
-  /** Legacy proofs must carry the payer's signature over the order (issue 20); unsigned ones are refused. */
+  /** Legacy proofs must carry the payer's signature over the order; unsigned ones are refused. */
   requirePayerSignature: boolean;
-  /** How often the API's pinger checks providers' `ping_url` (issue 16); 0 turns it off. */
+  /** How often the API's pinger checks providers' `ping_url`; 0 turns it off. */
   pingIntervalMs: number;
 }
 
@@ -187,7 +187,7 @@ const CommonEnvSchema = z.object({
   BRIDGE_MAX_BODY_BYTES: envDefault(envInteger({ min: 1024 }), 5 * 1024 * 1024),
   BRIDGE_SETTLEMENT_GAS_LIMIT: envDefault(envInteger({ min: 50_000 }), 200_000),
   BRIDGE_RELAYER_PRIVATE_KEY: envOptional(envPrivateKey()),
-  /** Issue 20: refuse legacy proofs without `x-payer-signature` (ends the transition period). */
+  /** Refuse legacy proofs without `x-payer-signature` (ends the transition period). */
   BRIDGE_REQUIRE_PAYER_SIGNATURE: envDefault(envBoolean(), false),
   BRIDGE_PING_INTERVAL_MS: envDefault(envInteger({ min: 0 }), 60_000),
   NODE_ENV: envNodeEnv(),

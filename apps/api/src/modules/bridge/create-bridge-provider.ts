@@ -5,7 +5,7 @@ import type { BridgeModuleDeps } from "./deps";
 import { createBridgeProvider } from "./provider-admin-service";
 
 /**
- * POST /admin/api/bridge/providers (issue 16): adds a provider; served at once here, within PAUSE_POLL_MS by other
+ * POST /admin/api/bridge/providers: adds a provider; served at once here, within PAUSE_POLL_MS by other
  * processes. Audited. An id taken already (by a file or an operator) answers 409.
  */
 export const createBridgeProviderProcedure = (deps: BridgeModuleDeps) =>

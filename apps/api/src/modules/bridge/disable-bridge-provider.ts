@@ -5,7 +5,7 @@ import type { BridgeModuleDeps } from "./deps";
 import { disableBridgeProvider } from "./provider-admin-service";
 
 /**
- * POST /admin/api/bridge/providers/{id}/disable (issue 16): stops selling the provider (its paths answer 404
+ * POST /admin/api/bridge/providers/{id}/disable: stops selling the provider (its paths answer 404
  * `provider_not_found`); the row stays for its orders and audit trail. Disabling twice changes nothing. Audited.
  */
 export const disableBridgeProviderProcedure = (deps: BridgeModuleDeps) =>

@@ -46,7 +46,7 @@ export const discoveryEndpoint = defineEndpoint({
           description: provider.description,
           resource: `${base}${path}`,
           ...(provider.routePath && config.mode === "router" ? { route_path: provider.routePath } : {}),
-          // Where the bridge's network differs (issue 17): the provider's own chain and splitter.
+          // Where the bridge's network differs: the provider's own chain and splitter.
           ...(seller.network !== ctx.network
             ? {
                 network: seller.network,

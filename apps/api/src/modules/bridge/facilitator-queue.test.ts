@@ -17,7 +17,7 @@ function refusal(run: () => unknown): AppError {
   throw new Error("expected a refusal");
 }
 
-describe("facilitator queue (issue 20)", () => {
+describe("facilitator queue", () => {
   afterEach(() => {
     vi.useRealTimers();
   });

@@ -1,5 +1,5 @@
 /**
- * The facilitator's verification queue (issue 20, finding 1; docs/bridge.md "Threat model"). Checking a
+ * The facilitator's verification queue (docs/bridge.md "Threat model"). Checking a
  * `/facilitator/verify` or `/settle` body costs CPU (ECDSA recovery, ~3-4 ms) and chain reads, and any stranger may
  * send one. So:
  * - a request is admitted at the door, before its body is read: at most `perClient` admitted per client (429

@@ -64,7 +64,7 @@ describe("/facilitator routes", () => {
     }
     expect(status).toBe(429);
     expect(Number(retryAfter)).toBeGreaterThan(0);
-    // Issue 20: the limit is checked before the body is read, so even a malformed body is refused by it.
+    // The limit is checked before the body is read, so even a malformed body is refused by it.
     const unread = await post("settle", "{x402Version:");
     expect(unread.status).toBe(429);
     expect((await readJson(unread)).code).toBe("rate_limited");

@@ -1,8 +1,8 @@
 /**
- * Issue 20 finding 1 on a real local amoy chain: the embedded facilitator settles only what this bridge asked
- * for (an issued, unconsumed challenge, field by field, never value 0), its relayer never holds the queue while
- * a receipt is pending, and a claim outlives a settlement still in flight. Claims are in memory, or in Redis with
- * TEST_REDIS_URL (as with several bridge processes).
+ * Facilitator security (docs/bridge.md "Threat model") on a real local amoy chain: the embedded facilitator settles
+ * only what this bridge asked for (an issued, unconsumed challenge, field by field, never value 0), its relayer never
+ * holds the queue while a receipt is pending, and a claim outlives a settlement still in flight. Claims are in
+ * memory, or in Redis with TEST_REDIS_URL (as with several bridge processes).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -52,7 +52,7 @@ async function until(check: () => Promise<boolean>, looks = 400): Promise<boolea
   return false;
 }
 
-describe("facilitator security (issue 20, finding 1)", () => {
+describe("facilitator security", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-bridge-sec-"));
   let chains: LocalChains;
   let chain: LocalChain;
@@ -290,7 +290,7 @@ describe("facilitator security (issue 20, finding 1)", () => {
     },
   );
 
-  it("finding 5: a v2 authorization must name this request's challenge, and pays that challenge once", async () => {
+  it("a v2 authorization must name this request's challenge, and pays that challenge once", async () => {
     const response = await fetch(`${bridge.url}/acme/v2`);
     const required = decodeHeader(response.headers.get("payment-required")!, "PAYMENT-REQUIRED") as Json;
     await response.arrayBuffer();

@@ -4,11 +4,11 @@
  * the challenge stated (emitting splitter, exactly one log for the order, merchant, native token, every leg,
  * confirmations); a payment mined before the order expired is honoured even when its confirmations arrive
  * later (prior-art §9 item 8); `x-solana-tx` proofs are refused (SPEC §1: Solana settlement disabled).
- * Issue 20 finding 2: the v1.2 `Payment` event does not name the ip creator, so the ip-creator leg is checked from
+ * The v1.2 `Payment` event does not name the ip creator, so the ip-creator leg is checked from
  * the transaction itself: a direct call to the splitter (`payMatic` / `payNative`) must name the quoted ip creator;
  * a payment made through another contract is refused when the quote has a non-zero ip creator (a native value
  * transfer leaves no log to follow). With no ip creator the event's amounts already pin the leg to 0.
- * Issue 15: so with no ip creator quoted (address and leg both zero) the transaction is not read at all. Why that
+ * So with no ip creator quoted (address and leg both zero) the transaction is not read at all. Why that
  * drops no check (docs/decisions/0044-paid-call-and-legacy-proof.md, docs/bridge.md "Threat model"): v1.2's `SplitMath.split` gives a non-zero ip
  * creator floor(total / 10000) >= 1 wei or reverts, and pays a zero one nothing (its share stays with the merchant),
  * so a Payment log from the splitter whose ip-creator leg is exactly 0 was made with a zero ip creator, whichever
@@ -46,7 +46,7 @@ export async function verifyLegacyProof(
   if (!terms) throw new AppError("validation_failed", "this order offers no pay_matic terms");
   if (terms.chainId !== chain.chainId)
     throw new AppError("order_not_found", "order belongs to another chain");
-  // Issue 15: the transaction (for the ip-creator check) is read alongside the receipt, not after it; the hash fixes
+  // The transaction (for the ip-creator check) is read alongside the receipt, not after it; the hash fixes
   // its content, so reading it first changes nothing but the wait. Its outcome is used only once the payment verified.
   // Not read at all when no ip creator is quoted: the event's exact legs prove it then (see the module comment).
   const transaction = ipCreatorQuoted(terms) ? readTransaction(chain, txHash) : undefined;
@@ -75,7 +75,7 @@ export async function verifyLegacyProof(
     );
   }
   if (transaction) {
-    // A read that failed early (say, before this node saw the transaction) is made again, as it was before issue 15.
+    // A read that failed early (say, before this node saw the transaction) is made again, as the sequential read did.
     const tx = await transaction;
     checkIpCreator(
       tx instanceof AppError ? await readTransaction(chain, txHash) : tx,
@@ -115,7 +115,7 @@ function readTransaction(chain: ChainContext, txHash: Hash): Promise<Transaction
   );
 }
 
-/** Finding 2 (see the module comment): the ip creator the transaction paid is the quoted one. */
+/** The ip-creator check (see the module comment): the ip creator the transaction paid is the quoted one. */
 function checkIpCreator(tx: Transaction | AppError, splitter: string, quoted: string): void {
   if (tx instanceof AppError) throw tx;
   const mismatch = (detail: string) => new AppError("payment_ip_creator_mismatch", detail);
@@ -140,7 +140,7 @@ function checkIpCreator(tx: Transaction | AppError, splitter: string, quoted: st
     throw mismatch(`the payment names ip creator ${named}, the order quoted ${quoted}`);
 }
 
-/** Issue 20 finding 5: the header binding a legacy proof to its payer. */
+/** The header binding a legacy proof to its payer. */
 export const PAYER_SIGNATURE_HEADER = "x-payer-signature";
 
 /** What the paying address signs (EIP-191 personal_sign) to bind a proof to itself. */

@@ -86,7 +86,7 @@ describe("legacy pay_matic rail: refusals before the chain", () => {
     expect(post.status).toBe(422);
   });
 
-  it("a used order is 409 before any RPC call; a whole-transaction mark no longer blocks (issue 20)", async () => {
+  it("a used order is 409 before any RPC call; a whole-transaction mark no longer blocks", async () => {
     const orderId = await orderFor("/used");
     const taken = await store.claim([claimKeys.order(orderId)], 60_000);
     if (!taken.ok) throw new Error("claim failed");

@@ -2,7 +2,7 @@
  * The legacy `pay_matic` rail (SPEC §1 legacy bridge flow; docs/bridge.md "Proofs and what happens"): a v1.2
  * `payMatic` transaction proved with `x-tx-hash` + `x-order-id`.
  * Invariants: the order must be this request's (method, path, body); the order AND the verified Payment log
- * (`<chain>:<hash>:<logIndex>`, issue 20 finding 3: not the whole transaction, so one transaction paying two orders
+ * (`<chain>:<hash>:<logIndex>`: not the whole transaction, so one transaction paying two orders
  * serves both) are claimed in one atomic step after verification and before the upstream call, so one payment buys
  * one call whichever of the two is reused; a used order is refused before any RPC call.
  */
@@ -74,7 +74,7 @@ export async function payWithLegacyProof(
       return {
         async release(error) {
           await ctx.store.release(keys, claim.lease);
-          // Paid on chain, not served: the operators' refund queue lists it until a replay is delivered (issue 10).
+          // Paid on chain, not served: the operators' refund queue lists it until a replay is delivered.
           await ctx.unserved?.failed({
             orderId: order.id,
             provider: order.provider,

@@ -1,9 +1,9 @@
 /**
- * Issue 20 findings 2 and 3 on the legacy `pay_matic` rail, on a real local amoy chain:
+ * The legacy `pay_matic` rail's security (docs/bridge.md "Threat model"), on a real local amoy chain:
  * - one transaction that pays two bridge orders serves both (the lock is per verified log, not per transaction);
  * - the ip-creator leg cannot be redirected: a direct `payMatic` call must name the quoted ip creator, and a
  *   payment made through another contract is refused when the provider has an ip creator;
- * - issue 15: with no ip creator quoted the transaction is not read (the event's exact legs prove the ip creator).
+ * - with no ip creator quoted the transaction is not read (the event's exact legs prove the ip creator).
  * Claims are in memory, or in Redis with TEST_REDIS_URL (as with several bridge processes).
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -31,7 +31,7 @@ import {
 
 const PRICE_WEI = 10n ** 15n;
 
-describe("legacy rail security (issue 20, findings 2 and 3)", () => {
+describe("legacy rail security", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-bridge-legacy-"));
   let chains: LocalChains;
   let upstream: TestUpstream;
@@ -140,7 +140,7 @@ describe("legacy rail security (issue 20, findings 2 and 3)", () => {
   const prove = (path: string, tx: Hash, terms: Json) =>
     fetch(`${bridge.url}${path}`, { headers: { "x-tx-hash": tx, "x-order-id": String(terms.order_id) } });
 
-  it("finding 3: one transaction paying two orders serves both, each once", async () => {
+  it("one transaction paying two orders serves both, each once", async () => {
     const attacker = await payMatic("/plain/cheap");
     const victim = await payMatic("/plain/victim");
     const tx = await batchPay([attacker, victim]);
@@ -155,7 +155,7 @@ describe("legacy rail security (issue 20, findings 2 and 3)", () => {
     expect(upstream.seen.length).toBe(seen + 2);
   });
 
-  it("finding 2: a direct payMatic naming another ip creator is refused; the quoted one is served", async () => {
+  it("a direct payMatic naming another ip creator is refused; the quoted one is served", async () => {
     const terms = await payMatic("/ip/redirect");
     expect(terms.ip_creator.toLowerCase()).toBe(ipCreator.toLowerCase());
     const seen = upstream.seen.length;
@@ -169,7 +169,7 @@ describe("legacy rail security (issue 20, findings 2 and 3)", () => {
     expect((await prove("/ip/honest", tx, honest)).status).toBe(200);
   });
 
-  it("finding 2: a payment through another contract is refused when the provider has an ip creator", async () => {
+  it("a payment through another contract is refused when the provider has an ip creator", async () => {
     const terms = await payMatic("/ip/indirect");
     const tx = await batchPay([terms], () => payer.address);
     const seen = upstream.seen.length;
@@ -179,7 +179,7 @@ describe("legacy rail security (issue 20, findings 2 and 3)", () => {
     expect(upstream.seen.length).toBe(seen);
   });
 
-  it("finding 5: x-payer-signature binds a legacy proof to the payer; required once the transition ends", async () => {
+  it("x-payer-signature binds a legacy proof to the payer; required once the transition ends", async () => {
     const terms = await payMatic("/plain/signed");
     const tx = await payDirect(terms);
     const message = legacyProofMessage(String(terms.order_id), tx);
@@ -233,7 +233,7 @@ describe("legacy rail security (issue 20, findings 2 and 3)", () => {
     expect((await signed(mine)).status).toBe(200);
   });
 
-  it("issue 15: with no ip creator quoted the transaction is not read, and an ip creator named in the call is still refused", async () => {
+  it("with no ip creator quoted the transaction is not read, and an ip creator named in the call is still refused", async () => {
     const proxy = await startRpcFaultProxy(chains.chains[0]!.rpcUrl);
     const watched = await startTestBridge(chains, providers(), {}, { amoyRpcUrl: proxy.url });
     const termsAt = async (path: string) =>

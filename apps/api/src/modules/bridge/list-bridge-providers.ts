@@ -5,7 +5,7 @@ import type { BridgeModuleDeps } from "./deps";
 import { listBridgeProviders } from "./provider-admin-service";
 
 /**
- * GET /admin/api/bridge/providers (issue 16; docs/bridge.md): every stored provider, disabled ones included, with the
+ * GET /admin/api/bridge/providers (docs/bridge.md): every stored provider, disabled ones included, with the
  * pinger's last result. 404 when no bridge is mounted.
  */
 export const listBridgeProvidersProcedure = (deps: BridgeModuleDeps) =>

@@ -53,7 +53,7 @@ function contract(
       }
     });
 
-    it("keeps a payment-identifier result for its retention only (issue 17)", async () => {
+    it("keeps a payment-identifier result for its retention only", async () => {
       const { store, close } = make();
       try {
         const key = claimKeys.paymentId(80002, "0xF", `pid-${Date.now()}-0123456789`);
@@ -81,7 +81,7 @@ function contract(
       }
     });
 
-    it("extend (issue 20): only the holder extends, all keys or none; a lost lease is refused", async () => {
+    it("extend: only the holder extends, all keys or none; a lost lease is refused", async () => {
       const { store, close } = make();
       try {
         const tag = `${Date.now()}${Math.random()}`;

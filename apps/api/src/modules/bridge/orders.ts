@@ -10,7 +10,7 @@
  *   stays replayable) and turned into a permanent "used" mark when the call is delivered.
  * - A lease expires by itself, so a process that dies mid-call leaves the payment replayable, never lost. Before an
  *   x402 settlement the holder extends its lease (`extend`) to outlive the settlement, or gives up when the lease
- *   was lost (issue 20: a slow settlement must not let a second request take the same payment).
+ *   was lost (a slow settlement must not let a second request take the same payment).
  * - With Redis configured, every failure to reach it is a 503 (`bridge_store_unavailable`): the bridge never
  *   falls back to memory, which would let another process accept the same payment (prior-art §9 item 9).
  */
@@ -56,7 +56,7 @@ export interface OrderStore {
   claim(keys: readonly string[], leaseMs: number): Promise<ClaimResult>;
   /**
    * Gives the keys back (upstream failed, or the answer was withheld): the payment can be replayed. Only the lease
-   * holder can. While the store is unreachable the release is kept and done first when it returns (issue 16);
+   * holder can. While the store is unreachable the release is kept and done first when it returns;
    * should this process die before that, the lease lapses by itself.
    */
   release(keys: readonly string[], lease: string): Promise<void>;
@@ -66,7 +66,7 @@ export interface OrderStore {
   consume(keys: readonly string[], lease: string, usedMs: number): Promise<void>;
   /** Current state of one key (tests and diagnostics). */
   state(key: string): Promise<"free" | "used" | "in_flight">;
-  /** Keeps a settled call's result for `retentionMs` (x402 `payment-identifier` replays, issue 17). */
+  /** Keeps a settled call's result for `retentionMs` (x402 `payment-identifier` replays). */
   putResult(key: string, value: string, retentionMs: number): Promise<void>;
   getResult(key: string): Promise<string | undefined>;
   ready(): Promise<void>;
@@ -79,12 +79,12 @@ export const USED_RETENTION_MS = 90 * 24 * 3600 * 1000;
 export const claimKeys = {
   order: (id: string) => `order:${id}`,
   tx: (chainId: number, hash: string) => `tx:${chainId}:${hash.toLowerCase()}`,
-  /** One verified Payment log (issue 20 finding 3: a transaction paying two orders serves both). */
+  /** One verified Payment log (not the transaction: a transaction paying two orders serves both). */
   log: (chainId: number, hash: string, logIndex: number) =>
     `log:${chainId}:${hash.toLowerCase()}:${logIndex}`,
   authorization: (chainId: number, token: string, from: string, nonce: string) =>
     `auth:${chainId}:${token.toLowerCase()}:${from.toLowerCase()}:${nonce.toLowerCase()}`,
-  /** An x402 `payment-identifier` of one payer (issue 17): one settlement per id, whatever authorization carries it. */
+  /** An x402 `payment-identifier` of one payer: one settlement per id, whatever authorization carries it. */
   paymentId: (chainId: number, payer: string, id: string) => `pid:${chainId}:${payer.toLowerCase()}:${id}`,
 };
 
@@ -228,7 +228,7 @@ export function createRedisOrderStore(options: RedisOrderStoreOptions): OrderSto
   const waitMs = options.connectWaitMs ?? 1_000;
   const full = (keys: readonly string[]) => keys.map((key) => `${prefix}claim:${key}`);
 
-  // Issue 16: a claim given back while Redis was down (lease -> full keys). Replayed on reconnect before any other
+  // A claim given back while Redis was down (lease -> full keys). Replayed on reconnect before any other
   // command of this store, so a proof retried after Redis returns finds its payment free. RELEASE_SCRIPT only
   // deletes keys still holding the lease, so replaying a release that did reach Redis is harmless.
   const pendingReleases = new Map<string, readonly string[]>();

@@ -61,7 +61,7 @@ export async function handlePaidRequest(
     requestHash: requestHash(req.method, boundPath(ctx.config, provider, subPath, req), body),
   };
   const payment = parsePaymentHeaders((name) => req.header(name));
-  // A paid call goes before `/facilitator` verification (issue 20: never queued behind a stranger's junk).
+  // A paid call goes before `/facilitator` verification (a payer is never queued behind a stranger's junk).
   if (payment) return asPaidCall(ctx, () => payWithX402(ctx, req, res, paid, payment));
   const hasTx = req.header(PROOF_HEADERS.txHash) !== undefined;
   const hasSolana = req.header(PROOF_HEADERS.solanaTx) !== undefined;

@@ -8,7 +8,7 @@ import { createTestDatabase, testDatabaseKinds } from "../../test/harness";
 import { signInOperator } from "../marketplace/listings-testing";
 import { PROVIDERS_PATH, seedProvider, startBridgeApi } from "./providers-testing";
 
-describe.each(testDatabaseKinds())("the pinger's results survive a restart on %s (issue 16)", (kind) => {
+describe.each(testDatabaseKinds())("the pinger's results survive a restart on %s", (kind) => {
   let server: Server;
   let base: string;
   let live = true;

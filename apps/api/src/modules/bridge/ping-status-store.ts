@@ -1,7 +1,7 @@
 /**
- * The pinger's results on the provider rows (issue 16: "persist the pinger's results"). Each result is written to
- * its row (`ping_*` columns) and kept in memory for the next round; `hydrate` reads the rows back after a restart so
- * the last live time and the count of failures in a row carry on instead of starting over.
+ * The pinger's results on the provider rows (docs/decisions/0036-bridge-providers-in-the-database.md). Each result is
+ * written to its row (`ping_*` columns) and kept in memory for the next round; `hydrate` reads the rows back after a
+ * restart so the last live time and the count of failures in a row carry on instead of starting over.
  * Invariant: a result for an id with no row (deleted meanwhile) writes nothing.
  */
 import { bridgeProviders, type Database } from "@tollgate/db";

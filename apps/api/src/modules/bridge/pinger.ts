@@ -1,5 +1,5 @@
 /**
- * Provider pinger (SPEC §4.2: "a bridge that answers `/.well-known/x402.json` is marked live"; issue 6).
+ * Provider pinger (SPEC §4.2: "a bridge that answers `/.well-known/x402.json` is marked live").
  * Fetches `{bridge}/.well-known/x402.json` through the SSRF-safe outbound client (DESIGN §9) and records live or
  * down per provider behind `ProviderStatusStore`, which the registry views read later.
  * Invariant: live means HTTP 200 with a JSON object body; anything else (redirect, error, timeout, non-JSON) is
@@ -24,7 +24,7 @@ export interface ProviderStatus {
 /**
  * Where results go. The memory store serves the stand-alone bridge; the API's store also writes each result to the
  * provider's row (services/bridge-providers/ping-status-store.ts), and `hydrate` reads them back after a restart so
- * `lastLiveAt` and the failure count carry on (issue 16).
+ * `lastLiveAt` and the failure count carry on.
  */
 export interface ProviderStatusStore {
   set(status: ProviderStatus): void | Promise<void>;
@@ -61,7 +61,7 @@ export interface ProviderPinger {
 
 export function createProviderPinger(options: {
   outbound: OutboundClient;
-  /** What to ping now; may read the database first (the API's providers, issue 16). */
+  /** What to ping now; may read the database first (the API's providers). */
   targets: () => readonly PingTarget[] | Promise<readonly PingTarget[]>;
   statuses?: ProviderStatusStore;
   now?: () => Date;

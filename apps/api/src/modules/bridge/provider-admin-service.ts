@@ -1,5 +1,5 @@
 /**
- * Operator management of bridge providers (issue 16; docs/bridge.md "Providers in the database"): list, create,
+ * Operator management of bridge providers (docs/bridge.md "Providers in the database"): list, create,
  * update, disable. Invariants:
  * - every write is validated twice: by the route's schema (refused characters, outbound-URL rules) and by the
  *   bridge's own provider schema (bridge/config.ts), so the operator can store nothing the file could not hold;

@@ -17,7 +17,7 @@ function deferred<T>() {
   return { promise, resolve, reject };
 }
 
-describe("provider catalog (issue 16)", () => {
+describe("provider catalog", () => {
   it("reloads only when stale or invalidated; concurrent refreshes share one load", async () => {
     let now = 0;
     let loads = 0;

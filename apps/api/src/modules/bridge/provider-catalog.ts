@@ -1,5 +1,5 @@
 /**
- * The bridge router's providers (issue 16; docs/bridge.md "Providers in the database"). The router reads them
+ * The bridge router's providers (docs/bridge.md "Providers in the database"). The router reads them
  * synchronously from the last load; each request first calls `refresh()`, which reloads when the list is older than
  * `ttlMs` or was invalidated. Invariants (as the merchant cache, services/merchant-cache.ts):
  * - an operator write in this process calls `invalidate()` after its transaction commits: the next request here

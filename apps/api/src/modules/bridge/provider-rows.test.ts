@@ -5,7 +5,7 @@ import { createTestDatabase, testDatabaseKinds } from "../../test/harness";
 import { signInOperator } from "../marketplace/listings-testing";
 import { PROVIDERS_PATH, seedProvider, servedIds, startBridgeApi } from "./providers-testing";
 
-describe.each(testDatabaseKinds())("bridge providers seeded from the file on %s (issue 16)", (kind) => {
+describe.each(testDatabaseKinds())("bridge providers seeded from the file on %s", (kind) => {
   it("inserts missing ids only: a changed file never rewrites, re-enables or deletes a stored provider", async () => {
     const db = await createTestDatabase(kind);
     try {

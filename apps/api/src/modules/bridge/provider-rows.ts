@@ -1,5 +1,5 @@
 /**
- * Bridge provider rows (issue 16): the mapping between `bridge_providers` rows and the bridge's `ProviderConfig`,
+ * Bridge provider rows: the mapping between `bridge_providers` rows and the bridge's `ProviderConfig`,
  * the start-up seed from BRIDGE_PROVIDERS_FILE, and the load the router's catalog runs.
  * Invariants: a row is validated with the same schema as the file (bridge/config.ts `parseProvider`) whenever it
  * is read, so a row the bridge cannot serve is skipped and logged, never half-served; the seed inserts missing ids

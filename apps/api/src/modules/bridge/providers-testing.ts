@@ -1,4 +1,4 @@
-/** Fixtures for the bridge-provider route tests (issue 16): an API with a mounted bridge seeded from a file. */
+/** Fixtures for the bridge-provider route tests: an API with a mounted bridge seeded from a file. */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

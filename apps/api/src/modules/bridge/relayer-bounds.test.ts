@@ -2,7 +2,7 @@ import { AppError } from "@tollgate/shared";
 import { describe, expect, it } from "vitest";
 import { createRelayerBounds } from "./relayer-bounds";
 
-describe("relayer bounds (issue 20)", () => {
+describe("relayer bounds", () => {
   it("admits up to the per-client and per-provider limits, then refuses with 429 rate_limited", () => {
     const bounds = createRelayerBounds({ perClient: 2, perProvider: 3 });
     const a1 = bounds.enter("acme", "1.1.1.1");

@@ -1,5 +1,5 @@
 /**
- * Bounds on the relayer's work (issue 20, finding 1; docs/bridge.md "Threat model"): how many settlements one client
+ * Bounds on the relayer's work (docs/bridge.md "Threat model"): how many settlements one client
  * and one provider may have in flight at once through `/facilitator/settle`. The per-IP request limiter bounds the
  * rate; these bound the concurrency, so one client or one busy provider cannot fill the relayer's send queue.
  * Invariant: a refused entry takes no slot; every taken slot is given back exactly once.

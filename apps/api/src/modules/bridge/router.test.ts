@@ -1,5 +1,5 @@
 /**
- * Conformance of the bridge (issue 6) on a real local amoy chain (chain id 80002) with clients no one here wrote:
+ * Conformance of the bridge on a real local amoy chain (chain id 80002) with clients no one here wrote:
  * `x402-fetch` 1.2 (x402 v1), `@x402/fetch` 2.27 + `@x402/evm` (v2), and the legacy `x-tx-hash` path with viem.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -50,7 +50,7 @@ const PRICE_WEI = 10n ** 15n; // 0.001 POL
 const PRICE_USDC = 150_000n; // 0.15 USDC: above x402-fetch's default 0.1 ceiling on purpose
 const keyOf = (agent: Agent): Hex => wellKnownDevKeys().get(agent.address.toLowerCase())!;
 
-describe("bridge router (issue 6)", () => {
+describe("bridge router", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-bridge-"));
   let chains: LocalChains;
   let chain: LocalChain;
@@ -320,7 +320,7 @@ describe("bridge router (issue 6)", () => {
     const reused = await fetch(paidUrl(), {
       headers: { "x-tx-hash": tx, "x-order-id": fresh.pay_matic.order_id },
     });
-    // Issue 20 finding 3: locks are per verified log, so this is the order's missing log, not a used transaction.
+    // Locks are per verified log, so this is the order's missing log, not a used transaction.
     expect(reused.status).toBe(422);
     expect((await readJson(reused)).code).toBe("payment_log_missing");
 
@@ -624,7 +624,7 @@ describe("bridge router (issue 6)", () => {
     expect(settled).toMatchObject({ success: true, network: "polygon-amoy", payer: payerV2.address });
     expect(settled.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await usdcBalance(merchant)).toBe(before + PRICE_USDC);
-    // Issue 20: the challenge is paid; a second settle of it is refused before any chain call.
+    // The challenge is paid; a second settle of it is refused before any chain call.
     expect(await post("settle")).toMatchObject({ code: "x402_payment_invalid" });
     expect(await usdcBalance(merchant)).toBe(before + PRICE_USDC);
   });

@@ -1,5 +1,5 @@
 /**
- * Stock x402 clients with their default settings pay the local bridge on polygon and base (issue 17): the local
+ * Stock x402 clients with their default settings pay the local bridge on polygon and base: the local
  * chains put the test USDC at the real networks' addresses (contracts/src/local-chains.ts), so `@x402/fetch` 2.27's
  * default spend controls (canonical USDC only, $1 cap) and `x402-fetch` 1.2's defaults (0.1 USDC ceiling) accept
  * the 402. No spend-control, asset or maxValue override anywhere in this file (amoy: v1 pays, v2 is refused; README
@@ -34,7 +34,7 @@ import { decodeHeader } from "./x402/wire";
 const PRICE_USDC = 100_000n;
 const keyOf = (agent: Agent): Hex => wellKnownDevKeys().get(agent.address.toLowerCase())!;
 
-describe("stock x402 clients, default settings, local bridge on polygon and base (issue 17)", () => {
+describe("stock x402 clients, default settings, local bridge on polygon and base", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-stock-x402-"));
   let chains: LocalChains;
   let upstream: TestUpstream;

@@ -236,7 +236,7 @@ export async function x402V1Header(agent: Agent, accept: unknown): Promise<strin
 }
 
 /**
- * A junk `/facilitator/settle` body (issue 20): a fresh, unfunded key signs a zero-value authorization to the
+ * A junk `/facilitator/settle` body: a fresh, unfunded key signs a zero-value authorization to the
  * provider of a v1 `accepts` entry, whose `maxAmountRequired` says 0. The bridge must refuse it before any chain call.
  */
 export async function junkSettleBody(accept: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -244,7 +244,7 @@ export async function junkSettleBody(accept: Record<string, unknown>): Promise<R
 }
 
 /**
- * The dearest junk `/facilitator/settle` body (issue 20): a fresh, unfunded key signs the exact price of an issued,
+ * The dearest junk `/facilitator/settle` body: a fresh, unfunded key signs the exact price of an issued,
  * unpaid challenge. Only signature recovery and the chain's balance read can refuse it (`insufficient_funds`).
  */
 export function unfundedSettleBody(accept: Record<string, unknown>): Promise<Record<string, unknown>> {

@@ -1,5 +1,5 @@
 /**
- * Bridge orders paid but not served (issue 10; `/api/dashboard/failed` kind `bridge_unserved`). The bridge's orders
+ * Bridge orders paid but not served (`/api/dashboard/failed` kind `bridge_unserved`). The bridge's orders
  * and claims live in its memory/Redis store, so the bridge records here, where it releases a claim after an upstream
  * failure, the verified on-chain payment it could not serve; a later delivered replay marks the row served.
  * Invariants: one row per order (unique order id; a repeat failure bumps `attempts`); recording never changes the

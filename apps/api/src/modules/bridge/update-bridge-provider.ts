@@ -5,7 +5,7 @@ import type { BridgeModuleDeps } from "./deps";
 import { updateBridgeProvider } from "./provider-admin-service";
 
 /**
- * PATCH /admin/api/bridge/providers/{id} (issue 16): changes the fields sent (`null` clears an optional one); the
+ * PATCH /admin/api/bridge/providers/{id}: changes the fields sent (`null` clears an optional one); the
  * merged provider must still be one the bridge can serve. Audited. Orders issued before keep their terms.
  */
 export const updateBridgeProviderProcedure = (deps: BridgeModuleDeps) =>

@@ -1,6 +1,6 @@
 /**
  * The bridge's wiring and lifecycle (docs/bridge.md): one context per network the bridge sells on (the bridge's
- * `BRIDGE_NETWORK` and each provider's own `network`, issue 17), sharing the order store, the outbound client, the
+ * `BRIDGE_NETWORK` and each provider's own `network`), sharing the order store, the outbound client, the
  * challenge limiter and the provider pinger; each has its own chain, relayer and facilitator. Built from the
  * configuration once. The rails and routes take a context; none of them builds a dependency itself.
  * Invariants: a store or outbound client passed in is the caller's to close; `ready()` fails loudly when the store
@@ -39,11 +39,11 @@ export interface BridgeDeps {
   chains: ChainRegistry;
   log: Logger;
   clock: Clock;
-  /** The operator pause (issue 10); absent for the stand-alone bridge, which has no database. */
+  /** The operator pause; absent for the stand-alone bridge, which has no database. */
   pause?: Pick<PauseGate, "assertOpen"> | undefined;
-  /** Records paid orders the upstream did not serve for the operators' failed-payments queue (issue 10). */
+  /** Records paid orders the upstream did not serve for the operators' failed-payments queue. */
   unserved?: UnservedRecorder | undefined;
-  /** The API's receipt keys: settled x402 payments get an `offer-receipt` JWS (issue 17); absent stand-alone. */
+  /** The API's receipt keys: settled x402 payments get an `offer-receipt` JWS; absent stand-alone. */
   keys?: ReceiptKeyStore | undefined;
 }
 
@@ -59,7 +59,7 @@ export interface BridgeRouterOptions {
   pingIntervalMs?: number;
   /** Bounds of the `/facilitator` verification queue; default FACILITATOR_QUEUE_LIMITS (tests shrink them). */
   facilitatorQueueLimits?: FacilitatorQueueLimits;
-  /** Router mode: where providers come from (the API's database, issue 16); default: `config.providers`, fixed. */
+  /** Router mode: where providers come from (the API's database); default: `config.providers`, fixed. */
   catalog?: ProviderCatalog;
   /** Where the pinger keeps results (the API: the provider rows); default: memory. */
   statuses?: ProviderStatusStore;
@@ -70,9 +70,9 @@ export interface BridgeHandle {
   config: BridgeConfig;
   store: OrderStore;
   facilitator: Facilitator;
-  /** Verify/settle counts, refusals, settlements in flight and gas (issue 10, `/api/dashboard/x402`). */
+  /** Verify/settle counts, refusals, settlements in flight and gas (`/api/dashboard/x402`). */
   facilitatorStats: FacilitatorStats;
-  /** The `/facilitator` verification queue (issue 20): its figures, and paid-call marks for tests. */
+  /** The `/facilitator` verification queue: its figures, and paid-call marks for tests. */
   facilitatorQueue: FacilitatorQueue;
   /** Live/down of providers with a `ping_url`, kept for the registry views. */
   pinger: ProviderPinger;
@@ -89,9 +89,9 @@ export interface BridgeContext {
   clock: Clock;
   log: Logger;
   network: EvmNetworkName;
-  /** The operator pause: new challenges and x402 settlements stop while the network is paused (issue 10). */
+  /** The operator pause: new challenges and x402 settlements stop while the network is paused. */
   pause: Pick<PauseGate, "assertOpen"> | undefined;
-  /** Paid-but-unserved record (issue 10); absent for the stand-alone bridge, which has no database. */
+  /** Paid-but-unserved record; absent for the stand-alone bridge, which has no database. */
   unserved: UnservedRecorder | undefined;
   /** Signs `offer-receipt` receipts (the JWKS key); undefined for the stand-alone bridge (no receipt then). */
   keys: ReceiptKeyStore | undefined;
@@ -103,12 +103,12 @@ export interface BridgeContext {
   outbound: OutboundClient;
   facilitator: Facilitator;
   limiter: RateLimiter;
-  /** Settlements in flight per client and per provider through `/facilitator/settle` (issue 20). */
+  /** Settlements in flight per client and per provider through `/facilitator/settle`. */
   relayerBounds: RelayerBounds;
-  /** Admission and turns for `/facilitator` verification; paid calls go first (issue 20). */
+  /** Admission and turns for `/facilitator` verification; paid calls go first. */
   facilitatorQueue: FacilitatorQueue;
   upstreamPolicy: UpstreamPolicy;
-  /** The providers served (router mode: refreshed before each request, issue 16). */
+  /** The providers served (router mode: refreshed before each request). */
   catalog: ProviderCatalog;
   /** Provider `id` when this context sells it (its network is this one); undefined otherwise. */
   provider(id: string): ProviderConfig | undefined;
@@ -127,7 +127,7 @@ export interface BridgeContext {
   contextFor(id: string): BridgeContext | undefined;
 }
 
-/** The network a provider sells on: its own, else the bridge's (issue 17). */
+/** The network a provider sells on: its own, else the bridge's. */
 export function providerNetwork(config: BridgeConfig, provider: ProviderConfig): EvmNetworkName {
   return provider.network ?? config.network;
 }
@@ -234,7 +234,7 @@ function networkContext(
   const relayer = options.relayer ?? resolveRelayer({ ...config, network }, deps.chains);
   if (!relayer)
     log.warn({ network }, "no x402 relayer key (BRIDGE_RELAYER_PRIVATE_KEY): x402 is not offered");
-  // Counted for the operators' x402 dashboard (issue 10): every door (rail, /facilitator/*) goes through it.
+  // Counted for the operators' x402 dashboard: every door (rail, /facilitator/*) goes through it.
   const facilitator = countingFacilitator(
     createFacilitator({
       chains: deps.chains,

@@ -1,5 +1,5 @@
 /**
- * The x402 facilitator and bridge as operators see them (issue 10, `/api/dashboard/x402`): per bridge mounted in this
+ * The x402 facilitator and bridge as operators see them (`/api/dashboard/x402`): per bridge mounted in this
  * process, its network, relayer address and native balance read from the chain (kept {@link BALANCE_CACHE_MS} by the
  * injected clock, so a dashboard refresh does not hit the RPC each time), a `low` flag under the configured
  * threshold, and the facilitator's counts since the process started.

@@ -1,5 +1,5 @@
 /**
- * A client that gives up (issue 20, finding 1; docs/bridge.md "Threat model", "Double service"), on a real local
+ * A client that gives up (docs/bridge.md "Threat model", "Double service"), on a real local
  * amoy chain: it closes its socket while the bridge is paying for its call.
  * - before settlement (while the upstream answers): nothing is settled, the claim is released, and the same payment
  *   retried is served and settled exactly once;
@@ -57,7 +57,7 @@ async function until(check: () => Promise<boolean> | boolean, looks = 400): Prom
   return false;
 }
 
-describe("x402: a client that gives up (issue 20)", () => {
+describe("x402: a client that gives up", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-client-gone-"));
   let chains: LocalChains;
   let chain: LocalChain;

@@ -99,7 +99,7 @@ describe("parseFacilitatorBody (zod)", () => {
   });
 });
 
-describe("facilitatorRequest (what this bridge settles; issue 20)", () => {
+describe("facilitatorRequest (what this bridge settles)", () => {
   const config = routerConfig([
     { id: "acme", upstream_url: "http://127.0.0.1:9", price_usdc_units: "150000", merchant_wallet: merchant },
   ]);

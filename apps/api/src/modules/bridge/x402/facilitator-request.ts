@@ -2,7 +2,7 @@
  * Bodies of the embedded facilitator's `/verify` and `/settle` (x402-wire e.5): `{x402Version, paymentPayload,
  * paymentRequirements}`, one zod schema per protocol version. Malformed bodies are 400 `x402_payload_malformed`
  * naming the first bad member (version, then payload, then requirements) plus field errors.
- * Invariant (issue 20): settling pays gas from the relayer, which must not become a public gas faucet. So the
+ * Invariant: settling pays gas from the relayer, which must not become a public gas faucet. So the
  * requirements must name (`extra.order_id`) a challenge this bridge issued, still open and not yet paid, and equal
  * field by field (scheme, network, asset, payTo, amount) a requirement that challenge offered; value 0 is never
  * accepted. Everything else is a 402 `x402_payment_invalid` before any chain call.

@@ -24,7 +24,7 @@ const payload = {} as ExactEvmPayload;
 const requirement = {} as ExactRequirement;
 const now = () => new Date("2026-06-01T00:00:00Z");
 
-describe("counting facilitator (issue 10, x402 dashboard)", () => {
+describe("counting facilitator (x402 dashboard)", () => {
   it("counts verifies and settles by outcome with refusal reasons, results and errors unchanged", async () => {
     const refusal: VerifyResponse = { isValid: false, invalidReason: "invalid_exact_evm_payload_signature" };
     const failed: SettleResponse = {

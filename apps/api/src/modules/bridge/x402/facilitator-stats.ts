@@ -1,5 +1,5 @@
 /**
- * Counts of the embedded facilitator's work for operators (issue 10, `/api/dashboard/x402`): verifies and settles by
+ * Counts of the embedded facilitator's work for operators (`/api/dashboard/x402`): verifies and settles by
  * outcome with their refusal reasons, settlements in flight (waiting for the send slot or the receipt), and the gas
  * the relayer paid for successful settlements, read from the chain after the answer (never on its path).
  * Invariants: counting never changes a result or an error; reasons are the facilitator's own codes, at most

@@ -1,5 +1,5 @@
 /**
- * The embedded x402 facilitator (x402-wire e.2-e.8; issue 6): verifies an EIP-3009 `exact` payment and settles
+ * The embedded x402 facilitator (x402-wire e.2-e.8): verifies an EIP-3009 `exact` payment and settles
  * it with `transferWithAuthorization` sent from the bridge's relayer key.
  *
  * Invariants:
@@ -11,8 +11,8 @@
  *   (validBefore >= now + 6 s), EIP-712 signature (EOA), nonce unused on-chain (`authorizationState`), balance,
  *   simulation.
  * - Settlement (./settle-authorization.ts): gas bounded, only the send serialized, receipts awaited in parallel
- *   (issue 20); `settleLeaseMs` outlives any settlement in flight.
- * - Value 0 is never verified nor settled (issue 20: no gas for nothing).
+ *   (docs/decisions/0013-bridge-and-facilitator-security.md); `settleLeaseMs` outlives any settlement in flight.
+ * - Value 0 is never verified nor settled (the relayer pays no gas for nothing).
  * - One authorization settles at most once: the token's nonce map guarantees it on-chain, the bridge's claim
  *   store before that.
  */

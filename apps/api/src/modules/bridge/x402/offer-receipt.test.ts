@@ -1,6 +1,6 @@
 /**
- * Issue 17 `offer-receipt`: a settled x402 payment through the bridge mounted in the API carries a JWS receipt in
- * its settlement header, and `jose` verifies it against the API's own served `/.well-known/jwks.json`.
+ * The x402 `offer-receipt` extension: a settled x402 payment through the bridge mounted in the API carries a JWS
+ * receipt in its settlement header, and `jose` verifies it against the API's own served `/.well-known/jwks.json`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,7 +35,7 @@ type Settled = {
 };
 const keyOf = (agent: Agent): Hex => wellKnownDevKeys().get(agent.address.toLowerCase())!;
 
-describe("x402 offer-receipt on bridge settlements (issue 17)", () => {
+describe("x402 offer-receipt on bridge settlements", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-offer-receipt-"));
   let chains: LocalChains;
   let upstream: TestUpstream;

@@ -1,5 +1,5 @@
 /**
- * The x402 `offer-receipt` extension, receipt side (issue 17; x402-wire e.6; x402 spec "Offer and Receipt
+ * The x402 `offer-receipt` extension, receipt side (x402-wire e.6; x402 spec "Offer and Receipt
  * Extension" §5): a JWS compact receipt in `SettleResponse.extensions["offer-receipt"].info.receipt`, signed with the
  * API's active receipt key, so it verifies against `/.well-known/jwks.json` (header `alg` + `kid`).
  * Invariants: issued only for a settled payment; the payload names the CAIP-2 network (also for v1), the tx hash,

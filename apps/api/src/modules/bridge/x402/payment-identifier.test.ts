@@ -1,5 +1,5 @@
 /**
- * x402 v2 `payment-identifier` on the bridge (issue 17; x402-wire e.6), on a real local amoy chain with payloads made
+ * x402 v2 `payment-identifier` on the bridge (x402-wire e.6), on a real local amoy chain with payloads made
  * by `@x402/core` + `@x402/evm`: a retried payment with the same id gets the same answer and never a second
  * transfer — the same header again, or a fresh authorization for a fresh challenge under the same id; the same id for
  * another request is refused; a malformed id is a 400 and nothing is forwarded.
@@ -30,7 +30,7 @@ import { decodeHeader, encodeHeader } from "./wire";
 
 const PRICE_USDC = 120_000n;
 
-describe("x402 payment-identifier (issue 17)", () => {
+describe("x402 payment-identifier", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-payment-id-"));
   let chains: LocalChains;
   let upstream: TestUpstream;

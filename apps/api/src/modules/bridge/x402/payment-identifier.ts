@@ -1,5 +1,5 @@
 /**
- * The x402 v2 `payment-identifier` extension (x402-wire e.6; issue 17; docs/bridge.md "payment-identifier"), mapped
+ * The x402 v2 `payment-identifier` extension (x402-wire e.6; docs/bridge.md "payment-identifier"), mapped
  * onto the bridge's claim rules: the id is one more claim key of the payment (per chain and payer), so one id is
  * settled at most once whatever authorization carries it; the settled call's answer is kept with the order's
  * retention, and a retry with the same id for the same request gets that same answer again — no upstream call, no

@@ -1,5 +1,5 @@
 /**
- * Issue 17: a settlement whose outcome is unknown answers x402's `settlement_pending` (202, no fresh challenge),
+ * A settlement whose outcome is unknown answers x402's `settlement_pending` (202, no fresh challenge),
  * and the same payment sent again gets the kept answer once the transaction is known — one transfer, one upstream
  * call. A fault-injecting JSON-RPC proxy in front of the real local chain loses the broadcast's answer (after the
  * node took the transaction) and can hide receipts.
@@ -27,7 +27,7 @@ import { decodeHeader } from "./wire";
 
 type Rpc = { method?: string };
 
-describe("x402 settlement with an unknown outcome (issue 17)", () => {
+describe("x402 settlement with an unknown outcome", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-pending-settle-"));
   let chains: LocalChains;
   let upstream: TestUpstream;

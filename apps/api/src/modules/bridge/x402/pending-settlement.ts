@@ -1,5 +1,5 @@
 /**
- * Settlements whose outcome is unknown (issue 17; x402 `settlement_pending`, @x402/core 2.23+): the relayer's
+ * Settlements whose outcome is unknown (x402 `settlement_pending`, @x402/core 2.23+): the relayer's
  * transaction was (or may have been) broadcast but neither its inclusion nor its failure is known. x402 defines
  * this as a non-terminal `SettleResponse {success: false, errorReason: "settlement_pending", transaction}` that a
  * retry with the identical payment reconciles against the broadcast transaction instead of sending a second one.

@@ -197,7 +197,7 @@ describe("x402 rail over HTTP (no offers)", () => {
     expect(upstream.seen).toHaveLength(0);
   });
 
-  it("issue 20 finding 5: a v2 payment must name this request's challenge in accepted.extra.order_id", async () => {
+  it("a v2 payment must name this request's challenge in accepted.extra.order_id", async () => {
     const accepted = {
       scheme: "exact",
       network: "eip155:80002",

@@ -70,7 +70,7 @@ export async function payWithX402(
   paid: PaidRequest,
   payment: ParsedPayment,
 ): Promise<void> {
-  // No money has moved yet (we would settle the authorization): a paused network settles nothing new (issue 10).
+  // No money has moved yet (we would settle the authorization): a paused network settles nothing new.
   await ctx.pause?.assertOpen(ctx.network, "x402 settlement");
   const version = payment.version;
   const exact = payment.payload.payload;
@@ -91,7 +91,7 @@ export async function payWithX402(
       },
     });
 
-  // Issue 17: a v2 `payment-identifier` already settled for this payer answers what it answered then, and a new
+  // A v2 `payment-identifier` already settled for this payer answers what it answered then, and a new
   // authorization under it is never settled (the id is one more claim key below).
   const paymentId = version === 2 ? readPaymentId(payment.payload.extensions) : undefined;
   const idKey = paymentId ? claimKeys.paymentId(ctx.chain().chainId, auth.from, paymentId) : undefined;
@@ -100,7 +100,7 @@ export async function payWithX402(
     if (stored) return replayResult(res, stored, paid.provider.id, paid.requestHash);
   }
 
-  // Issue 17: the same payment sent again while its settlement was pending is reconciled, never settled twice.
+  // The same payment sent again while its settlement was pending is reconciled, never settled twice.
   const pending = pendingKey(ctx.chain().chainId, auth.from, auth.nonce);
   const pendingRecord = await ctx.store.getResult(pending);
   if (pendingRecord) {
@@ -112,7 +112,7 @@ export async function payWithX402(
     return refuse("invalid_transaction_state", "the pending settlement of this payment reverted");
   }
 
-  // Issue 20 finding 5: a v2 payment must name (`accepted.extra.order_id`) this request's challenge, and that order
+  // A v2 payment must name (`accepted.extra.order_id`) this request's challenge, and that order
   // is claimed with the authorization, so one authorization pays one order. v1 payloads carry no requirements to
   // name an order with: they stay bound to payTo and price only (docs/bridge.md "Threat model").
   let orderKey: string | undefined;
@@ -163,7 +163,7 @@ export async function payWithX402(
 
   /** The headers proving a settled payment: settlement header (with the offer-receipt), receipt, CORS exposure. */
   const proofOf = async (settled: SettleResponse): Promise<Record<string, string>> => {
-    // Issue 17: the signed receipt; settled already, so a signing failure only costs the receipt.
+    // The signed receipt; settled already, so a signing failure only costs the receipt.
     const extensions = ctx.keys
       ? await signOfferReceipt(ctx.keys, {
           network: ctx.wireNetwork(2),
@@ -218,7 +218,7 @@ export async function payWithX402(
       // Nothing was settled: the authorization stays usable.
       release: () => ctx.store.release(keys, claimed.lease),
       async consume(delivered) {
-        // Issue 20: the lease must outlive the settlement; a lost lease means another request may hold the payment.
+        // The lease must outlive the settlement; a lost lease means another request may hold the payment.
         if (!(await ctx.store.extend(keys, claimed.lease, ctx.facilitator.settleLeaseMs))) {
           throw new AppError("payment_in_flight", "this authorization's claim lapsed; retry shortly", {
             headers: { "Retry-After": "2" },
@@ -270,8 +270,8 @@ export async function payWithX402(
           );
           return "answered";
         }
-        // Settled: the money moved, so the answer is delivered even when the used mark cannot be written (issue 16,
-        // Redis down); the token's on-chain nonce refuses a replay of this authorization (verify reads it).
+        // Settled: the money moved, so the answer is delivered even when the used mark cannot be written
+        // (Redis down); the token's on-chain nonce refuses a replay of this authorization (verify reads it).
         await ctx.store
           .consume(keys, claimed.lease, USED_RETENTION_MS)
           .catch((error: unknown) => ctx.log.warn({ err: error }, "x402 settled; used mark not written"));

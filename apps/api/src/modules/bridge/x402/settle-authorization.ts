@@ -2,7 +2,7 @@
  * Settlement of a verified x402 `exact` payment: `transferWithAuthorization` sent from the relayer key (part of the
  * embedded facilitator, ./facilitator.ts).
  *
- * Invariants (issue 20):
+ * Invariants (docs/decisions/0013-bridge-and-facilitator-security.md):
  * - Only the SEND is serialized: the relayer's account nonce is tracked here (max of the node's pending count and
  *   the last nonce sent + 1), so nonces never collide; receipts are awaited in parallel, so a slow receipt never
  *   holds the queue.
@@ -10,7 +10,7 @@
  *   the window + the receipt wait + a margin (`settleLeaseMs`) outlives any settlement in flight.
  * - Gas is bounded (`settlementGasLimit`, 1.2x the estimate at most); value 0 is never sent.
  * - The transaction is signed before the broadcast, so a send whose answer is lost is `settlement_pending` with a
- *   known hash, never "nothing sent" (issue 17).
+ *   known hash, never "nothing sent".
  */
 
 import { rpcFetch } from "@tollgate/outbound";
@@ -120,7 +120,7 @@ export function createSettler(options: SettleOptions): Settle {
         });
         const nonce = Math.max(pending, nextNonce ?? 0);
         // Signed here so the hash is known before the broadcast: a send whose answer is lost (RPC timeout after
-        // the node took it) is reported as pending with this hash, never as "nothing sent" (issue 17).
+        // the node took it) is reported as pending with this hash, never as "nothing sent".
         const request = await wallet.prepareTransactionRequest({
           account: relayer,
           to: req.token.address,
