@@ -1,5 +1,5 @@
 /**
- * The one way the API reads request bodies (issue 18). Every reader:
+ * The one way the API reads request bodies (docs/decisions/0014-hostile-input.md). Every reader:
  * - accepts `Content-Encoding: identity` only (or none): anything else is 415 `unsupported_media_type`, so a
  *   corrupt or mislabelled compressed body can never reach a decompressor, and what is stored or forwarded is what
  *   the client sent (documented in the OpenAPI description);
@@ -13,7 +13,7 @@ import express, { type RequestHandler } from "express";
 import { BODY_CHARSET_UNSUPPORTED, BODY_EMPTY, BODY_NOT_UTF8 } from "./errors";
 
 /**
- * Request body limits in bytes, one per kind of route (issue 16: explicit per route). Every operation of
+ * Request body limits in bytes, one per kind of route (explicit per route). Every operation of
  * `/openapi.json` with a request body publishes its limit as `x-max-body-bytes` on the request body; one byte over it
  * is 413 `payload_too_large`. The bridge's paid routes and the hosted gateway forward raw bodies up to
  * `BRIDGE_MAX_BODY_BYTES` / `GATEWAY_MAX_BODY_BYTES` instead.

@@ -1,5 +1,5 @@
 /**
- * Public, cacheable JSON answers (SPEC §4.2, issue 11 and 13): a strong ETag over the exact body, Cache-Control,
+ * Public, cacheable JSON answers (SPEC §4.2): a strong ETag over the exact body, Cache-Control,
  * and 304 for a matching If-None-Match.
  */
 import { createHash } from "node:crypto";

@@ -11,7 +11,7 @@ function preflight(api: TestApi, path: string, origin: string, headers = "conten
   });
 }
 
-describe("CORS for browser agents, from an allow-list (issue 16)", () => {
+describe("CORS for browser agents, from an allow-list", () => {
   let api: TestApi;
   let closed: TestApi;
   let open: TestApi;

@@ -1,5 +1,5 @@
 /**
- * CORS for browser agents (issue 16): only the surfaces an agent pays through or reads publicly, only for the
+ * CORS for browser agents: only the surfaces an agent pays through or reads publicly, only for the
  * origins the operator lists in `CORS_ALLOWED_ORIGINS`, never with credentials. Operator, merchant-dashboard and
  * user-session routes are cookie or secret authenticated and get no CORS headers at all, so a page on another
  * origin can never call them with a victim's cookie.

@@ -23,7 +23,7 @@ describe("toAppError", () => {
   });
 });
 
-describe("a path the router cannot decode (issue 18)", () => {
+describe("a path the router cannot decode", () => {
   it("is 400 malformed_request, while a URIError of our own stays a 500", () => {
     const router = Object.assign(new URIError("Failed to decode param '%zz'"), { status: 400 });
     expect(toAppError(router)).toMatchObject({ code: "malformed_request", status: 400 });
@@ -31,7 +31,7 @@ describe("a path the router cannot decode (issue 18)", () => {
   });
 });
 
-describe("database outages (issue 16 drills)", () => {
+describe("database outages", () => {
   const wrapped = (code: string) =>
     Object.assign(new Error("Failed query"), { cause: Object.assign(new Error("db"), { code }) });
   it("are 503 service_unavailable with Retry-After, however the driver wraps them", () => {
@@ -66,7 +66,7 @@ describe("bodyParserError", () => {
     expect(bodyParserError(undefined)).toBeUndefined();
   });
 
-  it("maps every other read failure to 4xx (issue 18), inside toAppError itself", () => {
+  it("maps every other read failure to 4xx, inside toAppError itself", () => {
     // What body-parser raises for a corrupt gzip body: an http-errors 400 with no `type`.
     const zlib = Object.assign(new Error("incorrect header check"), {
       status: 400,

@@ -20,7 +20,7 @@ export function toAppError(error: unknown): AppError {
   const bodyError = bodyParserError(error);
   if (bodyError) return bodyError;
   // Express's router could not percent-decode a path parameter (`/x/%zz`, `/x/%C3%28`): the client's URL is
-  // malformed (issue 18). It marks the URIError with status 400; one of our own decodes would carry none.
+  // malformed. It marks the URIError with status 400; one of our own decodes would carry none.
   if (error instanceof URIError && (error as { status?: unknown }).status === 400) {
     return new AppError("malformed_request", "a path segment is not valid percent-encoded UTF-8", {
       cause: error,
@@ -72,7 +72,7 @@ const UNAVAILABLE_CODES = new Set([
 
 /**
  * True when the database (or the disk under it) failed, not the request: PostgreSQL restarting or unreachable, a
- * full disk (issue 16 drills). Looks through drizzle's wrapping (`cause`).
+ * full disk. Looks through drizzle's wrapping (`cause`).
  */
 export function databaseUnavailable(error: unknown): boolean {
   for (let current = error, depth = 0; current && typeof current === "object" && depth < 6; depth++) {
@@ -85,7 +85,7 @@ export function databaseUnavailable(error: unknown): boolean {
 }
 
 /**
- * Every failure to read a body (issue 18) as a 4xx AppError; undefined for anything else. Covers body-parser's own
+ * Every failure to read a body as a 4xx AppError; undefined for anything else. Covers body-parser's own
  * types (`express.json`, `express.raw`, through `rawBody`/`jsonBody` in ./body.ts), our UTF-8 check, and any other
  * http-errors 4xx raised while reading (a decompression or stream failure carries only a status): a body that
  * cannot be read is never a 500, whichever reader saw it first.

@@ -1,5 +1,5 @@
 /**
- * Issue 18, class 6: what Node's HTTP parser refuses is still answered with a minimal problem+json (and the
+ * What Node's HTTP parser refuses is still answered with a minimal problem+json (and the
  * connection closed), on the real API server over a raw socket. The factory itself (limits, slow clients) is tested
  * in packages/shared (http-server.test.ts).
  */

@@ -3,7 +3,7 @@
  */
 import type { OpenAPIObject } from "trpc-to-openapi";
 
-/** The reference pages' one stylesheet, served as a file so the pages' CSP needs no inline style (issue 16). */
+/** The reference pages' one stylesheet, served as a file so the pages' CSP needs no inline style. */
 export const DOCS_STYLESHEET_PATH = "/docs/docs.css";
 export const DOCS_STYLESHEET = `body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2rem auto;padding:0 1rem;color:#1d1d1f}
 section{border-top:1px solid #ddd;padding:.5rem 0}pre{background:#f5f5f7;padding:.75rem;overflow:auto;font-size:12px}

@@ -34,7 +34,7 @@ function expectStrictHtmlHeaders(headers: Headers): void {
   expect(headers.get("x-content-type-options")).toBe("nosniff");
 }
 
-describe("security headers on HTML pages (issue 16)", () => {
+describe("security headers on HTML pages", () => {
   let api: TestApi;
   const dist = mkdtempSync(join(tmpdir(), "tollgate-console-dist-"));
 

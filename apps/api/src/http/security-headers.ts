@@ -1,5 +1,5 @@
 /**
- * Security headers for every HTML page the API serves (issue 16): the reference pages under /docs and the console
+ * Security headers for every HTML page the API serves: the reference pages under /docs and the console
  * under /console. A strict CSP with no inline script or style (the pages load their CSS and JS from files), no
  * framing (clickjacking), no referrer leaking ids in URLs, and HSTS outside development. JSON answers keep their
  * own `nosniff`; proxied merchant content keeps the hosted gateway's `sandbox` CSP.
