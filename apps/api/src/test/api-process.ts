@@ -1,5 +1,5 @@
 /**
- * The real API as a child process (`src/main.ts`) for drills that kill it (issue 16): started on a port and a
+ * The real API as a child process (`src/main.ts`) for drills that kill it: started on a port and a
  * data directory the test owns, killed with any signal, restarted on the same data.
  */
 import type { ChildProcess } from "node:child_process";

@@ -128,7 +128,7 @@ export function bearer(secret: unknown): Record<string, string> {
 }
 
 export { seedApprovedListings } from "../modules/marketplace/testing";
-/** The audit events about one target, oldest first (issue 10: changes are audited in their own transaction). */
+/** The audit events about one target, oldest first (changes are audited in their own transaction). */
 export async function auditTrailOf(
   api: TestApi,
   targetId: string,

@@ -1,7 +1,8 @@
 /**
- * Issue 18, classes 1, 4 and 7 swept over every operation in /openapi.json: a body that cannot be read (a
- * Content-Encoding other than identity, a charset other than UTF-8, invalid UTF-8) and a missing required body are
- * 4xx problem+json with a stable code and the request id, never a 500, never stored; /g reads bodies the same way.
+ * Unreadable and missing bodies (docs/decisions/0014-hostile-input.md) swept over every operation in /openapi.json: a
+ * body that cannot be read (a Content-Encoding other than identity, a charset other than UTF-8, invalid UTF-8) and a
+ * missing required body are 4xx problem+json with a stable code and the request id, never a 500, never stored; /g
+ * reads bodies the same way.
  */
 import { deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Issue 16: a corpus of malformed requests built from /openapi.json for every operation: wrong body types, huge
+ * A corpus of malformed requests built from /openapi.json for every operation: wrong body types, huge
  * bodies, deep JSON, NUL bytes outside strings, unknown content types, numbers where money strings belong,
  * prototype keys, duplicate keys, oversized headers, a hostile request id, path traversal and hostile queries.
  * Every answer is a 4xx problem+json with a stable code where the request is malformed, never a 5xx or a hang,

@@ -1,5 +1,6 @@
 /**
- * Issue 18, classes 2, 3 and 5 swept over every operation in /openapi.json, then the stored-hostile pass:
+ * Refused characters, reserved keys and stored hostile text (docs/decisions/0014-hostile-input.md) swept over every
+ * operation in /openapi.json, then the stored-hostile pass:
  * - every string field of every body, with each refused character (NUL, C0, C1, lone surrogates, U+FFFF) and each
  *   reserved key name, and every record's keys with reserved names: never a 5xx; free text is refused;
  * - every string path and query parameter with refused characters: never a 5xx;
@@ -110,7 +111,7 @@ describe.each(testDatabaseKinds())("hostile fields on every route (%s)", (kind) 
       }
     }
     expect(swept).toBeGreaterThan(50);
-    // Sequential requests over every field of every route (the bridge-provider routes added 26, issue 16).
+    // Sequential requests over every field of every route (the bridge-provider routes added 26).
   }, 240_000);
 
   it("never answers 5xx to a reserved key name, as a value or as a record key", async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 16, "body size limits are explicit per route", swept over every operation in /openapi.json: each request
+ * "Body size limits are explicit per route", swept over every operation in /openapi.json: each request
  * body names its limit (`x-max-body-bytes`), a body one byte over it is 413 `payload_too_large` problem+json and stores
  * nothing, and a body of exactly that size is read (whatever the route then answers, it is not 413 and not 5xx). So
  * the published number is the enforced one, per route, and a route added later without a limit fails here.

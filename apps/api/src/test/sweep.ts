@@ -1,5 +1,5 @@
 /**
- * Support for the hostile-input sweeps (issue 18): every operation comes from the running API's own /openapi.json,
+ * Support for the hostile-input sweeps: every operation comes from the running API's own /openapi.json,
  * so a route added later is swept without editing a list. Bodies are generated from each operation's JSON schema
  * (a few known-good fixtures make the base bodies valid, so a refusal can be pinned on the field under test).
  */

@@ -1,5 +1,5 @@
 /**
- * A throwaway `redis-server` on its own loopback port for fault drills (issue 16): killed with SIGKILL and started
+ * A throwaway `redis-server` on its own loopback port for fault drills: killed with SIGKILL and started
  * again on the same port, with the same data directory. `durable` runs it as production should for money state
  * (append-only file, fsync on every write), so a kill loses nothing that was acknowledged.
  * Not used by production code.
