@@ -1,5 +1,5 @@
 /**
- * Drill (issue 16): the clock jumps forward and back by 10 minutes. Services take a clock, so the API here runs
+ * Drill: the clock jumps forward and back by 10 minutes. Services take a clock, so the API here runs
  * on one the test moves. What must hold (docs/operations.md, "The clock jumps"):
  * - quotes: whether a payment was in time is judged by its block's timestamp, never by the server's clock; a
  *   payment mined after its quote expired (the chain's clock 10 min ahead) is refused, nothing stored;

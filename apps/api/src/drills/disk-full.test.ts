@@ -1,5 +1,5 @@
 /**
- * Drill (issue 16): the disk holding PGlite fills up. The database lives on a tiny tmpfs (mounted by the test;
+ * Drill: the disk holding PGlite fills up. The database lives on a tiny tmpfs (mounted by the test;
  * skipped with a message where mounting is not permitted), which a filler file then fills to the last byte.
  * What must hold: writes answer 503 `service_unavailable` with Retry-After (PostgreSQL's disk_full, SQLSTATE
  * 53100), never a 500; nothing is half-written (no merchant, no audit row); reads still answer; once space is

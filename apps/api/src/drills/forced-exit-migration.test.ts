@@ -1,5 +1,5 @@
 /**
- * Drill (issue 16): "a second SIGTERM or a deadline forces exit; the database is never left half-migrated".
+ * Drill: "a second SIGTERM or a deadline forces exit; the database is never left half-migrated".
  * The real API process (`src/main.ts`) starts on a fresh database of a throwaway PostgreSQL cluster. The test holds
  * a SHARE lock on drizzle's migrations table, so the migrator, inside its one transaction, has already run the first
  * migration's statements and waits to record it: the process is stopped in the middle of migrating, which the test

@@ -1,5 +1,5 @@
 /**
- * Drill (issue 16): the API is SIGKILLed after the agent broadcast its transaction and while /v1/pay is
+ * Drill: the API is SIGKILLed after the agent broadcast its transaction and while /v1/pay is
  * reading the chain (held at the RPC proxy, so the kill lands mid-request, not by timing). What must hold
  * after a restart on the same PGlite data directory: the same Idempotency-Key yields the receipt, a new key
  * for the same quote yields the same receipt, and the agent paid once on-chain.

@@ -1,5 +1,5 @@
 /**
- * Drill (issue 16): PostgreSQL restarts while /v1/pay is under way. A throwaway cluster (Debian's initdb/pg_ctl
+ * Drill: PostgreSQL restarts while /v1/pay is under way. A throwaway cluster (Debian's initdb/pg_ctl
  * on a free port) is stopped while the request waits for the chain (held at the RPC proxy), then started again.
  * What must hold: the request in flight answers 503 `service_unavailable` with Retry-After (never a 500) and
  * stores nothing; after the restart the same key gets the receipt; there is one receipt, and it has its

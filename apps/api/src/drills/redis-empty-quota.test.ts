@@ -1,5 +1,5 @@
 /**
- * Drill (issue 16): Redis restarts **without persistence** under the quota counters (packages/gate RedisQuotaStore
+ * Drill: Redis restarts **without persistence** under the quota counters (packages/gate RedisQuotaStore
  * with `resetGuard`, as the hosted gateway runs it). What must hold (docs/operations.md, "Redis comes back empty"):
  * - the emptied Redis is detected: every consume answers 503 problem+json `quota_store_reset` (never a fresh
  *   counter, which would hand a live receipt its quota again), in the process that saw the old sentinel and in a

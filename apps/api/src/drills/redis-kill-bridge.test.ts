@@ -1,5 +1,5 @@
 /**
- * Drill (issue 16): Redis is SIGKILLed while a paid bridge call is with the upstream (claim -> forward -> consume,
+ * Drill: Redis is SIGKILLed while a paid bridge call is with the upstream (claim -> forward -> consume,
  * src/paid-forward). Redis runs as production should for money state (append-only, fsync always) and comes back
  * on the same port; the bridge is never restarted. What must hold (docs/operations.md, "Redis is down"):
  * - no paid call is served twice: the answer of a call whose payment could not be made permanent is withheld

@@ -1,5 +1,5 @@
 /**
- * Drill (issue 16): Redis is SIGKILLed under the hosted gateway `/g`, whose receipts' quota counters live in Redis
+ * Drill: Redis is SIGKILLed under the hosted gateway `/g`, whose receipts' quota counters live in Redis
  * (packages/gate RedisQuotaStore). Redis runs as production should (append-only, fsync always) and comes back on
  * the same port; the API is never restarted. What must hold (docs/operations.md, "Redis is down"):
  * - quotas fail closed: while Redis is down a paid call is 503 problem+json `service_unavailable` (never 500) and

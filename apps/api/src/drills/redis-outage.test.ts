@@ -1,5 +1,5 @@
 /**
- * Drill (issue 16): Redis disappears and returns. A throwaway `redis-server` on a free port is SIGKILLed under a
+ * Drill: Redis disappears and returns. A throwaway `redis-server` on a free port is SIGKILLed under a
  * running API and started again on the same port. What must hold (docs/operations.md, "Redis is down"):
  * - single use fails closed: identity-gate nonces answer 503 `identity_store_unavailable` (a nonce that could not
  *   be stored could not be consumed once);

@@ -1,5 +1,5 @@
 /**
- * Drill (issue 16): RPC faults while /v1/pay reads the chain, through a fault-injecting JSON-RPC proxy in
+ * Drill: RPC faults while /v1/pay reads the chain, through a fault-injecting JSON-RPC proxy in
  * front of a real local chain. What must hold: a timeout, a 429 with Retry-After and a garbage answer are
  * refused with 503 `chain_unavailable` + Retry-After; a lagging node and a payment block that was reorged
  * away answer 202 pending; none of them is accepted or stores a receipt, and once the node is healthy each
