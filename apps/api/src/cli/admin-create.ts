@@ -1,5 +1,5 @@
 /**
- * `pnpm admin:create --email <e> [--role owner|operator|viewer] [--password-file <f>]` (issue 10): creates an
+ * `pnpm admin:create --email <e> [--role owner|operator|viewer] [--password-file <f>]`: creates an
  * operator account. The password comes from `--password-file` or standard input (prompted without echo on a
  * terminal), never from an argument. Honours DATA_DIR / DATABASE_URL and migrates the database first, so it
  * works before the first start.

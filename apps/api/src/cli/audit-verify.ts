@@ -1,5 +1,5 @@
 /**
- * `pnpm audit:verify` (issue 10): walks the audit chain and reports the first broken link. Exit 0 when intact,
+ * `pnpm audit:verify`: walks the audit chain and reports the first broken link. Exit 0 when intact,
  * 1 when broken (or on error). The running service answers the same at `GET /admin/api/audit?verify=1`.
  */
 import { DatabaseLockedError, openDatabase } from "@tollgate/db";

@@ -1,5 +1,5 @@
 /**
- * `pnpm seat:reserve <base58 pubkey> [--agreement-hash <hex>]` (issue 12): creates a seat on the local Solana
+ * `pnpm seat:reserve <base58 pubkey> [--agreement-hash <hex>]`: creates a seat on the local Solana
  * RPC that `pnpm start` runs, exactly as a `reserve_seat_sol` instruction would leave it (at the seat PDA, owned
  * by the seat program, recording the current agreement hash). It writes the local ledger file in DATA_DIR;
  * the running local RPC re-reads it, so no restart is needed. Real networks: use the program's instructions.
