@@ -88,7 +88,7 @@ describe("single-provider bridge process (SPEC §4.5)", () => {
     expect(known.providers[0].resource).toBe(`${bridge.url}/v1/chat`);
   });
 
-  it("reads bodies by the API's rules: a required body must be there, identity only (issue 18)", async () => {
+  it("reads bodies by the API's rules: a required body must be there, identity only", async () => {
     const problem = async (response: Response, status: number, code: string) => {
       const text = await response.text();
       expect(response.status, text).toBe(status);
@@ -124,7 +124,7 @@ describe("single-provider bridge process (SPEC §4.5)", () => {
   });
 
   it.each(["SIGTERM", "SIGINT"] as const)(
-    "the CLI serves once it prints its URLs and stops cleanly on %s: exit 0, port free (issue 16)",
+    "the CLI serves once it prints its URLs and stops cleanly on %s: exit 0, port free",
     async (signal) => {
       const port = await freePort();
       const child = spawn(process.execPath, ["--import", "tsx", "src/cli/bridge.ts"], {

@@ -65,7 +65,7 @@ export async function startBridgeServer(source: Record<string, string | undefine
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
-  // The API's rules for bodies (issue 18): a declared, required body must be there (400 `body_required`), read by
+  // The API's rules for bodies: a declared, required body must be there (400 `body_required`), read by
   // the same readers (infra/body.ts) inside the router.
   app.use(requireDeclaredBodies(endpointPaths(router.endpoints)));
   app.use(router);

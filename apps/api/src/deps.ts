@@ -64,43 +64,43 @@ export interface Deps {
   };
   chains: ChainRegistry;
   keys: ReceiptKeyStore;
-  /** Operator sign-in (issue 10): session policy, the strict login limiter, origins allowed to act. */
+  /** Operator sign-in: session policy, the strict login limiter, origins allowed to act. */
   admin: {
     sessionPolicy: AdminSessionPolicy;
     loginLimiter: LoginLimiter;
     allowedOrigins: readonly string[];
     metricsToken: string | undefined;
-    /** Overview hooks (issue 10): the pause and initialize-config work set `pauseState` / `configDrift` here. */
+    /** Overview hooks: the pause and initialize-config work set `pauseState` / `configDrift` here. */
     overview: OverviewExtensions;
   };
-  /** The operator pause as this process sees it (polled from the database, issue 10). */
+  /** The operator pause as this process sees it (polled from the database). */
   pause: PauseGate;
-  /** The quote path's merchant read (issue 15): invalidated by every merchant write here, PAUSE_POLL_MS elsewhere. */
+  /** The quote path's merchant read: invalidated by every merchant write here, PAUSE_POLL_MS elsewhere. */
   merchantCache: MerchantCache;
   /** Splitter readiness read from the chain, shared by the quote and the public surfaces. */
   splitterReadiness: SplitterReadiness;
   /**
-   * The `/bridge` router's providers, from `bridge_providers` (issue 16): invalidated by every operator write here,
+   * The `/bridge` router's providers, from `bridge_providers`: invalidated by every operator write here,
    * PAUSE_POLL_MS elsewhere. Undefined when no bridge is mounted (BRIDGE_PROVIDERS_FILE unset).
    */
   bridgeProviders: ProviderCatalog | undefined;
   /** WEBHOOK_SECRET_KEY: seals merchants' webhook secrets and the bridge providers' upstream keys at rest. */
   secretKey: Buffer;
-  /** Quote rows, batched across concurrent quotes (issue 15). */
+  /** Quote rows, batched across concurrent quotes. */
   quoteWriter: QuoteWriter;
-  /** The splitters' on-chain pause(), when PAUSER_PRIVATE_KEY is set (issue 10). */
+  /** The splitters' on-chain pause(), when PAUSER_PRIVATE_KEY is set. */
   onchainPauser: OnchainPauser | undefined;
-  /** Identity gate (issue 12): nonces, signatures, Solana seats, and the documents agents read. */
+  /** Identity gate: nonces, signatures, Solana seats, and the documents agents read. */
   identity: IdentityServices;
-  /** Wallet sign-in for users and agents (issue 13): the `userSession` scheme. */
+  /** Wallet sign-in for users and agents: the `userSession` scheme. */
   users: UserSignin;
-  /** Request counts and latency per route and merchant, in this process's memory (issue 10). */
+  /** Request counts and latency per route and merchant, in this process's memory. */
   telemetry: Telemetry;
-  /** This process's RSS, heap and event-loop delay for GET /api/metrics (issue 15 soak). */
+  /** This process's RSS, heap and event-loop delay for GET /api/metrics. */
   processMonitor: ProcessMonitor;
-  /** With Redis: flushes `telemetry` there and reads the cluster's figures (issue 10). */
+  /** With Redis: flushes `telemetry` there and reads the cluster's figures. */
   telemetryShare: TelemetryShare | undefined;
-  /** The bridges mounted in this process, their relayers and facilitator counts (issue 10). */
+  /** The bridges mounted in this process, their relayers and facilitator counts. */
   x402: X402Monitor;
   /** Signs v1.4 EIP-712 quotes; absent when none is configured (v1.4 quotes are then refused). */
   quoteSigner: LocalAccount | undefined;

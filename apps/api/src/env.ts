@@ -57,7 +57,7 @@ const ZRawEnv = z.object({
   LATE_PAYMENT_GRACE_SECONDS: envDefault(envInteger(), 3600),
   RATE_LIMIT_PAYS_PER_MINUTE: envDefault(envInteger({ min: 1 }), 300),
   RATE_LIMIT_PUBLIC_PER_MINUTE: envDefault(envInteger({ min: 1 }), 300),
-  /** Browser origins allowed to call the agent surfaces cross-origin (issue 16): `*` or a comma list. */
+  /** Browser origins allowed to call the agent surfaces cross-origin: `*` or a comma list. */
   CORS_ALLOWED_ORIGINS: envOptional(envCorsOrigins()),
   WEBHOOK_SECRET_KEY: envOptional(z.string()),
   BRIDGE_PROVIDERS_FILE: envOptional(z.string()),
@@ -67,7 +67,7 @@ const ZRawEnv = z.object({
   GATEWAY_URL: envOptional(envUrl({ protocol: /^https?$/ })),
   GATEWAY_TIMEOUT_MS: envDefault(envInteger({ min: 100 }), 30_000),
   GATEWAY_MAX_BODY_BYTES: envDefault(envInteger({ min: 1024 }), 5 * 1024 * 1024),
-  // Operators (issue 10).
+  // Operators (docs/operators.md).
   ADMIN_BOOTSTRAP_EMAIL: envOptional(z.string()),
   ADMIN_BOOTSTRAP_PASSWORD_FILE: envOptional(z.string()),
   ADMIN_SESSION_IDLE_MINUTES: envDefault(envInteger({ min: 1 }), 30),
@@ -78,8 +78,8 @@ const ZRawEnv = z.object({
   LOGIN_LOCKOUT_SECONDS: envDefault(envInteger({ min: 1 }), 900),
   METRICS_TOKEN: envOptional(z.string().min(24, "at least 24 characters")),
   /**
-   * How often each API process re-reads the operator pause (issue 10): a pause is seen everywhere within it. Also
-   * the lifetime of the quote path's merchant cache in other processes (issue 15).
+   * How often each API process re-reads the operator pause: a pause is seen everywhere within it. Also
+   * the lifetime of the quote path's merchant cache in other processes.
    */
   PAUSE_POLL_MS: envDefault(envInteger({ min: 0, max: 60_000 }), 2_000),
   /** Key allowed to call the splitters' pause() (v1.2 pauser/owner, v1.4 PAUSER_ROLE); enables `onchain: true`. */
@@ -89,10 +89,10 @@ const ZRawEnv = z.object({
     z.string().regex(/^(0|[1-9][0-9]{0,38})$/, "a decimal amount of wei"),
     "50000000000000000",
   ),
-  /** Telemetry shared through Redis (issue 10): flush period and key prefix. */
+  /** Telemetry shared through Redis: flush period and key prefix. */
   TELEMETRY_FLUSH_MS: envDefault(envInteger({ min: 100, max: 60_000 }), 5_000),
   TELEMETRY_KEY_PREFIX: envDefault(z.string().regex(/^[a-z0-9][a-z0-9:_-]{0,63}$/), "tollgate:telemetry:"),
-  // Identity gate (issue 12; docs/identity-gate.md).
+  // Identity gate (docs/identity-gate.md).
   IDENTITY_PREFIX: envDefault(
     z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "lower-case letters, digits, -"),
     "tollgate",
@@ -111,7 +111,7 @@ const ZRawEnv = z.object({
   SOLANA_USDC_MINT: envDefault(envBase58Pubkey(), "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"),
   SOLANA_USDT_MINT: envDefault(envBase58Pubkey(), "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BnEnwYb"),
   SOLANA_LOCAL_RPC_PORT: envOptional(envInteger({ max: 65_535 })),
-  // User sessions (issue 13; docs/users.md).
+  // User sessions (docs/users.md).
   USER_SESSION_IDLE_MINUTES: envDefault(envInteger({ min: 1 }), 720),
   USER_SESSION_MAX_HOURS: envDefault(envInteger({ min: 1 }), 168),
   USER_NONCE_TTL_SECONDS: envDefault(envInteger({ min: 30, max: 3600 }), 300),
@@ -194,7 +194,7 @@ export type Env = {
   webhookSecretKey: string | undefined;
   /** The bridge router at `/bridge`, when BRIDGE_PROVIDERS_FILE names providers (docs/bridge.md). */
   bridge: BridgeConfig | undefined;
-  /** Operator accounts and sessions (issue 10; DESIGN §9). */
+  /** Operator accounts and sessions (DESIGN §9). */
   admin: {
     bootstrap: { email: string; passwordFile: string } | undefined;
     sessionIdleMs: number;
@@ -204,15 +204,15 @@ export type Env = {
     login: { failuresPerIpPerDay: number; consecutiveFailures: number; lockoutSeconds: number };
     /** Bearer token Prometheus sends to `/api/metrics` (cookies are for people). */
     metricsToken: string | undefined;
-    /** Pause state cache per process (issue 10). */
+    /** Pause state cache per process. */
     pausePollMs: number;
-    /** Calls the splitters' on-chain pause() when an operator pause asks for it (issue 10). */
+    /** Calls the splitters' on-chain pause() when an operator pause asks for it. */
     pauserPrivateKey: `0x${string}` | undefined;
-    /** x402 dashboard (issue 10): a relayer's native balance below this is flagged `low`. */
+    /** x402 dashboard: a relayer's native balance below this is flagged `low`. */
     relayerLowBalanceWei: bigint;
     telemetry: { flushMs: number; prefix: string };
   };
-  /** Identity gate (issue 12; SPEC §5): nonce signing, Solana seats. */
+  /** Identity gate (SPEC §5): nonce signing, Solana seats. */
   identity: {
     prefix: string;
     nonceTtlSeconds: number;
@@ -231,7 +231,7 @@ export type Env = {
       localRpcPort: number | undefined;
     };
   };
-  /** Wallet sign-in for users and agents (issue 13; docs/users.md). */
+  /** Wallet sign-in for users and agents (docs/users.md). */
   users: {
     sessionIdleMs: number;
     sessionMaxMs: number;

@@ -1,6 +1,6 @@
 /**
  * The API process alone: prints the URLs it serves once ready, shuts down gracefully on SIGINT/SIGTERM
- * (issue 16: a signal during start waits for migrations, which run in one transaction before listening;
+ * (a signal during start waits for migrations, which run in one transaction before listening;
  * a second signal or SHUTDOWN_GRACE_MS + 5 s forces exit).
  * `pnpm start` runs everything (chains, API, gateway, example merchant) through `@tollgate/devstack` instead.
  */

@@ -1,5 +1,5 @@
 /**
- * Stopping the API (issue 16: "stop accepting, finish in-flight requests (bounded) ... close the database"), on the
+ * Stopping the API ("stop accepting, finish in-flight requests (bounded) ... close the database"), on the
  * real `startApi` over loopback and PGlite. Two requests are in flight when `close()` is called (the server has
  * parsed their headers; their bodies are still coming): the one whose client finishes is answered, the one whose
  * client never does is cut once SHUTDOWN_GRACE_MS has passed, so the stop is bounded. New connections are refused at
