@@ -51,7 +51,7 @@ export const ZOverviewResponse = z.object({
       head_block: z.string().nullable(),
       lag_blocks: z.string().nullable(),
       halted_reason: z.string().nullable(),
-      halted_at: z.string().nullable().describe("when the open halt began (issue 16); null when following"),
+      halted_at: z.string().nullable().describe("when the open halt began; null when following"),
       updated_at: z.string(),
     }),
   ),
