@@ -17,7 +17,7 @@ import { forwardableRequestHeaders } from "./proxy-headers";
 type ClaimMode = "held" | "refused" | "throws" | "withheld" | "storeDown";
 
 describe("forwardPaid", () => {
-  const outbound = createOutboundClient({ allowLoopback: true, timeoutMs: 300, maxBodyBytes: 1024 });
+  const outbound = createOutboundClient({ allowLoopback: true, timeoutMs: 2_000, maxBodyBytes: 1024 });
   let upstream: TestUpstream;
   let server: Server;
   let base: string;
