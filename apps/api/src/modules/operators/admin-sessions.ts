@@ -8,16 +8,15 @@ import { type AdminRole, adminAccounts, adminSessions, type Database } from "@to
 import { AppError, isId, newId } from "@tollgate/shared";
 import { and, eq, isNull } from "drizzle-orm";
 import {
+  authenticateSessionRow,
   clearedCookieFor,
   cookieName,
   cookieValue,
   hashToken,
   type IssuedSession,
   initialExpiries,
-  isLive,
   type SessionPolicy,
   sessionCookieFor,
-  slidExpiry,
 } from "../sessions";
 import type { AdminAccount } from "./admin-accounts";
 
@@ -67,40 +66,32 @@ export async function authenticateAdminSession(
   now: Date,
 ): Promise<AuthenticatedAdmin> {
   if (!isId("adminSession", token)) throw new AppError("admin_auth_required", "sign in as an operator");
-  const tokenHash = hashToken(token);
-  const [row] = await db
-    .select({ session: adminSessions, account: adminAccounts })
-    .from(adminSessions)
-    .innerJoin(adminAccounts, eq(adminAccounts.id, adminSessions.adminId))
-    .where(and(eq(adminSessions.tokenHash, tokenHash), isNull(adminSessions.revokedAt)));
-  if (row && !isLive(row.session, now)) {
-    // Seen expired once, ended for good: a clock that later jumps back must not revive it.
-    await db
-      .update(adminSessions)
-      .set({ revokedAt: now })
+  const found = await authenticateSessionRow(db, adminSessions, token, policy, now, async (tokenHash) => {
+    const [row] = await db
+      .select({ session: adminSessions, account: adminAccounts })
+      .from(adminSessions)
+      .innerJoin(adminAccounts, eq(adminAccounts.id, adminSessions.adminId))
       .where(and(eq(adminSessions.tokenHash, tokenHash), isNull(adminSessions.revokedAt)));
-  }
-  if (!row || row.account.disabledAt !== null || !isLive(row.session, now)) {
+    return (
+      row && {
+        session: { ...row.session, account: row.account },
+        accountDisabled: row.account.disabledAt !== null,
+      }
+    );
+  });
+  if (!found)
     throw new AppError("admin_auth_required", "the session is unknown, expired or revoked; sign in again");
-  }
-  const slid = slidExpiry(row.session, now, policy);
-  const expiresAt = slid ?? row.session.idleExpiresAt;
-  if (slid) {
-    await db
-      .update(adminSessions)
-      .set({ lastSeenAt: now, idleExpiresAt: expiresAt })
-      .where(eq(adminSessions.tokenHash, tokenHash));
-  }
+  const { account } = found.session;
   return {
-    id: row.account.id,
-    email: row.account.email,
-    role: row.account.role,
-    tokenHash,
-    sessionExpiresAt: expiresAt,
+    id: account.id,
+    email: account.email,
+    role: account.role,
+    tokenHash: found.tokenHash,
+    sessionExpiresAt: found.expiresAt,
   };
 }
 
-/** Revokes the session behind a token; true when one was live. */
+/** Revokes the session behind a token; the admin whose session was live, else undefined. */
 export async function revokeAdminSession(
   db: Database,
   token: string,

@@ -8,15 +8,15 @@ import { type Database, userAccounts, userSessions, type WalletKind } from "@tol
 import { AppError, isId, newId } from "@tollgate/shared";
 import { and, eq, isNull } from "drizzle-orm";
 import {
+  authenticateSessionRow,
   clearedCookieFor,
   cookieValue,
   hashToken,
   type IssuedSession,
   initialExpiries,
-  isLive,
+  revokeSessionRow,
   type SessionPolicy,
   sessionCookieFor,
-  slidExpiry,
 } from "../sessions";
 
 const COOKIE = "tollgate_user";
@@ -60,41 +60,27 @@ export async function authenticateUserSession(
 ): Promise<AuthenticatedUser> {
   if (!isId("userSession", token))
     throw new AppError("user_auth_required", "sign in with POST /api/user/login");
-  const tokenHash = hashToken(token);
-  const [row] = await db
-    .select({ session: userSessions, disabledAt: userAccounts.disabledAt })
-    .from(userSessions)
-    .innerJoin(userAccounts, eq(userAccounts.id, userSessions.accountId))
-    .where(and(eq(userSessions.tokenHash, tokenHash), isNull(userSessions.revokedAt)));
-  if (row && !isLive(row.session, now)) {
-    // Seen expired once, ended for good: a clock that later jumps back must not revive it.
-    await db
-      .update(userSessions)
-      .set({ revokedAt: now })
+  const found = await authenticateSessionRow(db, userSessions, token, policy, now, async (tokenHash) => {
+    const [row] = await db
+      .select({ session: userSessions, disabledAt: userAccounts.disabledAt })
+      .from(userSessions)
+      .innerJoin(userAccounts, eq(userAccounts.id, userSessions.accountId))
       .where(and(eq(userSessions.tokenHash, tokenHash), isNull(userSessions.revokedAt)));
-  }
-  if (!row || row.disabledAt !== null || !isLive(row.session, now)) {
+    return row && { session: row.session, accountDisabled: row.disabledAt !== null };
+  });
+  if (!found)
     throw new AppError("user_auth_required", "the session is unknown, expired or revoked; sign in again");
-  }
-  const slid = slidExpiry(row.session, now, policy);
-  if (slid) {
-    await db
-      .update(userSessions)
-      .set({ lastSeenAt: now, idleExpiresAt: slid })
-      .where(eq(userSessions.tokenHash, tokenHash));
-  }
-  return { accountId: row.session.accountId, tokenHash, sessionExpiresAt: slid ?? row.session.idleExpiresAt };
+  return {
+    accountId: found.session.accountId,
+    tokenHash: found.tokenHash,
+    sessionExpiresAt: found.expiresAt,
+  };
 }
 
 /** Revokes the session behind a token; true when one was live. */
 export async function revokeUserSession(db: Database, token: string, now: Date): Promise<boolean> {
   if (!isId("userSession", token)) return false;
-  const rows = await db
-    .update(userSessions)
-    .set({ revokedAt: now })
-    .where(and(eq(userSessions.tokenHash, hashToken(token)), isNull(userSessions.revokedAt)))
-    .returning({ accountId: userSessions.accountId });
-  return rows.length > 0;
+  return revokeSessionRow(db, userSessions, hashToken(token), now);
 }
 
 export const userSessionCookie = (token: string, expiresAt: Date, policy: SessionPolicy) =>
