@@ -9,6 +9,7 @@ const NEEDS_INFRASTRUCTURE = [
   /\bstartTestApi\b/,
   /\bcreateTestDatabase\b/,
   /\btestDatabaseKinds\b/,
+  /\bstorageDatabaseKinds\b/,
   /\bstartThrowawayCluster\b/,
   /@tollgate\/db\/testing/,
   /@tollgate\/api\/testing/,

@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     name: "indexer",
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // One pool of deployed local chains for the run (docs/testing.md "Chains").
+    globalSetup: ["../../contracts/src/chain-pool-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

@@ -3,7 +3,7 @@ import { endpointMounts } from "./app";
 import { createModules } from "./compose";
 import { MAX_BODY_EXTENSION } from "./http/body";
 import { operationOf } from "./http/openapi-operation";
-import { registrationBody, startTestApi, type TestApi, testDatabaseKinds } from "./test/harness";
+import { registrationBody, startTestApi, storageDatabaseKinds, type TestApi } from "./test/harness";
 
 type Operation = { operationId?: string; [key: string]: unknown };
 
@@ -11,7 +11,7 @@ type Operation = { operationId?: string; [key: string]: unknown };
  * Every declared endpoint (http/endpoint.ts) is mounted, documented with its own operation, and answers: the
  * list is read from the modules, so an endpoint added to a module is covered without touching this file.
  */
-describe.each(testDatabaseKinds())("declared endpoints on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("declared endpoints on %s", (kind) => {
   let api: TestApi;
   let merchantId: string;
   let mounts: ReturnType<typeof endpointMounts>["mounts"];

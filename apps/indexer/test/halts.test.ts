@@ -21,7 +21,7 @@ import {
   startChains,
   waitFor,
 } from "./helpers";
-import { createTestDatabase, testDatabaseKinds } from "./test-databases";
+import { createTestDatabase, storageDatabaseKinds } from "./test-databases";
 
 let chains: LocalChains;
 const MERCHANT = account(18).address;
@@ -33,7 +33,7 @@ afterAll(async () => {
   await chains.stop();
 });
 
-describe.each(testDatabaseKinds())("network halts on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("network halts on %s", (kind) => {
   let handle: DatabaseHandle;
   let outer: string;
   beforeEach(async () => {

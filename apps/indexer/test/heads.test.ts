@@ -12,7 +12,7 @@ import { WebSocketServer } from "ws";
 import { startFollower } from "../src/follower";
 import { isWebSocketUrl, webSocketRpc } from "../src/rpc/heads";
 import { account, chainOf, configFor, mine, pay, quietLog, startChains, waitFor } from "./helpers";
-import { createTestDatabase, testDatabaseKinds } from "./test-databases";
+import { createTestDatabase, storageDatabaseKinds } from "./test-databases";
 
 /** The backfill is done (a run reads a few blocks first: slow start): later payments are the only new rows. */
 const caughtUp = (s: { indexed?: bigint; head?: bigint }) =>
@@ -71,7 +71,7 @@ it("tells WebSocket RPC URLs from HTTP ones", () => {
   expect(["http://a:1", "https://ws.example", "wss:/bad"].map(isWebSocketUrl)).toEqual([false, false, false]);
 });
 
-describe.each(testDatabaseKinds())("new heads over WebSocket on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("new heads over WebSocket on %s", (kind) => {
   let handle: DatabaseHandle;
   beforeEach(async () => {
     handle = await createTestDatabase(kind);

@@ -2,6 +2,7 @@
  * Test helpers: local Hardhat chains (contracts/src/local-chains.ts), payers that emit real splitter
  * Payment logs, a fault-injecting EIP-1193 proxy speaking the node's wire format, and small DB fixtures.
  */
+import { leaseLocalChains } from "@tollgate/contracts/chain-pool";
 import { type LocalChain, type LocalChains, startLocalChains } from "@tollgate/contracts/local-chains";
 import { type Database, merchants } from "@tollgate/db";
 import { splitterV12Abi, viemChain } from "@tollgate/shared";
@@ -17,6 +18,7 @@ import {
   type Hex,
 } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
+import { inject } from "vitest";
 import { type NetworkConfig, networkConfigs } from "../src/config";
 import { loadIndexerEnv } from "../src/env";
 import type { RpcRequest } from "../src/rpc/rpc";
@@ -24,8 +26,15 @@ import type { RpcRequest } from "../src/rpc/rpc";
 export const MNEMONIC = "test test test test test test test test test test test junk";
 export const quietLog = pino({ level: "silent" });
 
+/**
+ * Deployed local chains: leased from the run's chain pool where the project has one (docs/testing.md "Chains";
+ * `stop()` gives them back as deployed), otherwise started for this file.
+ */
 export async function startChains(networks: EvmNetworkName[] = ["amoy"]): Promise<LocalChains> {
-  return startLocalChains({ basePort: 0, networks, writeManifest: false });
+  const poolUrl = inject("chainPoolUrl");
+  return poolUrl
+    ? leaseLocalChains(poolUrl, { networks, writeManifest: false })
+    : startLocalChains({ basePort: 0, networks, writeManifest: false });
 }
 
 export function configFor(

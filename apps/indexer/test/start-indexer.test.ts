@@ -25,7 +25,7 @@ import {
   startChains,
   waitFor,
 } from "./helpers";
-import { createTestDatabase, testDatabaseKinds } from "./test-databases";
+import { createTestDatabase, storageDatabaseKinds } from "./test-databases";
 
 let chains: LocalChains;
 let server: http.Server;
@@ -53,7 +53,7 @@ afterAll(async () => {
   await chains.stop();
 });
 
-describe.each(testDatabaseKinds())("startIndexer on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("startIndexer on %s", (kind) => {
   it("follows the chain and delivers settlement.confirmed to the merchant", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "tollgate-indexer-"));
     const env = loadIndexerEnv({

@@ -6,13 +6,16 @@ import type { DatabaseKind } from "@tollgate/db";
 import {
   createTestDatabase as createOn,
   testDatabaseKinds as kindsOn,
+  storageDatabaseKinds as storageKindsOn,
   testDatabaseServersFrom,
 } from "@tollgate/db/testing";
 
 const servers = testDatabaseServersFrom(process.env);
 
-/** PGlite always, PostgreSQL too when TEST_DATABASE_URL is set. */
+/** Suites that test SQL behaviour: PGlite always, PostgreSQL too when TEST_DATABASE_URL is set. */
 export const testDatabaseKinds = () => kindsOn(servers);
+/** Suites that use the database only as storage: `preferred` when this run has it, else PGlite. */
+export const storageDatabaseKinds = (preferred: DatabaseKind) => storageKindsOn(servers, preferred);
 
 /** A fresh, migrated database of `kind`; the caller closes it. */
 export const createTestDatabase = (kind: DatabaseKind) => createOn(kind, servers);

@@ -27,9 +27,21 @@ export function testDatabaseServersFrom(
   return { postgresUrl: env.TEST_DATABASE_URL || undefined };
 }
 
-/** The database kinds every database suite runs against: always PGlite, plus PostgreSQL when configured. */
+/**
+ * The engines a suite that tests SQL behaviour runs on (locks, races, unique violations, statements that move
+ * many rows, migrations): always PGlite, plus PostgreSQL when configured. docs/testing.md "Engines".
+ */
 export function testDatabaseKinds(servers: TestDatabaseServers): DatabaseKind[] {
   return servers.postgresUrl ? ["pglite", "postgres"] : ["pglite"];
+}
+
+/**
+ * The one engine a suite that only stores and reads back rows runs on: `preferred` when this run has it, else
+ * PGlite. Each storage suite names its engine so that, across the suites, both engines stay covered
+ * (docs/testing.md "Engines" lists which suite runs where).
+ */
+export function storageDatabaseKinds(servers: TestDatabaseServers, preferred: DatabaseKind): DatabaseKind[] {
+  return preferred === "postgres" && servers.postgresUrl ? ["postgres"] : ["pglite"];
 }
 
 /** A short hash of every migration file (names and contents): the templates' version. */

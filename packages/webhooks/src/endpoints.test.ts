@@ -4,11 +4,11 @@ import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createOrRotateWebhookSecret, DEFAULT_ROTATION_OVERLAP_MS } from "./endpoints";
 import { decryptWebhookSecret } from "./secrets";
-import { createTestDatabase, insertTestMerchant, testDatabaseKinds } from "./test-fixtures";
+import { createTestDatabase, insertTestMerchant, storageDatabaseKinds } from "./test-fixtures";
 
 const KEY = Buffer.alloc(32, 6);
 
-describe.each(testDatabaseKinds())("webhook endpoints on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("webhook endpoints on %s", (kind) => {
   let handle: DatabaseHandle;
   const merchantId = "mrch_endpointtest1";
   const endpoint = async () =>

@@ -4,6 +4,7 @@ import { merchants } from "@tollgate/db";
 import {
   createTestDatabase as createOn,
   testDatabaseKinds as kindsOn,
+  storageDatabaseKinds as storageKindsOn,
   testDatabaseServersFrom,
 } from "@tollgate/db/testing";
 
@@ -31,4 +32,5 @@ export async function insertTestMerchant(
 /** Test setup reads TEST_DATABASE_URL once here; `@tollgate/db/testing` takes it as an argument. */
 const servers = testDatabaseServersFrom(process.env);
 export const testDatabaseKinds = () => kindsOn(servers);
+export const storageDatabaseKinds = (preferred: DatabaseKind) => storageKindsOn(servers, preferred);
 export const createTestDatabase = (kind: DatabaseKind) => createOn(kind, servers);

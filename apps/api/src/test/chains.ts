@@ -2,6 +2,7 @@
  * Real local chains for API tests (contracts/src/local-chains.ts) and an agent wallet that pays exactly
  * what a quote says, the way an agent client would.
  */
+import { leaseLocalChains } from "@tollgate/contracts/chain-pool";
 import { readArtifact } from "@tollgate/contracts/deploy";
 import { type LocalChain, type LocalChains, startLocalChains } from "@tollgate/contracts/local-chains";
 import {
@@ -23,15 +24,23 @@ import {
   type WalletClient,
 } from "viem";
 import { type HDAccount, mnemonicToAccount } from "viem/accounts";
+import { inject } from "vitest";
 import { DEV_MNEMONIC } from "../modules/chains";
 
 export type { LocalChain, LocalChains };
 
+/**
+ * Deployed local chains with their manifest in `dataDir`: leased from the run's chain pool where the project has
+ * one (docs/testing.md "Chains"; `stop()` gives them back as deployed), otherwise started for this file.
+ */
 export async function startTestChains(
   dataDir: string,
   networks: EvmNetworkName[] = ["amoy"],
 ): Promise<LocalChains> {
-  return startLocalChains({ dataDir, basePort: 0, networks });
+  const poolUrl = inject("chainPoolUrl");
+  return poolUrl
+    ? leaseLocalChains(poolUrl, { dataDir, networks })
+    : startLocalChains({ dataDir, basePort: 0, networks });
 }
 
 export interface Agent {
@@ -143,14 +152,12 @@ export async function payBody(
   };
 }
 
-/** Mines `blocks` empty blocks on the chain. */
+/**
+ * Mines `blocks` empty blocks, one `evm_mine` each: pooled chains have been reverted (docs/testing.md "Chains"), and
+ * after `evm_revert` Hardhat's batched `hardhat_mine` can break the parent-hash chain.
+ */
 export async function mine(chain: LocalChain, blocks: number): Promise<void> {
-  // Hardhat-only RPC methods are outside viem's typed EIP-1193 schema, hence the casts here.
-  await chain.provider.request({ method: "hardhat_mine", params: [`0x${blocks.toString(16)}`] } as never);
-}
-
-/** Mines empty blocks one at a time (after `evm_revert`, Hardhat's batched `hardhat_mine` can break the parent-hash chain). */
-export async function mineEach(chain: LocalChain, blocks: number): Promise<void> {
+  // Hardhat-only RPC methods are outside viem's typed EIP-1193 schema, hence the cast.
   for (let k = 0; k < blocks; k++) await chain.provider.request({ method: "evm_mine" } as never);
 }
 

@@ -10,6 +10,7 @@ import { auditEvents, type DatabaseHandle, type DatabaseKind } from "@tollgate/d
 import {
   createTestDatabase as createOn,
   testDatabaseKinds as kindsFor,
+  storageDatabaseKinds as storageKindsFor,
   testDatabaseServersFrom,
 } from "@tollgate/db/testing";
 import { createHttpServer, HTTP_SERVER_LIMITS } from "@tollgate/shared/http-server";
@@ -27,8 +28,11 @@ import type { ChainRegistry } from "../modules/chains";
 const testDatabaseServers = testDatabaseServersFrom(process.env);
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || undefined;
 
-/** PGlite always, PostgreSQL too when TEST_DATABASE_URL is set. */
+/** Suites that test SQL behaviour: PGlite always, PostgreSQL too when TEST_DATABASE_URL is set. */
 export const testDatabaseKinds = () => kindsFor(testDatabaseServers);
+/** Suites that use the database only as storage: `preferred` when this run has it, else PGlite. */
+export const storageDatabaseKinds = (preferred: DatabaseKind) =>
+  storageKindsFor(testDatabaseServers, preferred);
 /** A fresh, migrated database of `kind` for tests that need one without an API; the caller closes it. */
 export const createTestDatabase = (kind: DatabaseKind) => createOn(kind, testDatabaseServers);
 

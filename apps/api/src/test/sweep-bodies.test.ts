@@ -7,7 +7,7 @@
 import { deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_BODY_EXTENSION } from "../http/body";
-import { testDatabaseKinds } from "./harness";
+import { storageDatabaseKinds } from "./harness";
 import {
   bodySchema,
   createSweepFixture,
@@ -26,7 +26,7 @@ const JSON_BODY = new TextEncoder().encode('{"name":"Sweep Merchant"}');
 // `"na\xC3\x28e"`: 0xC3 starts a two-byte sequence that 0x28 does not continue.
 const INVALID_UTF8 = Uint8Array.from([...Buffer.from('{"name":"na'), 0xc3, 0x28, ...Buffer.from('e"}')]);
 
-describe.each(testDatabaseKinds())("request bodies on every route (%s)", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("request bodies on every route (%s)", (kind) => {
   let api: SweepApi;
   let fixture: SweepFixture;
   let withBody: SweptOperation[];

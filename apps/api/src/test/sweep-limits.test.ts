@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BODY_LIMITS, MAX_BODY_EXTENSION } from "../http/body";
-import { testDatabaseKinds } from "./harness";
+import { storageDatabaseKinds } from "./harness";
 import {
   BRIDGE_SWEEP_MAX_BODY,
   createSweepFixture,
@@ -31,7 +31,7 @@ function jsonOfSize(size: number): Uint8Array {
 const limitOf = (op: SweptOperation): unknown =>
   (op.operation.requestBody as Record<string, unknown> | undefined)?.[MAX_BODY_EXTENSION];
 
-describe.each(testDatabaseKinds())("body size limits on every route (%s)", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("body size limits on every route (%s)", (kind) => {
   let api: SweepApi;
   let fixture: SweepFixture;
   let withBody: SweptOperation[];

@@ -19,7 +19,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadIndexerEnv, startIndexer } from "../../src/index";
 import { account, chainOf, headOf, mine, pay, quietLog, startChains, waitFor } from "../helpers";
-import { createTestDatabase, testDatabaseKinds } from "../test-databases";
+import { createTestDatabase, storageDatabaseKinds } from "../test-databases";
 
 let chains: LocalChains;
 let proxy: RpcFaultProxy;
@@ -69,7 +69,7 @@ const faults: [string, (call: RpcCall) => RpcFault | undefined][] = [
   ],
 ];
 
-describe.each(testDatabaseKinds())("drill: RPC faults under the running indexer on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("drill: RPC faults under the running indexer on %s", (kind) => {
   it.each(faults)(
     "%s: retried, nothing written while it lasts, recorded once after",
     async (label, fault) => {

@@ -2,13 +2,13 @@ import { auditEvents, bridgeProviders } from "@tollgate/db";
 import { ADMIN_CSRF_HEADER } from "@tollgate/shared";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, registrationBody, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { bearer, registrationBody, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { signInOperator } from "../marketplace/listings-testing";
 import { signInAs } from "../operators/admin-testing";
 import { openApiKey } from "./provider-rows";
 import { PROVIDERS_PATH, seedProvider, servedIds, startBridgeApi, WALLET } from "./providers-testing";
 
-describe.each(testDatabaseKinds())("POST /admin/api/bridge/providers on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("POST /admin/api/bridge/providers on %s", (kind) => {
   let api: TestApi;
   let operator: { headers: Record<string, string>; id: string };
   beforeAll(async () => {

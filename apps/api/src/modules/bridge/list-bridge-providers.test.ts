@@ -1,9 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, registrationBody, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import {
+  bearer,
+  registrationBody,
+  startTestApi,
+  storageDatabaseKinds,
+  type TestApi,
+} from "../../test/harness";
 import { signInOperator } from "../marketplace/listings-testing";
 import { PROVIDERS_PATH, seedProvider, startBridgeApi } from "./providers-testing";
 
-describe.each(testDatabaseKinds())("GET /admin/api/bridge/providers on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("GET /admin/api/bridge/providers on %s", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
     api = await startBridgeApi(kind, [

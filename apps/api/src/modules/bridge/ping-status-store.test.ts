@@ -4,11 +4,11 @@ import { bridgeProviders } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, testDatabaseKinds } from "../../test/harness";
+import { createTestDatabase, storageDatabaseKinds } from "../../test/harness";
 import { signInOperator } from "../marketplace/listings-testing";
 import { PROVIDERS_PATH, seedProvider, startBridgeApi } from "./providers-testing";
 
-describe.each(testDatabaseKinds())("the pinger's results survive a restart on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("the pinger's results survive a restart on %s", (kind) => {
   let server: Server;
   let base: string;
   let live = true;

@@ -1,11 +1,11 @@
 import { bridgeProviders } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { createTestDatabase, testDatabaseKinds } from "../../test/harness";
+import { createTestDatabase, storageDatabaseKinds } from "../../test/harness";
 import { signInOperator } from "../marketplace/listings-testing";
 import { PROVIDERS_PATH, seedProvider, servedIds, startBridgeApi } from "./providers-testing";
 
-describe.each(testDatabaseKinds())("bridge providers seeded from the file on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("bridge providers seeded from the file on %s", (kind) => {
   it("inserts missing ids only: a changed file never rewrites, re-enables or deletes a stored provider", async () => {
     const db = await createTestDatabase(kind);
     try {

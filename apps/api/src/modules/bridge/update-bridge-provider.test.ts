@@ -1,13 +1,13 @@
 import { auditEvents, bridgeProviders } from "@tollgate/db";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestApi, testDatabaseKinds } from "../../test/harness";
+import { storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { signInOperator } from "../marketplace/listings-testing";
 import { signInAs } from "../operators/admin-testing";
 import { openApiKey } from "./provider-rows";
 import { OTHER_WALLET, PROVIDERS_PATH, seedProvider, startBridgeApi } from "./providers-testing";
 
-describe.each(testDatabaseKinds())("PATCH /admin/api/bridge/providers/{id} on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("PATCH /admin/api/bridge/providers/{id} on %s", (kind) => {
   let api: TestApi;
   let operator: { headers: Record<string, string>; id: string };
   beforeAll(async () => {

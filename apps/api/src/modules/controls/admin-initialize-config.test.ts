@@ -1,7 +1,7 @@
 import { auditEvents, networkConfigs } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { offlineChainRegistry } from "../bridge/testing";
 import type { ChainContext, ChainRegistry } from "../chains";
 import { type SignedIn, signInAs } from "../operators/admin-testing";
@@ -19,7 +19,7 @@ function changed(registry: ChainRegistry, change: (chain: ChainContext) => Chain
   };
 }
 
-describe.each(testDatabaseKinds())("POST /api/admin/initialize-config on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("POST /api/admin/initialize-config on %s", (kind) => {
   let api: TestApi;
   let operator: SignedIn;
   const chains = offlineChainRegistry(); // amoy, splitter v1.2 only, RPC nobody listens on

@@ -2,7 +2,7 @@ import { auditEvents, servicePauses } from "@tollgate/db";
 import { ADMIN_CSRF_HEADER, RECEIPT_HEADER } from "@tollgate/shared";
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { bearer, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { createMemoryOrderStore } from "../bridge/orders";
 import { randomAddress, startOfflineBridge } from "../bridge/testing";
 import { putRoute, registerMerchant, UPSTREAM } from "../gateway/testing";
@@ -10,7 +10,7 @@ import { type SignedIn, signInAs } from "../operators/admin-testing";
 
 const PAYER = "0x8617E340B3D01FA5F11F306F4090FD50E238070D";
 
-describe.each(testDatabaseKinds())("POST /api/admin/pause on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("POST /api/admin/pause on %s", (kind) => {
   let now = Date.parse("2026-11-23T10:00:00Z");
   const clock = { now: () => new Date(now) };
   let api: TestApi;

@@ -1,12 +1,12 @@
 import { auditEvents, networkHalts } from "@tollgate/db";
 import { eq, isNull } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { type SignedIn, signInAs } from "../operators/admin-testing";
 
 const REASON = "reorg on chain 80002 at block 120 is deeper than maxReorgDepth 64 (depth 70)";
 
-describe.each(testDatabaseKinds())("POST /api/admin/networks/{network}/resume on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("POST /api/admin/networks/{network}/resume on %s", (kind) => {
   let api: TestApi;
   let operator: SignedIn;
   beforeAll(async () => {

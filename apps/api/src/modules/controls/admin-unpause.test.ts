@@ -1,10 +1,10 @@
 import { auditEvents, servicePauses } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { type SignedIn, signInAs } from "../operators/admin-testing";
 
-describe.each(testDatabaseKinds())("POST /api/admin/unpause on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("POST /api/admin/unpause on %s", (kind) => {
   let api: TestApi;
   let operator: SignedIn;
   beforeAll(async () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditTrailOf, bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { auditTrailOf, bearer, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { getGatewayRoute } from "./gateway-config-service";
 import { putRoute, registerMerchant, UPSTREAM } from "./testing";
 
-describe.each(testDatabaseKinds())("PUT /v1/merchants/{id}/gateway on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("PUT /v1/merchants/{id}/gateway on %s", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
     api = await startTestApi(kind);

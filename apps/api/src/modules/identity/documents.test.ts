@@ -1,11 +1,11 @@
 /** /manifesto.json, /idl.json, /api/protocol-docs and their OpenAPI entries (docs/identity-gate.md). */
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { type LocalSolanaRpc, startLocalSolanaRpc } from "./solana-local-rpc";
 import { giveSeat, testAgent } from "./testing";
 
-describe.each(testDatabaseKinds())("identity documents on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("identity documents on %s", (kind) => {
   let api: TestApi;
   let rpc: LocalSolanaRpc;
   beforeAll(async () => {

@@ -7,7 +7,7 @@ import { createServer } from "node:net";
 import { settlements } from "@tollgate/db";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { encodeSeat, SEAT_ACCOUNT_SIZE, seatAddress } from "./seat-program";
 import { type LocalSolanaRpc, startLocalSolanaRpc } from "./solana-local-rpc";
 import { CURRENT_AGREEMENT_HASH, DEFAULT_SEAT_PROGRAM, giveSeat, ManualClock, testAgent } from "./testing";
@@ -39,7 +39,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe.each(testDatabaseKinds())("identity gate on GET /api/live-stats (%s)", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("identity gate on GET /api/live-stats (%s)", (kind) => {
   let api: TestApi;
   let rpc: LocalSolanaRpc;
   const clock = new ManualClock();

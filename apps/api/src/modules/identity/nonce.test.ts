@@ -1,8 +1,8 @@
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 
-describe.each(testDatabaseKinds())("GET /nonce on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("GET /nonce on %s", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
     api = await startTestApi(kind, { IDENTITY_NONCES_PER_MINUTE: "3" });

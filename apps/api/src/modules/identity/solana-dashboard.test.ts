@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { createAdmin } from "../operators";
 import { type LocalSolanaRpc, startLocalSolanaRpc } from "./solana-local-rpc";
 import { giveSeat, testAgent } from "./testing";
 
 const PASSWORD = "correct horse battery staple";
 
-describe.each(testDatabaseKinds())("GET /api/dashboard/solana on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("GET /api/dashboard/solana on %s", (kind) => {
   let api: TestApi;
   let rpc: LocalSolanaRpc;
   let token: string;

@@ -2,10 +2,10 @@ import { auditEvents, listings, webhookEvents } from "@tollgate/db";
 import { ADMIN_CSRF_HEADER } from "@tollgate/shared";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { bearer, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { decide, newListing, registerMerchant, signInOperator, type TestMerchant } from "./listings-testing";
 
-describe.each(testDatabaseKinds())("POST /admin/api/marketplace/{id}/approve on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("POST /admin/api/marketplace/{id}/approve on %s", (kind) => {
   let api: TestApi;
   let merchant: TestMerchant;
   let operator: { headers: Record<string, string>; id: string };

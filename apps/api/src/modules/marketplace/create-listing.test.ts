@@ -1,11 +1,11 @@
 import { listings } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { bearer, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { createListing as createListingService } from "./listing-service";
 import { createListing, listingBody, registerMerchant, type TestMerchant } from "./listings-testing";
 
-describe.each(testDatabaseKinds())("POST /v1/merchants/{id}/listings on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("POST /v1/merchants/{id}/listings on %s", (kind) => {
   let api: TestApi;
   let merchant: TestMerchant;
   beforeAll(async () => {

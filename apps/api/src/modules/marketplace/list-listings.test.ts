@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { bearer, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { newListing, registerMerchant } from "./listings-testing";
 
-describe.each(testDatabaseKinds())("GET /v1/merchants/{id}/listings on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("GET /v1/merchants/{id}/listings on %s", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
     api = await startTestApi(kind);

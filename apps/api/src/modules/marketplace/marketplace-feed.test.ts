@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { bearer, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { decide, newListing, registerMerchant, signInOperator } from "./listings-testing";
 
 /** A clock the test moves by hand: the feed's 60 s cache is checked without waiting. */
@@ -10,7 +10,7 @@ function manualClock() {
 
 type Feed = { count: number; listings: Record<string, unknown>[]; next_cursor: string | null };
 
-describe.each(testDatabaseKinds())("GET /api/network/marketplace on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("GET /api/network/marketplace on %s", (kind) => {
   let api: TestApi;
   const clock = manualClock();
   let operator: { headers: Record<string, string>; id: string };

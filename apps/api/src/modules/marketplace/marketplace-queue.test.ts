@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { bearer, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { decide, newListing, registerMerchant, signInOperator } from "./listings-testing";
 
-describe.each(testDatabaseKinds())("GET /admin/api/marketplace on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("GET /admin/api/marketplace on %s", (kind) => {
   let api: TestApi;
   let operator: { headers: Record<string, string>; id: string };
   beforeAll(async () => {

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, registrationBody, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import {
+  bearer,
+  registrationBody,
+  startTestApi,
+  storageDatabaseKinds,
+  type TestApi,
+} from "../../test/harness";
 
-describe.each(testDatabaseKinds())("GET /v1/merchants/me on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("GET /v1/merchants/me on %s", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
     api = await startTestApi(kind);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { bearer, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { putRoute, registerMerchant, UPSTREAM } from "../gateway/testing";
 import { signInAs } from "../operators/admin-testing";
 import { seedDeliveries, seedQuote, seedSettlement } from "./dashboard-testing";
@@ -10,7 +10,7 @@ type Dashboard = z.infer<typeof ZMerchantDashboardResponse>;
 
 const NOW = Date.parse("2026-11-23T12:00:00Z");
 
-describe.each(testDatabaseKinds())("GET /api/dashboard on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("GET /api/dashboard on %s", (kind) => {
   let api: TestApi;
   let a: { id: string; secret: string };
   let b: { id: string; secret: string };

@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   registrationBody,
   startTestApi,
+  storageDatabaseKinds,
   TEST_REDIS_URL,
   type TestApi,
-  testDatabaseKinds,
   VALID_EVM,
 } from "../../test/harness";
 
-describe.each(testDatabaseKinds())("POST /v1/merchants on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("POST /v1/merchants on %s", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
     api = await startTestApi(kind, { RATE_LIMIT_REGISTRATIONS_PER_HOUR: "1000" });

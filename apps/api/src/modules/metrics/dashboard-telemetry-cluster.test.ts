@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, startTestApi, TEST_REDIS_URL, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { bearer, startTestApi, storageDatabaseKinds, TEST_REDIS_URL, type TestApi } from "../../test/harness";
 import { type SignedIn, signInAs } from "../operators/admin-testing";
 import { registerMerchant } from "../operators/testing";
 
@@ -18,7 +18,7 @@ interface Answer {
   merchants: Row[];
 }
 
-const kind = testDatabaseKinds()[0]!;
+const kind = storageDatabaseKinds("pglite")[0]!;
 
 async function read(api: TestApi, viewer: SignedIn): Promise<Answer> {
   const response = await api.call("GET", "/api/dashboard/telemetry", { headers: { cookie: viewer.cookie } });

@@ -1,6 +1,6 @@
 import { settlements } from "@tollgate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { bearer, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { type SignedIn, signInAs } from "../operators/admin-testing";
 import { registerMerchant, settlementRow } from "../operators/testing";
 
@@ -12,7 +12,7 @@ interface RouteRow {
   latency_ms: { p50: number | null };
 }
 
-describe.each(testDatabaseKinds())("GET /api/dashboard/telemetry on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("GET /api/dashboard/telemetry on %s", (kind) => {
   let api: TestApi;
   let viewer: SignedIn;
   beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { indexerCursors, openDatabase, settlements, webhookDeliveries, webhookEvents } from "@tollgate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 
-describe.each(testDatabaseKinds())("GET /api/metrics on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("GET /api/metrics on %s", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
     api = await startTestApi(kind);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { bearer, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { type SignedIn, signInAs } from "../operators/admin-testing";
 import { registerMerchant } from "../operators/testing";
 import { failedPaymentFixtures, merchantWithDeliveries } from "./dashboard-testing";
@@ -13,7 +13,7 @@ interface Failed {
   quote_id: string | null;
 }
 
-describe.each(testDatabaseKinds())("GET /api/dashboard/failed on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("GET /api/dashboard/failed on %s", (kind) => {
   let api: TestApi;
   let viewer: SignedIn;
   let merchantId: string;

@@ -1,6 +1,6 @@
 import { settlements } from "@tollgate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { type SignedIn, signInAs } from "../operators/admin-testing";
 
 const NOW = Date.parse("2026-11-23T12:00:00Z");
@@ -36,7 +36,7 @@ function settlement(
   };
 }
 
-describe.each(testDatabaseKinds())("GET /api/dashboard/fees on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("GET /api/dashboard/fees on %s", (kind) => {
   let api: TestApi;
   let viewer: SignedIn;
   beforeAll(async () => {

@@ -1,12 +1,12 @@
 import { settlements } from "@tollgate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { bearer, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { insertPaidQuote, operatorBearer, registerMerchant, settlementRow } from "../operators/testing";
 
 const AGENT = "0x8ba1f109551bd432803012645ac136ddd64dba72";
 const CHECKSUMMED = "0x8ba1f109551bD432803012645Ac136ddd64DBA72";
 
-describe.each(testDatabaseKinds())("GET /admin/api/agents/{addr} on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("GET /admin/api/agents/{addr} on %s", (kind) => {
   let api: TestApi;
   let viewer: Record<string, string>;
   let acme: { id: string; secret: string };

@@ -1,9 +1,9 @@
 import { settlements } from "@tollgate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { bearer, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { insertPaidQuote, operatorBearer, registerMerchant, settlementRow } from "../operators/testing";
 
-describe.each(testDatabaseKinds())("GET /admin/api/transactions/{id} on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("GET /admin/api/transactions/{id} on %s", (kind) => {
   let api: TestApi;
   let viewer: Record<string, string>;
   let acme: { id: string; secret: string };

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { bearer, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { operatorBearer, registerMerchant } from "../operators/testing";
 import { type SignedInUser, signInUser } from "../users/testing";
 
-describe.each(testDatabaseKinds())("GET /admin/api/users/{id} on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("GET /admin/api/users/{id} on %s", (kind) => {
   let api: TestApi;
   let viewer: Record<string, string>;
   let viewerId: string;

@@ -1,13 +1,13 @@
 import { settlements } from "@tollgate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { bearer, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { operatorBearer, registerMerchant, settlementRow } from "../operators/testing";
 
 const A = "0x000000000000000000000000000000000000000a";
 const B = "0x000000000000000000000000000000000000000b";
 const C = "0x000000000000000000000000000000000000000c";
 
-describe.each(testDatabaseKinds())("GET /admin/api/agents on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("GET /admin/api/agents on %s", (kind) => {
   let api: TestApi;
   let viewer: Record<string, string>;
   beforeAll(async () => {

@@ -1,11 +1,11 @@
 import { auditEvents } from "@tollgate/db";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { bearer, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { recordAuditAlone } from "../audit";
 import { operatorBearer, registerMerchant } from "../operators/testing";
 
-describe.each(testDatabaseKinds())("GET /admin/api/audit on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("GET /admin/api/audit on %s", (kind) => {
   let api: TestApi;
   let viewer: Record<string, string>;
   beforeAll(async () => {

@@ -3,13 +3,13 @@ import {
   bearer,
   OTHER_EVM,
   startTestApi,
+  storageDatabaseKinds,
   type TestApi,
-  testDatabaseKinds,
   VALID_EVM,
 } from "../../test/harness";
 import { operatorBearer, registerMerchant } from "../operators/testing";
 
-describe.each(testDatabaseKinds())("GET /admin/api/merchants on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("GET /admin/api/merchants on %s", (kind) => {
   let api: TestApi;
   let viewer: Record<string, string>;
   const made: { id: string; secret: string }[] = [];

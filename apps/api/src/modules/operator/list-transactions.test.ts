@@ -1,11 +1,11 @@
 import { settlements } from "@tollgate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, OTHER_EVM, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { bearer, OTHER_EVM, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { insertPaidQuote, operatorBearer, registerMerchant, settlementRow } from "../operators/testing";
 
 const OTHER_PAYER = "0x0000000000000000000000000000000000000002";
 
-describe.each(testDatabaseKinds())("GET /admin/api/transactions on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("GET /admin/api/transactions on %s", (kind) => {
   let api: TestApi;
   let viewer: Record<string, string>;
   let acme: { id: string; secret: string };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { bearer, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { operatorBearer, registerMerchant } from "../operators/testing";
 import { newSolanaWallet, type SignedInUser, signInUser, solanaSignin } from "../users/testing";
 
@@ -10,7 +10,7 @@ interface WalletUser {
   wallets: { kind: string; address: string }[];
 }
 
-describe.each(testDatabaseKinds())("GET /admin/api/users on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("GET /admin/api/users on %s", (kind) => {
   let api: TestApi;
   let viewer: Record<string, string>;
   let alice: SignedInUser;

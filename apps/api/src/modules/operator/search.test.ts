@@ -1,11 +1,11 @@
 import { settlements, webhookEvents } from "@tollgate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, OTHER_EVM, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { bearer, OTHER_EVM, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { insertPaidQuote, operatorBearer, registerMerchant, settlementRow } from "../operators/testing";
 
 const PAYER = "0x8ba1f109551bd432803012645ac136ddd64dba72";
 
-describe.each(testDatabaseKinds())("GET /admin/api/search on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("GET /admin/api/search on %s", (kind) => {
   let api: TestApi;
   let viewer: Record<string, string>;
   let acme: { id: string; secret: string };

@@ -5,11 +5,11 @@ import { adminAccounts, type DatabaseHandle } from "@tollgate/db";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EnvError, loadEnv } from "../../env";
 import { createLogger } from "../../infra/logger";
-import { createTestDatabase, testDatabaseKinds } from "../../test/harness";
+import { createTestDatabase, storageDatabaseKinds } from "../../test/harness";
 import { bootstrapFirstAdmin } from "./bootstrap";
 import { verifyPassword } from "./passwords";
 
-describe.each(testDatabaseKinds())("first operator from the environment on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("first operator from the environment on %s", (kind) => {
   let handle: DatabaseHandle;
   let dir: string;
   beforeEach(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { useApiOnChains } from "../../test/api-on-chains";
-import { startTestApi, testDatabaseKinds } from "../../test/harness";
+import { startTestApi, storageDatabaseKinds } from "../../test/harness";
 import { operatorBearer } from "../operators/testing";
 
 type Step = { step: number; method: string; path: string; what: string };
@@ -17,7 +17,7 @@ type Onboarding = {
   documents: Record<string, string>;
 };
 
-describe.each(testDatabaseKinds())("GET /api/agents/register on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("GET /api/agents/register on %s", (kind) => {
   const stack = useApiOnChains(kind, { prefix: "onboard", env: { RATE_LIMIT_PUBLIC_PER_MINUTE: "1000" } });
 
   const read = async () => {

@@ -12,7 +12,7 @@ import { type Address, createWalletClient, custom, getAddress } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalChains, startTestChains } from "../../test/chains";
-import { registrationBody, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { registrationBody, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { DEV_MNEMONIC } from "../chains";
 import { operatorBearer } from "../operators/testing";
 import { ZPaymentCapabilities } from "./payment-capabilities.types";
@@ -21,7 +21,7 @@ import { ZRegistryCoverage } from "./registry.types";
 const PAYER = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720";
 const MODES = { polygon: "live", base: "live", amoy: "test" } as const;
 
-describe.each(testDatabaseKinds())("capabilities agree with /v1/quote on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("capabilities agree with /v1/quote on %s", (kind) => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-capabilities-"));
   let chains: LocalChains;
   let api: TestApi;

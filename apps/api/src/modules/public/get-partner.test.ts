@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { settlements } from "@tollgate/db";
 import { newId } from "@tollgate/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { type SignedIn, signInAs } from "../operators/admin-testing";
 
 const PARTNER = "0x2546BcD3c84621e976D8185a91A922aE77ECEc30";
@@ -57,7 +57,7 @@ const provider = (id: string, merchant: string, ipCreator?: string) => ({
   ...(ipCreator ? { ip_creator: ipCreator } : {}),
 });
 
-describe.each(testDatabaseKinds())("GET /api/partner/{wallet} on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("GET /api/partner/{wallet} on %s", (kind) => {
   let api: TestApi;
   let operator: SignedIn;
   let dir: string;

@@ -1,6 +1,6 @@
 import { settlements } from "@tollgate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 
 const AGENT = "0x8ba1f109551bd432803012645ac136ddd64dba72";
 const CHECKSUMMED = "0x8ba1f109551bD432803012645Ac136ddd64DBA72";
@@ -35,7 +35,7 @@ function row(
   };
 }
 
-describe.each(testDatabaseKinds())("GET /v1/agents/{address}/transactions on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("GET /v1/agents/{address}/transactions on %s", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
     api = await startTestApi(kind);

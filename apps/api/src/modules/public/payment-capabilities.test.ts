@@ -1,13 +1,13 @@
 import { getAddress } from "viem";
 import { describe, expect, it } from "vitest";
 import { useApiOnChains } from "../../test/api-on-chains";
-import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { operatorBearer } from "../operators/testing";
 import { ZPaymentCapabilities } from "./payment-capabilities.types";
 
 type Capabilities = ReturnType<typeof ZPaymentCapabilities.parse>;
 
-describe.each(testDatabaseKinds())("GET /api/payment-capabilities on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("GET /api/payment-capabilities on %s", (kind) => {
   const stack = useApiOnChains(kind, { prefix: "caps", env: { RATE_LIMIT_PUBLIC_PER_MINUTE: "1000" } });
 
   const read = async (on: TestApi = stack.api, headers: Record<string, string> = {}) => {

@@ -5,8 +5,8 @@ import {
   bearer,
   registrationBody,
   startTestApi,
+  storageDatabaseKinds,
   type TestApi,
-  testDatabaseKinds,
 } from "../../test/harness";
 import { verifyAuditChain } from "../audit";
 import { type SignedIn, signInAs } from "../operators/admin-testing";
@@ -14,7 +14,7 @@ import { type SignedIn, signInAs } from "../operators/admin-testing";
 const WALLET = "0x52908400098527886E0F7030069857D2E4169EE7";
 const LOWER = WALLET.toLowerCase();
 
-describe.each(testDatabaseKinds())("POST /api/admin/register-partner on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("POST /api/admin/register-partner on %s", (kind) => {
   let api: TestApi;
   let operator: SignedIn;
   beforeAll(async () => {

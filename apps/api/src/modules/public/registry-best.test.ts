@@ -1,12 +1,12 @@
 import { getAddress } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useApiOnChains } from "../../test/api-on-chains";
-import { registrationBody, startTestApi, testDatabaseKinds } from "../../test/harness";
+import { registrationBody, startTestApi, storageDatabaseKinds } from "../../test/harness";
 import { ZRegistryBest } from "./registry-best.types";
 
 const PAYER = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720";
 
-describe.each(testDatabaseKinds())("GET /api/registry/best on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("GET /api/registry/best on %s", (kind) => {
   const stack = useApiOnChains(kind, {
     prefix: "best",
     env: { RATE_LIMIT_PUBLIC_PER_MINUTE: "1000", RATE_LIMIT_QUOTES_PER_MINUTE: "1000" },

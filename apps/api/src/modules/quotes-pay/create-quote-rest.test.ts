@@ -5,7 +5,7 @@ import { quotes } from "@tollgate/db";
 import { newId } from "@tollgate/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalChains, startTestChains } from "../../test/chains";
-import { registrationBody, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { registrationBody, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { ZCreateQuoteResponse } from "./create-quote.types";
 
 const PAYER = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720";
@@ -19,7 +19,7 @@ function shape(value: unknown, prefix = ""): string[] {
 }
 
 // The direct REST handler of POST /v1/quote answers as the tRPC procedure it stands in for.
-describe.each(testDatabaseKinds())("POST /v1/quote direct handler on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("POST /v1/quote direct handler on %s", (kind) => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-quote-rest-"));
   let chains: LocalChains;
   let api: TestApi;

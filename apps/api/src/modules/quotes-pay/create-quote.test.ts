@@ -26,13 +26,13 @@ import {
 import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalChains, startTestChains } from "../../test/chains";
-import { registrationBody, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { registrationBody, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { DEV_MNEMONIC } from "../chains";
 
 const PAYER = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720";
 const OTHER_PAYER = "0x8ba1f109551bD432803012645Ac136ddd64DBA72";
 
-describe.each(testDatabaseKinds())("POST /v1/quote on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("POST /v1/quote on %s", (kind) => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-quote-"));
   let chains: LocalChains;
   let api: TestApi;

@@ -7,9 +7,15 @@ import { eq } from "drizzle-orm";
 import { createLocalJWKSet, type JSONWebKeySet, type JWTPayload, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentOn, type LocalChains, payBody, sendSettlement, startTestChains } from "../../test/chains";
-import { bearer, registrationBody, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import {
+  bearer,
+  registrationBody,
+  startTestApi,
+  storageDatabaseKinds,
+  type TestApi,
+} from "../../test/harness";
 
-describe.each(testDatabaseKinds())("GET /v1/receipts/{id} on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("GET /v1/receipts/{id} on %s", (kind) => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-receipt-"));
   let chains: LocalChains;
   let api: TestApi;

@@ -4,14 +4,14 @@ import { join } from "node:path";
 import { JWKS_PATH } from "@tollgate/shared";
 import { createLocalJWKSet, generateKeyPair, type JSONWebKeySet, jwtVerify, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { ensureReceiptKeyFile, rotateReceiptKey } from "./receipt-keys";
 
 const JWKS_CACHE_SECONDS = 123;
 const RECEIPT_TTL_SECONDS = 3600;
 const LEAD_SECONDS = 600;
 
-describe.each(testDatabaseKinds())("GET /.well-known/jwks.json on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("GET /.well-known/jwks.json on %s", (kind) => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-jwks-"));
   const keyFile = join(dataDir, "keys", "receipt-keys.json");
   const env = {

@@ -1,13 +1,13 @@
 import { quotes, type ReceiptState, receipts } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registrationBody, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { registrationBody, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 
 /**
  * The revocation feed. Receipt rows and their states are written here as the indexer writes them
  * (apps/indexer/test/receipt-states.test.ts drives those transitions on a real chain).
  */
-describe.each(testDatabaseKinds())("GET /v1/merchants/{id}/revocations on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("GET /v1/merchants/{id}/revocations on %s", (kind) => {
   let api: TestApi;
   let now = new Date("2026-03-01T12:00:00Z");
   const merchants: string[] = [];

@@ -1,10 +1,10 @@
 import { settlements } from "@tollgate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { insertPaidQuote, registerMerchant, settlementRow } from "../operators/testing";
 import { newSolanaWallet, type SignedInUser, signInUser, solanaSignin } from "./testing";
 
-describe.each(testDatabaseKinds())("GET /api/agent/{address}/public-usage on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("GET /api/agent/{address}/public-usage on %s", (kind) => {
   let api: TestApi;
   let user: SignedInUser;
   let payer: string;

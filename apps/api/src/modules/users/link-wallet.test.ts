@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { evmSignin, newEvmWallet, newSolanaWallet, signInUser, solanaSignin } from "./testing";
 
-describe.each(testDatabaseKinds())("POST /api/user/wallets on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("POST /api/user/wallets on %s", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
     api = await startTestApi(kind, {}, { clock: { now: () => new Date("2026-03-01T10:00:00Z") } });

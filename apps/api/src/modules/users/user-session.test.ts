@@ -1,9 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, registrationBody, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import {
+  bearer,
+  registrationBody,
+  startTestApi,
+  storageDatabaseKinds,
+  type TestApi,
+} from "../../test/harness";
 import { operatorBearer } from "../operators/testing";
 import { signInUser } from "./testing";
 
-describe.each(testDatabaseKinds())("GET /api/user/me and POST /api/user/logout on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("GET /api/user/me and POST /api/user/logout on %s", (kind) => {
   let api: TestApi;
   let now = new Date("2026-03-01T10:00:00Z");
   beforeAll(async () => {

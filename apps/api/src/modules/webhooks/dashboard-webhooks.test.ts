@@ -1,9 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, registrationBody, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import {
+  bearer,
+  registrationBody,
+  startTestApi,
+  storageDatabaseKinds,
+  type TestApi,
+} from "../../test/harness";
 import { merchantWithDeliveries } from "../operator/dashboard-testing";
 import { type SignedIn, signInAs } from "../operators/admin-testing";
 
-describe.each(testDatabaseKinds())("GET /api/dashboard/webhooks on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("GET /api/dashboard/webhooks on %s", (kind) => {
   let api: TestApi;
   let viewer: SignedIn;
   beforeAll(async () => {

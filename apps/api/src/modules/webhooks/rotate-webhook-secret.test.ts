@@ -7,8 +7,8 @@ import {
   bearer,
   registrationBody,
   startTestApi,
+  storageDatabaseKinds,
   type TestApi,
-  testDatabaseKinds,
 } from "../../test/harness";
 import { webhookKey } from "./webhook-key";
 
@@ -30,7 +30,7 @@ function decrypt(key: Buffer, merchantId: string, stored: string): string {
   );
 }
 
-describe.each(testDatabaseKinds())("POST /v1/merchants/{id}/webhook-secret on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("POST /v1/merchants/{id}/webhook-secret on %s", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
     api = await startTestApi(kind, {}, { clock: { now: () => NOW } });

@@ -1,9 +1,15 @@
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, registrationBody, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import {
+  bearer,
+  registrationBody,
+  startTestApi,
+  storageDatabaseKinds,
+  type TestApi,
+} from "../../test/harness";
 
-describe.each(testDatabaseKinds())("POST /v1/merchants/{id}/webhooks/test on %s", (kind) => {
+describe.each(storageDatabaseKinds("pglite"))("POST /v1/merchants/{id}/webhooks/test on %s", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
     api = await startTestApi(kind);
