@@ -23,7 +23,7 @@ import {
   agentOn,
   type LocalChain,
   type LocalChains,
-  mineEach,
+  mine,
   payBody,
   resendRaw,
   revert,
@@ -192,7 +192,7 @@ describe.each(testDatabaseKinds())("drill: receipt revocation after a reorg on %
 
     // The payment's block is orphaned and the transaction does not come back.
     await revert(chain, fork);
-    await mineEach(chain, 2);
+    await mine(chain, 2);
     await receiptIn(paid.receiptId, "suspended");
     await nextPoll(feed);
     expect(feed.check(paid.receiptId)).toEqual({ status: "listed", state: "suspended" });
@@ -203,7 +203,7 @@ describe.each(testDatabaseKinds())("drill: receipt revocation after a reorg on %
     expect(retry.json.code).toBe("receipt_revoked");
 
     // The chain moves past the reorg window without the transaction: revoked for good.
-    await mineEach(chain, WINDOW);
+    await mine(chain, WINDOW);
     const revoked = await receiptIn(paid.receiptId, "revoked");
     expect(
       (revoked.history as { from: string; to: string; reason: string }[]).map((h) => [
@@ -227,7 +227,7 @@ describe.each(testDatabaseKinds())("drill: receipt revocation after a reorg on %
     const paid = await payAndCall(agent);
 
     await revert(chain, fork);
-    await mineEach(chain, 2);
+    await mine(chain, 2);
     await receiptIn(paid.receiptId, "suspended");
     await nextPoll(feed);
     await expectRefused(paid.receipt, "suspended");
@@ -261,12 +261,12 @@ describe.each(testDatabaseKinds())("drill: receipt revocation after a reorg on %
     const fork = await snapshot(chain);
     const paid = await payAndCall(agent);
     // The old branch grows past the window, and the indexer follows it there.
-    await mineEach(chain, WINDOW + 1);
+    await mine(chain, WINDOW + 1);
     const oldHead = BigInt(paid.blockNumber) + BigInt(WINDOW + 1);
     await until("the indexer at the old head", () => (indexer.status()[0]?.indexed ?? -1n) >= oldHead);
 
     await revert(chain, fork);
-    await mineEach(chain, WINDOW + 4);
+    await mine(chain, WINDOW + 4);
     await until("the network halted", () => indexer.status()[0]?.state === "halted");
     const read = await api.call("GET", `/v1/receipts/${paid.receiptId}`);
     expect(read.json).toMatchObject({ state: "valid", state_changed_at: null, history: [] });
