@@ -1,11 +1,10 @@
 // A vitest global setup: one pool of deployed local chains for every test file of the run (docs/testing.md
-// "Chains"). Projects list it in `globalSetup`; their test helpers lease a chain set through `leaseLocalChains`
-// with the URL it provides as `chainPoolUrl`, and start their own chains where it is not provided.
-import type { TestProject } from "vitest/node";
-import { sharedChainPool } from "./chain-pool";
+// "Chains"). It runs in the runner's main process and names the pool in CHAIN_POOL_ENV, which the test workers
+// started afterwards inherit; their helpers lease a chain set from it, and start their own where it is unset.
+import { CHAIN_POOL_ENV, sharedChainPool } from "./chain-pool";
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+export default async function setup(): Promise<() => Promise<void>> {
   const pool = await sharedChainPool();
-  project.provide("chainPoolUrl", pool.url);
+  process.env[CHAIN_POOL_ENV] = pool.url;
   return () => pool.release();
 }

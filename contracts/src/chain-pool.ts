@@ -22,11 +22,15 @@ import {
   writeManifestFile,
 } from "./local-chains";
 
-declare module "vitest" {
-  export interface ProvidedContext {
-    /** The chain pool's URL, provided by chain-pool-setup.ts to the projects that list it. */
-    chainPoolUrl: string;
-  }
+/**
+ * Where a test run's pool answers: chain-pool-setup.ts sets it in the runner's main process, and the test workers
+ * it starts inherit it. Unset (benchmarks, CLIs, a project without the setup): helpers start chains of their own.
+ */
+export const CHAIN_POOL_ENV = "TOLLGATE_TEST_CHAIN_POOL";
+
+/** The pool URL this test process may lease from, if any. */
+export function chainPoolUrl(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  return env[CHAIN_POOL_ENV] || undefined;
 }
 
 /** One chain of a leased set, as the pool describes it (everything but the provider, which is per process). */

@@ -2,7 +2,7 @@
  * Test helpers: local Hardhat chains (contracts/src/local-chains.ts), payers that emit real splitter
  * Payment logs, a fault-injecting EIP-1193 proxy speaking the node's wire format, and small DB fixtures.
  */
-import { leaseLocalChains } from "@tollgate/contracts/chain-pool";
+import { chainPoolUrl, leaseLocalChains } from "@tollgate/contracts/chain-pool";
 import { type LocalChain, type LocalChains, startLocalChains } from "@tollgate/contracts/local-chains";
 import { type Database, merchants } from "@tollgate/db";
 import { splitterV12Abi, viemChain } from "@tollgate/shared";
@@ -18,7 +18,6 @@ import {
   type Hex,
 } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
-import { inject } from "vitest";
 import { type NetworkConfig, networkConfigs } from "../src/config";
 import { loadIndexerEnv } from "../src/env";
 import type { RpcRequest } from "../src/rpc/rpc";
@@ -31,7 +30,8 @@ export const quietLog = pino({ level: "silent" });
  * `stop()` gives them back as deployed), otherwise started for this file.
  */
 export async function startChains(networks: EvmNetworkName[] = ["amoy"]): Promise<LocalChains> {
-  const poolUrl = inject("chainPoolUrl");
+  // Test setup may read the environment: the pool is the runner's, not the app's.
+  const poolUrl = chainPoolUrl(process.env);
   return poolUrl
     ? leaseLocalChains(poolUrl, { networks, writeManifest: false })
     : startLocalChains({ basePort: 0, networks, writeManifest: false });

@@ -2,7 +2,7 @@
  * Real local chains for API tests (contracts/src/local-chains.ts) and an agent wallet that pays exactly
  * what a quote says, the way an agent client would.
  */
-import { leaseLocalChains } from "@tollgate/contracts/chain-pool";
+import { chainPoolUrl, leaseLocalChains } from "@tollgate/contracts/chain-pool";
 import { readArtifact } from "@tollgate/contracts/deploy";
 import { type LocalChain, type LocalChains, startLocalChains } from "@tollgate/contracts/local-chains";
 import {
@@ -24,7 +24,6 @@ import {
   type WalletClient,
 } from "viem";
 import { type HDAccount, mnemonicToAccount } from "viem/accounts";
-import { inject } from "vitest";
 import { DEV_MNEMONIC } from "../modules/chains";
 
 export type { LocalChain, LocalChains };
@@ -37,7 +36,8 @@ export async function startTestChains(
   dataDir: string,
   networks: EvmNetworkName[] = ["amoy"],
 ): Promise<LocalChains> {
-  const poolUrl = inject("chainPoolUrl");
+  // Test setup may read the environment: the pool is the runner's, not the app's.
+  const poolUrl = chainPoolUrl(process.env);
   return poolUrl
     ? leaseLocalChains(poolUrl, { dataDir, networks })
     : startLocalChains({ dataDir, basePort: 0, networks });
