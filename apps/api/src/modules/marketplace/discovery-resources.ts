@@ -1,3 +1,4 @@
+import { cachedFeedResponses } from "../../http/cached-feed";
 import { defineEndpoint } from "../../http/endpoint";
 import type { MarketplaceEndpointDeps } from "./deps";
 import { ZDiscoveryResources, ZDiscoveryResourcesQuery } from "./discovery-resources.types";
@@ -19,17 +20,10 @@ export const discoveryResourcesEndpoint = defineEndpoint({
   description:
     "Bazaar-compatible (x402 facilitator discovery). Items are approved listings served by the hosted gateway; `accepts` is what the resource's 402 says in its PAYMENT-REQUIRED header. Offset paging, oldest approval first. Cached for 60 s (Cache-Control, ETag, 304).",
   request: { query: ZDiscoveryResourcesQuery },
-  responses: {
-    200: {
-      description: "One page of the catalogue",
-      body: ZDiscoveryResources,
-      headers: {
-        ETag: "a strong tag over the body",
-        "Cache-Control": `public, max-age=${MARKETPLACE_FEED_TTL_SECONDS}`,
-      },
-    },
-    304: { description: "Not modified (If-None-Match)" },
-  },
+  responses: cachedFeedResponses(MARKETPLACE_FEED_TTL_SECONDS, {
+    description: "One page of the catalogue",
+    body: ZDiscoveryResources,
+  }),
   errors: [400, 429],
   limiter: (deps: MarketplaceEndpointDeps) => deps.limiters.publicSurface,
   handle: (deps: MarketplaceEndpointDeps, { query }) =>

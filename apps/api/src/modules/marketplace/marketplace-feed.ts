@@ -1,3 +1,4 @@
+import { cachedFeedResponses } from "../../http/cached-feed";
 import { defineEndpoint } from "../../http/endpoint";
 import type { MarketplaceEndpointDeps } from "./deps";
 import { readFeed } from "./feed-service";
@@ -19,17 +20,10 @@ export const marketplaceFeedEndpoint = defineEndpoint({
   description:
     "Newest approval first. Filters: category, q (substring of title, description, route or merchant name). Cursor pagination with next_cursor. Cached for 60 s (Cache-Control, ETag, 304).",
   request: { query: ZMarketplaceFeedQuery },
-  responses: {
-    200: {
-      description: "One page of the feed",
-      body: ZMarketplaceFeed,
-      headers: {
-        ETag: "a strong tag over the body",
-        "Cache-Control": `public, max-age=${MARKETPLACE_FEED_TTL_SECONDS}`,
-      },
-    },
-    304: { description: "Not modified (If-None-Match)" },
-  },
+  responses: cachedFeedResponses(MARKETPLACE_FEED_TTL_SECONDS, {
+    description: "One page of the feed",
+    body: ZMarketplaceFeed,
+  }),
   errors: [400, 429],
   limiter: (deps: MarketplaceEndpointDeps) => deps.limiters.publicSurface,
   handle(deps: MarketplaceEndpointDeps, { query }) {

@@ -1,3 +1,4 @@
+import { cachedFeedResponses } from "../../http/cached-feed";
 import { defineEndpoint } from "../../http/endpoint";
 import type { MarketplaceEndpointDeps } from "./deps";
 import { ZWellKnownX402 } from "./discovery-resources.types";
@@ -18,17 +19,10 @@ export const wellKnownX402Endpoint = defineEndpoint({
   summary: "x402scan discovery document",
   description:
     "`{version: 1, resources: [absolute URLs], ownershipProofs: []}` for every approved listing served by the hosted gateway. Cached for 60 s (Cache-Control, ETag, 304).",
-  responses: {
-    200: {
-      description: "The discovery document",
-      body: ZWellKnownX402,
-      headers: {
-        ETag: "a strong tag over the body",
-        "Cache-Control": `public, max-age=${MARKETPLACE_FEED_TTL_SECONDS}`,
-      },
-    },
-    304: { description: "Not modified (If-None-Match)" },
-  },
+  responses: cachedFeedResponses(MARKETPLACE_FEED_TTL_SECONDS, {
+    description: "The discovery document",
+    body: ZWellKnownX402,
+  }),
   errors: [429],
   limiter: (deps: MarketplaceEndpointDeps) => deps.limiters.publicSurface,
   handle: (deps: MarketplaceEndpointDeps) => deps.feeds.wellKnown.reply("all", () => readWellKnownX402(deps)),
