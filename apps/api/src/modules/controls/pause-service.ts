@@ -14,7 +14,7 @@ import { type Database, servicePauses } from "@tollgate/db";
 import { AppError, EVM_NETWORKS, type EvmNetworkName } from "@tollgate/shared";
 import { asc, eq } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
-import { auditOperatorAction, type OperatorActor } from "../audit";
+import { type AuditEntry, auditOperatorAction, type OperatorActor } from "../audit";
 import type { OnchainPauseResult, OnchainPauser } from "./onchain-pause";
 
 export const PAUSE_SCOPES = ["all", ...EVM_NETWORKS] as const;
@@ -45,6 +45,23 @@ function view(row: typeof servicePauses.$inferSelect): PauseView {
   };
 }
 
+/** Records `action` on pause scope `scope` with what it changed, in the transaction `tx`. */
+function auditScope(
+  tx: Parameters<typeof auditOperatorAction>[0],
+  actor: OperatorActor,
+  scope: PauseScope,
+  action: string,
+  change: Pick<AuditEntry, "before" | "after" | "details">,
+  at: Date,
+): Promise<string> {
+  return auditOperatorAction(
+    tx,
+    actor,
+    { action, target: { type: "pause_scope", id: scope }, ...change },
+    at,
+  );
+}
+
 export async function listPauses(db: Database): Promise<PauseView[]> {
   const rows = await db.select().from(servicePauses).orderBy(asc(servicePauses.scope));
   return rows.map(view);
@@ -73,16 +90,7 @@ export async function pauseScope(
       .returning();
     if (!row) throw new AppError("already_paused", `${input.scope} is already paused; unpause it first`);
     const pause = view(row);
-    await auditOperatorAction(
-      tx,
-      actor,
-      {
-        action: "service.paused",
-        target: { type: "pause_scope", id: input.scope },
-        after: { ...pause },
-      },
-      now,
-    );
+    await auditScope(tx, actor, input.scope, "service.paused", { after: { ...pause } }, now);
     return pause;
   });
   deps.pause?.invalidate();
@@ -90,17 +98,9 @@ export async function pauseScope(
   if (input.onchain && pauser) {
     onchain = await pauser.pause(input.scope);
     const at = deps.clock.now();
+    const details = { pauser: pauser.address.toLowerCase(), results: onchain };
     await deps.db.db.transaction((tx) =>
-      auditOperatorAction(
-        tx,
-        actor,
-        {
-          action: "service.paused.onchain",
-          target: { type: "pause_scope", id: input.scope },
-          details: { pauser: pauser.address.toLowerCase(), results: onchain },
-        },
-        at,
-      ),
+      auditScope(tx, actor, input.scope, "service.paused.onchain", { details }, at),
     );
   }
   return { pause: result, paused: await listPauses(deps.db.db), onchain };
@@ -117,17 +117,8 @@ export async function unpauseScope(
     const [row] = await tx.delete(servicePauses).where(eq(servicePauses.scope, input.scope)).returning();
     if (!row) throw new AppError("not_paused", `${input.scope} is not paused`);
     const before = view(row);
-    await auditOperatorAction(
-      tx,
-      actor,
-      {
-        action: "service.unpaused",
-        target: { type: "pause_scope", id: input.scope },
-        before: { ...before },
-        details: { reason: input.reason },
-      },
-      now,
-    );
+    const change = { before: { ...before }, details: { reason: input.reason } };
+    await auditScope(tx, actor, input.scope, "service.unpaused", change, now);
     return before;
   });
   deps.pause?.invalidate();
