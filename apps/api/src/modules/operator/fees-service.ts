@@ -7,7 +7,7 @@
  */
 import { type Database, settlements } from "@tollgate/db";
 import { and, gte, inArray, lt, sql } from "drizzle-orm";
-import { assetSymbol, type ChainRegistry } from "../chains";
+import { assetSymbol, type ChainRegistry, SETTLEMENT_DAY } from "../chains";
 
 export interface FeesQuery {
   from: Date;
@@ -16,7 +16,7 @@ export interface FeesQuery {
 }
 
 export async function feeIncome(deps: { db: { db: Database }; chains: ChainRegistry }, query: FeesQuery) {
-  const day = sql<string>`to_char(date_trunc('day', ${settlements.seenAt} at time zone 'UTC'), 'YYYY-MM-DD')`;
+  const day = SETTLEMENT_DAY;
   const rows = await deps.db.db
     .select({
       day,
