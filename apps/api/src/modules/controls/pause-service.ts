@@ -45,21 +45,13 @@ function view(row: typeof servicePauses.$inferSelect): PauseView {
   };
 }
 
-/** Records `action` on pause scope `scope` with what it changed, in the transaction `tx`. */
-function auditScope(
-  tx: Parameters<typeof auditOperatorAction>[0],
-  actor: OperatorActor,
+/** The audit entry of `action` on pause scope `scope`, with what it changed. */
+function scopeEntry(
   scope: PauseScope,
   action: string,
   change: Pick<AuditEntry, "before" | "after" | "details">,
-  at: Date,
-): Promise<string> {
-  return auditOperatorAction(
-    tx,
-    actor,
-    { action, target: { type: "pause_scope", id: scope }, ...change },
-    at,
-  );
+): Parameters<typeof auditOperatorAction>[2] {
+  return { action, target: { type: "pause_scope", id: scope }, ...change };
 }
 
 export async function listPauses(db: Database): Promise<PauseView[]> {
@@ -90,7 +82,8 @@ export async function pauseScope(
       .returning();
     if (!row) throw new AppError("already_paused", `${input.scope} is already paused; unpause it first`);
     const pause = view(row);
-    await auditScope(tx, actor, input.scope, "service.paused", { after: { ...pause } }, now);
+    const change = { after: { ...pause } };
+    await auditOperatorAction(tx, actor, scopeEntry(input.scope, "service.paused", change), now);
     return pause;
   });
   deps.pause?.invalidate();
@@ -100,7 +93,7 @@ export async function pauseScope(
     const at = deps.clock.now();
     const details = { pauser: pauser.address.toLowerCase(), results: onchain };
     await deps.db.db.transaction((tx) =>
-      auditScope(tx, actor, input.scope, "service.paused.onchain", { details }, at),
+      auditOperatorAction(tx, actor, scopeEntry(input.scope, "service.paused.onchain", { details }), at),
     );
   }
   return { pause: result, paused: await listPauses(deps.db.db), onchain };
@@ -118,7 +111,7 @@ export async function unpauseScope(
     if (!row) throw new AppError("not_paused", `${input.scope} is not paused`);
     const before = view(row);
     const change = { before: { ...before }, details: { reason: input.reason } };
-    await auditScope(tx, actor, input.scope, "service.unpaused", change, now);
+    await auditOperatorAction(tx, actor, scopeEntry(input.scope, "service.unpaused", change), now);
     return before;
   });
   deps.pause?.invalidate();
