@@ -17,10 +17,9 @@ function inWindow(merchantId: string, window: DashboardWindow) {
 
 /** Merchant legs and totals of confirmed and final settlements per UTC day, network and token. */
 export async function revenueByDay(deps: DashboardDeps, merchantId: string, window: DashboardWindow) {
-  const day = SETTLEMENT_DAY;
   const rows = await deps.db.db
     .select({
-      day,
+      day: SETTLEMENT_DAY,
       network: settlements.network,
       token: settlements.token,
       settlements: sql<string>`count(*)`,
@@ -29,8 +28,8 @@ export async function revenueByDay(deps: DashboardDeps, merchantId: string, wind
     })
     .from(settlements)
     .where(and(inWindow(merchantId, window), inArray(settlements.state, ["confirmed", "final"])))
-    .groupBy(day, settlements.network, settlements.token)
-    .orderBy(day, settlements.network, settlements.token);
+    .groupBy(SETTLEMENT_DAY, settlements.network, settlements.token)
+    .orderBy(SETTLEMENT_DAY, settlements.network, settlements.token);
   return rows.map((row) => ({
     day: row.day,
     network: row.network,

@@ -16,10 +16,9 @@ export interface FeesQuery {
 }
 
 export async function feeIncome(deps: { db: { db: Database }; chains: ChainRegistry }, query: FeesQuery) {
-  const day = SETTLEMENT_DAY;
   const rows = await deps.db.db
     .select({
-      day,
+      day: SETTLEMENT_DAY,
       network: settlements.network,
       token: settlements.token,
       splitterVersion: settlements.splitterVersion,
@@ -37,8 +36,8 @@ export async function feeIncome(deps: { db: { db: Database }; chains: ChainRegis
         query.network ? sql`${settlements.network} = ${query.network}` : undefined,
       ),
     )
-    .groupBy(day, settlements.network, settlements.token, settlements.splitterVersion)
-    .orderBy(day, settlements.network, settlements.token, settlements.splitterVersion);
+    .groupBy(SETTLEMENT_DAY, settlements.network, settlements.token, settlements.splitterVersion)
+    .orderBy(SETTLEMENT_DAY, settlements.network, settlements.token, settlements.splitterVersion);
   return rows.map((row) => ({
     day: row.day,
     network: row.network,
