@@ -7,15 +7,15 @@ export type { Deps } from "./deps";
 export { type Env, EnvError, loadEnv } from "./env";
 export { createLogger, type Logger } from "./infra/logger";
 export { type BridgeConfig, type ProviderConfig, routerConfig } from "./modules/bridge/config";
-export { agreementHashHex } from "./modules/identity/identity-documents";
-export { identityMessageDigest } from "./modules/identity/identity-signature";
 export {
+  agreementHashHex,
   fileLedger,
+  identityMessageDigest,
   LOCAL_LEDGER_FILE,
   type LocalSolanaRpc,
   reserveSeat,
   reserveSeatFor,
   startLocalSolanaRpc,
-} from "./modules/identity/solana-local-rpc";
+} from "./modules/identity";
 export { findMerchant, registerMerchant } from "./modules/merchants/merchant-service";
 export { PortBusyError, type RunningApi, startApi } from "./server";

@@ -5,10 +5,11 @@
  * If-None-Match.
  */
 
+import type { z } from "zod";
 import { createCache } from "../infra/cache";
 import type { Clock } from "../infra/clock";
 import { etagOf } from "./cached-json";
-import { type Reply, reply } from "./endpoint";
+import { type Reply, type ResponseSpec, reply } from "./endpoint";
 
 export interface FeedCache {
   /** The cached answer for `key`, rendering it with `render` when missing or expired. */
@@ -38,5 +39,26 @@ export function createFeedCache(
     get loads() {
       return cache.loads;
     },
+  };
+}
+
+/**
+ * The answers a cached feed publishes: 200 with the body, its ETag and `public, max-age`, and 304 on revalidation
+ * (what {@link FeedCache.reply} answers).
+ */
+export function cachedFeedResponses(
+  maxAgeSeconds: number,
+  ok: { description: string; body: z.ZodType },
+): Record<number, ResponseSpec> {
+  return {
+    200: {
+      description: ok.description,
+      body: ok.body,
+      headers: {
+        ETag: "a strong tag over the body",
+        "Cache-Control": `public, max-age=${maxAgeSeconds}`,
+      },
+    },
+    304: { description: "Not modified (If-None-Match)" },
   };
 }

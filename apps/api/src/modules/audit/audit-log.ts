@@ -36,6 +36,26 @@ export interface AuditEntry {
   details?: Record<string, unknown> | undefined;
 }
 
+/**
+ * The entry of an action an account takes on itself (a merchant rotating its secret or changing its payout, an
+ * operator signing out): the actor is the target.
+ */
+export function selfAuditEntry(
+  self: { type: AuditActorType; id: string },
+  action: string,
+  request: AuditRequest,
+  change: Pick<AuditEntry, "before" | "after" | "details"> = {},
+): AuditEntry {
+  return {
+    actor: { type: self.type, id: self.id },
+    action,
+    target: { type: self.type, id: self.id },
+    ip: request.ip,
+    requestId: request.requestId,
+    ...change,
+  };
+}
+
 type AuditRow = typeof auditEvents.$inferSelect;
 
 /** JSON with object keys sorted at every depth: the same content always hashes the same, whatever jsonb did. */

@@ -9,6 +9,7 @@ export {
   canonicalJson,
   recordAudit,
   recordAuditAlone,
+  selfAuditEntry,
   verifyAuditChain,
 } from "./audit-log";
 export { auditOperatorAction, type OperatorActor } from "./operator-audit";

@@ -7,7 +7,7 @@
  *   this process serves the change at once and the others within PAUSE_POLL_MS;
  * - the upstream key is write-only: views say whether one is set, never what it is, nor does the audit trail.
  */
-import { bridgeProviders, type Database } from "@tollgate/db";
+import { bridgeProviders, type Database, type Transaction } from "@tollgate/db";
 import { AppError, type FieldError } from "@tollgate/shared";
 import { asc, eq } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
@@ -104,6 +104,46 @@ export async function listBridgeProviders(deps: ProviderAdminDeps): Promise<Brid
   return deps.db.db.select().from(bridgeProviders).orderBy(asc(bridgeProviders.id));
 }
 
+/** The provider row `id`, locked for the write; 404 `provider_not_found` otherwise. */
+async function lockedProvider(tx: Transaction, id: string): Promise<BridgeProviderRow> {
+  const [before] = await tx.select().from(bridgeProviders).where(eq(bridgeProviders.id, id)).for("update");
+  if (!before) throw notFound(id);
+  return before;
+}
+
+/** Records, in the write's transaction, `action` on provider `id` with the names of the fields it sent, if any. */
+type AuditProvider = (action: string, fields?: ProviderFields) => Promise<unknown>;
+
+/**
+ * One operator write on provider `id`: `write` runs in one transaction with its audit event, and the catalog is
+ * invalidated once it has committed (this process serves the change at once).
+ */
+async function writeProvider<T>(
+  deps: ProviderAdminDeps,
+  catalog: ProviderCatalog,
+  id: string,
+  actor: OperatorActor,
+  write: (tx: Transaction, now: Date, audit: AuditProvider) => Promise<T>,
+): Promise<T> {
+  const now = deps.clock.now();
+  const result = await deps.db.db.transaction((tx) =>
+    write(tx, now, (action, fields) =>
+      auditOperatorAction(
+        tx,
+        actor,
+        {
+          action,
+          target: { type: "bridge_provider", id },
+          ...(fields ? { details: { fields: sentFields(fields) } } : {}),
+        },
+        now,
+      ),
+    ),
+  );
+  catalog.invalidate();
+  return result;
+}
+
 export async function createBridgeProvider(
   deps: ProviderAdminDeps,
   id: string,
@@ -113,8 +153,7 @@ export async function createBridgeProvider(
   if (!deps.bridgeProviders) throw notServed();
   assertUrlsAllowed(deps, fields);
   const provider = validated(id, {}, fields);
-  const now = deps.clock.now();
-  const row = await deps.db.db.transaction(async (tx) => {
+  return writeProvider(deps, deps.bridgeProviders, id, actor, async (tx, now, audit) => {
     const [inserted] = await tx
       .insert(bridgeProviders)
       .values({
@@ -130,20 +169,9 @@ export async function createBridgeProvider(
       .onConflictDoNothing({ target: bridgeProviders.id })
       .returning();
     if (!inserted) throw new AppError("conflict", `a bridge provider ${id} exists already`);
-    await auditOperatorAction(
-      tx,
-      actor,
-      {
-        action: "bridge_provider.created",
-        target: { type: "bridge_provider", id },
-        details: { fields: sentFields(fields) },
-      },
-      now,
-    );
+    await audit("bridge_provider.created", fields);
     return inserted;
   });
-  deps.bridgeProviders.invalidate();
-  return row;
 }
 
 export async function updateBridgeProvider(
@@ -154,10 +182,8 @@ export async function updateBridgeProvider(
 ): Promise<BridgeProviderRow> {
   if (!deps.bridgeProviders) throw notServed();
   assertUrlsAllowed(deps, fields);
-  const now = deps.clock.now();
-  const row = await deps.db.db.transaction(async (tx) => {
-    const [before] = await tx.select().from(bridgeProviders).where(eq(bridgeProviders.id, id)).for("update");
-    if (!before) throw notFound(id);
+  return writeProvider(deps, deps.bridgeProviders, id, actor, async (tx, now, audit) => {
+    const before = await lockedProvider(tx, id);
     const provider = validated(id, rowDocument(before, sealingKey(deps)), fields);
     const description = Object.hasOwn(fields, "description")
       ? (fields.description ?? null)
@@ -172,20 +198,9 @@ export async function updateBridgeProvider(
       })
       .where(eq(bridgeProviders.id, id))
       .returning();
-    await auditOperatorAction(
-      tx,
-      actor,
-      {
-        action: "bridge_provider.updated",
-        target: { type: "bridge_provider", id },
-        details: { fields: sentFields(fields) },
-      },
-      now,
-    );
+    await audit("bridge_provider.updated", fields);
     return updated!;
   });
-  deps.bridgeProviders.invalidate();
-  return row;
 }
 
 /** Stops serving `id` at once (here) and within PAUSE_POLL_MS elsewhere; disabling twice changes nothing. */
@@ -195,24 +210,15 @@ export async function disableBridgeProvider(
   actor: OperatorActor,
 ): Promise<{ row: BridgeProviderRow; changed: boolean }> {
   if (!deps.bridgeProviders) throw notServed();
-  const now = deps.clock.now();
-  const result = await deps.db.db.transaction(async (tx) => {
-    const [before] = await tx.select().from(bridgeProviders).where(eq(bridgeProviders.id, id)).for("update");
-    if (!before) throw notFound(id);
+  return writeProvider(deps, deps.bridgeProviders, id, actor, async (tx, now, audit) => {
+    const before = await lockedProvider(tx, id);
     if (before.disabledAt) return { row: before, changed: false };
     const [updated] = await tx
       .update(bridgeProviders)
       .set({ disabledAt: now, updatedBy: actor.adminId, updatedAt: now })
       .where(eq(bridgeProviders.id, id))
       .returning();
-    await auditOperatorAction(
-      tx,
-      actor,
-      { action: "bridge_provider.disabled", target: { type: "bridge_provider", id } },
-      now,
-    );
+    await audit("bridge_provider.disabled");
     return { row: updated!, changed: true };
   });
-  deps.bridgeProviders.invalidate();
-  return result;
 }

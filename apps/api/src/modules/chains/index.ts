@@ -11,4 +11,11 @@ export {
   wellKnownDevKeys,
 } from "./chain-registry";
 export { type FeedRate, microUsdToNative, readNativeUsdRate } from "./price-feed";
-export { assetResolver, assetSymbol, explorerResolver, settlementViewer } from "./settlement-view";
+export {
+  assetResolver,
+  assetSymbol,
+  explorerResolver,
+  SETTLEMENT_DAY,
+  settlementViewer,
+} from "./settlement-view";
+export { settlementAmounts, settlementViewSchema, ZAmount, ZExplorerUrl } from "./settlement-view.types";

@@ -3,8 +3,9 @@
  * block explorer (none for a local chain, which borrows a real chain id), and a settlement row as the operator and
  * agent surfaces show it (money as decimal strings of base units).
  */
-import type { settlements } from "@tollgate/db";
+import { settlements } from "@tollgate/db";
 import { NETWORKS, networkByChainId } from "@tollgate/shared";
+import { sql } from "drizzle-orm";
 import type { ChainRegistry } from "./chain-registry";
 
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
@@ -37,6 +38,9 @@ export function explorerResolver(chains: Pick<ChainRegistry, "byChainId">) {
     return NETWORKS[context.network].explorerUrl;
   };
 }
+
+/** The UTC day (YYYY-MM-DD) a settlement was seen: what the per-day income and revenue aggregates group by. */
+export const SETTLEMENT_DAY = sql<string>`to_char(date_trunc('day', ${settlements.seenAt} at time zone 'UTC'), 'YYYY-MM-DD')`;
 
 /** Settlement rows as the operator surfaces show them: amounts as strings, asset symbol and explorer resolved. */
 export function settlementViewer(chains: Pick<ChainRegistry, "byChainId">) {

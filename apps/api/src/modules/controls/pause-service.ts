@@ -14,7 +14,7 @@ import { type Database, servicePauses } from "@tollgate/db";
 import { AppError, EVM_NETWORKS, type EvmNetworkName } from "@tollgate/shared";
 import { asc, eq } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
-import { auditOperatorAction, type OperatorActor } from "../audit";
+import { type AuditEntry, auditOperatorAction, type OperatorActor } from "../audit";
 import type { OnchainPauseResult, OnchainPauser } from "./onchain-pause";
 
 export const PAUSE_SCOPES = ["all", ...EVM_NETWORKS] as const;
@@ -45,6 +45,15 @@ function view(row: typeof servicePauses.$inferSelect): PauseView {
   };
 }
 
+/** The audit entry of `action` on pause scope `scope`, with what it changed. */
+function scopeEntry(
+  scope: PauseScope,
+  action: string,
+  change: Pick<AuditEntry, "before" | "after" | "details">,
+): Parameters<typeof auditOperatorAction>[2] {
+  return { action, target: { type: "pause_scope", id: scope }, ...change };
+}
+
 export async function listPauses(db: Database): Promise<PauseView[]> {
   const rows = await db.select().from(servicePauses).orderBy(asc(servicePauses.scope));
   return rows.map(view);
@@ -73,16 +82,8 @@ export async function pauseScope(
       .returning();
     if (!row) throw new AppError("already_paused", `${input.scope} is already paused; unpause it first`);
     const pause = view(row);
-    await auditOperatorAction(
-      tx,
-      actor,
-      {
-        action: "service.paused",
-        target: { type: "pause_scope", id: input.scope },
-        after: { ...pause },
-      },
-      now,
-    );
+    const change = { after: { ...pause } };
+    await auditOperatorAction(tx, actor, scopeEntry(input.scope, "service.paused", change), now);
     return pause;
   });
   deps.pause?.invalidate();
@@ -90,17 +91,9 @@ export async function pauseScope(
   if (input.onchain && pauser) {
     onchain = await pauser.pause(input.scope);
     const at = deps.clock.now();
+    const details = { pauser: pauser.address.toLowerCase(), results: onchain };
     await deps.db.db.transaction((tx) =>
-      auditOperatorAction(
-        tx,
-        actor,
-        {
-          action: "service.paused.onchain",
-          target: { type: "pause_scope", id: input.scope },
-          details: { pauser: pauser.address.toLowerCase(), results: onchain },
-        },
-        at,
-      ),
+      auditOperatorAction(tx, actor, scopeEntry(input.scope, "service.paused.onchain", { details }), at),
     );
   }
   return { pause: result, paused: await listPauses(deps.db.db), onchain };
@@ -117,17 +110,8 @@ export async function unpauseScope(
     const [row] = await tx.delete(servicePauses).where(eq(servicePauses.scope, input.scope)).returning();
     if (!row) throw new AppError("not_paused", `${input.scope} is not paused`);
     const before = view(row);
-    await auditOperatorAction(
-      tx,
-      actor,
-      {
-        action: "service.unpaused",
-        target: { type: "pause_scope", id: input.scope },
-        before: { ...before },
-        details: { reason: input.reason },
-      },
-      now,
-    );
+    const change = { before: { ...before }, details: { reason: input.reason } };
+    await auditOperatorAction(tx, actor, scopeEntry(input.scope, "service.unpaused", change), now);
     return before;
   });
   deps.pause?.invalidate();

@@ -7,8 +7,8 @@
  */
 import { quotes, receipts } from "@tollgate/db";
 import { formatUsd } from "@tollgate/shared";
-import { and, desc, eq, gte, lt, sql } from "drizzle-orm";
-import type { DashboardDeps, DashboardWindow } from "./dashboard-window";
+import { desc, eq, sql } from "drizzle-orm";
+import { type DashboardDeps, type DashboardWindow, merchantInWindow } from "./dashboard-window";
 
 const TOP_RESOURCES = 10;
 
@@ -21,13 +21,7 @@ export async function receiptTotals(deps: DashboardDeps, merchantId: string, win
       unexpired: sql<string>`count(*) filter (where ${receipts.expiresAt} > ${window.to.toISOString()}::timestamptz)`,
     })
     .from(receipts)
-    .where(
-      and(
-        eq(receipts.merchantId, merchantId),
-        gte(receipts.issuedAt, window.from),
-        lt(receipts.issuedAt, window.to),
-      ),
-    )
+    .where(merchantInWindow({ merchantId: receipts.merchantId, at: receipts.issuedAt }, merchantId, window))
     .groupBy(receipts.state)
     .orderBy(receipts.state);
   let issued = 0;
@@ -62,13 +56,7 @@ export async function topResources(deps: DashboardDeps, merchantId: string, wind
     })
     .from(quotes)
     .leftJoin(receipts, eq(receipts.quoteId, quotes.id))
-    .where(
-      and(
-        eq(quotes.merchantId, merchantId),
-        gte(quotes.createdAt, window.from),
-        lt(quotes.createdAt, window.to),
-      ),
-    )
+    .where(merchantInWindow({ merchantId: quotes.merchantId, at: quotes.createdAt }, merchantId, window))
     .groupBy(quotes.resource)
     .orderBy(desc(paid), desc(quoted), quotes.resource)
     .limit(TOP_RESOURCES);

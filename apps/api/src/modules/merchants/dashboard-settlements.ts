@@ -5,26 +5,21 @@
  * Index: settlements_merchant_seen_idx (merchant_id, seen_at).
  */
 import { settlements } from "@tollgate/db";
-import { and, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
-import { assetSymbol } from "../chains";
-import type { DashboardDeps, DashboardWindow } from "./dashboard-window";
+import { and, desc, inArray, sql } from "drizzle-orm";
+import { assetSymbol, SETTLEMENT_DAY } from "../chains";
+import { type DashboardDeps, type DashboardWindow, merchantInWindow } from "./dashboard-window";
 
 const RECENT_LIMIT = 20;
 
 function inWindow(merchantId: string, window: DashboardWindow) {
-  return and(
-    eq(settlements.merchantId, merchantId),
-    gte(settlements.seenAt, window.from),
-    lt(settlements.seenAt, window.to),
-  );
+  return merchantInWindow({ merchantId: settlements.merchantId, at: settlements.seenAt }, merchantId, window);
 }
 
 /** Merchant legs and totals of confirmed and final settlements per UTC day, network and token. */
 export async function revenueByDay(deps: DashboardDeps, merchantId: string, window: DashboardWindow) {
-  const day = sql<string>`to_char(date_trunc('day', ${settlements.seenAt} at time zone 'UTC'), 'YYYY-MM-DD')`;
   const rows = await deps.db.db
     .select({
-      day,
+      day: SETTLEMENT_DAY,
       network: settlements.network,
       token: settlements.token,
       settlements: sql<string>`count(*)`,
@@ -33,8 +28,8 @@ export async function revenueByDay(deps: DashboardDeps, merchantId: string, wind
     })
     .from(settlements)
     .where(and(inWindow(merchantId, window), inArray(settlements.state, ["confirmed", "final"])))
-    .groupBy(day, settlements.network, settlements.token)
-    .orderBy(day, settlements.network, settlements.token);
+    .groupBy(SETTLEMENT_DAY, settlements.network, settlements.token)
+    .orderBy(SETTLEMENT_DAY, settlements.network, settlements.token);
   return rows.map((row) => ({
     day: row.day,
     network: row.network,

@@ -6,18 +6,70 @@
  * Index: webhook_deliveries_merchant_created_idx (merchant_id, created_at).
  */
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from "@tollgate/db";
-import { and, count, desc, eq, gte, inArray, isNotNull, lt, min } from "drizzle-orm";
-import type { DashboardDeps, DashboardWindow } from "./dashboard-window";
+import { and, count, desc, eq, inArray, isNotNull, min } from "drizzle-orm";
+import { type DashboardDeps, type DashboardWindow, merchantInWindow } from "./dashboard-window";
 
 const STATUSES = ["pending", "delivered", "failed", "dead"] as const;
+
+/** What every delivery row shows the merchant, in both lists (never the payload or the secret). */
+const DELIVERY_COLUMNS = {
+  eventId: webhookDeliveries.eventId,
+  type: webhookEvents.type,
+  status: webhookDeliveries.status,
+  attempts: webhookDeliveries.attempts,
+  lastStatus: webhookDeliveries.lastStatus,
+  lastError: webhookDeliveries.lastError,
+  lastAttemptAt: webhookDeliveries.lastAttemptAt,
+};
+
+type DeliveryRow = Pick<
+  typeof webhookDeliveries.$inferSelect,
+  "eventId" | "status" | "attempts" | "lastStatus" | "lastError" | "lastAttemptAt"
+> &
+  Pick<typeof webhookEvents.$inferSelect, "type">;
+
+/** A delivery row's common fields as the dashboard answers them (snake_case, ISO times). */
+function deliveryView(row: DeliveryRow) {
+  return {
+    event_id: row.eventId,
+    type: row.type,
+    status: row.status,
+    attempts: row.attempts,
+    last_status: row.lastStatus,
+    last_error: row.lastError,
+    last_attempt_at: row.lastAttemptAt?.toISOString() ?? null,
+  };
+}
+
+/** Deliveries by status, every status named (0 when none). */
+export function deliveryStatusCounts(counts: ReadonlyMap<string, number>) {
+  return {
+    pending: counts.get("pending") ?? 0,
+    delivered: counts.get("delivered") ?? 0,
+    failed: counts.get("failed") ?? 0,
+    dead: counts.get("dead") ?? 0,
+  };
+}
+
+/** A merchant's webhook endpoint as the operator and the merchant's delivery list show it; null when none is set. */
+export function webhookEndpointView(endpoint: typeof webhookEndpoints.$inferSelect | undefined) {
+  return endpoint
+    ? {
+        status: endpoint.status,
+        disabled_reason: endpoint.disabledReason,
+        rotated_at: endpoint.rotatedAt.toISOString(),
+      }
+    : null;
+}
+
 const RECENT_FAILURES = 10;
 
 export async function webhookHealth(deps: DashboardDeps, merchantId: string, window: DashboardWindow) {
   const db = deps.db.db;
-  const inWindow = and(
-    eq(webhookDeliveries.merchantId, merchantId),
-    gte(webhookDeliveries.createdAt, window.from),
-    lt(webhookDeliveries.createdAt, window.to),
+  const inWindow = merchantInWindow(
+    { merchantId: webhookDeliveries.merchantId, at: webhookDeliveries.createdAt },
+    merchantId,
+    window,
   );
   const [endpoint] = await db
     .select({
@@ -40,16 +92,7 @@ export async function webhookHealth(deps: DashboardDeps, merchantId: string, win
     .from(webhookDeliveries)
     .where(and(inWindow, inArray(webhookDeliveries.status, ["pending", "failed"])));
   const failures = await db
-    .select({
-      eventId: webhookDeliveries.eventId,
-      type: webhookEvents.type,
-      status: webhookDeliveries.status,
-      attempts: webhookDeliveries.attempts,
-      lastStatus: webhookDeliveries.lastStatus,
-      lastError: webhookDeliveries.lastError,
-      lastAttemptAt: webhookDeliveries.lastAttemptAt,
-      nextAttemptAt: webhookDeliveries.nextAttemptAt,
-    })
+    .select({ ...DELIVERY_COLUMNS, nextAttemptAt: webhookDeliveries.nextAttemptAt })
     .from(webhookDeliveries)
     .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
     .where(
@@ -71,23 +114,12 @@ export async function webhookHealth(deps: DashboardDeps, merchantId: string, win
           secret_rotated_at: endpoint.rotatedAt.toISOString(),
         }
       : null,
-    deliveries: {
-      pending: counts.get("pending") ?? 0,
-      delivered,
-      failed: counts.get("failed") ?? 0,
-      dead,
-    },
+    deliveries: deliveryStatusCounts(counts),
     success_rate:
       delivered + dead === 0 ? null : Math.round((delivered / (delivered + dead)) * 10_000) / 10_000,
     oldest_waiting_at: waiting?.oldest ? new Date(waiting.oldest).toISOString() : null,
     recent_failures: failures.map((row) => ({
-      event_id: row.eventId,
-      type: row.type,
-      status: row.status,
-      attempts: row.attempts,
-      last_status: row.lastStatus,
-      last_error: row.lastError,
-      last_attempt_at: row.lastAttemptAt?.toISOString() ?? null,
+      ...deliveryView(row),
       next_attempt_at: row.status === "failed" ? row.nextAttemptAt.toISOString() : null,
     })),
   };
@@ -103,13 +135,7 @@ export const RECENT_DELIVERIES_MAX = 50;
 export async function recentDeliveries(db: DashboardDeps["db"]["db"], merchantId: string, limit: number) {
   const rows = await db
     .select({
-      eventId: webhookDeliveries.eventId,
-      type: webhookEvents.type,
-      status: webhookDeliveries.status,
-      attempts: webhookDeliveries.attempts,
-      lastStatus: webhookDeliveries.lastStatus,
-      lastError: webhookDeliveries.lastError,
-      lastAttemptAt: webhookDeliveries.lastAttemptAt,
+      ...DELIVERY_COLUMNS,
       deliveredAt: webhookDeliveries.deliveredAt,
       nextAttemptAt: webhookDeliveries.nextAttemptAt,
       createdAt: webhookDeliveries.createdAt,
@@ -120,13 +146,7 @@ export async function recentDeliveries(db: DashboardDeps["db"]["db"], merchantId
     .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
     .limit(limit);
   return rows.map((row) => ({
-    event_id: row.eventId,
-    type: row.type,
-    status: row.status,
-    attempts: row.attempts,
-    last_status: row.lastStatus,
-    last_error: row.lastError,
-    last_attempt_at: row.lastAttemptAt?.toISOString() ?? null,
+    ...deliveryView(row),
     delivered_at: row.deliveredAt?.toISOString() ?? null,
     next_attempt_at:
       row.status === "pending" || row.status === "failed" ? row.nextAttemptAt.toISOString() : null,

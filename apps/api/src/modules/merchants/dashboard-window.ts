@@ -3,6 +3,7 @@
  * today included, so `days=1` is today since midnight UTC. Every aggregate is bounded by it.
  */
 import type { Database } from "@tollgate/db";
+import { type AnyColumn, and, eq, gte, lt } from "drizzle-orm";
 import type { ChainRegistry } from "../chains";
 
 export const DAY_MS = 86_400_000;
@@ -26,4 +27,13 @@ export function dashboardWindow(now: Date, days: number): DashboardWindow {
 export interface DashboardDeps {
   db: { db: Database };
   chains: ChainRegistry;
+}
+
+/** The rows of `merchantId` whose `at` falls in the window: the bound of every dashboard aggregate. */
+export function merchantInWindow(
+  columns: { merchantId: AnyColumn; at: AnyColumn },
+  merchantId: string,
+  window: DashboardWindow,
+) {
+  return and(eq(columns.merchantId, merchantId), gte(columns.at, window.from), lt(columns.at, window.to));
 }

@@ -1,5 +1,10 @@
 /** The merchants module's public entry. */
-export { RECENT_DELIVERIES_MAX, recentDeliveries } from "./dashboard-webhooks";
+export {
+  deliveryStatusCounts,
+  RECENT_DELIVERIES_MAX,
+  recentDeliveries,
+  webhookEndpointView,
+} from "./dashboard-webhooks";
 export type { MerchantsDeps } from "./deps";
 export { ZMerchantIdParam } from "./get-merchant.types";
 export { createMerchantCache, type MerchantCache } from "./merchant-cache";

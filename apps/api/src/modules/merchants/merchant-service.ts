@@ -23,7 +23,7 @@ import {
 } from "@tollgate/shared";
 import { and, eq, isNull } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
-import { type AuditRequest, recordAudit } from "../audit";
+import { type AuditRequest, recordAudit, selfAuditEntry } from "../audit";
 import type { MerchantCache } from "./merchant-cache";
 
 export interface MerchantServiceDeps {
@@ -296,13 +296,7 @@ export async function rotateMerchantSecret(
     // Audited in the same transaction; never the secret or its hash.
     await recordAudit(
       tx,
-      {
-        actor: { type: "merchant", id: merchantId },
-        action: "merchant.secret.rotated",
-        target: { type: "merchant", id: merchantId },
-        ip: request.ip,
-        requestId: request.requestId,
-      },
+      selfAuditEntry({ type: "merchant", id: merchantId }, "merchant.secret.rotated", request),
       now,
     );
     return updated;

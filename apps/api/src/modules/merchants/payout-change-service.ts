@@ -19,7 +19,7 @@ import { enqueueWebhookEvents } from "@tollgate/webhooks";
 import bs58 from "bs58";
 import { and, eq, gt } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
-import { type AuditRequest, recordAudit } from "../audit";
+import { type AuditRequest, recordAudit, selfAuditEntry } from "../audit";
 import type { Ed25519Verifier } from "../identity/identity-signature";
 import type { MerchantCache } from "./merchant-cache";
 import { linkUnattributedSettlements } from "./merchant-service";
@@ -170,20 +170,13 @@ export async function confirmPayoutChange(
     }
     await tx.update(merchants).set({ payTo: next, updatedAt: now }).where(eq(merchants.id, merchantId));
     await linkUnattributedSettlements(tx, merchantId, next);
-    await recordAudit(
-      tx,
-      {
-        actor: { type: "merchant", id: merchantId },
-        action: "merchant.payout_changed",
-        target: { type: "merchant", id: merchantId },
-        ip: request.ip,
-        requestId: request.requestId,
-        before: { pay_to: current.payTo },
-        after: { pay_to: next },
-        details: { signed_by: signer },
-      },
-      now,
-    );
+    const change = {
+      before: { pay_to: current.payTo },
+      after: { pay_to: next },
+      details: { signed_by: signer },
+    };
+    const self = { type: "merchant", id: merchantId } as const;
+    await recordAudit(tx, selfAuditEntry(self, "merchant.payout_changed", request, change), now);
     await enqueueWebhookEvents(
       tx,
       [

@@ -2,8 +2,7 @@ import { FAILED_PAYMENT_KINDS, SETTLEMENT_STATES } from "@tollgate/db";
 import { queryInteger } from "@tollgate/shared";
 import { z } from "zod";
 import { typedId, ZEvmAddress, ZInstant, ZNetworkFilter } from "../../http/list-query";
-
-const ZAmount = z.string().describe("decimal string of base units");
+import { settlementAmounts, ZAmount, ZExplorerUrl } from "../chains";
 
 /** Settlement-derived kinds (stored with resolutions) and the bridge's own record of unserved orders. */
 export const FAILED_KINDS = [...FAILED_PAYMENT_KINDS, "bridge_unserved"] as const;
@@ -45,22 +44,14 @@ export const ZFailedPayment = z.object({
   network: z.string(),
   chain_id: z.number().int(),
   tx_hash: z.string(),
-  explorer_url: z
-    .string()
-    .nullable()
-    .describe(
-      "the public block explorer of this network; null for a local chain (it borrows the real chain id)",
-    ),
+  explorer_url: ZExplorerUrl,
   log_index: z.number().int(),
   payer: z.string(),
   merchant_id: z.string().nullable(),
   merchant_address: z.string(),
   token: z.string(),
   asset: z.string().nullable(),
-  total_amount: ZAmount,
-  merchant_amount: ZAmount,
-  treasury_amount: ZAmount,
-  ip_creator_amount: ZAmount,
+  ...settlementAmounts(ZAmount),
   order_id: z.string(),
   quote_id: z.string().nullable(),
   quote_expires_at: z.string().nullable(),

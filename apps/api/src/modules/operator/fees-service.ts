@@ -7,7 +7,7 @@
  */
 import { type Database, settlements } from "@tollgate/db";
 import { and, gte, inArray, lt, sql } from "drizzle-orm";
-import { assetSymbol, type ChainRegistry } from "../chains";
+import { assetSymbol, type ChainRegistry, SETTLEMENT_DAY } from "../chains";
 
 export interface FeesQuery {
   from: Date;
@@ -16,10 +16,9 @@ export interface FeesQuery {
 }
 
 export async function feeIncome(deps: { db: { db: Database }; chains: ChainRegistry }, query: FeesQuery) {
-  const day = sql<string>`to_char(date_trunc('day', ${settlements.seenAt} at time zone 'UTC'), 'YYYY-MM-DD')`;
   const rows = await deps.db.db
     .select({
-      day,
+      day: SETTLEMENT_DAY,
       network: settlements.network,
       token: settlements.token,
       splitterVersion: settlements.splitterVersion,
@@ -37,8 +36,8 @@ export async function feeIncome(deps: { db: { db: Database }; chains: ChainRegis
         query.network ? sql`${settlements.network} = ${query.network}` : undefined,
       ),
     )
-    .groupBy(day, settlements.network, settlements.token, settlements.splitterVersion)
-    .orderBy(day, settlements.network, settlements.token, settlements.splitterVersion);
+    .groupBy(SETTLEMENT_DAY, settlements.network, settlements.token, settlements.splitterVersion)
+    .orderBy(SETTLEMENT_DAY, settlements.network, settlements.token, settlements.splitterVersion);
   return rows.map((row) => ({
     day: row.day,
     network: row.network,

@@ -1,7 +1,6 @@
 import { z } from "zod";
+import { ZAmount } from "../chains";
 import { ZHaltView } from "../controls/admin-resume-network.types";
-
-const ZAmount = z.string().describe("decimal string of base units");
 
 export const ZOverviewResponse = z.object({
   generated_at: z.string(),

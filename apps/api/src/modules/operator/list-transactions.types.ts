@@ -2,8 +2,7 @@ import { SETTLEMENT_STATES } from "@tollgate/db";
 import { queryInteger } from "@tollgate/shared";
 import { z } from "zod";
 import { typedId, ZEvmAddress, ZInstant, ZNetworkFilter } from "../../http/list-query";
-
-const ZAmount = z.string().describe("decimal string of base units");
+import { settlementViewSchema, ZAmount, ZExplorerUrl } from "../chains";
 
 /** Query of GET /admin/api/transactions; unknown parameters are refused (a typo must not silently widen a filter). */
 export const ZListTransactionsRequest = z
@@ -30,37 +29,7 @@ export const ZListTransactionsRequest = z
   })
   .prefault({});
 
-export const ZAdminSettlement = z.object({
-  id: z.string(),
-  network: z.string(),
-  chain_id: z.number().int(),
-  tx_hash: z.string(),
-  log_index: z.number().int(),
-  block_number: z.string(),
-  explorer_url: z
-    .string()
-    .nullable()
-    .describe(
-      "the public block explorer of this network; null for a local chain (it borrows the real chain id)",
-    ),
-  payer: z.string(),
-  merchant_address: z.string(),
-  merchant_id: z.string().nullable(),
-  token: z.string(),
-  asset: z.string().nullable(),
-  total_amount: ZAmount,
-  merchant_amount: ZAmount,
-  treasury_amount: ZAmount,
-  ip_creator_amount: ZAmount,
-  order_id: z.string(),
-  quote_id: z.string().nullable(),
-  bridge_order_id: z.string().nullable(),
-  state: z.enum(SETTLEMENT_STATES),
-  seen_at: z.string(),
-  confirmed_at: z.string().nullable(),
-  final_at: z.string().nullable(),
-  orphaned_at: z.string().nullable(),
-});
+export const ZAdminSettlement = settlementViewSchema({ explorerUrl: ZExplorerUrl, amount: ZAmount });
 
 export const ZAdminTransaction = ZAdminSettlement.extend({
   quote: z

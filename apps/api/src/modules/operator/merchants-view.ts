@@ -16,6 +16,7 @@ import { AppError } from "@tollgate/shared";
 import { and, asc, count, desc, eq, like, lt, or, type SQL, sql } from "drizzle-orm";
 import { DIGITS, decodeCursor, EVM_ADDRESS, encodeCursor } from "../../http/list-query";
 import { settlementViewer } from "../chains";
+import { deliveryStatusCounts, webhookEndpointView } from "../merchants";
 import type { AdminReadDeps } from "./read-common";
 
 export interface MerchantListQuery {
@@ -150,19 +151,8 @@ export async function getMerchantDetail(deps: AdminReadDeps, id: string) {
     })),
     webhook: {
       url: merchant.webhookUrl,
-      endpoint: endpoint
-        ? {
-            status: endpoint.status,
-            disabled_reason: endpoint.disabledReason,
-            rotated_at: endpoint.rotatedAt.toISOString(),
-          }
-        : null,
-      deliveries: {
-        pending: counts.get("pending") ?? 0,
-        delivered: counts.get("delivered") ?? 0,
-        failed: counts.get("failed") ?? 0,
-        dead: counts.get("dead") ?? 0,
-      },
+      endpoint: webhookEndpointView(endpoint),
+      deliveries: deliveryStatusCounts(counts),
       last_failure: lastFailure
         ? {
             event_id: lastFailure.eventId,

@@ -17,6 +17,7 @@ import {
 import { count, countDistinct, sql } from "drizzle-orm";
 import { assetResolver } from "../chains";
 import { listOpenHalts } from "../controls";
+import { deliveryStatusCounts } from "../merchants";
 import type { AdminReadDeps } from "./read-common";
 
 /** Pause state as the pause work will report it: the scopes paused now. */
@@ -130,12 +131,7 @@ export async function readOverview(deps: AdminReadDeps, extensions: OverviewExte
     })),
     webhooks: {
       endpoints: { active: endpointCounts.get("active") ?? 0, disabled: endpointCounts.get("disabled") ?? 0 },
-      deliveries: {
-        pending: deliveryCounts.get("pending") ?? 0,
-        delivered: deliveryCounts.get("delivered") ?? 0,
-        failed: deliveryCounts.get("failed") ?? 0,
-        dead: deliveryCounts.get("dead") ?? 0,
-      },
+      deliveries: deliveryStatusCounts(deliveryCounts),
     },
     indexer: cursors
       .sort((a, b) => a.chainId - b.chainId)

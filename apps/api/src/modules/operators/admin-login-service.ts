@@ -5,7 +5,7 @@
 import { type AdminRole, adminAccounts, type Database } from "@tollgate/db";
 import { AppError } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
-import { recordAudit, recordAuditAlone } from "../audit";
+import { recordAudit, recordAuditAlone, selfAuditEntry } from "../audit";
 import { findAdminByEmail } from "./admin-accounts";
 import {
   type AdminSessionPolicy,
@@ -90,16 +90,10 @@ export async function loginAdmin(
       .update(adminAccounts)
       .set({ lastLoginAt: now, ...(rehashed ? { passwordHash: rehashed, updatedAt: now } : {}) })
       .where(eq(adminAccounts.id, account.id));
+    const details = rehashed ? { password_rehashed: true } : undefined;
     await recordAudit(
       tx,
-      {
-        actor: { type: "admin", id: account.id },
-        action: "admin.login",
-        target: { type: "admin", id: account.id },
-        ip: meta.ip,
-        requestId: meta.requestId,
-        details: rehashed ? { password_rehashed: true } : undefined,
-      },
+      selfAuditEntry({ type: "admin", id: account.id }, "admin.login", meta, { details }),
       now,
     );
   });
@@ -116,16 +110,6 @@ export async function logoutAdmin(
   const now = deps.now();
   const adminId = await revokeAdminSession(deps.db, token, now);
   if (!adminId) return false;
-  await recordAuditAlone(
-    deps.db,
-    {
-      actor: { type: "admin", id: adminId },
-      action: "admin.logout",
-      target: { type: "admin", id: adminId },
-      ip: meta.ip,
-      requestId: meta.requestId,
-    },
-    now,
-  );
+  await recordAuditAlone(deps.db, selfAuditEntry({ type: "admin", id: adminId }, "admin.logout", meta), now);
   return true;
 }

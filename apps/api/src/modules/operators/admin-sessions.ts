@@ -14,8 +14,9 @@ import {
   cookieValue,
   hashToken,
   type IssuedSession,
-  initialExpiries,
+  insertSessionRow,
   type SessionPolicy,
+  type SessionStart,
   sessionCookieFor,
 } from "../sessions";
 import type { AdminAccount } from "./admin-accounts";
@@ -29,25 +30,13 @@ export function adminCookieName(policy: Pick<AdminSessionPolicy, "secureCookie">
   return cookieName(COOKIE, policy);
 }
 
-export async function createAdminSession(
+export function createAdminSession(
   db: Database,
   account: AdminAccount,
   policy: AdminSessionPolicy,
-  meta: { now: Date; ip: string; userAgent: string | undefined },
+  start: SessionStart,
 ): Promise<IssuedSession> {
-  const token = newId("adminSession");
-  const { idle, absolute } = initialExpiries(meta.now, policy);
-  await db.insert(adminSessions).values({
-    tokenHash: hashToken(token),
-    adminId: account.id,
-    createdAt: meta.now,
-    lastSeenAt: meta.now,
-    idleExpiresAt: idle,
-    absoluteExpiresAt: absolute,
-    ip: meta.ip,
-    userAgent: meta.userAgent?.slice(0, 256) ?? null,
-  });
-  return { token, expiresAt: idle };
+  return insertSessionRow(db, adminSessions, newId("adminSession"), { adminId: account.id }, policy, start);
 }
 
 export interface AuthenticatedAdmin {

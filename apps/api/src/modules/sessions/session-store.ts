@@ -8,7 +8,14 @@
  */
 import type { adminSessions, Database, userSessions } from "@tollgate/db";
 import { and, eq, isNull } from "drizzle-orm";
-import { hashToken, isLive, type SessionPolicy, slidExpiry } from "./session-tokens";
+import {
+  hashToken,
+  type IssuedSession,
+  initialExpiries,
+  isLive,
+  type SessionPolicy,
+  slidExpiry,
+} from "./session-tokens";
 
 /** The two session tables; they share every column this store reads or writes. */
 export type SessionTable = typeof adminSessions | typeof userSessions;
@@ -18,6 +25,50 @@ interface SessionTimes {
   idleExpiresAt: Date;
   absoluteExpiresAt: Date;
   revokedAt: Date | null;
+}
+
+/** Who started a session, and when. */
+export interface SessionStart {
+  now: Date;
+  ip: string;
+  userAgent: string | undefined;
+}
+
+/** The columns every new session row fills the same way; the rest name its owner. */
+type StartColumns =
+  | "tokenHash"
+  | "createdAt"
+  | "lastSeenAt"
+  | "idleExpiresAt"
+  | "absoluteExpiresAt"
+  | "ip"
+  | "userAgent";
+
+/**
+ * Stores a new session for `token` (minted by the caller, with its kind's prefix) and `owner`'s columns: keyed by the
+ * token's hash, expiring by `policy`, with the client's address and at most 256 characters of its user agent.
+ */
+export async function insertSessionRow<T extends SessionTable>(
+  db: Database,
+  table: T,
+  token: string,
+  owner: Omit<T["$inferInsert"], StartColumns>,
+  policy: SessionPolicy,
+  start: SessionStart,
+): Promise<IssuedSession> {
+  const { idle, absolute } = initialExpiries(start.now, policy);
+  // `owner` holds the rest of `table`'s columns; drizzle's `insert` is typed for one table, not a union.
+  await db.insert(table as typeof adminSessions).values({
+    ...(owner as Omit<typeof adminSessions.$inferInsert, StartColumns>),
+    tokenHash: hashToken(token),
+    createdAt: start.now,
+    lastSeenAt: start.now,
+    idleExpiresAt: idle,
+    absoluteExpiresAt: absolute,
+    ip: start.ip,
+    userAgent: start.userAgent?.slice(0, 256) ?? null,
+  });
+  return { token, expiresAt: idle };
 }
 
 /** A live, unrevoked session row found by its token hash, with whether its account is disabled. */

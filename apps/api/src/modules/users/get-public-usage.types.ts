@@ -1,33 +1,12 @@
 import { z } from "zod";
+import { settlementViewSchema } from "../chains";
 
 /** Path `address`: EVM (0x + 40 hex, any case) or Solana (base58 of 32 bytes); SPEC §4.2. */
 export const ZPublicUsageRequest = z.object({ address: z.string().min(1).max(64) });
 
-const ZSettlement = z.object({
-  id: z.string(),
-  network: z.string(),
-  chain_id: z.number().int(),
-  tx_hash: z.string(),
-  log_index: z.number().int(),
-  block_number: z.string(),
-  explorer_url: z.string().nullable().describe("public block explorer; null for a local chain"),
-  payer: z.string(),
-  merchant_address: z.string(),
-  merchant_id: z.string().nullable(),
-  token: z.string(),
-  asset: z.string().nullable(),
-  total_amount: z.string(),
-  merchant_amount: z.string(),
-  treasury_amount: z.string(),
-  ip_creator_amount: z.string(),
-  order_id: z.string(),
-  quote_id: z.string().nullable(),
-  bridge_order_id: z.string().nullable(),
-  state: z.enum(["seen", "confirmed", "final", "orphaned"]),
-  seen_at: z.string(),
-  confirmed_at: z.string().nullable(),
-  final_at: z.string().nullable(),
-  orphaned_at: z.string().nullable(),
+const ZSettlement = settlementViewSchema({
+  explorerUrl: z.string().nullable().describe("public block explorer; null for a local chain"),
+  amount: z.string(),
 });
 
 export const ZPublicUsageResponse = z.object({

@@ -13,36 +13,24 @@ import {
   cookieValue,
   hashToken,
   type IssuedSession,
-  initialExpiries,
+  insertSessionRow,
   revokeSessionRow,
   type SessionPolicy,
+  type SessionStart,
   sessionCookieFor,
 } from "../sessions";
 
 const COOKIE = "tollgate_user";
 
-export async function createUserSession(
+export function createUserSession(
   db: Database,
   accountId: string,
   wallet: { kind: WalletKind; address: string },
   policy: SessionPolicy,
-  meta: { now: Date; ip: string; userAgent: string | undefined },
+  start: SessionStart,
 ): Promise<IssuedSession> {
-  const token = newId("userSession");
-  const { idle, absolute } = initialExpiries(meta.now, policy);
-  await db.insert(userSessions).values({
-    tokenHash: hashToken(token),
-    accountId,
-    walletKind: wallet.kind,
-    walletAddress: wallet.address,
-    createdAt: meta.now,
-    lastSeenAt: meta.now,
-    idleExpiresAt: idle,
-    absoluteExpiresAt: absolute,
-    ip: meta.ip,
-    userAgent: meta.userAgent?.slice(0, 256) ?? null,
-  });
-  return { token, expiresAt: idle };
+  const owner = { accountId, walletKind: wallet.kind, walletAddress: wallet.address };
+  return insertSessionRow(db, userSessions, newId("userSession"), owner, policy, start);
 }
 
 export interface AuthenticatedUser {

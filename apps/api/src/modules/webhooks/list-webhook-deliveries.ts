@@ -1,6 +1,6 @@
 import { webhookEndpoints } from "@tollgate/db";
 import { eq } from "drizzle-orm";
-import { assertSameMerchant, merchantProcedure, recentDeliveries } from "../merchants";
+import { assertSameMerchant, merchantProcedure, recentDeliveries, webhookEndpointView } from "../merchants";
 import type { WebhooksDeps } from "./deps";
 import {
   ZListWebhookDeliveriesRequest,
@@ -35,13 +35,7 @@ export const listWebhookDeliveriesProcedure = (deps: WebhooksDeps) =>
         .where(eq(webhookEndpoints.merchantId, input.id));
       return {
         merchant_id: input.id,
-        endpoint: endpoint
-          ? {
-              status: endpoint.status,
-              disabled_reason: endpoint.disabledReason,
-              rotated_at: endpoint.rotatedAt.toISOString(),
-            }
-          : null,
+        endpoint: webhookEndpointView(endpoint),
         deliveries: await recentDeliveries(db, input.id, input.limit ?? 20),
       };
     });
