@@ -1,0 +1,111 @@
+/**
+ * The shared setup of the bridge router conformance tests (router.*.test.ts): one real local amoy chain, a test
+ * upstream and a bridge selling `acme`, started once per test file. The state is exported as live bindings,
+ * assigned when the file's `useBridgeRouterFixture()` hooks run.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { splitterV12Abi, testUsdcAbi } from "@tollgate/shared";
+import type { Address, Hash, Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, beforeEach } from "vitest";
+import { type Agent, agentOn, type LocalChain, type LocalChains, startTestChains } from "../../test/chains";
+import { wellKnownDevKeys } from "../chains";
+import { type Json, startTestBridge, startTestUpstream, type TestBridge, type TestUpstream } from "./testing";
+
+export const PRICE_WEI = 10n ** 15n; // 0.001 POL
+export const PRICE_USDC = 150_000n; // 0.15 USDC: above x402-fetch's default 0.1 ceiling on purpose
+export const keyOf = (agent: Agent): Hex => wellKnownDevKeys().get(agent.address.toLowerCase())!;
+
+export const merchant = privateKeyToAccount(generatePrivateKey()).address;
+export let chains: LocalChains;
+export let chain: LocalChain;
+export let upstream: TestUpstream;
+export let bridge: TestBridge;
+export let base: string;
+export let payerV1: Agent;
+export let payerV2: Agent;
+export let payerLegacy: Agent;
+export let usdc: Address;
+export let splitter: Address;
+export let treasury: Address;
+
+export const provider = () => ({
+  id: "acme",
+  description: "Acme search",
+  upstream_url: `${upstream.url}/api`,
+  auth_style: "x-api-key",
+  api_key: "upstream-secret",
+  price_wei: PRICE_WEI.toString(),
+  price_usdc_units: PRICE_USDC.toString(),
+  merchant_wallet: merchant,
+});
+
+/** Registers the file's hooks: chain, upstream and bridge up before the tests, down after; upstream reset before each. */
+export function useBridgeRouterFixture(): void {
+  const dataDir = mkdtempSync(join(tmpdir(), "tollgate-bridge-"));
+  beforeAll(async () => {
+    chains = await startTestChains(dataDir, ["amoy"]);
+    chain = chains.chains[0]!;
+    upstream = await startTestUpstream();
+    bridge = await startTestBridge(chains, [provider()], { BRIDGE_UPSTREAM_TIMEOUT_MS: "500" });
+    base = `${bridge.url}/acme`;
+    payerV1 = agentOn(chain, 8);
+    payerV2 = agentOn(chain, 9);
+    payerLegacy = agentOn(chain, 10);
+    const amoy = chains.manifest.chains.amoy!;
+    usdc = amoy.tokens.USDC!.address as Address;
+    splitter = amoy.splitters["v1.2"]!.address as Address;
+    treasury = amoy.splitters["v1.2"]!.treasury as Address;
+  }, 120_000);
+
+  afterAll(async () => {
+    await bridge?.close();
+    await upstream?.close();
+    await chains?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  beforeEach(() => {
+    upstream.mode = "ok";
+    upstream.onRequest = undefined;
+  });
+}
+
+/** The one bridge URL the three real clients pay. */
+export const paidUrl = () => `${base}/search?q=tolls`;
+export const usdcBalance = (who: Address) =>
+  payerV1.client.readContract({ address: usdc, abi: testUsdcAbi, functionName: "balanceOf", args: [who] });
+export const polBalance = (who: Address) => payerV1.client.getBalance({ address: who });
+
+export async function challenge(path = "/search?q=1", init: RequestInit = {}) {
+  const response = await fetch(`${base}${path}`, init);
+  const text = await response.text();
+  return { response, body: JSON.parse(text) as Json, text };
+}
+
+export async function payMatic(agent: Agent, payMatic: Record<string, string>): Promise<Hash> {
+  const hash = await agent.wallet.writeContract({
+    account: agent.account,
+    chain: null,
+    address: payMatic.splitter as Address,
+    abi: splitterV12Abi,
+    functionName: "payMatic",
+    args: [payMatic.merchant_wallet as Address, payMatic.ip_creator as Address, payMatic.order_id!],
+    value: BigInt(payMatic.total_wei!),
+  });
+  await agent.client.waitForTransactionReceipt({ hash });
+  return hash;
+}
+
+/** A fresh order for `path`/`init`, paid on-chain; returns the proof headers. */
+export async function paidOrder(agent: Agent, path = "/search?q=1", init: RequestInit = {}) {
+  const { body } = await challenge(path, init);
+  const tx = await payMatic(agent, body.pay_matic);
+  return {
+    orderId: body.pay_matic.order_id as string,
+    tx,
+    headers: { "x-tx-hash": tx, "x-order-id": body.pay_matic.order_id },
+  };
+}
