@@ -1,36 +1,21 @@
 /**
  * The shared setup of the facilitator security tests (facilitator-security.*.test.ts): one real local amoy chain, a
- * test upstream and a bridge selling `acme` in USDC, started once per test file; claims in memory, or in Redis with
- * TEST_REDIS_URL. The state is exported as live bindings, assigned when the file's fixture hooks run.
+ * test upstream and a bridge selling `acme` in USDC (./local-bridge-fixture.ts), started once per test file; claims
+ * in memory, or in Redis with TEST_REDIS_URL. The state is exported as live bindings, assigned when the file's
+ * fixture hooks run.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { testUsdcAbi } from "@tollgate/shared";
 import type { Address, Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { afterAll, beforeAll, beforeEach, expect } from "vitest";
+import { expect } from "vitest";
 import { createPaymentHeader } from "x402/client";
 import { createSigner } from "x402-fetch";
-import {
-  type Agent,
-  agentOn,
-  type LocalChain,
-  type LocalChains,
-  setAutomine,
-  startTestChains,
-} from "../../test/chains";
+import { type Agent, agentOn, type LocalChain, type LocalChains, setAutomine } from "../../test/chains";
 import { TEST_REDIS_URL } from "../../test/harness";
 import { wellKnownDevKeys } from "../chains";
+import { useLocalBridge } from "./local-bridge-fixture";
 import { createRedisOrderStore } from "./orders";
-import {
-  type Json,
-  readJson,
-  startTestBridge,
-  startTestUpstream,
-  type TestBridge,
-  type TestUpstream,
-} from "./testing";
+import { type Json, readJson, type TestBridge, type TestUpstream } from "./testing";
 import { decodeHeader } from "./x402/wire";
 
 export const PRICE_USDC = 150_000n;
@@ -57,47 +42,36 @@ export let payer2: Agent;
 export let relayer: Address;
 export const prefix = `tollgate:test:fac-sec:${Date.now()}:${Math.random().toString(36).slice(2)}:`;
 
-export const provider = () => ({
+const providerFor = (to: TestUpstream) => ({
   id: "acme",
-  upstream_url: `${upstream.url}/api`,
+  upstream_url: `${to.url}/api`,
   price_usdc_units: PRICE_USDC.toString(),
   merchant_wallet: merchant,
 });
+export const provider = () => providerFor(upstream);
 
-/** Registers the file's hooks: chain, upstream and bridge up before the tests, down after; upstream reset before each. */
+/** Registers the file's hooks (./local-bridge-fixture.ts) and keeps what the facilitator tests read. */
 export function useFacilitatorSecurityFixture(): void {
-  const dataDir = mkdtempSync(join(tmpdir(), "tollgate-bridge-sec-"));
-  beforeAll(async () => {
-    chains = await startTestChains(dataDir, ["amoy"]);
-    chain = chains.chains[0]!;
-    upstream = await startTestUpstream();
-    const store = TEST_REDIS_URL ? createRedisOrderStore({ url: TEST_REDIS_URL, prefix }) : undefined;
-    bridge = await startTestBridge(
-      chains,
-      [provider()],
-      { BRIDGE_UPSTREAM_TIMEOUT_MS: "500" },
-      store ? { store } : {},
-    );
-    expect(bridge.router.bridge.store.kind).toBe(TEST_REDIS_URL ? "redis" : "memory");
-    payer = agentOn(chain, 11);
-    payer2 = agentOn(chain, 12);
-    const amoy = chains.manifest.chains.amoy!;
-    usdc = amoy.tokens.USDC!.address as Address;
-    usdt = amoy.tokens.USDT?.address as Address | undefined;
-    relayer = bridge.router.bridge.facilitator.relayer!;
-  }, 120_000);
-
-  afterAll(async () => {
-    await setAutomine(chain, true).catch(() => undefined);
-    await bridge?.close();
-    await upstream?.close();
-    await chains?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  beforeEach(() => {
-    upstream.mode = "ok";
-    upstream.onRequest = undefined;
+  useLocalBridge({
+    dirPrefix: "tollgate-bridge-sec-",
+    providers: (to) => [providerFor(to)],
+    bridgeOptions: () => {
+      const store = TEST_REDIS_URL ? createRedisOrderStore({ url: TEST_REDIS_URL, prefix }) : undefined;
+      return store ? { store } : {};
+    },
+    started: (stack) => {
+      ({ chains, chain, upstream, bridge } = stack);
+      expect(bridge.router.bridge.store.kind).toBe(TEST_REDIS_URL ? "redis" : "memory");
+      payer = agentOn(chain, 11);
+      payer2 = agentOn(chain, 12);
+      const amoy = chains.manifest.chains.amoy!;
+      usdc = amoy.tokens.USDC!.address as Address;
+      usdt = amoy.tokens.USDT?.address as Address | undefined;
+      relayer = bridge.router.bridge.facilitator.relayer!;
+    },
+    stopping: async (stack) => {
+      if (stack.chain) await setAutomine(stack.chain, true).catch(() => undefined);
+    },
   });
 }
 

@@ -1,18 +1,15 @@
 /**
  * The shared setup of the bridge router conformance tests (router.*.test.ts): one real local amoy chain, a test
- * upstream and a bridge selling `acme`, started once per test file. The state is exported as live bindings,
- * assigned when the file's `useBridgeRouterFixture()` hooks run.
+ * upstream and a bridge selling `acme` (./local-bridge-fixture.ts), started once per test file. The state is
+ * exported as live bindings, assigned when the file's `useBridgeRouterFixture()` hooks run.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { splitterV12Abi, testUsdcAbi } from "@tollgate/shared";
 import type { Address, Hash, Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { afterAll, beforeAll, beforeEach } from "vitest";
-import { type Agent, agentOn, type LocalChain, type LocalChains, startTestChains } from "../../test/chains";
+import { type Agent, agentOn, type LocalChain, type LocalChains } from "../../test/chains";
 import { wellKnownDevKeys } from "../chains";
-import { type Json, startTestBridge, startTestUpstream, type TestBridge, type TestUpstream } from "./testing";
+import { useLocalBridge } from "./local-bridge-fixture";
+import type { Json, TestBridge, TestUpstream } from "./testing";
 
 export const PRICE_WEI = 10n ** 15n; // 0.001 POL
 export const PRICE_USDC = 150_000n; // 0.15 USDC: above x402-fetch's default 0.1 ceiling on purpose
@@ -31,45 +28,34 @@ export let usdc: Address;
 export let splitter: Address;
 export let treasury: Address;
 
-export const provider = () => ({
+const providerFor = (to: TestUpstream) => ({
   id: "acme",
   description: "Acme search",
-  upstream_url: `${upstream.url}/api`,
+  upstream_url: `${to.url}/api`,
   auth_style: "x-api-key",
   api_key: "upstream-secret",
   price_wei: PRICE_WEI.toString(),
   price_usdc_units: PRICE_USDC.toString(),
   merchant_wallet: merchant,
 });
+export const provider = () => providerFor(upstream);
 
-/** Registers the file's hooks: chain, upstream and bridge up before the tests, down after; upstream reset before each. */
+/** Registers the file's hooks (./local-bridge-fixture.ts) and keeps what the router tests read. */
 export function useBridgeRouterFixture(): void {
-  const dataDir = mkdtempSync(join(tmpdir(), "tollgate-bridge-"));
-  beforeAll(async () => {
-    chains = await startTestChains(dataDir, ["amoy"]);
-    chain = chains.chains[0]!;
-    upstream = await startTestUpstream();
-    bridge = await startTestBridge(chains, [provider()], { BRIDGE_UPSTREAM_TIMEOUT_MS: "500" });
-    base = `${bridge.url}/acme`;
-    payerV1 = agentOn(chain, 8);
-    payerV2 = agentOn(chain, 9);
-    payerLegacy = agentOn(chain, 10);
-    const amoy = chains.manifest.chains.amoy!;
-    usdc = amoy.tokens.USDC!.address as Address;
-    splitter = amoy.splitters["v1.2"]!.address as Address;
-    treasury = amoy.splitters["v1.2"]!.treasury as Address;
-  }, 120_000);
-
-  afterAll(async () => {
-    await bridge?.close();
-    await upstream?.close();
-    await chains?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  beforeEach(() => {
-    upstream.mode = "ok";
-    upstream.onRequest = undefined;
+  useLocalBridge({
+    dirPrefix: "tollgate-bridge-",
+    providers: (to) => [providerFor(to)],
+    started: (stack) => {
+      ({ chains, chain, upstream, bridge } = stack);
+      base = `${bridge.url}/acme`;
+      payerV1 = agentOn(chain, 8);
+      payerV2 = agentOn(chain, 9);
+      payerLegacy = agentOn(chain, 10);
+      const amoy = chains.manifest.chains.amoy!;
+      usdc = amoy.tokens.USDC!.address as Address;
+      splitter = amoy.splitters["v1.2"]!.address as Address;
+      treasury = amoy.splitters["v1.2"]!.treasury as Address;
+    },
   });
 }
 
