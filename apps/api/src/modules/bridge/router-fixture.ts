@@ -3,13 +3,13 @@
  * upstream and a bridge selling `acme` (./local-bridge-fixture.ts), started once per test file. The state is
  * exported as live bindings, assigned when the file's `useBridgeRouterFixture()` hooks run.
  */
-import { splitterV12Abi, testUsdcAbi } from "@tollgate/shared";
-import type { Address, Hash, Hex } from "viem";
+import { testUsdcAbi } from "@tollgate/shared";
+import type { Address, Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { type Agent, agentOn, type LocalChain, type LocalChains } from "../../test/chains";
 import { wellKnownDevKeys } from "../chains";
 import { useLocalBridge } from "./local-bridge-fixture";
-import type { Json, TestBridge, TestUpstream } from "./testing";
+import { type Json, payMaticWith, type TestBridge, type TestUpstream } from "./testing";
 
 export const PRICE_WEI = 10n ** 15n; // 0.001 POL
 export const PRICE_USDC = 150_000n; // 0.15 USDC: above x402-fetch's default 0.1 ceiling on purpose
@@ -71,19 +71,8 @@ export async function challenge(path = "/search?q=1", init: RequestInit = {}) {
   return { response, body: JSON.parse(text) as Json, text };
 }
 
-export async function payMatic(agent: Agent, payMatic: Record<string, string>): Promise<Hash> {
-  const hash = await agent.wallet.writeContract({
-    account: agent.account,
-    chain: null,
-    address: payMatic.splitter as Address,
-    abi: splitterV12Abi,
-    functionName: "payMatic",
-    args: [payMatic.merchant_wallet as Address, payMatic.ip_creator as Address, payMatic.order_id!],
-    value: BigInt(payMatic.total_wei!),
-  });
-  await agent.client.waitForTransactionReceipt({ hash });
-  return hash;
-}
+/** Pays a challenge's `pay_matic` block as stated (./testing.ts); returns the mined transaction hash. */
+export const payMatic = payMaticWith;
 
 /** A fresh order for `path`/`init`, paid on-chain; returns the proof headers. */
 export async function paidOrder(agent: Agent, path = "/search?q=1", init: RequestInit = {}) {
