@@ -173,17 +173,7 @@ export async function buildDeps(
     telemetryShare,
     processMonitor,
     x402: new X402Monitor(chains, clock, env.admin.relayerLowBalanceWei),
-    admin: {
-      sessionPolicy: {
-        idleMs: env.admin.sessionIdleMs,
-        absoluteMs: env.admin.sessionMaxMs,
-        secureCookie,
-      },
-      loginLimiter: createLoginLimiter(env.admin.login, redis),
-      allowedOrigins: env.admin.allowedOrigins,
-      metricsToken: env.admin.metricsToken,
-      overview: overviewProviders(db, chains, clock),
-    },
+    admin: adminDeps(env, redis, secureCookie, overviewProviders(db, chains, clock)),
     limiters: createLimiters(env, redis),
     identity: buildIdentity(
       { ...env.identity, baseUrl: env.baseUrl, rpcTimeoutMs: env.chains.rpcTimeoutMs },
@@ -259,6 +249,26 @@ async function connectRedis(env: Env, log: Logger): Promise<Redis | undefined> {
   redis.on("error", (error) => log.warn({ err: error }, "redis error"));
   await waitForRedis(redis, log);
   return redis;
+}
+
+/** Operator sign-in: session policy, the strict login limiter, origins allowed to act, the overview hooks. */
+function adminDeps(
+  env: Env,
+  redis: Redis | undefined,
+  secureCookie: boolean,
+  overview: OverviewExtensions,
+): Deps["admin"] {
+  return {
+    sessionPolicy: {
+      idleMs: env.admin.sessionIdleMs,
+      absoluteMs: env.admin.sessionMaxMs,
+      secureCookie,
+    },
+    loginLimiter: createLoginLimiter(env.admin.login, redis),
+    allowedOrigins: env.admin.allowedOrigins,
+    metricsToken: env.admin.metricsToken,
+    overview,
+  };
 }
 
 function createLimiters(env: Env, redis: Redis | undefined): Deps["limiters"] {
