@@ -14,6 +14,7 @@ import { type Clock, systemClock } from "./infra/clock";
 import type { Logger } from "./infra/logger";
 import { createRateLimiter, type RateLimiter } from "./infra/rate-limit";
 import {
+  type BridgeConfig,
   createProviderCatalog,
   loadEnabledProviders,
   type ProviderCatalog,
@@ -122,51 +123,19 @@ export async function buildDeps(
     );
   }
   const chains = overrides.chains ?? createChainRegistry(manifest, env.chains);
-  // Development default: the local chains grant the signer role to a well-known account (docs/local-chains.md).
-  const quoteSignerKey =
-    env.quoteSignerPrivateKey ??
-    (env.developmentMode && manifest
-      ? wellKnownDevKeys().get(
-          manifest.chains.amoy?.roles.quoteSigner.toLowerCase() ??
-            manifest.chains.polygon?.roles.quoteSigner.toLowerCase() ??
-            "",
-        )
-      : undefined);
+  const quoteSignerKey = quoteSignerKeyOf(env, manifest);
   assertNoDevKeyOnRemoteRpc(chains, [quoteSignerKey]);
-  if (env.developmentMode) await ensureReceiptKeyFile(env.receiptKeysFile, clock.now());
-  else if (!existsSync(env.receiptKeysFile)) {
-    throw new Error(
-      `receipt signing keys not found at ${env.receiptKeysFile}; create them with \`pnpm keys:rotate\` (RECEIPT_KEYS_FILE)`,
-    );
-  }
-  const keys = fileReceiptKeyStore(env.receiptKeysFile, {
-    // Retired keys stay published for the longest receipt lifetime plus one JWKS cache lifetime.
-    graceMs: (env.receipts.ttlSeconds + env.receipts.jwksCacheSeconds) * 1000,
-    onError: (error) => log.error({ err: error }, "receipt key file unreadable; keeping the last good keys"),
-  });
-  const db =
-    overrides.db ??
-    (env.databaseUrl
-      ? await openDatabase({ kind: "postgres", url: env.databaseUrl })
-      : await openDatabase({ kind: "pglite", dataDir: join(env.dataDir, "pglite") }));
+  const keys = await openReceiptKeys(env, clock, log);
+  const db = overrides.db ?? (await openAppDatabase(env));
   if (!overrides.db) await db.migrate();
-  // The providers file seeds the table: missing ids only (docs/decisions/0036-bridge-providers-in-the-database.md).
   // Seals merchants' webhook secrets and the bridge providers' upstream keys at rest (DESIGN.md §8).
   const secretKey = loadWebhookSecretKey({
     value: env.webhookSecretKey,
     dataDir: env.dataDir,
     development: env.developmentMode,
   });
-  if (env.bridge) {
-    const seeded = await seedBridgeProviders(db.db, env.bridge.providers, clock.now(), secretKey);
-    if (seeded.length > 0) log.info({ providers: seeded }, "bridge providers seeded from the file");
-  }
-  // Fail fast while Redis is down instead of queueing: limiters then use their memory insurance.
-  const redis = env.redisUrl
-    ? new Redis(env.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false })
-    : undefined;
-  redis?.on("error", (error) => log.warn({ err: error }, "redis error"));
-  if (redis) await waitForRedis(redis, log);
+  if (env.bridge) await seedProviders(env.bridge, db, clock, log, secretKey);
+  const redis = await connectRedis(env, log);
   const telemetry = new Telemetry(clock, { ...DEFAULT_TELEMETRY, shared: redis !== undefined });
   const telemetryShare = redis
     ? new TelemetryShare(redis, telemetry, clock, log, env.admin.telemetry)
@@ -204,33 +173,8 @@ export async function buildDeps(
     telemetryShare,
     processMonitor,
     x402: new X402Monitor(chains, clock, env.admin.relayerLowBalanceWei),
-    admin: {
-      sessionPolicy: {
-        idleMs: env.admin.sessionIdleMs,
-        absoluteMs: env.admin.sessionMaxMs,
-        secureCookie,
-      },
-      loginLimiter: createLoginLimiter(env.admin.login, redis),
-      allowedOrigins: env.admin.allowedOrigins,
-      metricsToken: env.admin.metricsToken,
-      overview: overviewProviders(db, chains, clock),
-    },
-    limiters: {
-      publicSurface: createRateLimiter(
-        { name: "public", points: env.rateLimits.publicPerMinute, durationSeconds: 60 },
-        redis,
-      ),
-      registration: createRateLimiter(
-        { name: "registration", points: env.rateLimits.registrationsPerHour, durationSeconds: 3600 },
-        redis,
-      ),
-      quotes: createRateLimiter(
-        { name: "quotes", points: env.quotes.ratePerMinute, durationSeconds: 60 },
-        redis,
-      ),
-      // Each /v1/pay costs RPC calls: bound what one client can make us spend.
-      pays: createRateLimiter({ name: "pays", points: env.pay.ratePerMinute, durationSeconds: 60 }, redis),
-    },
+    admin: adminDeps(env, redis, secureCookie, overviewProviders(db, chains, clock)),
+    limiters: createLimiters(env, redis),
     identity: buildIdentity(
       { ...env.identity, baseUrl: env.baseUrl, rpcTimeoutMs: env.chains.rpcTimeoutMs },
       clock,
@@ -245,6 +189,104 @@ export async function buildDeps(
       redis?.disconnect();
       if (!overrides.db) await db.close();
     },
+  };
+}
+
+/** The v1.4 quote signer's key: the configured one, else (development) the local chains' well-known signer. */
+function quoteSignerKeyOf(env: Env, manifest: ReturnType<typeof readManifest>): `0x${string}` | undefined {
+  if (env.quoteSignerPrivateKey !== undefined) return env.quoteSignerPrivateKey;
+  // Development default: the local chains grant the signer role to a well-known account (docs/local-chains.md).
+  if (!env.developmentMode || !manifest) return undefined;
+  return wellKnownDevKeys().get(
+    manifest.chains.amoy?.roles.quoteSigner.toLowerCase() ??
+      manifest.chains.polygon?.roles.quoteSigner.toLowerCase() ??
+      "",
+  );
+}
+
+/** Receipt signing keys: generated in development, required (and never created) in production. */
+async function openReceiptKeys(env: Env, clock: Clock, log: Logger): Promise<ReceiptKeyStore> {
+  if (env.developmentMode) await ensureReceiptKeyFile(env.receiptKeysFile, clock.now());
+  else if (!existsSync(env.receiptKeysFile)) {
+    throw new Error(
+      `receipt signing keys not found at ${env.receiptKeysFile}; create them with \`pnpm keys:rotate\` (RECEIPT_KEYS_FILE)`,
+    );
+  }
+  return fileReceiptKeyStore(env.receiptKeysFile, {
+    // Retired keys stay published for the longest receipt lifetime plus one JWKS cache lifetime.
+    graceMs: (env.receipts.ttlSeconds + env.receipts.jwksCacheSeconds) * 1000,
+    onError: (error) => log.error({ err: error }, "receipt key file unreadable; keeping the last good keys"),
+  });
+}
+
+/** PostgreSQL when DATABASE_URL is set, else PGlite under DATA_DIR. */
+function openAppDatabase(env: Env): Promise<DatabaseHandle> {
+  return env.databaseUrl
+    ? openDatabase({ kind: "postgres", url: env.databaseUrl })
+    : openDatabase({ kind: "pglite", dataDir: join(env.dataDir, "pglite") });
+}
+
+/** The providers file seeds the table: missing ids only (docs/decisions/0036-bridge-providers-in-the-database.md). */
+async function seedProviders(
+  bridge: BridgeConfig,
+  db: DatabaseHandle,
+  clock: Clock,
+  log: Logger,
+  secretKey: Buffer,
+): Promise<void> {
+  const seeded = await seedBridgeProviders(db.db, bridge.providers, clock.now(), secretKey);
+  if (seeded.length > 0) log.info({ providers: seeded }, "bridge providers seeded from the file");
+}
+
+/** Fail fast while Redis is down instead of queueing: limiters then use their memory insurance. */
+async function connectRedis(env: Env, log: Logger): Promise<Redis | undefined> {
+  if (!env.redisUrl) return undefined;
+  const redis = new Redis(env.redisUrl, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    lazyConnect: false,
+  });
+  redis.on("error", (error) => log.warn({ err: error }, "redis error"));
+  await waitForRedis(redis, log);
+  return redis;
+}
+
+/** Operator sign-in: session policy, the strict login limiter, origins allowed to act, the overview hooks. */
+function adminDeps(
+  env: Env,
+  redis: Redis | undefined,
+  secureCookie: boolean,
+  overview: OverviewExtensions,
+): Deps["admin"] {
+  return {
+    sessionPolicy: {
+      idleMs: env.admin.sessionIdleMs,
+      absoluteMs: env.admin.sessionMaxMs,
+      secureCookie,
+    },
+    loginLimiter: createLoginLimiter(env.admin.login, redis),
+    allowedOrigins: env.admin.allowedOrigins,
+    metricsToken: env.admin.metricsToken,
+    overview,
+  };
+}
+
+function createLimiters(env: Env, redis: Redis | undefined): Deps["limiters"] {
+  return {
+    publicSurface: createRateLimiter(
+      { name: "public", points: env.rateLimits.publicPerMinute, durationSeconds: 60 },
+      redis,
+    ),
+    registration: createRateLimiter(
+      { name: "registration", points: env.rateLimits.registrationsPerHour, durationSeconds: 3600 },
+      redis,
+    ),
+    quotes: createRateLimiter(
+      { name: "quotes", points: env.quotes.ratePerMinute, durationSeconds: 60 },
+      redis,
+    ),
+    // Each /v1/pay costs RPC calls: bound what one client can make us spend.
+    pays: createRateLimiter({ name: "pays", points: env.pay.ratePerMinute, durationSeconds: 60 }, redis),
   };
 }
 

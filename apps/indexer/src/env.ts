@@ -3,10 +3,11 @@
  * reads `process.env`. Empty strings count as missing. Production needs DATABASE_URL and WEBHOOK_SECRET_KEY;
  * development falls back to PGlite under DATA_DIR and a generated key file there.
  */
-import { isAbsolute, join, resolve } from "node:path";
+import { resolve } from "node:path";
 import {
   type EnvSource,
   envBoolean,
+  envDataPaths,
   envDefault,
   envInteger,
   envLogLevel,
@@ -104,8 +105,7 @@ export function loadIndexerEnv(source: EnvSource = process.env): IndexerEnv {
   if (production && !raw.DATABASE_URL) throw new IndexerEnvError("DATABASE_URL is required in production");
   if (production && !raw.WEBHOOK_SECRET_KEY)
     throw new IndexerEnvError("WEBHOOK_SECRET_KEY is required in production");
-  const fromRoot = (path: string) => (isAbsolute(path) ? path : resolve(REPO_ROOT, path));
-  const dataDir = fromRoot(raw.DATA_DIR ?? ".tollgate");
+  const { dataDir, manifestPath } = envDataPaths(REPO_ROOT, raw);
   const networks = raw.INDEXER_NETWORKS?.split(",").map((n) => n.trim());
   for (const network of networks ?? []) {
     if (!(EVM_NETWORKS as readonly string[]).includes(network)) {
@@ -134,7 +134,7 @@ export function loadIndexerEnv(source: EnvSource = process.env): IndexerEnv {
     logLevel: raw.LOG_LEVEL,
     dataDir,
     databaseUrl: raw.DATABASE_URL,
-    manifestPath: fromRoot(raw.DEPLOYMENT_MANIFEST ?? join(dataDir, "deployments.json")),
+    manifestPath,
     networks: networks as EvmNetworkName[] | undefined,
     pollIntervalMs: raw.POLL_INTERVAL_MS,
     getLogsInitialRange: Math.min(raw.GETLOGS_INITIAL_RANGE, raw.GETLOGS_MAX_RANGE),

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   envBoolean,
+  envDataPaths,
   envDefault,
   envInteger,
   envIssueLines,
@@ -125,5 +126,18 @@ describe("env helpers", () => {
     expect(envIssueLines(error)).toEqual(["  (root): whole object"]);
     const nested = z.object({ a: z.string() }).safeParse({ a: 1 }).error!;
     expect(envIssueLines(nested, "providers.0")[0]).toMatch(/^ {2}providers\.0\.a: /);
+  });
+
+  it("data paths: relative to the repository root, .tollgate by default, the manifest inside the data directory", () => {
+    expect(envDataPaths("/repo", {})).toMatchObject({
+      dataDir: "/repo/.tollgate",
+      manifestPath: "/repo/.tollgate/deployments.json",
+    });
+    const set = envDataPaths("/repo", { DATA_DIR: "data", DEPLOYMENT_MANIFEST: "/etc/manifest.json" });
+    expect(set).toMatchObject({ dataDir: "/repo/data", manifestPath: "/etc/manifest.json" });
+    expect(set.fromRoot("keys/a.json")).toBe("/repo/keys/a.json");
+    expect(envDataPaths("/repo", { DATA_DIR: "/var/tollgate" }).manifestPath).toBe(
+      "/var/tollgate/deployments.json",
+    );
   });
 });

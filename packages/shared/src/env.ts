@@ -4,6 +4,7 @@
  * so `FOO=` behaves like no `FOO` at all. The parsers (apps/api, apps/indexer, the bridge, the example
  * merchant, the agent CLI) compose these and keep their own names, defaults and error classes.
  */
+import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 
 /** What an environment parser reads: `process.env` in an entry point, a plain record in tests. */
@@ -94,4 +95,21 @@ export function parseEnv<T extends z.ZodType>(
   const parsed = schema.safeParse(source);
   if (!parsed.success) throw makeError(`${heading}:\n${envIssueLines(parsed.error).join("\n")}`);
   return parsed.data;
+}
+
+/**
+ * DATA_DIR and DEPLOYMENT_MANIFEST as every process lays them out: a relative path counts from the repository root,
+ * the data directory is `.tollgate` unless set, and the manifest is `deployments.json` in it unless named.
+ */
+export function envDataPaths(
+  repoRoot: string,
+  raw: { DATA_DIR?: string | undefined; DEPLOYMENT_MANIFEST?: string | undefined },
+): { fromRoot: (path: string) => string; dataDir: string; manifestPath: string } {
+  const fromRoot = (path: string) => (isAbsolute(path) ? path : resolve(repoRoot, path));
+  const dataDir = fromRoot(raw.DATA_DIR ?? ".tollgate");
+  return {
+    fromRoot,
+    dataDir,
+    manifestPath: fromRoot(raw.DEPLOYMENT_MANIFEST ?? join(dataDir, "deployments.json")),
+  };
 }

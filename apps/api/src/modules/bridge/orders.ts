@@ -212,6 +212,85 @@ export interface RedisOrderStoreOptions {
   onError?: (error: unknown) => void;
 }
 
+/** The Redis connection of one store and the releases it still owes Redis. */
+interface RedisStoreConnection {
+  redis: Redis;
+  waitMs: number;
+  onError: ((error: unknown) => void) | undefined;
+  /**
+   * A claim given back while Redis was down (lease -> full keys). Replayed on reconnect before any other command
+   * of this store, so a proof retried after Redis returns finds its payment free. RELEASE_SCRIPT only deletes keys
+   * still holding the lease, so replaying a release that did reach Redis is harmless.
+   */
+  pendingReleases: Map<string, readonly string[]>;
+  flushing: Promise<void> | undefined;
+}
+
+async function flushReleases(connection: RedisStoreConnection): Promise<void> {
+  for (const [lease, keys] of connection.pendingReleases) {
+    try {
+      await connection.redis.eval(RELEASE_SCRIPT, keys.length, ...keys, lease);
+      connection.pendingReleases.delete(lease);
+    } catch (error) {
+      connection.onError?.(error);
+      return; // still down: the next "ready" tries again
+    }
+  }
+}
+
+function startFlush(connection: RedisStoreConnection): void {
+  if (connection.pendingReleases.size === 0 || connection.flushing) return;
+  connection.flushing = flushReleases(connection).finally(() => {
+    connection.flushing = undefined;
+  });
+}
+
+/** Keeps a release Redis did not take, bounded: beyond the bound the oldest is left to lapse with its lease. */
+function keepRelease(connection: RedisStoreConnection, lease: string, fullKeys: readonly string[]): void {
+  if (connection.pendingReleases.size >= MAX_PENDING_RELEASES) {
+    const oldest = connection.pendingReleases.keys().next().value;
+    if (oldest !== undefined) connection.pendingReleases.delete(oldest);
+  }
+  connection.pendingReleases.set(lease, fullKeys);
+}
+
+/** Waits up to `waitMs` for a (re)connection, else 503 `bridge_store_unavailable`. */
+async function connected({ redis, waitMs }: RedisStoreConnection): Promise<void> {
+  if (redis.status === "ready") return;
+  const ok = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => {
+      redis.off("ready", onReady);
+      resolve(false);
+    }, waitMs);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    redis.once("ready", onReady);
+  });
+  if (!ok) {
+    throw new AppError("bridge_store_unavailable", `redis not ready (status ${redis.status})`, {
+      headers: { "Retry-After": "5" },
+    });
+  }
+}
+
+/** Runs one store operation once connected and the owed releases are done; any failure is a 503. */
+async function run<T>(connection: RedisStoreConnection, what: string, op: () => Promise<T>): Promise<T> {
+  try {
+    await connected(connection);
+    startFlush(connection);
+    await connection.flushing;
+    return await op();
+  } catch (error) {
+    // Fail closed: never fall back to memory (another process could accept the same payment).
+    throw new AppError("bridge_store_unavailable", `order store unavailable during ${what}`, {
+      cause: error,
+      headers: { "Retry-After": "5" },
+    });
+  }
+}
+
 /**
  * Orders and claims in Redis, shared by every bridge process. Single Redis node (or one hash slot): the claim
  * script touches several keys. Commands fail fast while Redis is down (no offline queue) and surface as 503.
@@ -225,132 +304,70 @@ export function createRedisOrderStore(options: RedisOrderStoreOptions): OrderSto
     lazyConnect: false,
   });
   redis.on("error", (error) => options.onError?.(error));
-  const waitMs = options.connectWaitMs ?? 1_000;
+  const connection: RedisStoreConnection = {
+    redis,
+    waitMs: options.connectWaitMs ?? 1_000,
+    onError: options.onError,
+    pendingReleases: new Map(),
+    flushing: undefined,
+  };
+  redis.on("ready", () => startFlush(connection));
   const full = (keys: readonly string[]) => keys.map((key) => `${prefix}claim:${key}`);
-
-  // A claim given back while Redis was down (lease -> full keys). Replayed on reconnect before any other
-  // command of this store, so a proof retried after Redis returns finds its payment free. RELEASE_SCRIPT only
-  // deletes keys still holding the lease, so replaying a release that did reach Redis is harmless.
-  const pendingReleases = new Map<string, readonly string[]>();
-  let flushing: Promise<void> | undefined;
-  const flushReleases = async () => {
-    for (const [lease, keys] of pendingReleases) {
-      try {
-        await redis.eval(RELEASE_SCRIPT, keys.length, ...keys, lease);
-        pendingReleases.delete(lease);
-      } catch (error) {
-        options.onError?.(error);
-        return; // still down: the next "ready" tries again
-      }
-    }
-  };
-  const startFlush = () => {
-    if (pendingReleases.size === 0 || flushing) return;
-    flushing = flushReleases().finally(() => {
-      flushing = undefined;
-    });
-  };
-  redis.on("ready", startFlush);
-
-  async function connected(): Promise<void> {
-    if (redis.status === "ready") return;
-    const ok = await new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => {
-        redis.off("ready", onReady);
-        resolve(false);
-      }, waitMs);
-      const onReady = () => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-      redis.once("ready", onReady);
-    });
-    if (!ok) {
-      throw new AppError("bridge_store_unavailable", `redis not ready (status ${redis.status})`, {
-        headers: { "Retry-After": "5" },
-      });
-    }
-  }
-  async function run<T>(what: string, op: () => Promise<T>): Promise<T> {
-    try {
-      await connected();
-      startFlush();
-      await flushing;
-      return await op();
-    } catch (error) {
-      // Fail closed: never fall back to memory (another process could accept the same payment).
-      throw new AppError("bridge_store_unavailable", `order store unavailable during ${what}`, {
-        cause: error,
-        headers: { "Retry-After": "5" },
-      });
-    }
-  }
+  const evalOn = (script: string, keys: readonly string[], ...args: string[]) =>
+    redis.eval(script, keys.length, ...full(keys), ...args);
 
   return {
     kind: "redis",
     putOrder: (order, retentionMs) =>
-      run("putOrder", async () => {
+      run(connection, "putOrder", async () => {
         await redis.set(`${prefix}order:${order.id}`, JSON.stringify(order), "PX", Math.max(1, retentionMs));
       }),
     getOrder: (id) =>
-      run("getOrder", async () => {
+      run(connection, "getOrder", async () => {
         const raw = await redis.get(`${prefix}order:${id}`);
         return raw ? (JSON.parse(raw) as BridgeOrder) : undefined;
       }),
     claim: (keys, leaseMs) =>
-      run("claim", async () => {
+      run(connection, "claim", async () => {
         const lease = newLease();
-        const [index, state] = (await redis.eval(
-          CLAIM_SCRIPT,
-          keys.length,
-          ...full(keys),
-          lease,
-          String(Math.max(1, leaseMs)),
-        )) as [number, string];
+        const [index, state] = (await evalOn(CLAIM_SCRIPT, keys, lease, String(Math.max(1, leaseMs)))) as [
+          number,
+          string,
+        ];
         if (index === 0) return { ok: true, lease };
         return { ok: false, key: keys[index - 1] ?? "", state: state === "used" ? "used" : "in_flight" };
       }),
     async release(keys, lease) {
       try {
-        await run("release", async () => {
-          await redis.eval(RELEASE_SCRIPT, keys.length, ...full(keys), lease);
+        await run(connection, "release", async () => {
+          await evalOn(RELEASE_SCRIPT, keys, lease);
         });
       } catch (error) {
         options.onError?.(error);
-        if (pendingReleases.size >= MAX_PENDING_RELEASES) {
-          const oldest = pendingReleases.keys().next().value;
-          if (oldest !== undefined) pendingReleases.delete(oldest);
-        }
-        pendingReleases.set(lease, full(keys));
+        keepRelease(connection, lease, full(keys));
       }
     },
     extend: (keys, lease, leaseMs) =>
-      run("extend", async () => {
-        const done = await redis.eval(
-          EXTEND_SCRIPT,
-          keys.length,
-          ...full(keys),
-          lease,
-          String(Math.max(1, leaseMs)),
-        );
+      run(connection, "extend", async () => {
+        const done = await evalOn(EXTEND_SCRIPT, keys, lease, String(Math.max(1, leaseMs)));
         return done === 1;
       }),
     consume: (keys, lease, usedMs) =>
-      run("consume", async () => {
-        await redis.eval(CONSUME_SCRIPT, keys.length, ...full(keys), lease, String(usedMs));
+      run(connection, "consume", async () => {
+        await evalOn(CONSUME_SCRIPT, keys, lease, String(usedMs));
       }),
     state: (key) =>
-      run("state", async () => {
+      run(connection, "state", async () => {
         const value = await redis.get(full([key])[0]!);
         return !value ? "free" : value === "used" ? "used" : "in_flight";
       }),
     putResult: (key, value, retentionMs) =>
-      run("putResult", async () => {
+      run(connection, "putResult", async () => {
         await redis.set(`${prefix}result:${key}`, value, "PX", Math.max(1, retentionMs));
       }),
     getResult: (key) =>
-      run("getResult", async () => (await redis.get(`${prefix}result:${key}`)) ?? undefined),
-    ready: () => run("ready", async () => {}),
+      run(connection, "getResult", async () => (await redis.get(`${prefix}result:${key}`)) ?? undefined),
+    ready: () => run(connection, "ready", async () => {}),
     async close() {
       redis.disconnect();
     },

@@ -14,10 +14,8 @@ import {
   web3AccountReader,
 } from "./seat-checker";
 
-/** The `identity` settings of the environment (docs/identity-gate.md), with the base URL and the RPC timeout. */
-export interface IdentityConfig {
-  baseUrl: string;
-  rpcTimeoutMs: number;
+/** The identity gate's settings, as the environment's `identity` block gives them (docs/identity-gate.md). */
+export interface IdentitySettings {
   prefix: string;
   nonceTtlSeconds: number;
   noncesPerMinute: number;
@@ -25,12 +23,19 @@ export interface IdentityConfig {
   seatCacheSeconds: number;
   seatPriceUsd: string;
   solana: {
+    /** Absent: every seat check answers 503 (`pnpm start` points it at its local Solana RPC). */
     rpcUrl: string | undefined;
     seatProgramId: string;
     treasuryVault: string;
     usdcMint: string;
     usdtMint: string;
   };
+}
+
+/** The identity settings with the base URL and the RPC timeout. */
+export interface IdentityConfig extends IdentitySettings {
+  baseUrl: string;
+  rpcTimeoutMs: number;
 }
 
 export interface IdentityServices {

@@ -31,6 +31,16 @@ export function requestHash(body: unknown): string {
     .digest("hex");
 }
 
+/** The row of one key (scope and key), narrowed by `conditions`. */
+function isKey(input: { scope: string; key: string }, ...conditions: SQL[]): SQL | undefined {
+  return and(eq(idempotencyKeys.scope, input.scope), eq(idempotencyKeys.key, input.key), ...conditions);
+}
+
+/** A key completed with the response it answers from now on. */
+function doneWith(input: { status: number; body: Record<string, unknown> }) {
+  return { state: "done" as const, responseStatus: input.status, responseBody: input.body };
+}
+
 export async function claimIdempotencyKey(
   db: Database,
   input: { scope: string; key: string; requestHash: string; now: Date; staleAfterMs: number; ttlMs: number },
@@ -49,21 +59,10 @@ export async function claimIdempotencyKey(
     .returning({ key: idempotencyKeys.key });
   if (inserted.length > 0) return { kind: "claimed", lockedAt: input.now };
 
-  const [row] = await db
-    .select()
-    .from(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.scope, input.scope), eq(idempotencyKeys.key, input.key)));
+  const [row] = await db.select().from(idempotencyKeys).where(isKey(input));
   if (!row) return claimIdempotencyKey(db, input); // released between our insert and select
   if (input.now.getTime() - row.createdAt.getTime() > input.ttlMs) {
-    await db
-      .delete(idempotencyKeys)
-      .where(
-        and(
-          eq(idempotencyKeys.scope, input.scope),
-          eq(idempotencyKeys.key, input.key),
-          eq(idempotencyKeys.createdAt, row.createdAt),
-        ),
-      );
+    await db.delete(idempotencyKeys).where(isKey(input, eq(idempotencyKeys.createdAt, row.createdAt)));
     return claimIdempotencyKey(db, input);
   }
   if (row.requestHash !== input.requestHash) return { kind: "mismatch" };
@@ -74,14 +73,7 @@ export async function claimIdempotencyKey(
   const taken = await db
     .update(idempotencyKeys)
     .set({ lockedAt: input.now })
-    .where(
-      and(
-        eq(idempotencyKeys.scope, input.scope),
-        eq(idempotencyKeys.key, input.key),
-        eq(idempotencyKeys.state, "in_flight"),
-        eq(idempotencyKeys.lockedAt, row.lockedAt),
-      ),
-    )
+    .where(isKey(input, eq(idempotencyKeys.state, "in_flight"), eq(idempotencyKeys.lockedAt, row.lockedAt)))
     .returning({ key: idempotencyKeys.key });
   return taken.length > 0 ? { kind: "claimed", lockedAt: input.now } : { kind: "in_use" };
 }
@@ -90,10 +82,7 @@ export async function completeIdempotencyKey(
   tx: Database | Transaction,
   input: { scope: string; key: string; status: number; body: Record<string, unknown> },
 ): Promise<void> {
-  await tx
-    .update(idempotencyKeys)
-    .set({ state: "done", responseStatus: input.status, responseBody: input.body })
-    .where(and(eq(idempotencyKeys.scope, input.scope), eq(idempotencyKeys.key, input.key)));
+  await tx.update(idempotencyKeys).set(doneWith(input)).where(isKey(input));
 }
 
 /**
@@ -105,13 +94,15 @@ export function completeIdempotencyKeyCte(
   input: { scope: string; key: string; status: number; body: Record<string, unknown> },
   when: SQL,
 ) {
-  return db.$with("idempotency_key_done").as(
-    db
-      .update(idempotencyKeys)
-      .set({ state: "done", responseStatus: input.status, responseBody: input.body })
-      .where(and(eq(idempotencyKeys.scope, input.scope), eq(idempotencyKeys.key, input.key), when))
-      .returning({ key: idempotencyKeys.key }),
-  );
+  return db
+    .$with("idempotency_key_done")
+    .as(
+      db
+        .update(idempotencyKeys)
+        .set(doneWith(input))
+        .where(isKey(input, when))
+        .returning({ key: idempotencyKeys.key }),
+    );
 }
 
 /**
@@ -125,12 +116,7 @@ export async function releaseIdempotencyKey(
   await db
     .delete(idempotencyKeys)
     .where(
-      and(
-        eq(idempotencyKeys.scope, input.scope),
-        eq(idempotencyKeys.key, input.key),
-        eq(idempotencyKeys.state, "in_flight"),
-        eq(idempotencyKeys.lockedAt, input.lockedAt),
-      ),
+      isKey(input, eq(idempotencyKeys.state, "in_flight"), eq(idempotencyKeys.lockedAt, input.lockedAt)),
     );
 }
 

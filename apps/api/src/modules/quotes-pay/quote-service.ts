@@ -11,6 +11,7 @@ import {
   ownValue,
   type QuoteRequest,
   type QuoteResponse,
+  type Split,
   splitTotal,
   type TokenDeployment,
   unitsForMinimum,
@@ -24,7 +25,7 @@ import type { MerchantCache } from "../merchants/merchant-cache";
 import { findMerchantCached } from "../merchants/merchant-service";
 import type { ReceiptKeyStore } from "../receipts/receipt-keys";
 import { signSettlementCall } from "../receipts/token-signer";
-import type { QuoteWriter } from "./quote-writer";
+import type { QuoteRow, QuoteWriter } from "./quote-writer";
 import { type SplitterReadiness, selectRoute } from "./route-selection";
 import { buildSettlementCall } from "./settlement-call";
 
@@ -35,8 +36,9 @@ export interface QuoteServiceDeps {
   clock: Clock;
   chains: ChainRegistry;
   keys: ReceiptKeyStore;
+  /** Signs v1.4 EIP-712 quotes; absent when none is configured (v1.4 quotes are then refused). */
   quoteSigner: LocalAccount | undefined;
-  /** The operator pause: no new quote on a paused network. */
+  /** The operator pause: no new quote on a paused network (SPEC §4.3). */
   pause: Pick<PauseGate, "assertOpen">;
   readiness: SplitterReadiness;
   merchantCache: MerchantCache;
@@ -73,16 +75,13 @@ export async function createQuote(deps: QuoteServiceDeps, input: QuoteRequest): 
       `tier ${input.tier} is not offered; tiers: ${Object.keys(merchant.tiers).join(", ")}`,
     );
   }
-  const { network, chain, asset, version, splitter, token, payTo } = await selectRoute(deps, merchant, {
-    network: input.network,
-    asset: input.asset,
-  });
+  const route = await selectRoute(deps, merchant, { network: input.network, asset: input.asset });
 
   const units = unitsForMinimum(unitPrice, BigInt(input.units ?? 1), MIN_PAYMENT_MICRO_USD);
   const amountMicroUsd = units * unitPrice;
   const { rate, amountAtomic } = await priceInAsset(
-    chain,
-    token,
+    route.chain,
+    route.token,
     amountMicroUsd,
     now,
     deps.env.quotes.priceMaxAgeSeconds,
@@ -90,110 +89,160 @@ export async function createQuote(deps: QuoteServiceDeps, input: QuoteRequest): 
   const split = splitTotal(GEN1_PROFILE, amountAtomic);
   if (!split.valid) throw new AppError("validation_failed", `amount too small to split (${split.reason})`);
 
-  const quoteId = newId("quote");
-  const expiresAt = new Date(now.getTime() + deps.env.quotes.ttlSeconds * 1000);
-  const payer = getAddress(input.payer);
-  const call = await buildSettlementCall(
-    {
-      quoteId,
-      chainId: chain.chainId,
-      version,
-      splitter: splitter.address as Address,
-      payer,
-      merchant: payTo,
-      token: token ? (token.address as Address) : null,
-      amount: amountAtomic,
-      expiresAt,
-    },
-    deps.quoteSigner,
-  );
-  const rateView = rate
+  const quote: PricedQuote = {
+    quoteId: newId("quote"),
+    merchantId: merchant.id,
+    input,
+    payer: getAddress(input.payer),
+    route,
+    units,
+    unitPrice,
+    amountMicroUsd,
+    amountAtomic,
+    split,
+    rate: rateView(rate),
+    expiresAt: new Date(now.getTime() + deps.env.quotes.ttlSeconds * 1000),
+  };
+  const settlementCall = await signedSettlementCall(deps, quote, now);
+  await deps.quoteWriter.insert(quoteRow(quote, settlementCall, now));
+  return quoteResponse(quote, settlementCall);
+}
+
+/** A quote priced and split, before its settlement call is built: what the row and the answer are made of. */
+interface PricedQuote {
+  quoteId: string;
+  merchantId: string;
+  input: QuoteRequest;
+  payer: Address;
+  route: Awaited<ReturnType<typeof selectRoute>>;
+  units: bigint;
+  unitPrice: bigint;
+  amountMicroUsd: bigint;
+  amountAtomic: bigint;
+  split: Split;
+  rate: { pair: string; price: string; updated_at: string } | undefined;
+  expiresAt: Date;
+}
+
+type SettlementCall = QuoteResponse["settlement_call"];
+
+function rateView(rate: FeedRate | undefined): PricedQuote["rate"] {
+  return rate
     ? {
         pair: rate.pair,
         price: formatUsd((rate.answer * 1_000_000n) / 10n ** BigInt(rate.decimals)),
         updated_at: rate.updatedAt.toISOString(),
       }
     : undefined;
+}
+
+/** The one call that pays the quote, with the API's signature over its terms (SPEC §4.2). */
+async function signedSettlementCall(
+  deps: QuoteServiceDeps,
+  quote: PricedQuote,
+  now: Date,
+): Promise<SettlementCall> {
+  const { route, input } = quote;
+  const call = await buildSettlementCall(
+    {
+      quoteId: quote.quoteId,
+      chainId: route.chain.chainId,
+      version: route.version,
+      splitter: route.splitter.address as Address,
+      payer: quote.payer,
+      merchant: route.payTo,
+      token: route.token ? (route.token.address as Address) : null,
+      amount: quote.amountAtomic,
+      expiresAt: quote.expiresAt,
+    },
+    deps.quoteSigner,
+  );
   const signature = await signSettlementCall(
     deps.keys,
     {
-      quote_id: quoteId,
-      merchant_id: merchant.id,
-      payer,
-      chain_id: chain.chainId,
+      quote_id: quote.quoteId,
+      merchant_id: quote.merchantId,
+      payer: quote.payer,
+      chain_id: route.chain.chainId,
       to: call.to,
       data: call.data,
       value: call.value,
       approval: call.approval
         ? { to: call.approval.to, data: call.approval.data, value: call.approval.value }
         : undefined,
-      amount_atomic: amountAtomic.toString(),
-      asset,
-      expires_at: expiresAt.toISOString(),
+      amount_atomic: quote.amountAtomic.toString(),
+      asset: route.asset,
+      expires_at: quote.expiresAt.toISOString(),
       resource: input.resource,
       tier: input.tier,
-      units: Number(units),
-      unit_price: formatUsd(unitPrice),
-      amount: formatUsd(amountMicroUsd),
-      rate: rateView ? { pair: rateView.pair, price: rateView.price } : undefined,
+      units: Number(quote.units),
+      unit_price: formatUsd(quote.unitPrice),
+      amount: formatUsd(quote.amountMicroUsd),
+      rate: quote.rate ? { pair: quote.rate.pair, price: quote.rate.price } : undefined,
     },
     deps.env.baseUrl,
     now,
   );
-  const settlementCall = { ...call, signature };
+  return { ...call, signature };
+}
 
-  await deps.quoteWriter.insert({
-    id: quoteId,
-    merchantId: merchant.id,
-    resource: input.resource,
-    tier: input.tier,
-    payer,
-    units: Number(units),
-    unitPriceMicroUsd: unitPrice,
-    amountMicroUsd,
-    network,
-    chainId: chain.chainId,
-    settlementVersion: version,
-    splitter: splitter.address,
-    payTo,
-    asset,
-    token: token?.address ?? null,
-    decimals: token?.decimals ?? 18,
-    amountAtomic: amountAtomic.toString(),
+function quoteRow(quote: PricedQuote, settlementCall: SettlementCall, now: Date): QuoteRow {
+  const { route, split } = quote;
+  return {
+    id: quote.quoteId,
+    merchantId: quote.merchantId,
+    resource: quote.input.resource,
+    tier: quote.input.tier,
+    payer: quote.payer,
+    units: Number(quote.units),
+    unitPriceMicroUsd: quote.unitPrice,
+    amountMicroUsd: quote.amountMicroUsd,
+    network: route.network,
+    chainId: route.chain.chainId,
+    settlementVersion: route.version,
+    splitter: route.splitter.address,
+    payTo: route.payTo,
+    asset: route.asset,
+    token: route.token?.address ?? null,
+    decimals: route.token?.decimals ?? 18,
+    amountAtomic: quote.amountAtomic.toString(),
     merchantAmount: split.merchant.toString(),
     treasuryAmount: split.treasury.toString(),
     ipCreatorAmount: split.ipCreator.toString(),
     economicsProfile: GEN1_PROFILE,
-    rate: rateView ?? null,
+    rate: quote.rate ?? null,
     settlementCall,
-    expiresAt,
+    expiresAt: quote.expiresAt,
     createdAt: now,
-  });
+  };
+}
 
+function quoteResponse(quote: PricedQuote, settlementCall: SettlementCall): QuoteResponse {
+  const { route, split } = quote;
   return {
-    quote_id: quoteId,
-    merchant_id: merchant.id,
-    resource: input.resource,
-    tier: input.tier,
-    payer,
-    units: Number(units),
-    unit_price: formatUsd(unitPrice),
-    amount: formatUsd(amountMicroUsd),
-    asset,
-    network,
-    chain_id: chain.chainId,
-    token: token ? getAddress(token.address) : null,
-    decimals: token?.decimals ?? 18,
-    amount_atomic: amountAtomic.toString(),
+    quote_id: quote.quoteId,
+    merchant_id: quote.merchantId,
+    resource: quote.input.resource,
+    tier: quote.input.tier,
+    payer: quote.payer,
+    units: Number(quote.units),
+    unit_price: formatUsd(quote.unitPrice),
+    amount: formatUsd(quote.amountMicroUsd),
+    asset: route.asset,
+    network: route.network,
+    chain_id: route.chain.chainId,
+    token: route.token ? getAddress(route.token.address) : null,
+    decimals: route.token?.decimals ?? 18,
+    amount_atomic: quote.amountAtomic.toString(),
     split: {
       merchant: split.merchant.toString(),
       treasury: split.treasury.toString(),
       ip_creator: split.ipCreator.toString(),
     },
     economics_profile: GEN1_PROFILE,
-    settlement_version: version,
-    ...(rateView ? { rate: rateView } : {}),
-    expires_at: expiresAt.toISOString(),
+    settlement_version: route.version,
+    ...(quote.rate ? { rate: quote.rate } : {}),
+    expires_at: quote.expiresAt.toISOString(),
     settlement_call: settlementCall,
   };
 }
