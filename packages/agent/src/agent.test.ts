@@ -7,7 +7,7 @@ import { QUOTA_REMAINING_HEADER, type QuoteResponse } from "@tollgate/shared";
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from "jose";
 import { type Address, http, type LocalAccount, type Transport } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentOptions, type AgentStep, createAgent } from "./agent";
+import { createAgent } from "./agent";
 import {
   type Fixture,
   hardhatAccount,
@@ -20,6 +20,7 @@ import {
   usdcBalance,
 } from "./e2e-setup";
 import { PaymentFailedError, QuoteRejectedError, SpendLimitError } from "./errors";
+import type { AgentOptions, AgentStep } from "./options";
 import { FileAgentStore } from "./store";
 
 const MERCHANT_WALLET = "0x52908400098527886E0F7030069857D2E4169EE7" as Address;
