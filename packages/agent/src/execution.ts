@@ -129,13 +129,7 @@ async function approve(deps: ExecutorDeps, record: PurchaseRecord, resumed: bool
       resumable: false,
     });
   }
-  approval.mined = true;
-  await deps.ledger.persist();
-  await deps.onStep({
-    type: "approval_mined",
-    txHash: approval.hash,
-    blockNumber: mined.blockNumber.toString(),
-  });
+  await markMined(deps, approval, mined, "approval_mined");
 }
 
 async function settle(deps: ExecutorDeps, record: PurchaseRecord, resumed: boolean): Promise<void> {
@@ -170,13 +164,19 @@ async function settle(deps: ExecutorDeps, record: PurchaseRecord, resumed: boole
       resumable: false,
     });
   }
-  settlement.mined = true;
+  await markMined(deps, settlement, mined, "settlement_mined");
+}
+
+/** Records a transaction as mined, durably, then reports it. */
+async function markMined(
+  deps: ExecutorDeps,
+  signed: SignedTx,
+  mined: MinedReceipt,
+  type: "approval_mined" | "settlement_mined",
+): Promise<void> {
+  signed.mined = true;
   await deps.ledger.persist();
-  await deps.onStep({
-    type: "settlement_mined",
-    txHash: settlement.hash,
-    blockNumber: mined.blockNumber.toString(),
-  });
+  await deps.onStep({ type, txHash: signed.hash, blockNumber: mined.blockNumber.toString() });
 }
 
 async function claimReceipt(deps: ExecutorDeps, record: PurchaseRecord): Promise<ReceiptRecord> {

@@ -53,30 +53,39 @@ export function gate(options: GateOptions): RequestHandler {
     try {
       resource = setup.resourceOf(req);
     } catch (error) {
-      fail(setup, req, res, error);
+      fail({ setup, req, res }, error);
       return;
     }
+    const call: GateCall = { setup, req, res, resource };
     const token = req.get(RECEIPT_HEADER)?.trim();
     if (!token) {
-      await challenge(setup, req, res, resource, "payment_required");
+      await challenge(call, "payment_required");
       return;
     }
-    const claims = await verifiedClaims(setup, req, res, resource, token);
+    const claims = await verifiedClaims(call, token);
     if (!claims) return;
     const shortfall = confirmationShortfall(claims, setup.minConfirmations);
     if (shortfall) {
-      await challenge(setup, req, res, resource, "receipt_invalid", `confirmations: ${shortfall}`);
+      await challenge(call, "receipt_invalid", `confirmations: ${shortfall}`);
       return;
     }
-    if (await refusedByRevocations(setup, req, res, resource, claims)) return;
-    const remaining = await meter(setup, req, res, resource, claims);
+    if (await refusedByRevocations(call, claims)) return;
+    const remaining = await meter(call, claims);
     if (remaining === undefined) return;
-    admit(setup, req, res, next, claims, remaining);
+    admit(call, next, claims, remaining);
   };
 }
 
+/** One request through one gate, once its resource is known. */
+interface GateCall {
+  setup: GateSetup;
+  req: Request;
+  res: Response;
+  resource: string;
+}
+
 /** Answers a 5xx problem for `error` (an unknown one as `internal_error`) after reporting it to `onError`. */
-function fail(setup: GateSetup, req: Request, res: Response, error: unknown): void {
+function fail({ setup, req, res }: Omit<GateCall, "resource">, error: unknown): void {
   const appError =
     error instanceof AppError ? error : new AppError("internal_error", undefined, { cause: error });
   setup.onError(appError, req);
@@ -86,20 +95,14 @@ function fail(setup: GateSetup, req: Request, res: Response, error: unknown): vo
 }
 
 /** Answers a 402 with a fresh challenge at the tier's current price (a 5xx when the price is unobtainable). */
-async function challenge(
-  setup: GateSetup,
-  req: Request,
-  res: Response,
-  resource: string,
-  code: ChallengeReason,
-  detail?: string,
-): Promise<void> {
+async function challenge(call: GateCall, code: ChallengeReason, detail?: string): Promise<void> {
+  const { setup, req, res, resource } = call;
   const { options } = setup;
   let unitPrice: string;
   try {
     unitPrice = await setup.prices.unitPrice(options.tier);
   } catch (error) {
-    fail(setup, req, res, error);
+    fail(call, error);
     return;
   }
   const built = buildChallenge({
@@ -122,13 +125,8 @@ async function challenge(
 }
 
 /** The receipt's claims, or undefined once the request was answered (a 402 for a bad receipt, a 5xx). */
-async function verifiedClaims(
-  setup: GateSetup,
-  req: Request,
-  res: Response,
-  resource: string,
-  token: string,
-): Promise<ReceiptClaims | undefined> {
+async function verifiedClaims(call: GateCall, token: string): Promise<ReceiptClaims | undefined> {
+  const { setup, resource } = call;
   const { options } = setup;
   let verdict: Awaited<ReturnType<GateSetup["verifier"]["verify"]>>;
   try {
@@ -138,85 +136,57 @@ async function verifiedClaims(
       tier: options.tier,
     });
   } catch (error) {
-    fail(setup, req, res, error); // jwks_unavailable -> 503; never let the call through unverified
+    fail(call, error); // jwks_unavailable -> 503; never let the call through unverified
     return undefined;
   }
   if (!verdict.ok) {
-    await challenge(setup, req, res, resource, "receipt_invalid", `${verdict.reason}: ${verdict.detail}`);
+    await challenge(call, "receipt_invalid", `${verdict.reason}: ${verdict.detail}`);
     return undefined;
   }
   return verdict.claims;
 }
 
 /** True once the request was answered because the feed lists the receipt, or is stale under `strictRevocations`. */
-async function refusedByRevocations(
-  setup: GateSetup,
-  req: Request,
-  res: Response,
-  resource: string,
-  claims: ReceiptClaims,
-): Promise<boolean> {
-  const { revocations } = setup;
+async function refusedByRevocations(call: GateCall, claims: ReceiptClaims): Promise<boolean> {
+  const { revocations } = call.setup;
   if (!revocations) return false;
   if (revocations instanceof RevocationFeed) await revocations.ready();
   let listed: Awaited<ReturnType<RevocationSource["check"]>>;
   try {
     listed = await revocations.check(claims.jti);
   } catch (error) {
-    fail(setup, req, res, new AppError("service_unavailable", undefined, { cause: error }));
+    fail(call, new AppError("service_unavailable", undefined, { cause: error }));
     return true;
   }
   if (listed.status === "listed") {
     const why = listed.state === "revoked" ? "never came back" : "was orphaned by a reorg";
-    await challenge(
-      setup,
-      req,
-      res,
-      resource,
-      "receipt_revoked",
-      `receipt ${claims.jti} is ${listed.state}: its payment ${why}`,
-    );
+    await challenge(call, "receipt_revoked", `receipt ${claims.jti} is ${listed.state}: its payment ${why}`);
     return true;
   }
-  if (listed.status === "stale" && setup.options.strictRevocations) {
-    fail(
-      setup,
-      req,
-      res,
-      new AppError("revocation_feed_stale", "the revocation feed could not be read recently"),
-    );
+  if (listed.status === "stale" && call.setup.options.strictRevocations) {
+    fail(call, new AppError("revocation_feed_stale", "the revocation feed could not be read recently"));
     return true;
   }
   return false;
 }
 
 /** Takes this request's units from the receipt; the units left, or undefined once the request was answered. */
-async function meter(
-  setup: GateSetup,
-  req: Request,
-  res: Response,
-  resource: string,
-  claims: ReceiptClaims,
-): Promise<number | undefined> {
+async function meter(call: GateCall, claims: ReceiptClaims): Promise<number | undefined> {
+  const { setup } = call;
   const { units } = setup;
   let metered: Awaited<ReturnType<GateSetup["store"]["consume"]>>;
   try {
     metered = await setup.store.consume(claims.jti, claims.quota, units, claims.exp);
   } catch (error) {
     fail(
-      setup,
-      req,
-      res,
+      call,
       error instanceof AppError ? error : new AppError("service_unavailable", undefined, { cause: error }),
     );
     return undefined;
   }
   if (!metered.ok) {
     await challenge(
-      setup,
-      req,
-      res,
-      resource,
+      call,
       "quota_exhausted",
       `receipt ${claims.jti} has ${metered.remaining} of ${claims.quota} units left; this request needs ${units}`,
     );
@@ -227,9 +197,7 @@ async function meter(
 
 /** Attaches the paid request's context, sets the quota header, arms the 5xx refund and runs the handler. */
 function admit(
-  setup: GateSetup,
-  req: Request,
-  res: Response,
+  { setup, req, res }: GateCall,
   next: NextFunction,
   claims: ReceiptClaims,
   remaining: number,
