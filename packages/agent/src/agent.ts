@@ -11,31 +11,22 @@
  * - a transaction that earned no receipt is reported with its hash (PaymentFailedError) and kept in the
  *   store's `failed` list, never dropped silently (prior-art §8 item 13).
  */
-import { formatUsd, QUOTA_REMAINING_HEADER, RECEIPT_HEADER, ZGateChallenge } from "@tollgate/shared";
-import { ChainSet } from "./chains";
-import { endpointsOf, JwksCache } from "./checks";
-import { systemClock, systemSleep } from "./clock";
+import {
+  formatUsd,
+  type GateChallenge,
+  QUOTA_REMAINING_HEADER,
+  RECEIPT_HEADER,
+  ZGateChallenge,
+} from "@tollgate/shared";
+import { type AgentParts, wireAgent } from "./agent-wiring";
+import { endpointsOf } from "./checks";
 import { AgentError } from "./errors";
-import { createExecutor } from "./execution";
-import { readJson, timedFetch } from "./http-json";
-import { AgentLedger } from "./ledger";
-import { checkMerchantAllowed, spendPolicyOf } from "./limits";
-import { type Agent, type AgentOptions, type AgentStep, type QuoteResult, resolveTiming } from "./options";
-import { createPayClient } from "./pay-client";
-import { createPurchaser, purchaseKey } from "./purchase";
-import { createQuoteClient } from "./quote-client";
-import { MemoryAgentStore, type ReceiptRecord } from "./store";
-import { createX402Payer } from "./x402-pay";
+import { readJson } from "./http-json";
+import { checkMerchantAllowed } from "./limits";
+import type { Agent, AgentOptions, QuoteResult } from "./options";
+import { purchaseKey } from "./purchase";
+import type { ReceiptRecord } from "./store";
 import { parseX402Challenge } from "./x402-wire";
-
-export type {
-  Agent,
-  AgentLimits,
-  AgentOptions,
-  AgentStep,
-  AgentTiming,
-  ChainConfig,
-} from "./options";
 
 const MAX_PURCHASES_PER_CALL = 3;
 const MAX_ATTEMPTS_PER_CALL = 8;
@@ -60,197 +51,193 @@ function siteOf(url: string): string {
  * const response = await agent.fetch("https://merchant.example/v1/search?q=llamas");
  */
 export function createAgent(options: AgentOptions): Agent {
-  const { account } = options;
-  const fetchImpl = options.fetchImpl ?? fetch;
-  const clock = options.clock ?? systemClock;
-  const timing = resolveTiming(options.timing);
-  const policy = spendPolicyOf(options.limits);
-  const tollgateFetch = timedFetch(fetchImpl, timing.requestTimeoutMs);
-  const onStep = async (event: AgentStep) => {
-    await options.onStep?.(event);
-  };
-  const ledger = new AgentLedger(options.store ?? new MemoryAgentStore(), clock, policy);
-  const chains = ChainSet.fromConfig(account, options.chains, timing.pollingIntervalMs);
-  const quotes = createQuoteClient({
-    fetch: tollgateFetch,
-    payer: account.address,
-    preferences: options.preferences,
-    policy,
-    hasChain: (chainId) => chains.has(chainId),
-    jwks: new JwksCache(tollgateFetch, clock),
-    clock,
-    quoteSafetyMarginMs: timing.quoteSafetyMarginMs,
-  });
-  const purchaser = createPurchaser({
-    ledger,
-    policy,
-    onStep,
-    quotes,
-    executor: createExecutor({
-      chains,
-      ledger,
-      clock,
-      onStep,
-      quoteSafetyMarginMs: timing.quoteSafetyMarginMs,
-      txTimeoutMs: timing.txTimeoutMs,
-      pay: createPayClient({
-        fetch: tollgateFetch,
-        signer: account,
-        clock,
-        sleep: options.sleep ?? systemSleep,
-        payDeadlineMs: timing.payDeadlineMs,
-        maxBackoffMs: timing.maxBackoffMs,
-        onStep,
-        persist: () => ledger.persist(),
-        recordFailure: (record, reason, detail) => ledger.recordFailure(record, reason, detail),
-      }),
-    }),
-  });
-  const x402 =
-    options.x402Assets && options.x402Assets.length > 0
-      ? createX402Payer({
-          account,
-          assets: options.x402Assets,
-          policy,
-          ledger,
-          hasChain: (chainId) => chains.has(chainId),
-          clock,
-          sleep: options.sleep ?? systemSleep,
-          onStep,
-          payDeadlineMs: timing.payDeadlineMs,
-          maxBackoffMs: timing.maxBackoffMs,
-        })
-      : undefined;
-  /** Learned from challenges: which purchase key a URL (origin + path) needs. */
-  const siteKeys = new Map<string, string>();
-
-  /** Records a paid response's `AIFP-Quota-Remaining` against the receipt it was sent with. */
-  async function noteRemaining(key: string, receipt: ReceiptRecord, response: Response) {
-    const header = response.headers.get(QUOTA_REMAINING_HEADER);
-    if (header === null || !/^\d+$/.test(header)) return null;
-    const remaining = Number(header);
-    await ledger.updateRemaining(key, receipt.receiptId, remaining);
-    return remaining;
-  }
-
-  async function agentFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-    await ledger.load();
-    const request = new Request(input, init);
-    // Buffered once so the request can be repeated with the receipt.
-    const body = request.body ? await request.arrayBuffer() : undefined;
-    const site = siteOf(request.url);
-    const send = (receipt: string | undefined, extra: Record<string, string> = {}) => {
-      const headers = new Headers(request.headers);
-      if (receipt) headers.set(RECEIPT_HEADER, receipt);
-      else headers.delete(RECEIPT_HEADER);
-      for (const [name, value] of Object.entries(extra)) headers.set(name, value);
-      return fetchImpl(request.url, {
-        method: request.method,
-        headers,
-        ...(body !== undefined ? { body } : {}),
-        signal: request.signal,
-        redirect: request.redirect,
-      });
-    };
-
-    let key = siteKeys.get(site);
-    let receipt = key ? await ledger.usableReceipt(key) : undefined;
-    let freshlyBought = false;
-    let purchases = 0;
-    for (let attempt = 0; attempt < MAX_ATTEMPTS_PER_CALL; attempt++) {
-      if (receipt && !freshlyBought)
-        await onStep({ type: "receipt_reused", receiptId: receipt.receiptId, remaining: receipt.remaining });
-      const response = await send(receipt?.receipt);
-      if (response.status !== 402) {
-        const remaining = receipt && key ? await noteRemaining(key, receipt, response) : null;
-        await onStep({ type: "response", status: response.status, quotaRemaining: remaining });
-        return response;
-      }
-      const json = await readJson(response.clone());
-      const parsed = ZGateChallenge.safeParse(json);
-      if (!parsed.success) {
-        // Not an AIFP-1 gate: an x402 402 is paid when it can be, anything else goes to the caller as is.
-        const x402Challenge = x402 ? parseX402Challenge(response, json) : undefined;
-        if (!x402 || !x402Challenge) return response;
-        const paid = await x402.pay(
-          request.url,
-          x402Challenge,
-          (headers) => send(undefined, headers),
-          policy.allowedOrigins,
-        );
-        if (!paid) return response;
-        await response.body?.cancel();
-        await onStep({ type: "response", status: paid.status, quotaRemaining: null });
-        return paid;
-      }
-      const challenge = parsed.data;
-      await onStep({
-        type: "challenge",
-        url: request.url,
-        code: challenge.code,
-        merchantId: challenge.merchant_id,
-        resource: challenge.resource,
-        tier: challenge.tier,
-        unitPrice: challenge.unit_price,
-      });
-      if (receipt && freshlyBought && challenge.code === "receipt_invalid") {
-        throw new AgentError(
-          "receipt_refused",
-          `the gate refused receipt ${receipt.receiptId} just bought for it: ${challenge.detail ?? ""}`,
-        );
-      }
-      const endpoints = endpointsOf(challenge, policy.allowedOrigins);
-      key = purchaseKey(endpoints.origin, challenge);
-      siteKeys.set(site, key);
-      if (receipt) await ledger.forgetReceipt(key, receipt.receiptId); // refused or used up
-      const cached = await ledger.usableReceipt(key);
-      if (cached && cached.receiptId !== receipt?.receiptId) {
-        receipt = cached;
-        freshlyBought = false;
-        await response.body?.cancel();
-        continue;
-      }
-      if (purchases >= MAX_PURCHASES_PER_CALL) return response;
-      purchases += 1;
-      await response.body?.cancel();
-      receipt = await purchaser.buy(key, challenge, endpoints);
-      freshlyBought = true;
-    }
-    throw new AgentError(
-      "too_many_attempts",
-      `gave up on ${request.url} after ${MAX_ATTEMPTS_PER_CALL} attempts`,
-    );
-  }
-
-  /** A quote for what `input` sells, with every pre-signing check run; nothing is signed or sent on chain. */
-  async function agentQuote(input: string | URL | Request, init?: RequestInit): Promise<QuoteResult> {
-    const request = new Request(input, init);
-    const response = await fetchImpl(request);
-    if (response.status !== 402) return { response };
-    const json = await readJson(response.clone());
-    const parsed = ZGateChallenge.safeParse(json);
-    if (!parsed.success) {
-      const x402Challenge = x402 ? parseX402Challenge(response, json) : undefined;
-      const offer = x402Challenge && x402?.offer(request.url, x402Challenge, policy.allowedOrigins);
-      if (!offer) return { response };
-      await response.body?.cancel();
-      return { x402: offer };
-    }
-    await response.body?.cancel();
-    const challenge = parsed.data;
-    const endpoints = endpointsOf(challenge, policy.allowedOrigins);
-    checkMerchantAllowed(policy, challenge.merchant_id);
-    const quote = await quotes.request(challenge, endpoints);
-    await quotes.check(quote, challenge, endpoints);
-    return { challenge, quote };
-  }
-
+  const parts = wireAgent(options);
+  const { purchaser, ledger } = parts;
   return {
-    address: account.address,
-    fetch: agentFetch,
-    quote: agentQuote,
+    address: options.account.address,
+    fetch: (input, init) => agentFetch(parts, input, init),
+    quote: (input, init) => agentQuote(parts, input, init),
     resumePending: () => purchaser.resumePending(),
     spentInPeriod: async () => formatUsd(await ledger.spentInPeriod()),
     failedPayments: () => ledger.failedPayments(),
   };
+}
+
+/** Sends the caller's request again, with a receipt (or none) and extra headers. */
+type Send = (receipt: string | undefined, extra?: Record<string, string>) => Promise<Response>;
+
+/** What one `fetch` call learned so far: the purchase key, the receipt it sends and how many it bought. */
+interface FetchState {
+  key: string | undefined;
+  receipt: ReceiptRecord | undefined;
+  freshlyBought: boolean;
+  purchases: number;
+}
+
+async function agentFetch(
+  parts: AgentParts,
+  input: string | URL | Request,
+  init?: RequestInit,
+): Promise<Response> {
+  const { ledger, onStep } = parts;
+  await ledger.load();
+  const request = new Request(input, init);
+  // Buffered once so the request can be repeated with the receipt.
+  const body = request.body ? await request.arrayBuffer() : undefined;
+  const site = siteOf(request.url);
+  const send = resender(parts.fetchImpl, request, body);
+  const key = parts.siteKeys.get(site);
+  const state: FetchState = {
+    key,
+    receipt: key ? await ledger.usableReceipt(key) : undefined,
+    freshlyBought: false,
+    purchases: 0,
+  };
+  for (let attempt = 0; attempt < MAX_ATTEMPTS_PER_CALL; attempt++) {
+    const { receipt } = state;
+    if (receipt && !state.freshlyBought)
+      await onStep({ type: "receipt_reused", receiptId: receipt.receiptId, remaining: receipt.remaining });
+    const response = await send(receipt?.receipt);
+    if (response.status !== 402) {
+      const remaining =
+        receipt && state.key ? await noteRemaining(parts, state.key, receipt, response) : null;
+      await onStep({ type: "response", status: response.status, quotaRemaining: remaining });
+      return response;
+    }
+    const json = await readJson(response.clone());
+    const parsed = ZGateChallenge.safeParse(json);
+    // Not an AIFP-1 gate: an x402 402 is paid when it can be, anything else goes to the caller as is.
+    if (!parsed.success) return payX402(parts, request.url, response, json, send);
+    const answer = await answerChallenge(parts, state, site, request.url, response, parsed.data);
+    if (answer) return answer;
+  }
+  throw new AgentError(
+    "too_many_attempts",
+    `gave up on ${request.url} after ${MAX_ATTEMPTS_PER_CALL} attempts`,
+  );
+}
+
+function resender(fetchImpl: typeof fetch, request: Request, body: ArrayBuffer | undefined): Send {
+  return (receipt, extra = {}) => {
+    const headers = new Headers(request.headers);
+    if (receipt) headers.set(RECEIPT_HEADER, receipt);
+    else headers.delete(RECEIPT_HEADER);
+    for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+    return fetchImpl(request.url, {
+      method: request.method,
+      headers,
+      ...(body !== undefined ? { body } : {}),
+      signal: request.signal,
+      redirect: request.redirect,
+    });
+  };
+}
+
+/** Records a paid response's `AIFP-Quota-Remaining` against the receipt it was sent with. */
+async function noteRemaining(parts: AgentParts, key: string, receipt: ReceiptRecord, response: Response) {
+  const header = response.headers.get(QUOTA_REMAINING_HEADER);
+  if (header === null || !/^\d+$/.test(header)) return null;
+  const remaining = Number(header);
+  await parts.ledger.updateRemaining(key, receipt.receiptId, remaining);
+  return remaining;
+}
+
+/** Answers a 402 that is not AIFP-1: paid when it is an x402 challenge the agent can pay, else returned as is. */
+async function payX402(
+  parts: AgentParts,
+  url: string,
+  response: Response,
+  json: unknown,
+  send: Send,
+): Promise<Response> {
+  const { x402 } = parts;
+  const x402Challenge = x402 ? parseX402Challenge(response, json) : undefined;
+  if (!x402 || !x402Challenge) return response;
+  const paid = await x402.pay(
+    url,
+    x402Challenge,
+    (headers) => send(undefined, headers),
+    parts.policy.allowedOrigins,
+  );
+  if (!paid) return response;
+  await response.body?.cancel();
+  await parts.onStep({ type: "response", status: paid.status, quotaRemaining: null });
+  return paid;
+}
+
+/**
+ * Answers an AIFP-1 challenge: switches to a held receipt or buys one (updating `state`) and resolves undefined
+ * so the request is sent again; resolves the 402 itself once this call bought its allowance.
+ */
+async function answerChallenge(
+  parts: AgentParts,
+  state: FetchState,
+  site: string,
+  url: string,
+  response: Response,
+  challenge: GateChallenge,
+): Promise<Response | undefined> {
+  const { ledger, policy } = parts;
+  await parts.onStep({
+    type: "challenge",
+    url,
+    code: challenge.code,
+    merchantId: challenge.merchant_id,
+    resource: challenge.resource,
+    tier: challenge.tier,
+    unitPrice: challenge.unit_price,
+  });
+  const { receipt } = state;
+  if (receipt && state.freshlyBought && challenge.code === "receipt_invalid") {
+    throw new AgentError(
+      "receipt_refused",
+      `the gate refused receipt ${receipt.receiptId} just bought for it: ${challenge.detail ?? ""}`,
+    );
+  }
+  const endpoints = endpointsOf(challenge, policy.allowedOrigins);
+  const key = purchaseKey(endpoints.origin, challenge);
+  state.key = key;
+  parts.siteKeys.set(site, key);
+  if (receipt) await ledger.forgetReceipt(key, receipt.receiptId); // refused or used up
+  const cached = await ledger.usableReceipt(key);
+  if (cached && cached.receiptId !== receipt?.receiptId) {
+    state.receipt = cached;
+    state.freshlyBought = false;
+    await response.body?.cancel();
+    return undefined;
+  }
+  if (state.purchases >= MAX_PURCHASES_PER_CALL) return response;
+  state.purchases += 1;
+  await response.body?.cancel();
+  state.receipt = await parts.purchaser.buy(key, challenge, endpoints);
+  state.freshlyBought = true;
+  return undefined;
+}
+
+/** A quote for what `input` sells, with every pre-signing check run; nothing is signed or sent on chain. */
+async function agentQuote(
+  parts: AgentParts,
+  input: string | URL | Request,
+  init?: RequestInit,
+): Promise<QuoteResult> {
+  const { x402, policy, quotes } = parts;
+  const request = new Request(input, init);
+  const response = await parts.fetchImpl(request);
+  if (response.status !== 402) return { response };
+  const json = await readJson(response.clone());
+  const parsed = ZGateChallenge.safeParse(json);
+  if (!parsed.success) {
+    const x402Challenge = x402 ? parseX402Challenge(response, json) : undefined;
+    const offer = x402Challenge && x402?.offer(request.url, x402Challenge, policy.allowedOrigins);
+    if (!offer) return { response };
+    await response.body?.cancel();
+    return { x402: offer };
+  }
+  await response.body?.cancel();
+  const challenge = parsed.data;
+  const endpoints = endpointsOf(challenge, policy.allowedOrigins);
+  checkMerchantAllowed(policy, challenge.merchant_id);
+  const quote = await quotes.request(challenge, endpoints);
+  await quotes.check(quote, challenge, endpoints);
+  return { challenge, quote };
 }

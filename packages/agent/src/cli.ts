@@ -13,10 +13,11 @@ import { EVM_NETWORKS, NETWORKS, QUOTA_REMAINING_HEADER, QUOTE_ASSETS } from "@t
 import { envDefault, envOptional } from "@tollgate/shared/env";
 import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
-import { type AgentStep, createAgent } from "./agent";
+import { createAgent } from "./agent";
 import { isoNow, systemClock } from "./clock";
 import { AgentError, PaymentFailedError, QuoteRejectedError, SpendLimitError } from "./errors";
 import { runIdentityCli } from "./identity-cli";
+import type { AgentStep } from "./options";
 import { FileAgentStore } from "./store";
 
 const ZPrivateKey = z

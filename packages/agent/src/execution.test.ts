@@ -1,6 +1,6 @@
 // Chain execution alone: an in-memory chain behind the ChainAccess interface (transactions signed for real
 // by a local key), the real ledger on a file store, a fake clock, and a pay client that answers at once.
-// The same paths on a real chain are covered end to end in agent.test.ts.
+// The same paths on a real chain are covered end to end in agent.paying.test.ts and agent.resume.test.ts.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,4 +1,4 @@
-// Pure checks and the file store, without chains (the end-to-end suites are agent.test.ts and cli.test.ts).
+// Pure checks and the file store, without chains (the end-to-end suites are agent.*.test.ts and cli.test.ts).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -48,136 +48,183 @@ export interface ReceiptKeySource {
   keepFresh(): void;
 }
 
-export function createReceiptKeySource(options: ReceiptKeySourceOptions): ReceiptKeySource {
-  const { now, counters, staleIfErrorMs, retryAfterErrorMs } = options;
+/** What the JWKS fetches taught us; written only by {@link observingFetch}. */
+interface JwksObservation {
   /** Key ids of the last JWKS document we received; `undefined` until the first good fetch. */
-  let publishedKids: Set<string> | undefined;
-  let lastGoodFetchAt = Number.NEGATIVE_INFINITY;
-  let lastFailureAt = Number.NEGATIVE_INFINITY;
+  publishedKids: Set<string> | undefined;
+  lastGoodFetchAt: number;
+  lastFailureAt: number;
+  /** Counts good JWKS documents; a key made from an older one is not reused. */
+  generation: number;
+}
+
+type LocalGetKey = ReturnType<typeof createLocalJWKSet>;
+
+interface KeySourceState {
+  options: ReceiptKeySourceOptions;
+  observed: JwksObservation;
+  remote: ReturnType<typeof createRemoteJWKSet>;
   /** Local key set built from the last good document, used while the endpoint fails. */
-  let staleKeys: { generation: number; getKey: ReturnType<typeof createLocalJWKSet> } | undefined;
-  let generation = 0;
+  staleKeys: { generation: number; getKey: LocalGetKey } | undefined;
+  /**
+   * node:crypto keys by `kid`, made once from the key jose's JWKS set selected. An entry is used only while the
+   * JWKS document it came from is the current one and fresh; anything else (stale keys, a refetch, an unknown
+   * kid) goes through {@link getKey}.
+   */
+  keysByKid: Map<string, { key: KeyObject; generation: number }>;
+}
 
-  // Our fetch wrapper sees every JWKS document jose receives: it records which kids are published (so a
-  // cache hit can tell that its key was retired) and when the last good fetch happened.
-  const observingFetch = async (input: string | URL, init?: RequestInit): Promise<Response> => {
-    counters.jwksFetches += 1;
-    let response: Response;
-    try {
-      response = await options.fetchImpl(input, { ...init, redirect: "manual" });
-    } catch (error) {
-      counters.jwksFetchFailures += 1;
-      lastFailureAt = now();
-      throw error;
-    }
-    if (response.status !== 200) {
-      counters.jwksFetchFailures += 1;
-      lastFailureAt = now();
-      return response; // jose refuses non-200 itself
-    }
-    const text = await response.text();
-    try {
-      const parsed = JSON.parse(text) as { keys?: unknown };
-      if (Array.isArray(parsed.keys)) {
-        publishedKids = new Set(
-          parsed.keys.flatMap((key: unknown) =>
-            key && typeof key === "object" && isString((key as { kid?: unknown }).kid)
-              ? [(key as { kid: string }).kid]
-              : [],
-          ),
-        );
-        lastGoodFetchAt = now();
-        generation += 1;
-      }
-    } catch {
-      counters.jwksFetchFailures += 1;
-      lastFailureAt = now();
-    }
-    return new Response(text, { status: response.status, headers: response.headers });
+export function createReceiptKeySource(options: ReceiptKeySourceOptions): ReceiptKeySource {
+  const observed: JwksObservation = {
+    publishedKids: undefined,
+    lastGoodFetchAt: Number.NEGATIVE_INFINITY,
+    lastFailureAt: Number.NEGATIVE_INFINITY,
+    generation: 0,
   };
-
   const remote = createRemoteJWKSet(options.jwksUrl, {
     cacheMaxAge: options.cacheMaxAgeMs,
     cooldownDuration: options.cooldownMs,
     timeoutDuration: options.timeoutMs,
-    [customFetch]: observingFetch,
+    [customFetch]: (input: string | URL, init?: RequestInit) =>
+      observingFetch(options, observed, input, init),
   });
-
-  function staleGetKey(): ReturnType<typeof createLocalJWKSet> | undefined {
-    if (now() - lastGoodFetchAt > staleIfErrorMs) return undefined;
-    const jwks = remote.jwks() as JSONWebKeySet | undefined;
-    if (!jwks) return undefined;
-    if (!staleKeys || staleKeys.generation !== generation) {
-      staleKeys = { generation, getKey: createLocalJWKSet(jwks) };
-    }
-    return staleKeys.getKey;
-  }
-
-  const getKey: JWTVerifyGetKey = async (header, token) => {
-    // Endpoint failing recently and jose would refetch: go straight to the keys we have.
-    if (!remote.fresh && now() - lastFailureAt < retryAfterErrorMs) {
-      const stale = staleGetKey();
-      if (stale) return stale(header, token);
-    }
-    try {
-      return await remote(header, token);
-    } catch (error) {
-      if (isKeyLookupVerdict(error)) throw error;
-      const stale = staleGetKey();
-      if (stale) return stale(header, token);
-      throw new AppError("jwks_unavailable", "receipt signing keys could not be fetched", { cause: error });
-    }
-  };
-
-  /**
-   * node:crypto keys by `kid`, made once from the key jose's JWKS set selected. An entry is used only while the
-   * JWKS document it came from is the current one and fresh; anything else (stale keys, a refetch, an unknown
-   * kid) goes through `getKey`.
-   */
-  const keysByKid = new Map<string, { key: KeyObject; generation: number }>();
-
-  function knownKey(kid: string): KeyObject | undefined {
-    const known = keysByKid.get(kid);
-    return known && known.generation === generation && remote.fresh ? known.key : undefined;
-  }
-
-  async function keyFor(kid: string, jws: CompactJws): Promise<KeyObject | ReceiptVerification> {
-    const before = generation;
-    const wasFresh = remote.fresh;
-    // A header known from an earlier receipt was not parsed again (verifier.ts); jose's selection needs it.
-    const header = jws.header ?? parseProtectedHeader(jws.encodedHeader) ?? {};
-    let found: Awaited<ReturnType<JWTVerifyGetKey>>;
-    try {
-      found = await getKey(header as Parameters<JWTVerifyGetKey>[0], {
-        payload: jws.encodedPayload,
-        signature: jws.encodedSignature,
-      });
-    } catch (error) {
-      const refusal = translateJoseError(error);
-      if (refusal) return refusal;
-      throw error; // jwks_unavailable and anything unexpected: the caller fails closed
-    }
-    const key = found instanceof KeyObject ? found : KeyObject.from(found as webcrypto.CryptoKey);
-    // jose selected an OKP/Ed25519 key for EdDSA; anything else is not a receipt key.
-    if (key.type !== "public" || key.asymmetricKeyType !== "ed25519")
-      return refuse("kid_unknown", "the published key for this kid is not an Ed25519 public key");
-    // Remember it only when it came from the current, fresh document (not from stale keys, not across a refetch).
-    if (wasFresh && remote.fresh && generation === before) {
-      for (const [cachedKid, entry] of keysByKid)
-        if (entry.generation !== generation) keysByKid.delete(cachedKid);
-      keysByKid.set(kid, { key, generation });
-    }
-    return key;
-  }
-
+  const state: KeySourceState = { options, observed, remote, staleKeys: undefined, keysByKid: new Map() };
   return {
-    knownKey,
-    keyFor,
-    isPublished: (kid) => !publishedKids || publishedKids.has(kid),
+    knownKey: (kid) => knownKey(state, kid),
+    keyFor: (kid, jws) => keyFor(state, kid, jws),
+    isPublished: (kid) => !observed.publishedKids || observed.publishedKids.has(kid),
     keepFresh() {
-      if (!remote.fresh && !remote.reloading && now() - lastFailureAt >= retryAfterErrorMs) {
+      if (
+        !remote.fresh &&
+        !remote.reloading &&
+        options.now() - observed.lastFailureAt >= options.retryAfterErrorMs
+      ) {
         remote.reload().catch(() => undefined);
       }
     },
   };
+}
+
+/**
+ * Our fetch wrapper sees every JWKS document jose receives: it records which kids are published (so a cache hit
+ * can tell that its key was retired) and when the last good fetch happened.
+ */
+async function observingFetch(
+  options: ReceiptKeySourceOptions,
+  observed: JwksObservation,
+  input: string | URL,
+  init?: RequestInit,
+): Promise<Response> {
+  const { counters, now } = options;
+  const failed = () => {
+    counters.jwksFetchFailures += 1;
+    observed.lastFailureAt = now();
+  };
+  counters.jwksFetches += 1;
+  let response: Response;
+  try {
+    response = await options.fetchImpl(input, { ...init, redirect: "manual" });
+  } catch (error) {
+    failed();
+    throw error;
+  }
+  if (response.status !== 200) {
+    failed();
+    return response; // jose refuses non-200 itself
+  }
+  const text = await response.text();
+  try {
+    const parsed = JSON.parse(text) as { keys?: unknown };
+    if (Array.isArray(parsed.keys)) {
+      observed.publishedKids = kidsOf(parsed.keys);
+      observed.lastGoodFetchAt = now();
+      observed.generation += 1;
+    }
+  } catch {
+    failed();
+  }
+  return new Response(text, { status: response.status, headers: response.headers });
+}
+
+function kidsOf(keys: unknown[]): Set<string> {
+  return new Set(
+    keys.flatMap((key: unknown) =>
+      key && typeof key === "object" && isString((key as { kid?: unknown }).kid)
+        ? [(key as { kid: string }).kid]
+        : [],
+    ),
+  );
+}
+
+function staleGetKey(state: KeySourceState): LocalGetKey | undefined {
+  const { observed } = state;
+  if (state.options.now() - observed.lastGoodFetchAt > state.options.staleIfErrorMs) return undefined;
+  const jwks = state.remote.jwks() as JSONWebKeySet | undefined;
+  if (!jwks) return undefined;
+  if (!state.staleKeys || state.staleKeys.generation !== observed.generation) {
+    state.staleKeys = { generation: observed.generation, getKey: createLocalJWKSet(jwks) };
+  }
+  return state.staleKeys.getKey;
+}
+
+async function getKey(
+  state: KeySourceState,
+  ...[header, token]: Parameters<JWTVerifyGetKey>
+): Promise<Awaited<ReturnType<JWTVerifyGetKey>>> {
+  const { remote, options } = state;
+  // Endpoint failing recently and jose would refetch: go straight to the keys we have.
+  if (!remote.fresh && options.now() - state.observed.lastFailureAt < options.retryAfterErrorMs) {
+    const stale = staleGetKey(state);
+    if (stale) return stale(header, token);
+  }
+  try {
+    return await remote(header, token);
+  } catch (error) {
+    if (isKeyLookupVerdict(error)) throw error;
+    const stale = staleGetKey(state);
+    if (stale) return stale(header, token);
+    throw new AppError("jwks_unavailable", "receipt signing keys could not be fetched", { cause: error });
+  }
+}
+
+function knownKey(state: KeySourceState, kid: string): KeyObject | undefined {
+  const known = state.keysByKid.get(kid);
+  return known && known.generation === state.observed.generation && state.remote.fresh
+    ? known.key
+    : undefined;
+}
+
+async function keyFor(
+  state: KeySourceState,
+  kid: string,
+  jws: CompactJws,
+): Promise<KeyObject | ReceiptVerification> {
+  const { remote, observed, keysByKid } = state;
+  const before = observed.generation;
+  const wasFresh = remote.fresh;
+  // A header known from an earlier receipt was not parsed again (verifier.ts); jose's selection needs it.
+  const header = jws.header ?? parseProtectedHeader(jws.encodedHeader) ?? {};
+  let found: Awaited<ReturnType<JWTVerifyGetKey>>;
+  try {
+    found = await getKey(state, header as Parameters<JWTVerifyGetKey>[0], {
+      payload: jws.encodedPayload,
+      signature: jws.encodedSignature,
+    });
+  } catch (error) {
+    const refusal = translateJoseError(error);
+    if (refusal) return refusal;
+    throw error; // jwks_unavailable and anything unexpected: the caller fails closed
+  }
+  const key = found instanceof KeyObject ? found : KeyObject.from(found as webcrypto.CryptoKey);
+  // jose selected an OKP/Ed25519 key for EdDSA; anything else is not a receipt key.
+  if (key.type !== "public" || key.asymmetricKeyType !== "ed25519")
+    return refuse("kid_unknown", "the published key for this kid is not an Ed25519 public key");
+  // Remember it only when it came from the current, fresh document (not from stale keys, not across a refetch).
+  const { generation } = observed;
+  if (wasFresh && remote.fresh && generation === before) {
+    for (const [cachedKid, entry] of keysByKid)
+      if (entry.generation !== generation) keysByKid.delete(cachedKid);
+    keysByKid.set(kid, { key, generation });
+  }
+  return key;
 }

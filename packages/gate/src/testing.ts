@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 /**
  * Test helpers for the gate: a stand-in for the two Tollgate API endpoints a gate talks to
  * (`GET /.well-known/jwks.json` and `GET /v1/merchants/{id}`) on real loopback HTTP, and receipt signing with
@@ -7,6 +6,7 @@ import { createHash } from "node:crypto";
  * This is a stand-in, not the API: the real issuer is exercised end to end by the apps/api e2e suite.
  * Not for production use.
  */
+import { createHash } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { JWKS_PATH, RECEIPT_ALGORITHM, RECEIPT_JWT_TYPE, type ReceiptClaims } from "@tollgate/shared/aifp";
 import { newId } from "@tollgate/shared/ids";
@@ -94,14 +94,18 @@ export async function deadUrl(): Promise<string> {
   return url;
 }
 
+/** The stand-in's signing keys: every key made, the published ones, and the newest published (the default signer). */
+interface TestKeyring {
+  keys: Map<string, TestKey>;
+  published: Set<string>;
+  newest: string | undefined;
+}
+
 /** Starts the stand-in API with one published key. */
 export async function startFakeTollgateApi(
   options: { merchants?: Record<string, Record<string, string>> } = {},
 ): Promise<FakeTollgateApi> {
-  const keys = new Map<string, TestKey>();
-  const published = new Set<string>();
-  let newest: string | undefined;
-  const app = express();
+  const ring: TestKeyring = { keys: new Map(), published: new Set(), newest: undefined };
   const api: FakeTollgateApi = {
     url: "",
     jwksUrl: "",
@@ -113,66 +117,92 @@ export async function startFakeTollgateApi(
     feedRequests: 0,
     feedNotModified: 0,
     merchants: new Map(Object.entries(options.merchants ?? {})),
-    keys,
-    async addKey({
-      kid = `k_${keys.size + 1}_${Math.random().toString(36).slice(2, 8)}`,
-      publish = true,
-    } = {}) {
-      const pair = await generateKeyPair(RECEIPT_ALGORITHM, { crv: "Ed25519", extractable: true });
-      const publicJwk = { ...(await exportJWK(pair.publicKey)), kid, alg: RECEIPT_ALGORITHM, use: "sig" };
-      const key = { kid, privateKey: pair.privateKey, publicKey: pair.publicKey, publicJwk };
-      keys.set(kid, key);
-      if (publish) {
-        published.add(kid);
-        newest = kid;
-      }
-      return key;
-    },
-    publish: (kid) => void published.add(kid),
-    unpublish: (kid) => void published.delete(kid),
-    claims(input) {
-      const now = Math.floor(Date.now() / 1000);
-      return {
-        iss: api.url,
-        sub: "0x1111111111111111111111111111111111111111",
-        jti: newId("receipt"),
-        iat: now,
-        exp: now + 3600,
-        quote_id: newId("quote"),
-        resource: input.scope,
-        tier: "standard",
-        quota: 10,
-        amount: "0.1",
-        asset: "USDC",
-        network: "polygon",
-        chain_id: 137,
-        tx_ref: `0x${"ab".repeat(32)}`,
-        log_index: 0,
-        confirmations: 3,
-        economics_profile: "standard",
-        ...input,
-      };
-    },
-    async sign(claims, { kid, typ = RECEIPT_JWT_TYPE, header = {} } = {}) {
-      const signingKid = kid === null ? newest : (kid ?? newest);
-      const key = signingKid ? keys.get(signingKid) : undefined;
-      if (!key) throw new Error(`no key ${String(signingKid)}`);
-      return new SignJWT(claims as JWTPayload)
-        .setProtectedHeader({
-          alg: RECEIPT_ALGORITHM,
-          typ,
-          ...(kid === null ? {} : { kid: key.kid }),
-          ...header,
-        })
-        .sign(key.privateKey);
-    },
+    keys: ring.keys,
+    addKey: (keyOptions) => addKey(ring, keyOptions),
+    publish: (kid) => void ring.published.add(kid),
+    unpublish: (kid) => void ring.published.delete(kid),
+    claims: (input) => defaultClaims(api.url, input),
+    sign: (claims, signOptions) => sign(ring, claims, signOptions),
     async receipt(input, signOptions) {
       const claims = api.claims(input);
       return { token: await api.sign({ ...claims }, signOptions), claims };
     },
     close: async () => undefined,
   };
+  const server = await listen(fakeApiApp(api, ring));
+  api.url = server.url;
+  api.jwksUrl = `${server.url}${JWKS_PATH}`;
+  api.close = server.close;
+  await api.addKey();
+  return api;
+}
 
+async function addKey(
+  ring: TestKeyring,
+  {
+    kid = `k_${ring.keys.size + 1}_${Math.random().toString(36).slice(2, 8)}`,
+    publish = true,
+  }: { kid?: string; publish?: boolean } = {},
+): Promise<TestKey> {
+  const pair = await generateKeyPair(RECEIPT_ALGORITHM, { crv: "Ed25519", extractable: true });
+  const publicJwk = { ...(await exportJWK(pair.publicKey)), kid, alg: RECEIPT_ALGORITHM, use: "sig" };
+  const key = { kid, privateKey: pair.privateKey, publicKey: pair.publicKey, publicJwk };
+  ring.keys.set(kid, key);
+  if (publish) {
+    ring.published.add(kid);
+    ring.newest = kid;
+  }
+  return key;
+}
+
+function defaultClaims(
+  issuer: string,
+  input: Partial<ReceiptClaims> & { aud: string; scope: string },
+): ReceiptClaims {
+  const now = Math.floor(Date.now() / 1000);
+  return {
+    iss: issuer,
+    sub: "0x1111111111111111111111111111111111111111",
+    jti: newId("receipt"),
+    iat: now,
+    exp: now + 3600,
+    quote_id: newId("quote"),
+    resource: input.scope,
+    tier: "standard",
+    quota: 10,
+    amount: "0.1",
+    asset: "USDC",
+    network: "polygon",
+    chain_id: 137,
+    tx_ref: `0x${"ab".repeat(32)}`,
+    log_index: 0,
+    confirmations: 3,
+    economics_profile: "standard",
+    ...input,
+  };
+}
+
+async function sign(
+  ring: TestKeyring,
+  claims: object,
+  { kid, typ = RECEIPT_JWT_TYPE, header = {} }: SignOptions = {},
+): Promise<string> {
+  const signingKid = kid === null ? ring.newest : (kid ?? ring.newest);
+  const key = signingKid ? ring.keys.get(signingKid) : undefined;
+  if (!key) throw new Error(`no key ${String(signingKid)}`);
+  return new SignJWT(claims as JWTPayload)
+    .setProtectedHeader({
+      alg: RECEIPT_ALGORITHM,
+      typ,
+      ...(kid === null ? {} : { kid: key.kid }),
+      ...header,
+    })
+    .sign(key.privateKey);
+}
+
+/** The stand-in's routes; each reads the modes and data of `api` per request and counts its requests there. */
+function fakeApiApp(api: FakeTollgateApi, ring: TestKeyring): Express {
+  const app = express();
   app.get(JWKS_PATH, (req, res) => {
     api.jwksRequests += 1;
     if (api.jwksMode === "drop") {
@@ -183,6 +213,7 @@ export async function startFakeTollgateApi(
       res.status(500).json({ error: "down" });
       return;
     }
+    const { keys, published } = ring;
     res
       .set("Cache-Control", "public, max-age=300")
       .json({ keys: [...published].flatMap((kid) => (keys.has(kid) ? [keys.get(kid)?.publicJwk] : [])) });
@@ -226,11 +257,5 @@ export async function startFakeTollgateApi(
       tiers,
     });
   });
-
-  const server = await listen(app);
-  api.url = server.url;
-  api.jwksUrl = `${server.url}${JWKS_PATH}`;
-  api.close = server.close;
-  await api.addKey();
-  return api;
+  return app;
 }

@@ -29,7 +29,7 @@ import {
   splitCompactJws,
   verifyEd25519Jws,
 } from "./receipt-jws";
-import { createReceiptKeySource, type FetchLike } from "./receipt-keys";
+import { createReceiptKeySource, type FetchLike, type ReceiptKeySource } from "./receipt-keys";
 import {
   isString,
   REFUSED_HEADER_PARAMS,
@@ -106,6 +106,25 @@ interface CachedToken {
   expiresAtMs: number;
 }
 
+/** One verifier's configuration, key source and caches; the functions below take it as their first argument. */
+interface VerifierState {
+  issuer: string;
+  clockToleranceSec: number;
+  cacheMaxEntries: number;
+  now: () => number;
+  keys: ReceiptKeySource;
+  counters: Omit<ReceiptVerifierStats, "cacheSize">;
+  tokenCache: Map<string, CachedToken>;
+  /**
+   * Protected headers (the encoded segment) whose signature verified, with their `kid`: Tollgate's
+   * receipts share one header per key, so the header is parsed and checked once per key, not per receipt. Only a
+   * header under a valid signature enters, so callers cannot fill it; bounded all the same.
+   */
+  verifiedHeaders: Map<string, string>;
+}
+
+const VERIFIED_HEADERS_MAX = 16;
+
 /**
  * Creates a receipt verifier bound to one issuer and its JWKS (DESIGN.md §6, SPEC §5, checklist B3).
  * One verifier serves any number of merchants: the audience is given per call.
@@ -136,165 +155,188 @@ export function createReceiptVerifier(options: ReceiptVerifierOptions): ReceiptV
     staleIfErrorMs: options.jwksStaleIfErrorMs ?? 24 * 60 * 60 * 1000,
     retryAfterErrorMs: options.jwksRetryAfterErrorMs ?? 5_000,
   });
+  const state: VerifierState = {
+    issuer,
+    clockToleranceSec,
+    cacheMaxEntries,
+    now,
+    keys,
+    counters,
+    tokenCache: new Map(),
+    verifiedHeaders: new Map(),
+  };
+  return {
+    issuer,
+    jwksUrl: jwksUrl.href,
+    verify: (token, expect) => verify(state, token, expect),
+    stats: () => ({ ...counters, cacheSize: state.tokenCache.size }),
+    clearTokenCache: () => state.tokenCache.clear(),
+  };
+}
 
-  const tokenCache = new Map<string, CachedToken>();
-
-  function remember(token: string, entry: CachedToken) {
-    if (cacheMaxEntries === 0) return;
-    if (tokenCache.size >= cacheMaxEntries) {
-      // Drop expired entries first, then the least recently used ones (Map keeps insertion order).
-      const at = now();
-      for (const [key, value] of tokenCache) if (value.expiresAtMs <= at) tokenCache.delete(key);
-      for (const key of tokenCache.keys()) {
-        if (tokenCache.size < cacheMaxEntries) break;
-        tokenCache.delete(key);
-      }
-    }
-    tokenCache.set(token, entry);
+function verify(
+  state: VerifierState,
+  token: string,
+  expect: ReceiptExpectation,
+): Promise<ReceiptVerification> {
+  const { counters } = state;
+  if (token.length > MAX_RECEIPT_LENGTH) {
+    counters.refused += 1;
+    return Promise.resolve(refuse("malformed", `receipt longer than ${MAX_RECEIPT_LENGTH} characters`));
   }
-
-  function checkExpectation(
-    claims: ReceiptClaims,
-    kid: string,
-    expect: ReceiptExpectation,
-    source: "cache" | "verified",
-  ): ReceiptVerification {
-    // For cache hits the audience is re-checked here: one verifier may serve several merchants.
-    if (claims.aud !== expect.merchantId) {
-      return refuse("audience_mismatch", "receipt was issued for another merchant");
-    }
-    if (claims.scope !== expect.resource) {
-      return refuse(
-        "scope_mismatch",
-        `receipt is scoped to ${JSON.stringify(claims.scope)}, this resource is ${JSON.stringify(expect.resource)}`,
-      );
-    }
-    if (expect.tier !== undefined && claims.tier !== expect.tier) {
-      return refuse(
-        "tier_mismatch",
-        `receipt is for tier ${claims.tier}, this resource is on tier ${expect.tier}`,
-      );
-    }
-    return { ok: true, claims, kid, source };
-  }
-
-  /**
-   * Protected headers (the encoded segment) whose signature verified, with their `kid`: Tollgate's
-   * receipts share one header per key, so the header is parsed and checked once per key, not per receipt. Only a
-   * header under a valid signature enters, so callers cannot fill it; bounded all the same.
-   */
-  const verifiedHeaders = new Map<string, string>();
-  const VERIFIED_HEADERS_MAX = 16;
-
-  /** The header's `kid` when it passes the receipt header rules; else the refusal. */
-  function checkHeader(jws: CompactJws): string | ReceiptVerification {
-    const known = verifiedHeaders.get(jws.encodedHeader);
-    if (known !== undefined) return known;
-    const header = parseProtectedHeader(jws.encodedHeader);
-    if (!header) return refuse("malformed", "receipt is not a well-formed JWT");
-    jws.header = header;
-    if (header.alg !== RECEIPT_ALGORITHM) {
-      return refuse("alg_not_allowed", `only ${RECEIPT_ALGORITHM} receipts are accepted`);
-    }
-    if (!isString(header.typ) || header.typ.toLowerCase() !== RECEIPT_JWT_TYPE) {
-      return refuse("typ_mismatch", `token typ must be ${RECEIPT_JWT_TYPE}`);
-    }
-    if (!isString(header.kid) || header.kid === "") return refuse("kid_missing", "receipt header has no kid");
-    for (const name of REFUSED_HEADER_PARAMS) {
-      if (name in header) return refuse("header_not_allowed", `receipt header must not carry ${name}`);
-    }
-    return header.kid;
-  }
-
-  /** The signature check and the claims; synchronous, so a known key makes the whole verification awaitless. */
-  function verifyWithKey(
-    token: string,
-    jws: CompactJws,
-    kid: string,
-    key: KeyObject,
-    expect: ReceiptExpectation,
-  ): ReceiptVerification {
-    const badSignature = verifyEd25519Jws(jws, key);
-    if (badSignature) return badSignature;
-    if (!verifiedHeaders.has(jws.encodedHeader)) {
-      if (verifiedHeaders.size >= VERIFIED_HEADERS_MAX) verifiedHeaders.clear();
-      verifiedHeaders.set(jws.encodedHeader, kid);
-    }
-    const decoded = receiptPayload(jws, {
-      issuer,
-      audience: expect.merchantId,
-      clockToleranceSec,
-      nowMs: now(),
-    });
-    if ("ok" in decoded) return decoded;
-    const problem = receiptClaimsProblem(decoded.claims as JWTPayload);
-    if (problem) return refuse("claims_invalid", problem);
-    const claims = decoded.claims as unknown as ReceiptClaims;
-    remember(token, { claims, kid, expiresAtMs: (claims.exp + clockToleranceSec) * 1000 });
-    return checkExpectation(claims, kid, expect, "verified");
-  }
-
-  async function verifyWithKeyLookup(
-    token: string,
-    jws: CompactJws,
-    kid: string,
-    expect: ReceiptExpectation,
-  ): Promise<ReceiptVerification> {
-    const key = await keys.keyFor(kid, jws);
-    return key instanceof KeyObject ? verifyWithKey(token, jws, kid, key, expect) : key;
-  }
-
-  /** The verdict, synchronously when the signing key is already known; a promise when it must be looked up. */
-  function verifyUncached(
-    token: string,
-    expect: ReceiptExpectation,
-  ): ReceiptVerification | Promise<ReceiptVerification> {
-    const jws = splitCompactJws(token);
-    if ("ok" in jws) return jws;
-    const kid = checkHeader(jws);
-    if (typeof kid !== "string") return kid;
-    const key = keys.knownKey(kid);
-    return key ? verifyWithKey(token, jws, kid, key, expect) : verifyWithKeyLookup(token, jws, kid, expect);
-  }
-
+  const hit = cachedVerdict(state, token, expect);
+  if (hit) return Promise.resolve(hit);
   const count = (result: ReceiptVerification): ReceiptVerification => {
     if (result.ok) counters.verified += 1;
     else counters.refused += 1;
     return result;
   };
+  try {
+    const result = verifyUncached(state, token, expect);
+    return result instanceof Promise ? result.then(count) : Promise.resolve(count(result));
+  } catch (error) {
+    return Promise.reject(error); // the contract is a promise: never throw synchronously
+  }
+}
 
-  return {
-    issuer,
-    jwksUrl: jwksUrl.href,
-    verify(token, expect) {
-      if (token.length > MAX_RECEIPT_LENGTH) {
-        counters.refused += 1;
-        return Promise.resolve(refuse("malformed", `receipt longer than ${MAX_RECEIPT_LENGTH} characters`));
-      }
-      const cached = tokenCache.get(token);
-      if (cached) {
-        if (cached.expiresAtMs > now() && keys.isPublished(cached.kid)) {
-          // Keep the key set moving while only cache hits arrive, so retirements are noticed.
-          keys.keepFresh();
-          tokenCache.delete(token);
-          tokenCache.set(token, cached);
-          counters.cacheHits += 1;
-          const result = checkExpectation(cached.claims, cached.kid, expect, "cache");
-          if (!result.ok) counters.refused += 1;
-          return Promise.resolve(result);
-        }
-        tokenCache.delete(token);
-      }
-      try {
-        const result = verifyUncached(token, expect);
-        return result instanceof Promise ? result.then(count) : Promise.resolve(count(result));
-      } catch (error) {
-        return Promise.reject(error); // the contract is a promise: never throw synchronously
-      }
-    },
-    stats: () => ({ ...counters, cacheSize: tokenCache.size }),
-    clearTokenCache: () => tokenCache.clear(),
-  };
+/** The verdict from the token cache, or undefined when the token is not cached (or no longer usable). */
+function cachedVerdict(
+  state: VerifierState,
+  token: string,
+  expect: ReceiptExpectation,
+): ReceiptVerification | undefined {
+  const { tokenCache, keys, counters } = state;
+  const cached = tokenCache.get(token);
+  if (!cached) return undefined;
+  if (cached.expiresAtMs > state.now() && keys.isPublished(cached.kid)) {
+    // Keep the key set moving while only cache hits arrive, so retirements are noticed.
+    keys.keepFresh();
+    tokenCache.delete(token);
+    tokenCache.set(token, cached);
+    counters.cacheHits += 1;
+    const result = checkExpectation(cached.claims, cached.kid, expect, "cache");
+    if (!result.ok) counters.refused += 1;
+    return result;
+  }
+  tokenCache.delete(token);
+  return undefined;
+}
+
+function remember(state: VerifierState, token: string, entry: CachedToken): void {
+  const { tokenCache, cacheMaxEntries } = state;
+  if (cacheMaxEntries === 0) return;
+  if (tokenCache.size >= cacheMaxEntries) {
+    // Drop expired entries first, then the least recently used ones (Map keeps insertion order).
+    const at = state.now();
+    for (const [key, value] of tokenCache) if (value.expiresAtMs <= at) tokenCache.delete(key);
+    for (const key of tokenCache.keys()) {
+      if (tokenCache.size < cacheMaxEntries) break;
+      tokenCache.delete(key);
+    }
+  }
+  tokenCache.set(token, entry);
+}
+
+function checkExpectation(
+  claims: ReceiptClaims,
+  kid: string,
+  expect: ReceiptExpectation,
+  source: "cache" | "verified",
+): ReceiptVerification {
+  // For cache hits the audience is re-checked here: one verifier may serve several merchants.
+  if (claims.aud !== expect.merchantId) {
+    return refuse("audience_mismatch", "receipt was issued for another merchant");
+  }
+  if (claims.scope !== expect.resource) {
+    return refuse(
+      "scope_mismatch",
+      `receipt is scoped to ${JSON.stringify(claims.scope)}, this resource is ${JSON.stringify(expect.resource)}`,
+    );
+  }
+  if (expect.tier !== undefined && claims.tier !== expect.tier) {
+    return refuse(
+      "tier_mismatch",
+      `receipt is for tier ${claims.tier}, this resource is on tier ${expect.tier}`,
+    );
+  }
+  return { ok: true, claims, kid, source };
+}
+
+/** The header's `kid` when it passes the receipt header rules; else the refusal. */
+function checkHeader(verifiedHeaders: Map<string, string>, jws: CompactJws): string | ReceiptVerification {
+  const known = verifiedHeaders.get(jws.encodedHeader);
+  if (known !== undefined) return known;
+  const header = parseProtectedHeader(jws.encodedHeader);
+  if (!header) return refuse("malformed", "receipt is not a well-formed JWT");
+  jws.header = header;
+  if (header.alg !== RECEIPT_ALGORITHM) {
+    return refuse("alg_not_allowed", `only ${RECEIPT_ALGORITHM} receipts are accepted`);
+  }
+  if (!isString(header.typ) || header.typ.toLowerCase() !== RECEIPT_JWT_TYPE) {
+    return refuse("typ_mismatch", `token typ must be ${RECEIPT_JWT_TYPE}`);
+  }
+  if (!isString(header.kid) || header.kid === "") return refuse("kid_missing", "receipt header has no kid");
+  for (const name of REFUSED_HEADER_PARAMS) {
+    if (name in header) return refuse("header_not_allowed", `receipt header must not carry ${name}`);
+  }
+  return header.kid;
+}
+
+/** The signature check and the claims; synchronous, so a known key makes the whole verification awaitless. */
+function verifyWithKey(
+  state: VerifierState,
+  token: string,
+  jws: CompactJws,
+  kid: string,
+  key: KeyObject,
+  expect: ReceiptExpectation,
+): ReceiptVerification {
+  const { verifiedHeaders, clockToleranceSec } = state;
+  const badSignature = verifyEd25519Jws(jws, key);
+  if (badSignature) return badSignature;
+  if (!verifiedHeaders.has(jws.encodedHeader)) {
+    if (verifiedHeaders.size >= VERIFIED_HEADERS_MAX) verifiedHeaders.clear();
+    verifiedHeaders.set(jws.encodedHeader, kid);
+  }
+  const decoded = receiptPayload(jws, {
+    issuer: state.issuer,
+    audience: expect.merchantId,
+    clockToleranceSec,
+    nowMs: state.now(),
+  });
+  if ("ok" in decoded) return decoded;
+  const problem = receiptClaimsProblem(decoded.claims as JWTPayload);
+  if (problem) return refuse("claims_invalid", problem);
+  const claims = decoded.claims as unknown as ReceiptClaims;
+  remember(state, token, { claims, kid, expiresAtMs: (claims.exp + clockToleranceSec) * 1000 });
+  return checkExpectation(claims, kid, expect, "verified");
+}
+
+async function verifyWithKeyLookup(
+  state: VerifierState,
+  token: string,
+  jws: CompactJws,
+  kid: string,
+  expect: ReceiptExpectation,
+): Promise<ReceiptVerification> {
+  const key = await state.keys.keyFor(kid, jws);
+  return key instanceof KeyObject ? verifyWithKey(state, token, jws, kid, key, expect) : key;
+}
+
+/** The verdict, synchronously when the signing key is already known; a promise when it must be looked up. */
+function verifyUncached(
+  state: VerifierState,
+  token: string,
+  expect: ReceiptExpectation,
+): ReceiptVerification | Promise<ReceiptVerification> {
+  const jws = splitCompactJws(token);
+  if ("ok" in jws) return jws;
+  const kid = checkHeader(state.verifiedHeaders, jws);
+  if (typeof kid !== "string") return kid;
+  const key = state.keys.knownKey(kid);
+  return key
+    ? verifyWithKey(state, token, jws, kid, key, expect)
+    : verifyWithKeyLookup(state, token, jws, kid, expect);
 }
 
 /** True for the error {@link ReceiptVerifier.verify} throws when no keys can be obtained (answer 503). */
