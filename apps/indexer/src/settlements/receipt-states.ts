@@ -164,23 +164,23 @@ export async function suspendReceiptsOffChain(
     tx,
     policy,
     sql`${receipts.blockNumber} - 1 + ${BigInt(policy.maxReorgDepth)}`,
-    [
-      between(receipts.blockNumber, from, to),
-      exists(
-        tx
-          .select({ one: indexerBlocks.number })
-          .from(indexerBlocks)
-          .where(
-            and(
-              eq(indexerBlocks.chainId, receipts.chainId),
-              eq(indexerBlocks.number, receipts.blockNumber),
-              ne(indexerBlocks.hash, sql`lower(${receipts.blockHash})`),
-            ),
-          ),
-      ),
-    ],
+    [between(receipts.blockNumber, from, to), exists(otherHashAtReceiptBlock(tx))],
     now,
   );
+}
+
+/** The header the indexer stored at the receipt's height, when its hash is not the receipt's block hash. */
+function otherHashAtReceiptBlock(tx: Transaction) {
+  return tx
+    .select({ one: indexerBlocks.number })
+    .from(indexerBlocks)
+    .where(
+      and(
+        eq(indexerBlocks.chainId, receipts.chainId),
+        eq(indexerBlocks.number, receipts.blockNumber),
+        ne(indexerBlocks.hash, sql`lower(${receipts.blockHash})`),
+      ),
+    );
 }
 
 /**
