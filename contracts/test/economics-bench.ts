@@ -15,8 +15,8 @@ import { A, deployFixture, type Fixture, setBalance, splitterPayments, write, ZE
 export const N = Number(process.env.ECONOMICS_PROPERTY_N ?? 10_000);
 /** Payments per transaction: EDR slows down super-linearly on very large transactions. */
 const BATCH = Number(process.env.ECONOMICS_PROPERTY_BATCH ?? 100);
-export const TX_GAS = 950_000_000n;
-export const OWNER = A[0]!;
+const TX_GAS = 950_000_000n;
+const OWNER = A[0]!;
 const TREASURY = LOCAL_ROLES.treasury;
 
 export interface Bench {
@@ -132,7 +132,7 @@ async function balancesOf(bench: Bench, token: Address, who: Address[]): Promise
 /** Native coin, USDC and USDT: the assets every run pays in. */
 export const assets = (bench: Bench) => [ZERO, bench.f.usdc, bench.f.usdt] as Address[];
 
-export async function snapshotAggregates(bench: Bench, splitter: Address) {
+async function snapshotAggregates(bench: Bench, splitter: Address) {
   const out = new Map<Address, { treasury: bigint; payer: bigint; splitter: bigint }>();
   for (const asset of assets(bench)) {
     const [treasury, payer, held] = await balancesOf(bench, asset, [TREASURY, bench.batchPayer, splitter]);
@@ -141,15 +141,32 @@ export async function snapshotAggregates(bench: Bench, splitter: Address) {
   return out;
 }
 
-/** Checks events (per batch), per-payment recipient balances and per-asset aggregates. */
+/** One BatchPayer transaction from the owner, with room for a few hundred payments. */
+export function sendBatchCall(bench: Bench, functionName: string, args: readonly unknown[]): Promise<Hex> {
+  const { f, batchPayer, batchAbi } = bench;
+  return f.walletClient.writeContract({
+    address: batchPayer,
+    abi: batchAbi,
+    functionName,
+    args,
+    account: OWNER,
+    chain: f.chain,
+    gas: TX_GAS,
+  });
+}
+
+/**
+ * Pays `items` through `splitter` in batches of `sendBatch`, then checks events (per batch), per-payment recipient
+ * balances and per-asset aggregates against the balances read just before.
+ */
 export async function verifyRun(
   bench: Bench,
   splitter: Address,
   items: Item[],
-  before: Awaited<ReturnType<typeof snapshotAggregates>>,
   sendBatch: (batch: Item[]) => Promise<Hex>,
 ) {
   const { f, batchPayer } = bench;
+  const before = await snapshotAggregates(bench, splitter);
   for (let k = 0; k < items.length; k += BATCH) {
     const batch = items.slice(k, k + BATCH);
     const hash = await sendBatch(batch);

@@ -13,9 +13,7 @@ import {
   freshAddress,
   type Item,
   N,
-  OWNER,
-  snapshotAggregates,
-  TX_GAS,
+  sendBatchCall,
   verifyRun,
 } from "./economics-bench";
 import { ZERO } from "./helpers";
@@ -66,23 +64,18 @@ async function runV12(seed: bigint) {
   // payV12Native / payV12Stable take one asset per batch: run each asset group on its own.
   for (const asset of assets(bench)) {
     const group = items.filter((it) => it.token === asset);
-    const before = await snapshotAggregates(bench, f.v12);
-    await verifyRun(bench, f.v12, group, before, (batch) => {
+    await verifyRun(bench, f.v12, group, (batch) => {
       const rows = batch.map((b) => ({
         amount: b.expected.total,
         merchant: b.merchant,
         ipCreator: b.ipCreator,
         orderId: b.orderId,
       }));
-      return f.walletClient.writeContract({
-        address: batchPayer,
-        abi: batchAbi,
-        functionName: asset === ZERO ? "payV12Native" : "payV12Stable",
-        args: asset === ZERO ? [f.v12, rows] : [f.v12, asset, rows],
-        account: OWNER,
-        chain: f.chain,
-        gas: TX_GAS,
-      });
+      return sendBatchCall(
+        bench,
+        asset === ZERO ? "payV12Native" : "payV12Stable",
+        asset === ZERO ? [f.v12, rows] : [f.v12, asset, rows],
+      );
     });
   }
   return { paid: items.length };

@@ -23,9 +23,7 @@ import {
   freshAddress,
   type Item,
   N,
-  OWNER,
-  snapshotAggregates,
-  TX_GAS,
+  sendBatchCall,
   verifyRun,
 } from "./economics-bench";
 import { expectRevert, rpc, ZERO } from "./helpers";
@@ -37,7 +35,7 @@ beforeAll(async () => {
 });
 
 async function runV14(profile: EconomicsProfileId, route: "aifp1" | "aifp2", seed: bigint) {
-  const { f, batchPayer, batchAbi } = bench;
+  const { f, batchPayer } = bench;
   const all = amounts(seed, N, 200);
   const validUntil = 2n ** 40n;
   const items: (Item & { quote: SplitterV14Quote })[] = [];
@@ -113,22 +111,13 @@ async function runV14(profile: EconomicsProfileId, route: "aifp1" | "aifp2", see
     );
   }
 
-  const before = await snapshotAggregates(bench, f.v14);
-  await verifyRun(bench, f.v14, items, before, (batch) =>
-    f.walletClient.writeContract({
-      address: batchPayer,
-      abi: batchAbi,
-      functionName: "settleV14",
-      args: [
-        f.v14,
-        batch.map((b) => (b as (typeof items)[number]).quote),
-        batch.map((b) => b.orderId),
-        batch.map((b) => sigs.get(b.orderId)!),
-      ],
-      account: OWNER,
-      chain: f.chain,
-      gas: TX_GAS,
-    }),
+  await verifyRun(bench, f.v14, items, (batch) =>
+    sendBatchCall(bench, "settleV14", [
+      f.v14,
+      batch.map((b) => (b as (typeof items)[number]).quote),
+      batch.map((b) => b.orderId),
+      batch.map((b) => sigs.get(b.orderId)!),
+    ]),
   );
   return { paid: items.length, reverted: invalid.length };
 }
