@@ -7,7 +7,7 @@
 import { testUsdcAbi, testUsdtAbi } from "@tollgate/shared/abi/index";
 import type { Split } from "@tollgate/shared/economics";
 import { type Abi, type Address, getAddress, type Hex, keccak256, maxUint256, stringToHex } from "viem";
-import { expect } from "vitest";
+import { beforeAll, expect } from "vitest";
 import { deployArtifact, LOCAL_ROLES, readArtifact } from "../src/deploy";
 import { A, deployFixture, type Fixture, setBalance, splitterPayments, write, ZERO } from "./helpers";
 
@@ -26,8 +26,18 @@ export interface Bench {
   batchAbi: Abi;
 }
 
+/** This test file's bench: set by `setupBench` before the first test. */
+export let bench: Bench;
+
+/** Registers the file's hook: the bench is deployed once per test file. */
+export function setupBench(): void {
+  beforeAll(async () => {
+    bench = await deployBench();
+  });
+}
+
 /** Deploys the fixture (aifp2 enabled) and a funded BatchPayer approved on both splitters for both tokens. */
-export async function deployBench(): Promise<Bench> {
+async function deployBench(): Promise<Bench> {
   const f = await deployFixture({ enableAifp2: true, fast: true });
   const batchPayer = (await deployArtifact(f, OWNER, "BatchPayer", [])).address;
   const batchAbi = readArtifact("BatchPayer").abi;

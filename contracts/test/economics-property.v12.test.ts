@@ -4,25 +4,21 @@
  * contract itself), and SplitterV12 pays exactly its legs, checked three ways (economics-bench.ts).
  */
 import { splitByBps, splitFromPrice, splitTotal } from "@tollgate/shared/economics";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   amounts,
   assets,
-  type Bench,
-  deployBench,
+  bench,
   freshAddress,
   type Item,
   N,
   sendBatchCall,
+  setupBench,
   verifyRun,
 } from "./economics-bench";
 import { ZERO } from "./helpers";
 
-let bench: Bench;
-
-beforeAll(async () => {
-  bench = await deployBench();
-});
+setupBench();
 
 async function runV12(seed: bigint) {
   const { f, batchPayer, batchAbi } = bench;

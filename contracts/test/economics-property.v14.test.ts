@@ -14,25 +14,21 @@ import {
 } from "@tollgate/shared/contracts";
 import { type EconomicsProfileId, splitTotal } from "@tollgate/shared/economics";
 import type { Hex } from "viem";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LOCAL_ROLES } from "../src/deploy";
 import {
   amounts,
-  type Bench,
-  deployBench,
+  bench,
   freshAddress,
   type Item,
   N,
   sendBatchCall,
+  setupBench,
   verifyRun,
 } from "./economics-bench";
 import { expectRevert, rpc, ZERO } from "./helpers";
 
-let bench: Bench;
-
-beforeAll(async () => {
-  bench = await deployBench();
-});
+setupBench();
 
 async function runV14(profile: EconomicsProfileId, route: "aifp1" | "aifp2", seed: bigint) {
   const { f, batchPayer } = bench;
