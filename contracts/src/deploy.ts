@@ -12,6 +12,8 @@ import {
   type Abi,
   type Address,
   type Chain,
+  type ContractFunctionArgs,
+  type ContractFunctionName,
   createPublicClient,
   createWalletClient,
   custom,
@@ -20,6 +22,7 @@ import {
   type Hex,
   type PublicClient,
   type WalletClient,
+  type WriteContractParameters,
 } from "viem";
 import { CONTRACTS_ROOT } from "./hardhat";
 
@@ -225,6 +228,24 @@ async function send(c: Clients, hash: Promise<Hex>): Promise<void> {
   if (receipt.status !== "success") throw new Error(`transaction ${receipt.transactionHash} reverted`);
 }
 
+type Writable = "nonpayable" | "payable";
+
+/** One contract call from `account`, waited for; a revert throws. */
+async function write<
+  const abi extends Abi,
+  functionName extends ContractFunctionName<abi, Writable>,
+  args extends ContractFunctionArgs<abi, Writable, functionName>,
+>(
+  c: Clients,
+  account: Address,
+  call: { address: Address; abi: abi; functionName: functionName; args: args },
+): Promise<void> {
+  // viem cannot resolve its mutability-aware parameters while `abi` is still generic; each caller's call is
+  // checked against its ABI by this function's signature.
+  const request = { ...call, account, chain: c.chain } as WriteContractParameters;
+  await send(c, c.walletClient.writeContract(request));
+}
+
 /** Deploys tokens, price feed and both splitters, configures them and funds accounts. */
 export async function deployTollgate(provider: EIP1193Provider, opts: DeployOptions): Promise<Deployment> {
   const c = clientsFor(provider, opts.chainId);
@@ -232,41 +253,13 @@ export async function deployTollgate(provider: EIP1193Provider, opts: DeployOpti
   const pauser = opts.pauser ?? LOCAL_ROLES.pauser;
   const treasury = opts.treasury ?? LOCAL_ROLES.treasury;
   const quoteSigner = opts.quoteSigner ?? LOCAL_ROLES.quoteSigner;
-  const w = c.walletClient;
-  const account = deployer;
-  const chain = c.chain;
 
+  // Deployments and calls keep this order: it is the deployer's nonce order, which makes the addresses the same on
+  // every run (docs/local-chains.md).
   const tokens: DeployedToken[] = [];
-  for (const spec of opts.tokens) {
-    const deployed =
-      spec.symbol === "USDC"
-        ? await deployArtifact(c, deployer, "TestUSDC", [
-            spec.name,
-            spec.symbol,
-            spec.eip712?.name ?? spec.name,
-            spec.eip712?.version ?? "2",
-            deployer,
-          ])
-        : await deployArtifact(c, deployer, "TestUSDT", [spec.name, spec.symbol, deployer]);
-    if (spec.at) {
-      if (Buffer.byteLength(spec.name) >= 32) throw new Error(`token name "${spec.name}" too long to move`);
-      await moveContract(provider, c, deployed.address, spec.at);
-      deployed.address = getAddress(spec.at);
-    }
-    tokens.push({ spec, ...deployed });
-  }
+  for (const spec of opts.tokens) tokens.push(await deployToken(provider, c, deployer, spec));
   const priceFeed =
-    opts.polUsdPrice === undefined
-      ? undefined
-      : {
-          ...(await deployArtifact(c, deployer, "MockPriceFeed", [
-            8,
-            "POL / USD",
-            opts.polUsdPrice,
-            deployer,
-          ])),
-          decimals: 8,
-        };
+    opts.polUsdPrice === undefined ? undefined : await deployPriceFeed(c, deployer, opts.polUsdPrice);
   const splitterV12 = await deployArtifact(c, deployer, "SplitterV12", [deployer, treasury, pauser]);
   const splitterV14 = await deployArtifact(c, deployer, "SplitterV14", [
     deployer,
@@ -274,62 +267,9 @@ export async function deployTollgate(provider: EIP1193Provider, opts: DeployOpti
     pauser,
     treasury,
   ]);
+  await configureSplitters(c, deployer, { splitterV12, splitterV14 }, tokens, opts.enableAifp2);
+  if (opts.fund) await fundAccounts(c, deployer, tokens, opts.fund);
 
-  for (const t of tokens) {
-    await send(
-      c,
-      w.writeContract({
-        address: splitterV12.address,
-        abi: splitterV12Abi,
-        functionName: "setTokenAllowed",
-        args: [t.address, true],
-        account,
-        chain,
-      }),
-    );
-    await send(
-      c,
-      w.writeContract({
-        address: splitterV14.address,
-        abi: splitterV14Abi,
-        functionName: "setTokenAllowed",
-        args: [t.address, true],
-        account,
-        chain,
-      }),
-    );
-  }
-  if (opts.enableAifp2) {
-    await send(
-      c,
-      w.writeContract({
-        address: splitterV14.address,
-        abi: splitterV14Abi,
-        functionName: "setRouteEnabled",
-        args: [SPLITTER_V14_ROUTES.aifp2, true],
-        account,
-        chain,
-      }),
-    );
-  }
-  if (opts.fund) {
-    for (const t of tokens) {
-      const abi = t.spec.symbol === "USDC" ? testUsdcAbi : testUsdtAbi;
-      for (const to of opts.fund.accounts) {
-        await send(
-          c,
-          w.writeContract({
-            address: t.address,
-            abi,
-            functionName: "mint",
-            args: [to, opts.fund.amount],
-            account,
-            chain,
-          }),
-        );
-      }
-    }
-  }
   const blocks = [splitterV12, splitterV14, ...tokens, ...(priceFeed ? [priceFeed] : [])].map(
     (d) => d.deploymentBlock,
   );
@@ -346,4 +286,77 @@ export async function deployTollgate(provider: EIP1193Provider, opts: DeployOpti
     aifp2Enabled: opts.enableAifp2,
     firstBlock: Math.min(...blocks),
   };
+}
+
+/** A USDC-like (EIP-3009, permit) or USDT-like test token, moved to `spec.at` when given. */
+async function deployToken(
+  provider: EIP1193Provider,
+  c: Clients,
+  deployer: Address,
+  spec: TokenSpec,
+): Promise<DeployedToken> {
+  const deployed =
+    spec.symbol === "USDC"
+      ? await deployArtifact(c, deployer, "TestUSDC", [
+          spec.name,
+          spec.symbol,
+          spec.eip712?.name ?? spec.name,
+          spec.eip712?.version ?? "2",
+          deployer,
+        ])
+      : await deployArtifact(c, deployer, "TestUSDT", [spec.name, spec.symbol, deployer]);
+  if (spec.at) {
+    if (Buffer.byteLength(spec.name) >= 32) throw new Error(`token name "${spec.name}" too long to move`);
+    await moveContract(provider, c, deployed.address, spec.at);
+    deployed.address = getAddress(spec.at);
+  }
+  return { spec, ...deployed };
+}
+
+/** A POL/USD feed with 8 decimals starting at `price`. */
+async function deployPriceFeed(
+  c: Clients,
+  deployer: Address,
+  price: bigint,
+): Promise<NonNullable<Deployment["priceFeed"]>> {
+  const deployed = await deployArtifact(c, deployer, "MockPriceFeed", [8, "POL / USD", price, deployer]);
+  return { ...deployed, decimals: 8 };
+}
+
+/** Allows every token on both splitters (v1.2 then v1.4, token by token), then the aifp2 route where enabled. */
+async function configureSplitters(
+  c: Clients,
+  admin: Address,
+  splitters: Pick<Deployment, "splitterV12" | "splitterV14">,
+  tokens: readonly DeployedToken[],
+  enableAifp2: boolean,
+): Promise<void> {
+  const v12 = { address: splitters.splitterV12.address, abi: splitterV12Abi };
+  const v14 = { address: splitters.splitterV14.address, abi: splitterV14Abi };
+  for (const t of tokens) {
+    await write(c, admin, { ...v12, functionName: "setTokenAllowed", args: [t.address, true] });
+    await write(c, admin, { ...v14, functionName: "setTokenAllowed", args: [t.address, true] });
+  }
+  if (enableAifp2) {
+    await write(c, admin, {
+      ...v14,
+      functionName: "setRouteEnabled",
+      args: [SPLITTER_V14_ROUTES.aifp2, true],
+    });
+  }
+}
+
+/** Mints `fund.amount` of every token to every account (token by token), as the tokens' owner. */
+async function fundAccounts(
+  c: Clients,
+  owner: Address,
+  tokens: readonly DeployedToken[],
+  fund: NonNullable<DeployOptions["fund"]>,
+): Promise<void> {
+  for (const t of tokens) {
+    const abi = t.spec.symbol === "USDC" ? testUsdcAbi : testUsdtAbi;
+    for (const to of fund.accounts) {
+      await write(c, owner, { address: t.address, abi, functionName: "mint", args: [to, fund.amount] });
+    }
+  }
 }

@@ -7,17 +7,18 @@
  *   (`network_halts`): the follower keeps its lock, does not follow while the halt is open (after a
  *   restart too), and follows again once an operator resumed the network;
  * - the lag watchdog alerts when the head has not moved for `stallAlertMs` (checklist A6: a stalled node must
- *   not look healthy).
+ *   not look healthy; follower-wait.ts, with the sleep and the new-heads wake-up).
  */
 import type { DatabaseHandle } from "@tollgate/db";
 import type { Logger } from "pino";
 import type { NetworkConfig } from "./config";
+import { createSleeper, type HeadWatch, type Sleeper, startStallWatchdog, watchHeads } from "./follower-wait";
 import { LockLostError, type NetworkLock, tryLockNetwork } from "./lock";
 import { openHalt, recordHalt } from "./reorg/halts";
 import { ReorgTooDeepError } from "./reorg/reorg";
 import type { HeadSource } from "./rpc/heads";
-import { createRpc, type RpcRequest } from "./rpc/rpc";
-import { newSyncState, type StepResult, syncStep } from "./sync/sync-step";
+import { createRpc, type Rpc, type RpcRequest } from "./rpc/rpc";
+import { newSyncState, type StepResult, type SyncState, syncStep } from "./sync/sync-step";
 
 export type FollowerState = "starting" | "standby" | "running" | "halted" | "stopped";
 
@@ -72,11 +73,51 @@ export interface Follower {
 
 const MAX_BACKOFF_MS = 30_000;
 
+/** One follower's state, shared by the loop's steps below. */
+interface Run {
+  options: FollowerOptions;
+  cfg: NetworkConfig;
+  log: Logger;
+  now: () => Date;
+  rpc: Rpc;
+  status: FollowerStatus;
+  sync: SyncState;
+  stopped: boolean;
+  lock: NetworkLock | undefined;
+  /** When the head last moved (ms since the epoch): the lag watchdog's clock. */
+  lastHeadChange: number;
+  /** `checked`: the halt table was read since the lock was taken; `recorded: false`: a halt is still to be written. */
+  halt: { checked: boolean; recorded: boolean; cursor: bigint | undefined };
+  sleeper: Sleeper;
+  heads: HeadWatch;
+}
+
 export function startFollower(options: FollowerOptions): Follower {
-  const { handle, cfg, log } = options;
-  const now = options.now ?? (() => new Date());
+  const run = newRun(options);
+  const watchdog = startStallWatchdog(
+    options.cfg,
+    run.status,
+    () => run.lastHeadChange,
+    (a) => raiseAlert(run, a),
+  );
+  const loop = follow(run);
+  return {
+    status: () => ({ ...run.status }),
+    poke: () => run.sleeper.wake(),
+    async stop() {
+      run.stopped = true;
+      clearInterval(watchdog);
+      run.sleeper.wake();
+      await loop;
+      await run.heads.close();
+      if (run.status.state !== "halted") run.status.state = "stopped";
+    },
+  };
+}
+
+function newRun(options: FollowerOptions): Run {
+  const { cfg, log } = options;
   const rpc = createRpc(options.request);
-  let state = newSyncState(cfg);
   const status: FollowerStatus = {
     network: cfg.network,
     chainId: cfg.chainId,
@@ -91,208 +132,184 @@ export function startFollower(options: FollowerOptions): Follower {
     lockLosses: 0,
     headSource: "polling",
   };
-  let stopped = false;
-  let wake: (() => void) | undefined;
-  let lock: NetworkLock | undefined;
-  let lastHeadChange = Date.now();
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wake = undefined;
-        resolve();
-      }
-      wake = done;
-    });
-
-  let headErrorLogged = false;
-  const heads = options.subscribeHeads?.(
-    () => wake?.(),
-    (error) => {
-      // Logged once per outage: a node without eth_subscribe would otherwise log at every poll.
-      if (!headErrorLogged)
-        log.warn({ err: error, network: cfg.network }, "newHeads subscription failed; polling");
-      headErrorLogged = true;
-    },
-  );
-  /** (Re)subscribes before each wait; the wait is the poll interval either way, a head just ends it early. */
-  const refreshHeads = async () => {
-    if (!heads) return;
-    const live = await heads.ensure();
-    if (live && status.headSource === "polling")
-      log.info({ network: cfg.network }, "following new heads over WebSocket");
-    if (live) headErrorLogged = false;
-    status.headSource = live ? "websocket" : "polling";
+  const sleeper = createSleeper();
+  return {
+    options,
+    cfg,
+    log,
+    now: options.now ?? (() => new Date()),
+    rpc,
+    status,
+    sync: newSyncState(cfg),
+    stopped: false,
+    lock: undefined,
+    lastHeadChange: Date.now(),
+    halt: { checked: false, recorded: true, cursor: undefined },
+    sleeper,
+    heads: watchHeads(options.subscribeHeads, sleeper, status, log),
   };
+}
 
-  const alert = (a: Alert) => {
-    log.error({ alert: a.kind, network: a.network, chainId: a.chainId }, a.message);
-    options.onAlert?.(a);
-  };
+function raiseAlert(run: Run, a: Alert) {
+  run.log.error({ alert: a.kind, network: a.network, chainId: a.chainId }, a.message);
+  run.options.onAlert?.(a);
+}
 
-  const watchdog = setInterval(
-    () => {
-      if (status.state !== "running") return;
-      const idleMs = Date.now() - lastHeadChange;
-      if (idleMs > cfg.stallAlertMs && !status.stalled) {
-        status.stalled = true;
-        alert({
-          kind: "stalled",
-          network: cfg.network,
-          chainId: cfg.chainId,
-          message: `no new head on ${cfg.network} for ${Math.round(idleMs / 1000)} s`,
-        });
+/** The loop: lock (or stand by), honour an open halt, then step, wait for the next head, and again. */
+async function follow(run: Run): Promise<void> {
+  const retryMs = run.options.lockRetryMs ?? 5_000;
+  while (!run.stopped) {
+    const lock = run.lock ?? (await acquireLock(run));
+    if (!lock) {
+      await run.sleeper.sleep(retryMs);
+      continue;
+    }
+    if (!run.halt.checked || run.status.state === "halted") {
+      if (!(await checkHalt(run))) {
+        await run.sleeper.sleep(retryMs);
+        continue;
       }
-    },
-    Math.min(cfg.stallAlertMs, 5_000),
-  );
-  watchdog.unref();
-
-  let haltChecked = false;
-  let haltRecorded = true;
-  let haltCursor: bigint | undefined;
-  /**
-   * True when this network may be followed. A halt found in memory is written first (retried until it is,
-   * so it is never forgotten); then the open halt in the table decides, and only its removal resumes.
-   */
-  const checkHalt = async (): Promise<boolean> => {
+    }
     try {
-      if (!haltRecorded) {
-        await recordHalt(handle.db, {
-          chainId: cfg.chainId,
-          network: cfg.network,
-          reason: status.haltReason ?? "halted",
-          blockNumber: haltCursor,
-          at: now(),
-        });
-        haltRecorded = true;
-      }
-      const halt = await openHalt(handle.db, cfg.chainId);
-      haltChecked = true;
-      if (halt) {
-        if (status.state !== "halted") {
-          log.error({ network: cfg.network, reason: halt.reason }, "network halted: not following it");
-        }
-        status.state = "halted";
-        status.haltReason = halt.reason;
-        return false;
-      }
-      if (status.state === "halted") {
-        log.warn({ network: cfg.network }, "halt cleared by an operator: following again");
-        state = newSyncState(cfg);
-        lastHeadChange = Date.now();
-      }
-      status.state = "running";
-      status.haltReason = undefined;
-      return true;
+      if (await followStep(run, lock)) continue;
+      await run.heads.refresh();
+      await run.sleeper.sleep(run.cfg.pollIntervalMs);
     } catch (err) {
-      log.warn({ err, network: cfg.network }, "reading the network halt failed; retrying");
+      await onStepError(run, err);
+    }
+  }
+  await run.lock?.release();
+  run.lock = undefined;
+}
+
+/** Tries the network's lock once; without it the follower is a standby (it retries later). */
+async function acquireLock(run: Run): Promise<NetworkLock | undefined> {
+  const { cfg, status, log } = run;
+  try {
+    run.lock = await tryLockNetwork(run.options.handle, cfg.chainId);
+  } catch (err) {
+    log.warn({ err, network: cfg.network }, "advisory lock attempt failed");
+  }
+  if (!run.lock) {
+    status.state = "standby";
+    status.standbyRetries++;
+    return undefined;
+  }
+  status.state = "running";
+  run.lastHeadChange = Date.now();
+  log.info({ network: cfg.network, chainId: cfg.chainId }, "follower active");
+  run.halt.checked = false;
+  return run.lock;
+}
+
+/**
+ * True when this network may be followed. A halt found in memory is written first (retried until it is,
+ * so it is never forgotten); then the open halt in the table decides, and only its removal resumes.
+ */
+async function checkHalt(run: Run): Promise<boolean> {
+  const { cfg, status, log } = run;
+  const db = run.options.handle.db;
+  try {
+    if (!run.halt.recorded) {
+      await recordHalt(db, {
+        chainId: cfg.chainId,
+        network: cfg.network,
+        reason: status.haltReason ?? "halted",
+        blockNumber: run.halt.cursor,
+        at: run.now(),
+      });
+      run.halt.recorded = true;
+    }
+    const halt = await openHalt(db, cfg.chainId);
+    run.halt.checked = true;
+    if (halt) {
+      if (status.state !== "halted") {
+        log.error({ network: cfg.network, reason: halt.reason }, "network halted: not following it");
+      }
+      status.state = "halted";
+      status.haltReason = halt.reason;
       return false;
     }
-  };
-
-  const loop = (async () => {
-    while (!stopped) {
-      if (!lock) {
-        try {
-          lock = await tryLockNetwork(handle, cfg.chainId);
-        } catch (err) {
-          log.warn({ err, network: cfg.network }, "advisory lock attempt failed");
-        }
-        if (!lock) {
-          status.state = "standby";
-          status.standbyRetries++;
-          await sleep(options.lockRetryMs ?? 5_000);
-          continue;
-        }
-        status.state = "running";
-        lastHeadChange = Date.now();
-        log.info({ network: cfg.network, chainId: cfg.chainId }, "follower active");
-        haltChecked = false;
-      }
-      if (!haltChecked || status.state === "halted") {
-        if (!(await checkHalt())) {
-          await sleep(options.lockRetryMs ?? 5_000);
-          continue;
-        }
-      }
-      try {
-        const held = lock;
-        const assertHeld = async () => {
-          if (!(await held.held())) throw new LockLostError(`lost the advisory lock of ${cfg.network}`);
-        };
-        await assertHeld();
-        const result = await syncStep(handle.db, rpc, cfg, state, {
-          now,
-          // Inside the batch transaction: a commit made without the lock is rolled back.
-          beforeCommit: async () => {
-            await assertHeld();
-            await options.beforeCommit?.();
-          },
-        });
-        status.consecutiveErrors = 0;
-        status.lastError = undefined;
-        if (status.head === undefined || result.head > status.head) {
-          lastHeadChange = Date.now();
-          status.stalled = false;
-        }
-        status.head = result.head;
-        options.onStep?.(result);
-        if (result.kind === "indexed") {
-          status.indexed = result.to;
-          if (result.to < result.head) continue; // backfill: keep going without waiting
-        } else if (result.kind === "reorg") {
-          status.indexed = result.ancestor;
-          log.warn({ network: cfg.network, ...stringifyBigints(result) }, "reorg repaired");
-          continue;
-        } else {
-          status.indexed = result.cursor;
-        }
-        await refreshHeads();
-        await sleep(cfg.pollIntervalMs);
-      } catch (err) {
-        if (err instanceof LockLostError) {
-          log.error({ network: cfg.network }, "advisory lock lost: not following until it is held again");
-          await lock?.release().catch(() => {});
-          lock = undefined;
-          state = newSyncState(cfg);
-          status.state = "standby";
-          status.lockLosses++;
-          continue;
-        }
-        if (err instanceof ReorgTooDeepError) {
-          status.state = "halted";
-          status.haltReason = err.message;
-          haltRecorded = false;
-          haltCursor = err.cursor;
-          alert({ kind: "reorg_too_deep", network: cfg.network, chainId: cfg.chainId, message: err.message });
-          continue;
-        }
-        status.consecutiveErrors++;
-        status.lastError = err instanceof Error ? err.message : String(err);
-        const backoff = Math.min(MAX_BACKOFF_MS, 200 * 2 ** Math.min(status.consecutiveErrors, 8));
-        log.warn({ err, network: cfg.network, retryInMs: backoff }, "follower step failed; retrying");
-        await sleep(backoff);
-      }
+    if (status.state === "halted") {
+      log.warn({ network: cfg.network }, "halt cleared by an operator: following again");
+      run.sync = newSyncState(cfg);
+      run.lastHeadChange = Date.now();
     }
-    await lock?.release();
-    lock = undefined;
-  })();
+    status.state = "running";
+    status.haltReason = undefined;
+    return true;
+  } catch (err) {
+    log.warn({ err, network: cfg.network }, "reading the network halt failed; retrying");
+    return false;
+  }
+}
 
-  return {
-    status: () => ({ ...status }),
-    poke: () => wake?.(),
-    async stop() {
-      stopped = true;
-      clearInterval(watchdog);
-      wake?.();
-      await loop;
-      await heads?.close();
-      if (status.state !== "halted") status.state = "stopped";
-    },
+/** One sync step under the lock; true when the next one should follow at once (backfill, reorg repaired). */
+async function followStep(run: Run, held: NetworkLock): Promise<boolean> {
+  const { cfg, status, options } = run;
+  const assertHeld = async () => {
+    if (!(await held.held())) throw new LockLostError(`lost the advisory lock of ${cfg.network}`);
   };
+  await assertHeld();
+  const result = await syncStep(options.handle.db, run.rpc, cfg, run.sync, {
+    now: run.now,
+    // Inside the batch transaction: a commit made without the lock is rolled back.
+    beforeCommit: async () => {
+      await assertHeld();
+      await options.beforeCommit?.();
+    },
+  });
+  status.consecutiveErrors = 0;
+  status.lastError = undefined;
+  if (status.head === undefined || result.head > status.head) {
+    run.lastHeadChange = Date.now();
+    status.stalled = false;
+  }
+  status.head = result.head;
+  options.onStep?.(result);
+  if (result.kind === "indexed") {
+    status.indexed = result.to;
+    return result.to < result.head; // backfill: keep going without waiting
+  }
+  if (result.kind === "reorg") {
+    status.indexed = result.ancestor;
+    run.log.warn({ network: cfg.network, ...stringifyBigints(result) }, "reorg repaired");
+    return true;
+  }
+  status.indexed = result.cursor;
+  return false;
+}
+
+/** Lock lost: stand by until it is held again. Reorg too deep: halt (checkHalt writes it). Else: back off. */
+async function onStepError(run: Run, err: unknown): Promise<void> {
+  const { cfg, status, log } = run;
+  if (err instanceof LockLostError) {
+    log.error({ network: cfg.network }, "advisory lock lost: not following until it is held again");
+    await run.lock?.release().catch(() => {});
+    run.lock = undefined;
+    run.sync = newSyncState(cfg);
+    status.state = "standby";
+    status.lockLosses++;
+    return;
+  }
+  if (err instanceof ReorgTooDeepError) {
+    status.state = "halted";
+    status.haltReason = err.message;
+    run.halt.recorded = false;
+    run.halt.cursor = err.cursor;
+    raiseAlert(run, {
+      kind: "reorg_too_deep",
+      network: cfg.network,
+      chainId: cfg.chainId,
+      message: err.message,
+    });
+    return;
+  }
+  status.consecutiveErrors++;
+  status.lastError = err instanceof Error ? err.message : String(err);
+  const backoff = Math.min(MAX_BACKOFF_MS, 200 * 2 ** Math.min(status.consecutiveErrors, 8));
+  log.warn({ err, network: cfg.network, retryInMs: backoff }, "follower step failed; retrying");
+  await run.sleeper.sleep(backoff);
 }
 
 function stringifyBigints(value: Record<string, unknown>): Record<string, unknown> {

@@ -20,7 +20,7 @@ import {
   type Transaction,
 } from "@tollgate/db";
 import { enqueueWebhookEvents, type ReceiptStateEventData } from "@tollgate/webhooks";
-import { and, between, eq, exists, gt, inArray, lte, ne, notExists, sql } from "drizzle-orm";
+import { and, between, eq, exists, gt, inArray, lte, ne, notExists, type SQL, sql } from "drizzle-orm";
 
 type ReceiptRow = typeof receipts.$inferSelect;
 
@@ -99,23 +99,38 @@ export async function suspendReceiptsAbove(
   ancestor: bigint,
   now: Date,
 ): Promise<number> {
+  return suspendValid(
+    tx,
+    policy,
+    ancestor + BigInt(policy.maxReorgDepth),
+    [gt(receipts.blockNumber, ancestor)],
+    now,
+  );
+}
+
+/**
+ * valid → suspended (payment orphaned) for this chain's valid receipts that also match `filters`; each may be
+ * revoked once the indexer reaches `revokeAfterBlock`.
+ */
+async function suspendValid(
+  tx: Transaction,
+  policy: Policy,
+  revokeAfterBlock: bigint | SQL,
+  filters: SQL[],
+  now: Date,
+): Promise<number> {
   const suspended = await tx
     .update(receipts)
-    .set({
-      state: "suspended",
-      stateChangedAt: now,
-      revokeAfterBlock: ancestor + BigInt(policy.maxReorgDepth),
-    })
-    .where(
-      and(
-        eq(receipts.chainId, policy.chainId),
-        eq(receipts.state, "valid"),
-        gt(receipts.blockNumber, ancestor),
-      ),
-    )
+    .set({ state: "suspended", stateChangedAt: now, revokeAfterBlock })
+    .where(inState(policy.chainId, "valid", ...filters))
     .returning();
   await record(tx, suspended, "valid", "payment_orphaned", now);
   return suspended.length;
+}
+
+/** This chain's receipts in `state` that also match `filters`. */
+function inState(chainId: number, state: ReceiptState, ...filters: SQL[]): SQL | undefined {
+  return and(eq(receipts.chainId, chainId), eq(receipts.state, state), ...filters);
 }
 
 /** Block numbers in [from, to] that valid receipts rest on: the step fetches their headers (see below). */
@@ -128,13 +143,7 @@ export async function validReceiptBlocks(
   const rows = await db
     .selectDistinct({ number: receipts.blockNumber })
     .from(receipts)
-    .where(
-      and(
-        eq(receipts.chainId, chainId),
-        eq(receipts.state, "valid"),
-        between(receipts.blockNumber, from, to),
-      ),
-    );
+    .where(inState(chainId, "valid", between(receipts.blockNumber, from, to)));
   return rows.map((r) => r.number);
 }
 
@@ -151,35 +160,27 @@ export async function suspendReceiptsOffChain(
   to: bigint,
   now: Date,
 ): Promise<number> {
-  const suspended = await tx
-    .update(receipts)
-    .set({
-      state: "suspended",
-      stateChangedAt: now,
-      revokeAfterBlock: sql`${receipts.blockNumber} - 1 + ${BigInt(policy.maxReorgDepth)}`,
-    })
+  return suspendValid(
+    tx,
+    policy,
+    sql`${receipts.blockNumber} - 1 + ${BigInt(policy.maxReorgDepth)}`,
+    [between(receipts.blockNumber, from, to), exists(otherHashAtReceiptBlock(tx))],
+    now,
+  );
+}
+
+/** The header the indexer stored at the receipt's height, when its hash is not the receipt's block hash. */
+function otherHashAtReceiptBlock(tx: Transaction) {
+  return tx
+    .select({ one: indexerBlocks.number })
+    .from(indexerBlocks)
     .where(
       and(
-        eq(receipts.chainId, policy.chainId),
-        eq(receipts.state, "valid"),
-        between(receipts.blockNumber, from, to),
-        exists(
-          tx
-            .select({ one: indexerBlocks.number })
-            .from(indexerBlocks)
-            .where(
-              and(
-                eq(indexerBlocks.chainId, receipts.chainId),
-                eq(indexerBlocks.number, receipts.blockNumber),
-                ne(indexerBlocks.hash, sql`lower(${receipts.blockHash})`),
-              ),
-            ),
-        ),
+        eq(indexerBlocks.chainId, receipts.chainId),
+        eq(indexerBlocks.number, receipts.blockNumber),
+        ne(indexerBlocks.hash, sql`lower(${receipts.blockHash})`),
       ),
-    )
-    .returning();
-  await record(tx, suspended, "valid", "payment_orphaned", now);
-  return suspended.length;
+    );
 }
 
 /**
@@ -210,7 +211,7 @@ export async function settleSuspendedReceipts(
         inArray(settlements.state, ["confirmed", "final"]),
       ),
     )
-    .where(and(eq(receipts.chainId, policy.chainId), eq(receipts.state, "suspended")));
+    .where(inState(policy.chainId, "suspended"));
   const reinstated: ReceiptRow[] = [];
   const seen = new Set<string>();
   for (const r of returned) {
@@ -236,9 +237,9 @@ export async function settleSuspendedReceipts(
     .update(receipts)
     .set({ state: "revoked", stateChangedAt: now, revokeAfterBlock: null })
     .where(
-      and(
-        eq(receipts.chainId, policy.chainId),
-        eq(receipts.state, "suspended"),
+      inState(
+        policy.chainId,
+        "suspended",
         lte(receipts.revokeAfterBlock, cursor),
         // Mined again but not yet confirmed: wait for the confirmation instead of revoking.
         notExists(

@@ -1,0 +1,96 @@
+/**
+ * How a follower waits and shows it is alive: an interruptible sleep (poll interval, back-off, standby), new
+ * heads over WebSocket that end a wait early (rpc/heads.ts; polling stays the fall-back), and the lag watchdog
+ * that alerts when the head has not moved for `stallAlertMs` (checklist A6: a stalled node must not look healthy).
+ */
+import type { Logger } from "pino";
+import type { NetworkConfig } from "./config";
+import type { Alert, FollowerOptions, FollowerStatus } from "./follower";
+
+export interface Sleeper {
+  sleep(ms: number): Promise<void>;
+  /** Ends the current sleep at once, if any. */
+  wake(): void;
+}
+
+export function createSleeper(): Sleeper {
+  let wake: (() => void) | undefined;
+  return {
+    sleep: (ms) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(done, ms);
+        function done() {
+          clearTimeout(timer);
+          wake = undefined;
+          resolve();
+        }
+        wake = done;
+      }),
+    wake: () => wake?.(),
+  };
+}
+
+export interface HeadWatch {
+  /** (Re)subscribes before each wait; the wait is the poll interval either way, a head just ends it early. */
+  refresh(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Subscribes to new heads when the options offer it; each head wakes `sleeper`. */
+export function watchHeads(
+  subscribe: FollowerOptions["subscribeHeads"],
+  sleeper: Sleeper,
+  status: Pick<FollowerStatus, "network" | "headSource">,
+  log: Logger,
+): HeadWatch {
+  let errorLogged = false;
+  const heads = subscribe?.(
+    () => sleeper.wake(),
+    (error) => {
+      // Logged once per outage: a node without eth_subscribe would otherwise log at every poll.
+      if (!errorLogged)
+        log.warn({ err: error, network: status.network }, "newHeads subscription failed; polling");
+      errorLogged = true;
+    },
+  );
+  return {
+    async refresh() {
+      if (!heads) return;
+      const live = await heads.ensure();
+      if (live && status.headSource === "polling")
+        log.info({ network: status.network }, "following new heads over WebSocket");
+      if (live) errorLogged = false;
+      status.headSource = live ? "websocket" : "polling";
+    },
+    close: async () => {
+      await heads?.close();
+    },
+  };
+}
+
+/** Alerts once per stall while running; `lastHeadChange` is read at every tick (ms since the epoch). */
+export function startStallWatchdog(
+  cfg: NetworkConfig,
+  status: Pick<FollowerStatus, "state" | "stalled">,
+  lastHeadChange: () => number,
+  alert: (a: Alert) => void,
+): NodeJS.Timeout {
+  const watchdog = setInterval(
+    () => {
+      if (status.state !== "running") return;
+      const idleMs = Date.now() - lastHeadChange();
+      if (idleMs > cfg.stallAlertMs && !status.stalled) {
+        status.stalled = true;
+        alert({
+          kind: "stalled",
+          network: cfg.network,
+          chainId: cfg.chainId,
+          message: `no new head on ${cfg.network} for ${Math.round(idleMs / 1000)} s`,
+        });
+      }
+    },
+    Math.min(cfg.stallAlertMs, 5_000),
+  );
+  watchdog.unref();
+  return watchdog;
+}
