@@ -78,3 +78,26 @@ export function ConfirmActions({
     </div>
   );
 }
+
+/** A form's submit button in its actions row, held while the form's call runs (and relabelled, given `busyLabel`). */
+export function SubmitActions({
+  busy,
+  disabled = false,
+  testId,
+  label,
+  busyLabel = label,
+}: {
+  busy: boolean;
+  disabled?: boolean;
+  testId: string;
+  label: string;
+  busyLabel?: string;
+}) {
+  return (
+    <div className="actions">
+      <button type="submit" className="button" disabled={busy || disabled} data-testid={testId}>
+        {busy ? busyLabel : label}
+      </button>
+    </div>
+  );
+}

@@ -110,24 +110,3 @@ export function WebhookUrlField({
     />
   );
 }
-
-/** The form's one submit button, relabelled while the request runs. */
-export function SubmitActions({
-  busy,
-  testId,
-  label,
-  busyLabel,
-}: {
-  busy: boolean;
-  testId: string;
-  label: string;
-  busyLabel: string;
-}) {
-  return (
-    <div className="actions">
-      <button type="submit" className="button" disabled={busy} data-testid={testId}>
-        {busy ? busyLabel : label}
-      </button>
-    </div>
-  );
-}

@@ -5,11 +5,11 @@ import { ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import { unclaimed, validate } from "../../lib/errors";
 import type { MerchantApi, MerchantProfile, UpdateMerchantRequest } from "../../lib/trpc";
+import { SubmitActions } from "../../ui/ActionButton";
 import {
   fieldsProblem,
   MerchantNameField,
   SettlementAndTiers,
-  SubmitActions,
   useSettlementAndTiers,
   WebhookUrlField,
 } from "./MerchantFields";

@@ -12,11 +12,11 @@ import { ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import { errorFor, unclaimed, validate } from "../../lib/errors";
 import type { MerchantApi, RegisterMerchantRequest, RegisterMerchantResult } from "../../lib/trpc";
+import { SubmitActions } from "../../ui/ActionButton";
 import {
   fieldsProblem,
   MerchantNameField,
   SettlementAndTiers,
-  SubmitActions,
   useSettlementAndTiers,
   WebhookUrlField,
 } from "./MerchantFields";

@@ -1,19 +1,13 @@
-import type { FieldError } from "@tollgate/shared";
 import { useState } from "react";
 import { Field } from "../../components/Field";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import { errorFor } from "../../lib/errors";
 import type { MerchantApi, MerchantProfile, PayoutChallenge } from "../../lib/trpc";
-import { ActionButton, ConfirmActions } from "../../ui/ActionButton";
+import { ActionButton, ConfirmActions, SubmitActions } from "../../ui/ActionButton";
 import { injectedWallet, personalSign } from "./wallet";
 
 type Family = "evm" | "solana";
-
-const FAMILY_FIELDS: readonly [Family, string][] = [
-  ["evm", "New EVM payout address"],
-  ["solana", "New Solana payout address"],
-];
 
 /** The patch for the families the user changed: a new address sets it, an emptied field clears it. */
 export function payoutPatch(current: MerchantProfile["pay_to"], form: Record<Family, string>) {
@@ -46,10 +40,10 @@ export function PayoutChange({
     solana: merchant.pay_to.solana ?? "",
   });
   const [challenge, setChallenge] = useState<PayoutChallenge>();
-  const [signature, setSignature] = useState("");
   const { busy, problem, notice, run, setNotice } = useAction();
   const patch = payoutPatch(merchant.pay_to, form);
 
+  const fieldError = (family: Family) => errorFor(problem?.errors ?? [], `pay_to.${family}`);
   return (
     <section className="card" aria-labelledby="payout-heading" data-testid="payout-change">
       <h2 id="payout-heading">Change the payout</h2>
@@ -64,32 +58,49 @@ export function PayoutChange({
       />
       <Notice message={notice} testId="payout-notice" />
       {!challenge ? (
-        <PayoutRequestForm
-          form={form}
-          onChange={setForm}
-          errors={problem?.errors ?? []}
-          busy={busy}
-          canRequest={Object.keys(patch).length > 0}
-          onRequest={() =>
-            run(async () => {
+        <form
+          className="form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void run(async () => {
               setChallenge(await api.payoutChallenge({ id: merchant.merchant_id, pay_to: patch }));
-              setSignature("");
-            })
-          }
-        />
+            });
+          }}
+        >
+          <Field
+            label="New EVM payout address"
+            testId="payout-evm"
+            value={form.evm}
+            onChange={(event) => setForm({ ...form, evm: event.target.value })}
+            error={fieldError("evm")}
+            autoComplete="off"
+          />
+          <Field
+            label="New Solana payout address"
+            testId="payout-solana"
+            value={form.solana}
+            onChange={(event) => setForm({ ...form, solana: event.target.value })}
+            error={fieldError("solana")}
+            autoComplete="off"
+          />
+          <SubmitActions
+            busy={busy}
+            disabled={Object.keys(patch).length === 0}
+            testId="payout-request"
+            label="Prepare the message to sign"
+          />
+        </form>
       ) : (
         <PayoutConfirmForm
           challenge={challenge}
-          signature={signature}
-          onSignature={setSignature}
           busy={busy}
-          run={run}
-          onConfirm={() =>
+          onSign={run}
+          onConfirm={(signature) =>
             run(async () => {
               const changed = await api.changePayout({
                 id: merchant.merchant_id,
                 nonce: challenge.nonce,
-                signature: signature.trim(),
+                signature,
                 pay_to: patch,
               });
               setChallenge(undefined);
@@ -104,76 +115,31 @@ export function PayoutChange({
   );
 }
 
-/** Step one: the new addresses, sent to get the message the current payout wallet has to sign. */
-function PayoutRequestForm({
-  form,
-  onChange,
-  errors,
-  busy,
-  canRequest,
-  onRequest,
-}: {
-  form: Record<Family, string>;
-  onChange: (form: Record<Family, string>) => void;
-  errors: readonly FieldError[];
-  busy: boolean;
-  /** Some family differs from the current payout. */
-  canRequest: boolean;
-  onRequest: () => Promise<unknown>;
-}) {
-  return (
-    <form
-      className="form"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void onRequest();
-      }}
-    >
-      {FAMILY_FIELDS.map(([family, label]) => (
-        <Field
-          key={family}
-          label={label}
-          testId={`payout-${family}`}
-          value={form[family]}
-          onChange={(event) => onChange({ ...form, [family]: event.target.value })}
-          error={errorFor(errors, `pay_to.${family}`)}
-          autoComplete="off"
-        />
-      ))}
-      <div className="actions">
-        <button type="submit" className="button" disabled={busy || !canRequest} data-testid="payout-request">
-          Prepare the message to sign
-        </button>
-      </div>
-    </form>
-  );
-}
-
 /** Step two: the message to sign, its signature (from the browser wallet or pasted), and the confirmation. */
 function PayoutConfirmForm({
   challenge,
-  signature,
-  onSignature,
   busy,
-  run,
+  onSign,
   onConfirm,
   onCancel,
 }: {
   challenge: PayoutChallenge;
-  signature: string;
-  onSignature: (signature: string) => void;
   busy: boolean;
-  run: (what: () => Promise<unknown>) => Promise<boolean>;
-  onConfirm: () => Promise<unknown>;
+  /** Runs the browser wallet's signing as the form's action (busy while the wallet asks). */
+  onSign: (sign: () => Promise<void>) => Promise<unknown>;
+  /** Confirms the change with the signature as entered, trimmed. */
+  onConfirm: (signature: string) => Promise<unknown>;
   onCancel: () => void;
 }) {
+  // A new challenge is a new form (the request step unmounts it), so its signature starts empty.
+  const [signature, setSignature] = useState("");
   const wallet = injectedWallet();
   return (
     <form
       className="form"
       onSubmit={(event) => {
         event.preventDefault();
-        void onConfirm();
+        void onConfirm(signature.trim());
       }}
     >
       <div className="field">
@@ -195,8 +161,8 @@ function PayoutConfirmForm({
           className="button button--secondary"
           testId="payout-sign-wallet"
           onClick={() =>
-            run(async () =>
-              onSignature(await personalSign(wallet, challenge.message, challenge.signer.address)),
+            onSign(async () =>
+              setSignature(await personalSign(wallet, challenge.message, challenge.signer.address)),
             )
           }
         >
@@ -209,7 +175,7 @@ function PayoutConfirmForm({
           id="payout-signature"
           rows={3}
           value={signature}
-          onChange={(event) => onSignature(event.target.value)}
+          onChange={(event) => setSignature(event.target.value)}
           data-testid="payout-signature"
         />
       </div>

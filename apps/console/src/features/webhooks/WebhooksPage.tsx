@@ -1,4 +1,3 @@
-import type { FieldError } from "@tollgate/shared";
 import { useState } from "react";
 import { Field } from "../../components/Field";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
@@ -6,7 +5,7 @@ import { useAction } from "../../hooks/useAction";
 import { type Load, useLoad } from "../../hooks/useLoad";
 import { errorFor } from "../../lib/errors";
 import type { MerchantApi, MerchantProfile, WebhookDeliveries } from "../../lib/trpc";
-import { ActionButton } from "../../ui/ActionButton";
+import { ActionButton, SubmitActions } from "../../ui/ActionButton";
 import { type Column, DataTable } from "../../ui/Table";
 import { Loaded, OnceSecret, RefreshButton } from "../common/States";
 
@@ -38,6 +37,7 @@ export function WebhooksPage({
   onSaved: (merchant: MerchantProfile) => void;
 }) {
   const id = merchant.merchant_id;
+  const [url, setUrl] = useState(merchant.webhook_url ?? "");
   const [secret, setSecret] = useState<string>();
   const { busy, problem, notice, run, setNotice } = useAction();
   const deliveries = useLoad(() => api.webhookDeliveries(id));
@@ -51,18 +51,30 @@ export function WebhooksPage({
         <OnceSecret label="Webhook signing secret" value={secret} testId="webhook-secret-value" />
       ) : null}
       <div className="grid">
-        <WebhookUrlForm
-          initialUrl={merchant.webhook_url ?? ""}
-          busy={busy}
-          errors={problem?.errors ?? []}
-          onSave={(url) =>
-            run(async () => {
-              const saved = await api.update({ id, webhook_url: url });
+        <form
+          className="card form"
+          aria-labelledby="webhook-url-heading"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void run(async () => {
+              const saved = await api.update({ id, webhook_url: url.trim() === "" ? null : url.trim() });
               onSaved(saved);
               setNotice("Webhook URL saved.");
-            })
-          }
-        />
+            });
+          }}
+        >
+          <h2 id="webhook-url-heading">Endpoint</h2>
+          <Field
+            label="Webhook URL"
+            hint="https (http only for loopback in development). Empty removes it."
+            testId="webhook-url"
+            type="url"
+            value={url}
+            onChange={(event) => setUrl(event.target.value)}
+            error={errorFor(problem?.errors ?? [], "webhook_url")}
+          />
+          <SubmitActions busy={busy} testId="webhook-url-save" label="Save URL" />
+        </form>
         <SigningSecretCard
           busy={busy}
           hasSecret={Boolean(deliveries.data?.endpoint)}
@@ -85,47 +97,6 @@ export function WebhooksPage({
         <DeliveriesCard deliveries={deliveries} />
       </div>
     </section>
-  );
-}
-
-/** The endpoint URL; an emptied field removes it (sent as null). */
-function WebhookUrlForm({
-  initialUrl,
-  busy,
-  errors,
-  onSave,
-}: {
-  initialUrl: string;
-  busy: boolean;
-  errors: readonly FieldError[];
-  onSave: (url: string | null) => Promise<unknown>;
-}) {
-  const [url, setUrl] = useState(initialUrl);
-  return (
-    <form
-      className="card form"
-      aria-labelledby="webhook-url-heading"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void onSave(url.trim() === "" ? null : url.trim());
-      }}
-    >
-      <h2 id="webhook-url-heading">Endpoint</h2>
-      <Field
-        label="Webhook URL"
-        hint="https (http only for loopback in development). Empty removes it."
-        testId="webhook-url"
-        type="url"
-        value={url}
-        onChange={(event) => setUrl(event.target.value)}
-        error={errorFor(errors, "webhook_url")}
-      />
-      <div className="actions">
-        <button type="submit" className="button" disabled={busy} data-testid="webhook-url-save">
-          Save URL
-        </button>
-      </div>
-    </form>
   );
 }
 
