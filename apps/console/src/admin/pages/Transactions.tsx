@@ -120,7 +120,7 @@ async function downloadCsv(filters: Record<string, string>): Promise<void> {
     const response: Response = await fetch(`/admin/api/transactions?${query}`, {
       credentials: "same-origin",
     });
-    if (!response.ok) throw await response.json();
+    if (!response.ok) throw await exportFailure(response);
     const text = await response.text();
     parts.push(page === 0 ? text : text.slice(text.indexOf("\n") + 1));
     cursor = response.headers.get("x-next-cursor");
@@ -132,4 +132,15 @@ async function downloadCsv(filters: Record<string, string>): Promise<void> {
   link.download = "tollgate-transactions.csv";
   link.click();
   URL.revokeObjectURL(url);
+}
+
+/** A failed page's problem when the API sent one; else (a proxy's HTML page, say) its HTTP status as the error. */
+async function exportFailure(response: Response): Promise<unknown> {
+  const body = await response.text();
+  try {
+    return JSON.parse(body);
+  } catch {
+    const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
+    return new Error(`The export failed: HTTP ${status}.`);
+  }
 }
