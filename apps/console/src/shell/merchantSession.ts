@@ -1,4 +1,4 @@
-/** The merchant console's screens and the signed-in state behind them: which screen shows, and the profile load. */
+/** The merchant console's screens and the signed-in state behind them: the screen shown, the profile load. */
 import { useCallback, useEffect, useRef, useState } from "react";
 import { type FormProblem, problemOf, toFormProblem } from "../lib/errors";
 import { clearSecret, readSecret, storeSecret } from "../lib/session";
@@ -32,7 +32,7 @@ export type Screen =
 
 /**
  * The current screen and how to change it: `show` moves to a screen (clearing the last problem, scrolling
- * `mainRef` into view); `loadProfile` reads the profile with the stored secret, and an invalid secret signs out.
+ * `mainRef` into view); `loadProfile` reads the profile with the stored secret, an invalid secret signs out.
  * A secret stored earlier in this tab loads the profile on start-up.
  */
 export function useMerchantSession(api: MerchantApi, secrets: SecretStore) {

@@ -1,4 +1,4 @@
-/** Buttons that start an API call: held (disabled) while a call of their action runs, so a second click is no second call. */
+/** Buttons that start an API call: disabled while their action runs, so a second click makes no second call. */
 import type { ReactNode } from "react";
 
 /** A button that runs an action; `busy` is the action's (useAction), `disabled` any other reason to refuse. */
@@ -79,7 +79,7 @@ export function ConfirmActions({
   );
 }
 
-/** A form's submit button in its actions row, held while the form's call runs (and relabelled, given `busyLabel`). */
+/** A form's submit button in its actions row, held while the form's call runs (relabelled, given `busyLabel`). */
 export function SubmitActions({
   busy,
   disabled = false,
