@@ -1,4 +1,4 @@
-import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
+import type { ReactNode } from "react";
 import { Notice, ProblemBanner } from "./components/ProblemBanner";
 import { Dashboard } from "./features/dashboard/Dashboard";
 import { GatewayPage } from "./features/gateway/GatewayPage";
@@ -11,81 +11,21 @@ import { PayoutChange } from "./features/payout/PayoutChange";
 import { SecretPanel } from "./features/secret/SecretPanel";
 import { SignInForm } from "./features/session/SignInForm";
 import { WebhooksPage } from "./features/webhooks/WebhooksPage";
-import { type FormProblem, problemOf, toFormProblem } from "./lib/errors";
-import { clearSecret, readSecret, storeSecret } from "./lib/session";
 import type { MerchantApi, MerchantProfile, RotateSecretResult } from "./lib/trpc";
 import { AppLayout } from "./shell/AppLayout";
+import {
+  type Screen,
+  SECTIONS,
+  type SecretStore,
+  type Section,
+  sessionStore,
+  useMerchantSession,
+} from "./shell/merchantSession";
 
-/** Where the secret is kept; sessionStorage in the app (lib/session.ts). */
-export interface SecretStore {
-  read: () => string | undefined;
-  store: (secret: string) => void;
-  clear: () => void;
-}
-
-const sessionStore: SecretStore = { read: readSecret, store: storeSecret, clear: clearSecret };
-
-type Screen =
-  | { kind: "loading" }
-  | { kind: "register" }
-  | { kind: "signin"; notice?: string }
-  | { kind: "secret"; reason: "registered" | "rotated"; merchantId: string; secret: string }
-  | { kind: "profile"; merchant: MerchantProfile; notice?: string; section?: Section };
-
-/** The signed-in merchant's sections. */
-const SECTIONS = [
-  ["dashboard", "Dashboard"],
-  ["listings", "Listings"],
-  ["webhooks", "Webhooks"],
-  ["gateway", "Gateway"],
-  ["profile", "Profile and payout"],
-] as const;
-type Section = (typeof SECTIONS)[number][0];
+export type { SecretStore } from "./shell/merchantSession";
 
 export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets?: SecretStore }) {
-  const [screen, setScreen] = useState<Screen>(() =>
-    secrets.read() ? { kind: "loading" } : { kind: "register" },
-  );
-  const [problem, setProblem] = useState<FormProblem>();
-  const [busy, setBusy] = useState(false);
-  const mainRef = useRef<HTMLDivElement>(null);
-
-  const show = useCallback((next: Screen) => {
-    setProblem(undefined);
-    setScreen(next);
-    mainRef.current?.scrollIntoView?.({ block: "start" });
-  }, []);
-
-  /** Loads the profile with the stored secret; an invalid secret signs out. */
-  const loadProfile = useCallback(
-    async (notice?: string) => {
-      setBusy(true);
-      try {
-        const merchant = await api.me();
-        show({ kind: "profile", merchant, ...(notice ? { notice, section: "profile" as const } : {}) });
-      } catch (error) {
-        const code = problemOf(error)?.code;
-        if (code === "invalid_merchant_secret" || code === "merchant_auth_required") {
-          secrets.clear();
-          show({ kind: "signin", notice: "That secret is no longer valid. Sign in with the current one." });
-        } else {
-          setProblem(toFormProblem(error));
-        }
-      } finally {
-        setBusy(false);
-      }
-    },
-    [api, secrets, show],
-  );
-
-  // Start-up only (a stored secret from earlier in this tab); later loads are triggered by actions.
-  const started = useRef(false);
-  const startsLoading = screen.kind === "loading";
-  useEffect(() => {
-    if (started.current || !startsLoading) return;
-    started.current = true;
-    void loadProfile();
-  }, [loadProfile, startsLoading]);
+  const { screen, setScreen, problem, busy, mainRef, show, loadProfile } = useMerchantSession(api, secrets);
 
   function signOut() {
     secrets.clear();

@@ -21,6 +21,7 @@ export type MerchantDetail = Q<AdminClient["adminRead"]["merchant"]>;
 export type AgentDetail = Q<AdminClient["adminRead"]["agent"]>;
 export type Settlement = MerchantDetail["recent_settlements"][number];
 export type ModerationListing = Q<AdminClient["admin"]["marketplace"]["queue"]>["listings"][number];
+export type Telemetry = Q<AdminClient["dashboard"]["telemetry"]>;
 export type FailedPayment = Q<AdminClient["dashboard"]["failed"]>["failed"][number];
 export type PauseScope = Parameters<AdminClient["admin"]["pause"]["mutate"]>[0]["scope"];
 

@@ -3,6 +3,7 @@ import { useState } from "react";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import { usePagedLoad } from "../../hooks/usePagedLoad";
+import { ActionButton } from "../../ui/ActionButton";
 import { FormDialog, TextAreaField } from "../../ui/Dialog";
 import { StatusFilter } from "../../ui/Filters";
 import { PagedTable } from "../../ui/Pager";
@@ -68,16 +69,15 @@ export function ModerationPage() {
                 cell: (l) =>
                   l.status === "pending" ? (
                     <span className="actions">
-                      <button
-                        type="button"
-                        className="button"
+                      <ActionButton
+                        busy={action.busy}
                         disabled={!canAct}
                         onClick={() => approve(l)}
-                        data-testid={`approve-${l.id}`}
-                        aria-label={`Approve ${l.title}`}
+                        testId={`approve-${l.id}`}
+                        label={`Approve ${l.title}`}
                       >
                         Approve
-                      </button>
+                      </ActionButton>
                       <button
                         type="button"
                         className="button button--danger"

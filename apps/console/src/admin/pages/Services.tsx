@@ -3,22 +3,16 @@ import { useState } from "react";
 import { useLoad } from "../../hooks/useLoad";
 import { SelectFilter } from "../../ui/Filters";
 import { type Column, Table } from "../../ui/Table";
+import type { Telemetry } from "../api";
 import { useAdmin } from "../context";
 import { MerchantLink } from "../links";
 import { Amount, Loaded, Mono, Stat, Time } from "../ui";
 
-type Summary = {
-  requests: number;
-  error_rate: number | null;
-  client_error_rate: number | null;
-  latency_ms: {
-    p50: number | null;
-    p90: number | null;
-    p95: number | null;
-    p99: number | null;
-    max: number | null;
-  };
-};
+/** The figures every telemetry series has (apps/api SeriesSummary), as the API sends them. */
+type Summary = Pick<
+  Telemetry["routes"][number],
+  "requests" | "error_rate" | "client_error_rate" | "latency_ms"
+>;
 const ms = (value: number | null) => (value === null ? "—" : `${value} ms`);
 const pct = (value: number | null) => (value === null ? "—" : `${(value * 100).toFixed(1)} %`);
 const summaryColumns = <Row extends Summary>(): Column<Row>[] => [

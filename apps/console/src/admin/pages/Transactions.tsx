@@ -19,6 +19,8 @@ const NETWORKS = ["", "polygon", "base", "amoy"];
 const MAX_EXPORT_PAGES = 20;
 type TransactionsQuery = Parameters<AdminClient["adminRead"]["transactions"]["query"]>[0];
 
+const local = (value: string | undefined) => (value ? value.slice(0, 16) : "");
+
 export function TransactionsListPage() {
   const { client } = useAdmin();
   const [params, setParams] = useSearchParams();
@@ -42,7 +44,11 @@ export function TransactionsListPage() {
     setParams(next);
   }
 
-  const local = (value: string | undefined) => (value ? value.slice(0, 16) : "");
+  /** A filter field's name and its applied value (dates as datetime-local, the way `apply` reads them). */
+  const applied = (name: (typeof FILTERS)[number]) => ({
+    name,
+    defaultValue: name === "from" || name === "to" ? local(filters[name]) : (filters[name] ?? ""),
+  });
   return (
     <>
       <h1>Transactions</h1>
@@ -63,36 +69,13 @@ export function TransactionsListPage() {
           </button>
         }
       >
-        <SelectFilter
-          label="Network"
-          name="network"
-          defaultValue={filters.network ?? ""}
-          options={NETWORKS}
-          optionLabel={anyOption}
-        />
-        <TextFilter
-          label="Asset"
-          name="asset"
-          defaultValue={filters.asset ?? ""}
-          placeholder="USDC or 0x…"
-          size={10}
-        />
-        <TextFilter
-          label="Merchant id"
-          name="merchant"
-          defaultValue={filters.merchant ?? ""}
-          placeholder="mrch_…"
-        />
-        <TextFilter label="Payer" name="payer" defaultValue={filters.payer ?? ""} placeholder="0x…" />
-        <SelectFilter
-          label="State"
-          name="state"
-          defaultValue={filters.state ?? ""}
-          options={STATES}
-          optionLabel={anyOption}
-        />
-        <TextFilter label="From (UTC)" type="datetime-local" name="from" defaultValue={local(filters.from)} />
-        <TextFilter label="To (UTC)" type="datetime-local" name="to" defaultValue={local(filters.to)} />
+        <SelectFilter label="Network" {...applied("network")} options={NETWORKS} optionLabel={anyOption} />
+        <TextFilter label="Asset" {...applied("asset")} placeholder="USDC or 0x…" size={10} />
+        <TextFilter label="Merchant id" {...applied("merchant")} placeholder="mrch_…" />
+        <TextFilter label="Payer" {...applied("payer")} placeholder="0x…" />
+        <SelectFilter label="State" {...applied("state")} options={STATES} optionLabel={anyOption} />
+        <TextFilter label="From (UTC)" type="datetime-local" {...applied("from")} />
+        <TextFilter label="To (UTC)" type="datetime-local" {...applied("to")} />
       </FilterForm>
       <ProblemBanner problem={csv.problem} testId="export-problem" />
       <Loaded load={list} what="transactions">
@@ -120,7 +103,7 @@ async function downloadCsv(filters: Record<string, string>): Promise<void> {
     const response: Response = await fetch(`/admin/api/transactions?${query}`, {
       credentials: "same-origin",
     });
-    if (!response.ok) throw await response.json();
+    if (!response.ok) throw await exportFailure(response);
     const text = await response.text();
     parts.push(page === 0 ? text : text.slice(text.indexOf("\n") + 1));
     cursor = response.headers.get("x-next-cursor");
@@ -132,4 +115,15 @@ async function downloadCsv(filters: Record<string, string>): Promise<void> {
   link.download = "tollgate-transactions.csv";
   link.click();
   URL.revokeObjectURL(url);
+}
+
+/** A failed page's problem when the API sent one; else (a proxy's HTML page, say) its HTTP status. */
+async function exportFailure(response: Response): Promise<unknown> {
+  const body = await response.text();
+  try {
+    return JSON.parse(body);
+  } catch {
+    const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
+    return new Error(`The export failed: HTTP ${status}.`);
+  }
 }

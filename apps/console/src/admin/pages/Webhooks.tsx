@@ -2,6 +2,7 @@
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import { usePagedLoad } from "../../hooks/usePagedLoad";
+import { ActionButton } from "../../ui/ActionButton";
 import { PagedTable } from "../../ui/Pager";
 import { Table } from "../../ui/Table";
 import { useAdmin } from "../context";
@@ -53,15 +54,14 @@ export function WebhooksPage() {
                   {
                     header: "Replay",
                     cell: (l) => (
-                      <button
-                        type="button"
-                        className="button"
+                      <ActionButton
+                        busy={action.busy}
                         disabled={!canAct}
                         onClick={() => replay(l.event_id)}
-                        aria-label={`Replay ${l.event_id}`}
+                        label={`Replay ${l.event_id}`}
                       >
                         Replay
-                      </button>
+                      </ActionButton>
                     ),
                   },
                 ]}

@@ -5,6 +5,7 @@ import { useAction } from "../../hooks/useAction";
 import { useLoad } from "../../hooks/useLoad";
 import { errorFor, problemOf, toFormProblem } from "../../lib/errors";
 import type { GatewayRoute, MerchantApi, MerchantProfile } from "../../lib/trpc";
+import { ActionButton, SubmitActions } from "../../ui/ActionButton";
 import { OnceSecret } from "../common/States";
 
 type RouteForm = { slug: string; upstream_url: string; tier: string };
@@ -71,17 +72,16 @@ export function GatewayPage({ api, merchant }: { api: MerchantApi; merchant: Mer
             </p>
           )}
           {current ? (
-            <button
-              type="button"
+            <ActionButton
+              busy={busy}
               className="button button--secondary"
-              disabled={busy}
-              data-testid="gateway-rotate"
+              testId="gateway-rotate"
               onClick={() =>
-                void act(() => api.rotateOriginSecret(id), "Origin secret rotated: update your upstream.")
+                act(() => api.rotateOriginSecret(id), "Origin secret rotated: update your upstream.")
               }
             >
               Rotate origin secret
-            </button>
+            </ActionButton>
           ) : null}
         </section>
         <form
@@ -112,11 +112,7 @@ export function GatewayPage({ api, merchant }: { api: MerchantApi; merchant: Mer
               error={err(key)}
             />
           ))}
-          <div className="actions">
-            <button type="submit" className="button" disabled={busy} data-testid="gateway-save">
-              Save route
-            </button>
-          </div>
+          <SubmitActions busy={busy} testId="gateway-save" label="Save route" />
         </form>
       </div>
     </section>

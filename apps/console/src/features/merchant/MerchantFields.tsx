@@ -3,13 +3,23 @@ import type { EvmNetworkName, FieldError, SettlementVersion } from "@tollgate/sh
 import { useState } from "react";
 import { Field } from "../../components/Field";
 import { errorFor, type FormProblem } from "../../lib/errors";
-import { SettlementFields, type SettlementFieldsProps } from "./SettlementFields";
-import { TiersEditor } from "./TiersEditor";
+import { SETTLEMENT_PATHS, SettlementFields, type SettlementFieldsProps } from "./SettlementFields";
+import { claimsTierPath, TiersEditor } from "./TiersEditor";
 import type { TierRow } from "./tiers";
 
 /** The problem a form shows when the shared schema refused some fields before any request. */
 export function fieldsProblem(errors: FieldError[]): FormProblem {
   return { message: "Some fields need attention.", errors };
+}
+
+/**
+ * Whether one of the shared fields (name, settlement, tiers, webhook URL) shows the error at `path` next to
+ * itself; what no field claims goes to the form's banner (lib/errors.ts `unclaimed`).
+ */
+export function claimsMerchantPath(tierRows: readonly TierRow[]): (path: string) => boolean {
+  const claimsTier = claimsTierPath(tierRows);
+  return (path) =>
+    path === "name" || path === "webhook_url" || SETTLEMENT_PATHS.has(path) || claimsTier(path);
 }
 
 export function MerchantNameField({
@@ -108,26 +118,5 @@ export function WebhookUrlField({
       spellCheck={false}
       autoComplete="url"
     />
-  );
-}
-
-/** The form's one submit button, relabelled while the request runs. */
-export function SubmitActions({
-  busy,
-  testId,
-  label,
-  busyLabel,
-}: {
-  busy: boolean;
-  testId: string;
-  label: string;
-  busyLabel: string;
-}) {
-  return (
-    <div className="actions">
-      <button type="submit" className="button" disabled={busy} data-testid={testId}>
-        {busy ? busyLabel : label}
-      </button>
-    </div>
   );
 }

@@ -5,16 +5,15 @@ import { ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import { unclaimed, validate } from "../../lib/errors";
 import type { MerchantApi, MerchantProfile, UpdateMerchantRequest } from "../../lib/trpc";
+import { SubmitActions } from "../../ui/ActionButton";
 import {
+  claimsMerchantPath,
   fieldsProblem,
   MerchantNameField,
   SettlementAndTiers,
-  SubmitActions,
   useSettlementAndTiers,
   WebhookUrlField,
 } from "./MerchantFields";
-import { SETTLEMENT_PATHS } from "./SettlementFields";
-import { claimsTierPath } from "./TiersEditor";
 import { rowsFromTiers, tiersFromRows, tiersPatch } from "./tiers";
 
 interface ProfileEditFormProps {
@@ -66,11 +65,7 @@ export function ProfileEditForm({ api, merchant, onSaved }: ProfileEditFormProps
     await run(async () => onSaved(await api.update({ id: merchant.merchant_id, ...changes })));
   }
 
-  const claimsTier = claimsTierPath(tierRows);
-  const extra = unclaimed(
-    errors,
-    (path) => path === "name" || path === "webhook_url" || SETTLEMENT_PATHS.has(path) || claimsTier(path),
-  );
+  const extra = unclaimed(errors, claimsMerchantPath(tierRows));
 
   return (
     <CardForm heading="Edit profile" headingId="edit-heading" testId="profile-form" onSubmit={submit}>

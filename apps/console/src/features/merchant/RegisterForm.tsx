@@ -12,16 +12,15 @@ import { ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import { errorFor, unclaimed, validate } from "../../lib/errors";
 import type { MerchantApi, RegisterMerchantRequest, RegisterMerchantResult } from "../../lib/trpc";
+import { SubmitActions } from "../../ui/ActionButton";
 import {
+  claimsMerchantPath,
   fieldsProblem,
   MerchantNameField,
   SettlementAndTiers,
-  SubmitActions,
   useSettlementAndTiers,
   WebhookUrlField,
 } from "./MerchantFields";
-import { SETTLEMENT_PATHS } from "./SettlementFields";
-import { claimsTierPath } from "./TiersEditor";
 import { defaultTierRows, tiersFromRows } from "./tiers";
 
 const PAYOUT_FIELDS = [
@@ -36,7 +35,8 @@ const PAYOUT_FIELDS = [
 ] as const;
 type PayoutKey = (typeof PAYOUT_FIELDS)[number]["key"];
 
-const NAMED_PATHS = new Set(["name", "pay_to", "network_mode", "webhook_url", ...SETTLEMENT_PATHS]);
+/** The registration-only fields' own paths (the shared fields claim theirs: claimsMerchantPath). */
+const REGISTER_PATHS = new Set(["pay_to", "network_mode"]);
 
 interface RegisterFormProps {
   api: MerchantApi;
@@ -88,10 +88,10 @@ export function RegisterForm({ api, onRegistered }: RegisterFormProps) {
     await run(async () => onRegistered(await api.register(input)));
   }
 
-  const claimsTier = claimsTierPath(tierRows);
+  const claimsShared = claimsMerchantPath(tierRows);
   const extra = unclaimed(
     errors,
-    (path) => NAMED_PATHS.has(path) || path.startsWith("pay_to.") || claimsTier(path),
+    (path) => claimsShared(path) || REGISTER_PATHS.has(path) || path.startsWith("pay_to."),
   );
 
   return (

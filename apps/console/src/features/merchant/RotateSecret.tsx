@@ -2,6 +2,7 @@ import { useState } from "react";
 import { ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import type { MerchantApi, RotateSecretResult } from "../../lib/trpc";
+import { ConfirmActions } from "../../ui/ActionButton";
 
 interface RotateSecretProps {
   api: MerchantApi;
@@ -26,26 +27,15 @@ export function RotateSecret({ api, merchantId, onRotated }: RotateSecretProps) 
         uses it.
       </p>
       {confirming ? (
-        <div className="actions">
-          <button
-            type="button"
-            className="button button--danger"
-            disabled={busy}
-            onClick={rotate}
-            data-testid="rotate-confirm"
-          >
-            {busy ? "Rotating…" : "Yes, rotate now"}
-          </button>
-          <button
-            type="button"
-            className="button button--quiet"
-            disabled={busy}
-            onClick={() => setConfirming(false)}
-            data-testid="rotate-cancel"
-          >
-            Cancel
-          </button>
-        </div>
+        <ConfirmActions
+          busy={busy}
+          onConfirm={rotate}
+          confirmTestId="rotate-confirm"
+          onCancel={() => setConfirming(false)}
+          cancelTestId="rotate-cancel"
+        >
+          {busy ? "Rotating…" : "Yes, rotate now"}
+        </ConfirmActions>
       ) : (
         <div className="actions">
           <button

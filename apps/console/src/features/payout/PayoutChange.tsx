@@ -4,6 +4,7 @@ import { Notice, ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import { errorFor } from "../../lib/errors";
 import type { MerchantApi, MerchantProfile, PayoutChallenge } from "../../lib/trpc";
+import { ActionButton, ConfirmActions, SubmitActions } from "../../ui/ActionButton";
 import { injectedWallet, personalSign } from "./wallet";
 
 type Family = "evm" | "solana";
@@ -39,9 +40,7 @@ export function PayoutChange({
     solana: merchant.pay_to.solana ?? "",
   });
   const [challenge, setChallenge] = useState<PayoutChallenge>();
-  const [signature, setSignature] = useState("");
   const { busy, problem, notice, run, setNotice } = useAction();
-  const wallet = injectedWallet();
   const patch = payoutPatch(merchant.pay_to, form);
 
   const fieldError = (family: Family) => errorFor(problem?.errors ?? [], `pay_to.${family}`);
@@ -65,7 +64,6 @@ export function PayoutChange({
             event.preventDefault();
             void run(async () => {
               setChallenge(await api.payoutChallenge({ id: merchant.merchant_id, pay_to: patch }));
-              setSignature("");
             });
           }}
         >
@@ -85,94 +83,111 @@ export function PayoutChange({
             error={fieldError("solana")}
             autoComplete="off"
           />
-          <div className="actions">
-            <button
-              type="submit"
-              className="button"
-              disabled={busy || Object.keys(patch).length === 0}
-              data-testid="payout-request"
-            >
-              Prepare the message to sign
-            </button>
-          </div>
+          <SubmitActions
+            busy={busy}
+            disabled={Object.keys(patch).length === 0}
+            testId="payout-request"
+            label="Prepare the message to sign"
+          />
         </form>
       ) : (
-        <form
-          className="form"
-          onSubmit={(event) => {
-            event.preventDefault();
-            void run(async () => {
+        <PayoutConfirmForm
+          challenge={challenge}
+          busy={busy}
+          onSign={run}
+          onConfirm={(signature) =>
+            run(async () => {
               const changed = await api.changePayout({
                 id: merchant.merchant_id,
                 nonce: challenge.nonce,
-                signature: signature.trim(),
+                signature,
                 pay_to: patch,
               });
               setChallenge(undefined);
               setNotice("Payout changed.");
               onChanged(changed);
-            });
-          }}
-        >
-          <div className="field">
-            <label htmlFor="payout-message">
-              Message to sign with {challenge.signer.address} ({challenge.signer.kind.toUpperCase()}), valid
-              until {challenge.expires_at.slice(0, 19).replace("T", " ")} UTC
-            </label>
-            <textarea
-              id="payout-message"
-              readOnly
-              rows={10}
-              value={challenge.message}
-              data-testid="payout-message"
-            />
-          </div>
-          {wallet && challenge.signer.kind === "evm" ? (
-            <button
-              type="button"
-              className="button button--secondary"
-              disabled={busy}
-              data-testid="payout-sign-wallet"
-              onClick={() =>
-                void run(async () =>
-                  setSignature(await personalSign(wallet, challenge.message, challenge.signer.address)),
-                )
-              }
-            >
-              Sign with browser wallet
-            </button>
-          ) : null}
-          <div className="field">
-            <label htmlFor="payout-signature">Signature (0x… for EVM, base58 for Solana)</label>
-            <textarea
-              id="payout-signature"
-              rows={3}
-              value={signature}
-              onChange={(event) => setSignature(event.target.value)}
-              data-testid="payout-signature"
-            />
-          </div>
-          <div className="actions">
-            <button
-              type="submit"
-              className="button button--danger"
-              disabled={busy || signature.trim() === ""}
-              data-testid="payout-confirm"
-            >
-              Change the payout
-            </button>
-            <button
-              type="button"
-              className="button button--quiet"
-              disabled={busy}
-              onClick={() => setChallenge(undefined)}
-              data-testid="payout-cancel"
-            >
-              Cancel
-            </button>
-          </div>
-        </form>
+            })
+          }
+          onCancel={() => setChallenge(undefined)}
+        />
       )}
     </section>
+  );
+}
+
+/** Step two: the message to sign, its signature (from the browser wallet or pasted), and the confirmation. */
+function PayoutConfirmForm({
+  challenge,
+  busy,
+  onSign,
+  onConfirm,
+  onCancel,
+}: {
+  challenge: PayoutChallenge;
+  busy: boolean;
+  /** Runs the browser wallet's signing as the form's action (busy while the wallet asks). */
+  onSign: (sign: () => Promise<void>) => Promise<unknown>;
+  /** Confirms the change with the signature as entered, trimmed. */
+  onConfirm: (signature: string) => Promise<unknown>;
+  onCancel: () => void;
+}) {
+  // A new challenge is a new form (the request step unmounts it), so its signature starts empty.
+  const [signature, setSignature] = useState("");
+  const wallet = injectedWallet();
+  return (
+    <form
+      className="form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void onConfirm(signature.trim());
+      }}
+    >
+      <div className="field">
+        <label htmlFor="payout-message">
+          Message to sign with {challenge.signer.address} ({challenge.signer.kind.toUpperCase()}), valid until{" "}
+          {challenge.expires_at.slice(0, 19).replace("T", " ")} UTC
+        </label>
+        <textarea
+          id="payout-message"
+          readOnly
+          rows={10}
+          value={challenge.message}
+          data-testid="payout-message"
+        />
+      </div>
+      {wallet && challenge.signer.kind === "evm" ? (
+        <ActionButton
+          busy={busy}
+          className="button button--secondary"
+          testId="payout-sign-wallet"
+          onClick={() =>
+            onSign(async () =>
+              setSignature(await personalSign(wallet, challenge.message, challenge.signer.address)),
+            )
+          }
+        >
+          Sign with browser wallet
+        </ActionButton>
+      ) : null}
+      <div className="field">
+        <label htmlFor="payout-signature">Signature (0x… for EVM, base58 for Solana)</label>
+        <textarea
+          id="payout-signature"
+          rows={3}
+          value={signature}
+          onChange={(event) => setSignature(event.target.value)}
+          data-testid="payout-signature"
+        />
+      </div>
+      <ConfirmActions
+        busy={busy}
+        canConfirm={signature.trim() !== ""}
+        confirmTestId="payout-confirm"
+        onCancel={onCancel}
+        cancelTestId="payout-cancel"
+      >
+        Change the payout
+      </ConfirmActions>
+    </form>
   );
 }

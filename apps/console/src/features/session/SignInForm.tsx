@@ -5,6 +5,7 @@ import { Field } from "../../components/Field";
 import { ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import type { MerchantApi, MerchantProfile } from "../../lib/trpc";
+import { SubmitActions } from "../../ui/ActionButton";
 
 interface SignInFormProps {
   api: MerchantApi;
@@ -45,11 +46,7 @@ export function SignInForm({ api, onSignedIn }: SignInFormProps) {
         required
       />
       <ProblemBanner problem={problem} />
-      <div className="actions">
-        <button type="submit" className="button" disabled={busy} data-testid="signin-submit">
-          {busy ? "Signing in…" : "Sign in"}
-        </button>
-      </div>
+      <SubmitActions busy={busy} testId="signin-submit" label="Sign in" busyLabel="Signing in…" />
     </CardForm>
   );
 }

@@ -2,9 +2,10 @@ import { useState } from "react";
 import { Field } from "../../components/Field";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
-import { useLoad } from "../../hooks/useLoad";
+import { type Load, useLoad } from "../../hooks/useLoad";
 import { errorFor } from "../../lib/errors";
 import type { MerchantApi, MerchantProfile, WebhookDeliveries } from "../../lib/trpc";
+import { ActionButton, SubmitActions } from "../../ui/ActionButton";
 import { type Column, DataTable } from "../../ui/Table";
 import { Loaded, OnceSecret, RefreshButton } from "../common/States";
 
@@ -72,82 +73,100 @@ export function WebhooksPage({
             onChange={(event) => setUrl(event.target.value)}
             error={errorFor(problem?.errors ?? [], "webhook_url")}
           />
-          <div className="actions">
-            <button type="submit" className="button" disabled={busy} data-testid="webhook-url-save">
-              Save URL
-            </button>
-          </div>
+          <SubmitActions busy={busy} testId="webhook-url-save" label="Save URL" />
         </form>
-        <section className="card" aria-labelledby="webhook-secret-heading">
-          <h2 id="webhook-secret-heading">Signing secret and test</h2>
-          <p>
-            Events are signed (Standard Webhooks). After a rotation the previous secret keeps signing for 24
-            hours, so receivers can switch without losing events.
-          </p>
-          <div className="actions">
-            <button
-              type="button"
-              className="button"
-              disabled={busy}
-              data-testid="webhook-secret-rotate"
-              onClick={() =>
-                void run(async () => {
-                  const result = await api.webhookSecret(id);
-                  setSecret(result.secret);
-                  setNotice(result.rotated ? "Webhook secret rotated." : "Webhook secret created.");
-                  await deliveries.reload();
-                })
-              }
-            >
-              {deliveries.data?.endpoint ? "Rotate secret" : "Create secret"}
-            </button>
-            <button
-              type="button"
-              className="button button--secondary"
-              disabled={busy}
-              data-testid="webhook-test"
-              onClick={() =>
-                void run(async () => {
-                  const result = await api.sendTestWebhook(id);
-                  setNotice(`Test event ${result.event_id} queued.`);
-                  await deliveries.reload();
-                })
-              }
-            >
-              Send test event
-            </button>
-          </div>
-        </section>
-        <section className="card card--wide" aria-labelledby="deliveries-heading">
-          <div className="section-head">
-            <h2 id="deliveries-heading">Latest deliveries</h2>
-            <RefreshButton load={deliveries} testId="deliveries-refresh" className="button button--quiet" />
-          </div>
-          <Loaded load={deliveries} what="deliveries" testId="deliveries">
-            {(data) => (
-              <>
-                <p data-testid="webhook-endpoint-status">
-                  {data.endpoint
-                    ? `Endpoint ${data.endpoint.status}${data.endpoint.disabled_reason ? ` (${data.endpoint.disabled_reason})` : ""}`
-                    : "No signing secret yet: create one to receive events."}
-                </p>
-                <DataTable
-                  testId="deliveries-table"
-                  rows={data.deliveries}
-                  rowKey={(row) => row.event_id}
-                  rowTestId={(row) => `delivery-${row.event_id}`}
-                  columns={DELIVERY_COLUMNS}
-                  empty={
-                    <p className="muted" data-testid="deliveries-empty">
-                      No deliveries yet.
-                    </p>
-                  }
-                />
-              </>
-            )}
-          </Loaded>
-        </section>
+        <SigningSecretCard
+          busy={busy}
+          hasSecret={Boolean(deliveries.data?.endpoint)}
+          onRotate={() =>
+            run(async () => {
+              const result = await api.webhookSecret(id);
+              setSecret(result.secret);
+              setNotice(result.rotated ? "Webhook secret rotated." : "Webhook secret created.");
+              await deliveries.reload();
+            })
+          }
+          onTest={() =>
+            run(async () => {
+              const result = await api.sendTestWebhook(id);
+              setNotice(`Test event ${result.event_id} queued.`);
+              await deliveries.reload();
+            })
+          }
+        />
+        <DeliveriesCard deliveries={deliveries} />
       </div>
+    </section>
+  );
+}
+
+/** Creates or rotates the signing secret, and queues a test event. */
+function SigningSecretCard({
+  busy,
+  hasSecret,
+  onRotate,
+  onTest,
+}: {
+  busy: boolean;
+  /** The merchant has an endpoint, so a secret exists and the button rotates it. */
+  hasSecret: boolean;
+  onRotate: () => Promise<unknown>;
+  onTest: () => Promise<unknown>;
+}) {
+  return (
+    <section className="card" aria-labelledby="webhook-secret-heading">
+      <h2 id="webhook-secret-heading">Signing secret and test</h2>
+      <p>
+        Events are signed (Standard Webhooks). After a rotation the previous secret keeps signing for 24
+        hours, so receivers can switch without losing events.
+      </p>
+      <div className="actions">
+        <ActionButton busy={busy} testId="webhook-secret-rotate" onClick={onRotate}>
+          {hasSecret ? "Rotate secret" : "Create secret"}
+        </ActionButton>
+        <ActionButton busy={busy} className="button button--secondary" testId="webhook-test" onClick={onTest}>
+          Send test event
+        </ActionButton>
+      </div>
+    </section>
+  );
+}
+
+/** The endpoint's state and its latest deliveries, read again on demand. */
+function DeliveriesCard({
+  deliveries,
+}: {
+  deliveries: Load<WebhookDeliveries> & { reload: () => Promise<void> };
+}) {
+  return (
+    <section className="card card--wide" aria-labelledby="deliveries-heading">
+      <div className="section-head">
+        <h2 id="deliveries-heading">Latest deliveries</h2>
+        <RefreshButton load={deliveries} testId="deliveries-refresh" className="button button--quiet" />
+      </div>
+      <Loaded load={deliveries} what="deliveries" testId="deliveries">
+        {(data) => (
+          <>
+            <p data-testid="webhook-endpoint-status">
+              {data.endpoint
+                ? `Endpoint ${data.endpoint.status}${data.endpoint.disabled_reason ? ` (${data.endpoint.disabled_reason})` : ""}`
+                : "No signing secret yet: create one to receive events."}
+            </p>
+            <DataTable
+              testId="deliveries-table"
+              rows={data.deliveries}
+              rowKey={(row) => row.event_id}
+              rowTestId={(row) => `delivery-${row.event_id}`}
+              columns={DELIVERY_COLUMNS}
+              empty={
+                <p className="muted" data-testid="deliveries-empty">
+                  No deliveries yet.
+                </p>
+              }
+            />
+          </>
+        )}
+      </Loaded>
     </section>
   );
 }
