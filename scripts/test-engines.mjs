@@ -6,6 +6,7 @@
 //   node scripts/test-engines.mjs          prints the table
 //   node scripts/test-engines.mjs --write  rewrites the table in docs/testing.md
 //   node scripts/test-engines.mjs --check  fails when docs/testing.md's table differs from the source (pnpm lint)
+import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { testTiers } from "./test-tiers.mjs";
@@ -21,14 +22,18 @@ export function suiteEngines(repoRoot) {
   const suites = [];
   for (const file of integration) {
     const source = readFileSync(join(repoRoot, file), "utf8");
-    const storage = [...source.matchAll(/\bstorageDatabaseKinds\(\s*"(pglite|postgres)"\s*\)/g)].map((m) => m[1]);
+    const storage = [...source.matchAll(/\bstorageDatabaseKinds\(\s*"(pglite|postgres)"\s*\)/g)].map(
+      (m) => m[1],
+    );
     const sql = /\btestDatabaseKinds\(/.test(source);
     if (sql) suites.push({ file, use: "SQL behaviour", engines: "PGlite and PostgreSQL" });
     else if (storage.length > 0)
       suites.push({
         file,
         use: "storage",
-        engines: [...new Set(storage)].map((kind) => (kind === "postgres" ? "PostgreSQL" : "PGlite")).join(", "),
+        engines: [...new Set(storage)]
+          .map((kind) => (kind === "postgres" ? "PostgreSQL" : "PGlite"))
+          .join(", "),
       });
   }
   return suites;
@@ -36,8 +41,18 @@ export function suiteEngines(repoRoot) {
 
 function table(suites) {
   const rows = suites.map((suite) => `| \`${suite.file}\` | ${suite.use} | ${suite.engines} |`);
-  return ["| suite | tests | runs on (with TEST_DATABASE_URL set) |", "| --- | --- | --- |", ...rows].join("\n");
+  return ["| suite | tests | runs on (with TEST_DATABASE_URL set) |", "| --- | --- | --- |", ...rows].join(
+    "\n",
+  );
 }
+
+/** The table as text, without the column padding Biome adds to Markdown tables. */
+const unpadded = (text) =>
+  text
+    .split("\n")
+    .map((line) => line.replace(/\s*\|\s*/g, "|").replace(/-{3,}/g, "---"))
+    .join("\n")
+    .trim();
 
 function documented() {
   const doc = readFileSync(DOC, "utf8");
@@ -54,10 +69,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (mode === "--write") {
     const { doc, from, to } = documented();
     writeFileSync(DOC, doc.slice(0, from) + wanted + doc.slice(to));
+    spawnSync("pnpm", ["exec", "biome", "format", "--write", DOC], { cwd: root, stdio: "ignore" });
     console.log(`docs/testing.md: ${suites.length} database suites listed`);
   } else if (mode === "--check") {
     const { doc, from, to } = documented();
-    if (doc.slice(from, to) !== wanted) {
+    if (unpadded(doc.slice(from, to)) !== unpadded(wanted)) {
       console.error("✖ docs/testing.md's engine table is stale: run node scripts/test-engines.mjs --write");
       process.exit(1);
     }
