@@ -66,7 +66,7 @@ export async function startBridgeServer(source: Record<string, string | undefine
     res.json({ status: "ok" });
   });
   // The API's rules for bodies: a declared, required body must be there (400 `body_required`), read by
-  // the same readers (infra/body.ts) inside the router.
+  // the same readers (http/body.ts) inside the router.
   app.use(requireDeclaredBodies(endpointPaths(router.endpoints)));
   app.use(router);
   // What no route serves, and anything thrown outside the router, is a problem+json too, never Express's HTML.

@@ -3,7 +3,7 @@
  * It mirrors contracts/contracts/SplitMath.sol exactly: each fee leg is floor(total * bps / 10_000),
  * the merchant gets the remainder, and a fee leg whose bps is non-zero but which rounds to zero makes
  * the split invalid (the contract reverts). Amounts are atomic units, bigint only.
- * Property tests (contracts/test/economics-property.test.ts) check every leg against the deployed
+ * Property tests (contracts/test/economics-property.{v14,v12}.test.ts) check every leg against the deployed
  * contracts for >= 10,000 amounts per profile.
  */
 import { AppError } from "./errors";

@@ -1,7 +1,8 @@
 /**
  * Drill: Redis is SIGKILLed while a paid bridge call is with the upstream (claim -> forward -> consume,
- * src/paid-forward). Redis runs as production should for money state (append-only, fsync always) and comes back
- * on the same port; the bridge is never restarted. What must hold (docs/operations.md, "Redis is down"):
+ * src/modules/paid-forward). Redis runs as production should for money state (append-only, fsync always) and
+ * comes back on the same port; the bridge is never restarted.
+ * What must hold (docs/operations.md, "Redis is down"):
  * - no paid call is served twice: the answer of a call whose payment could not be made permanent is withheld
  *   (503 `bridge_store_unavailable`, problem+json), and a proof is delivered at most once in all;
  * - no payment is lost: that withheld call's claim is given back as soon as Redis returns, so the same proof

@@ -6,7 +6,8 @@
  * - operator sign-in fails closed: 503 `service_unavailable` (a per-process limiter would multiply attempts);
  * - public rate limits (here /v1/pay's) never open: they fall back to per-process memory and still answer 429;
  * - when Redis is back, nonces and sign-in work again without a restart.
- * Bridge claims (503 `bridge_store_unavailable`) are drilled in src/bridge/*.test.ts; gate quotas in packages/gate.
+ * Bridge claims (503 `bridge_store_unavailable`) are drilled in src/modules/bridge/*.test.ts; gate quotas in
+ * packages/gate.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";

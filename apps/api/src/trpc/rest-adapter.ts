@@ -2,7 +2,7 @@
  * Publishes every procedure whose meta names an OpenAPI route as a plain REST endpoint.
  * Ours rather than trpc-to-openapi's adapter so that errors are problem+json with our codes (DESIGN.md §7)
  * and success statuses and cache headers come from the procedure's meta. The document still comes from
- * trpc-to-openapi's generator (openapi/document.ts), so REST, tRPC and the docs share one definition.
+ * trpc-to-openapi's generator (../http/openapi-document.ts), so REST, tRPC and the docs share one definition.
  */
 import { AppError } from "@tollgate/shared";
 import type { AnyTRPCProcedure, AnyTRPCRouter } from "@trpc/server";

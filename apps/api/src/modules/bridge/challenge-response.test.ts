@@ -1,6 +1,6 @@
 /**
  * The 402 the bridge answers without a proof (offline registry: no x402 offers, so only `pay_matic`): headers,
- * the stored order and the per-IP limit. The full dual-stack body with real offers: router.test.ts.
+ * the stored order and the per-IP limit. The full dual-stack body with real offers: router.clients.test.ts.
  */
 import { splitFromPrice } from "@tollgate/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,6 +1,6 @@
 /**
  * The facilitator's HTTP surface without a chain: `/supported`, body validation (400 problem+json, never a 500)
- * and the per-IP limit. Verifying and settling real authorizations: router.test.ts.
+ * and the per-IP limit. Verifying and settling real authorizations: router.clients.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Json, randomAddress, readJson, startOfflineBridge, type TestBridge } from "./testing";

@@ -1,7 +1,7 @@
 /**
  * Legacy `x-tx-hash` + `x-order-id` proofs (SPEC §1 legacy bridge flow, §5, §6; DESIGN §4, §10).
- * Invariants: the transaction is checked by THE shared verifier (services/payment-verifier.ts) against the legs
- * the challenge stated (emitting splitter, exactly one log for the order, merchant, native token, every leg,
+ * Invariants: the transaction is checked by THE shared verifier (../quotes-pay/payment-verifier.ts) against the
+ * legs the challenge stated (emitting splitter, exactly one log for the order, merchant, native token, every leg,
  * confirmations); a payment mined before the order expired is honoured even when its confirmations arrive
  * later (prior-art §9 item 8); `x-solana-tx` proofs are refused (SPEC §1: Solana settlement disabled).
  * The v1.2 `Payment` event does not name the ip creator, so the ip-creator leg is checked from

@@ -1,6 +1,6 @@
 /**
  * The `pay_matic` rail's refusals, which all come before any RPC call (offline registry: a call would fail).
- * Paying and replaying real transactions: router.test.ts.
+ * Paying and replaying real transactions: router.legacy.test.ts.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { claimKeys, createMemoryOrderStore, type OrderStore, USED_RETENTION_MS } from "./orders";

@@ -1,6 +1,6 @@
 /**
  * The paid routes without a chain (offline registry): routing in both modes, proof precedence, and every refusal
- * that must come before a payment is looked at. Payments themselves: router.test.ts on a real chain.
+ * that must come before a payment is looked at. Payments themselves: router.*.test.ts on a real chain.
  */
 import { request } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -23,8 +23,8 @@ export interface ProviderStatus {
 
 /**
  * Where results go. The memory store serves the stand-alone bridge; the API's store also writes each result to the
- * provider's row (services/bridge-providers/ping-status-store.ts), and `hydrate` reads them back after a restart so
- * `lastLiveAt` and the failure count carry on.
+ * provider's row (ping-status-store.ts), and `hydrate` reads them back after a restart so `lastLiveAt` and the
+ * failure count carry on.
  */
 export interface ProviderStatusStore {
   set(status: ProviderStatus): void | Promise<void>;

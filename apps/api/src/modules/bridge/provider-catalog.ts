@@ -1,7 +1,7 @@
 /**
  * The bridge router's providers (docs/bridge.md "Providers in the database"). The router reads them
  * synchronously from the last load; each request first calls `refresh()`, which reloads when the list is older than
- * `ttlMs` or was invalidated. Invariants (as the merchant cache, services/merchant-cache.ts):
+ * `ttlMs` or was invalidated. Invariants (as the merchant cache, ../merchants/merchant-cache.ts):
  * - an operator write in this process calls `invalidate()` after its transaction commits: the next request here
  *   sees it;
  * - other processes see a change within `ttlMs` (PAUSE_POLL_MS);

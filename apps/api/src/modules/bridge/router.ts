@@ -1,6 +1,7 @@
 /**
  * The bridge router (SPEC §1 legacy bridge flow, §2.6, §3.2, §4.2, §4.5, §7; DESIGN.md §2, §4, §9, §10;
- * docs/bridge.md): the composition of its parts, mounted on the API at `/bridge` or served alone (server.ts).
+ * docs/bridge.md): the composition of its parts, mounted on the API at `/bridge` or served alone
+ * (../../bridge-server.ts).
  *
  * - wiring.ts: store, outbound client, relayer, facilitator, limiter, pinger; `ready()` / `close()`;
  * - discovery.ts: `GET /.well-known/x402.json`;

@@ -1,7 +1,7 @@
 /**
  * Hosted-gateway configuration (SPEC §4.5; docs/gateway.md): one route per merchant, `{gateway_url}/<slug>/...` ->
- * upstream, and its origin secret. Used by the configuration routes (routes/gateway-config/) and read by the `/g`
- * proxy (hosted-gateway/).
+ * upstream, and its origin secret. Used by the configuration routes (get-gateway-route.ts, set-gateway-route.ts,
+ * rotate-origin-secret.ts) and read by the `/g` proxy (gateway-router.ts).
  */
 import { randomBytes } from "node:crypto";
 import { type Database, gatewayRoutes, type Transaction } from "@tollgate/db";

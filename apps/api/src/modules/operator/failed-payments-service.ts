@@ -8,7 +8,7 @@
  *   expired beyond the late-payment grace (/v1/pay refuses it: `paid_after_expiry`), or mined in time but never
  *   claimed within {@link UNCLAIMED_AFTER_MS} of the quote's expiry (`receipt_never_claimed`).
  * - `reverted`: an orphaned log the merchant had been told was confirmed, or whose receipt was issued.
- * - `bridge_unserved`: a bridge order paid on chain whose upstream never delivered (bridge-unserved-service.ts).
+ * - `bridge_unserved`: a bridge order paid on chain whose upstream never delivered (../bridge/unserved-service.ts).
  * Ids are `fail_<settlement id>` (bridge: `fail_<order id>`). Invariants: one resolution per settlement (primary key; a second or racing resolve
  * is 409), written in one transaction with its audit event; listing is keyset-paginated on the settlement id.
  */

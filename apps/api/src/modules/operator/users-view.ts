@@ -1,6 +1,6 @@
 /**
  * GET /admin/api/users and /admin/api/users/{id} (SPEC §4.3): operator accounts here, wallet accounts in
- * wallet-users.ts (`kind` picks one; the id prefix picks for the detail). Password hashes and session tokens never
+ * wallet-users-view.ts (`kind` picks one; the id prefix picks for the detail). Password hashes and session tokens never
  * leave.
  */
 import { adminAccounts, adminSessions, auditEvents } from "@tollgate/db";

@@ -9,7 +9,7 @@ import {
 
 /**
  * GET /v1/agents/{address}/transactions (SPEC §4.2): the agent's splitter settlements as indexed, newest
- * first, cursor-paginated; EVM in any case, Solana answered empty (services/agent-transaction-service.ts).
+ * first, cursor-paginated; EVM in any case, Solana answered empty (agent-transaction-service.ts).
  */
 export const listAgentTransactionsProcedure = (deps: PublicDeps) =>
   publicProcedure

@@ -26,7 +26,7 @@ export function checkAuthorizationLive(request: PayRequest, now: Date, maxLifeti
 /**
  * Who signed this exact request's payment authorization (EIP-191), or the refusal a malformed signature earns, as a
  * value. `payer` (the quote's) is a speed hint only: a payer seen before is checked against its remembered key
- * (infra/recover-signer.ts); the answer is the same without it.
+ * (recover-signer.ts); the answer is the same without it.
  */
 export function recoverAuthorizationSigner(
   request: PayRequest,

@@ -1,5 +1,5 @@
 /**
- * What operator sessions (services/admin) and user sessions (services/users) share (DESIGN §9):
+ * What operator sessions (../operators) and user sessions (../users) share (DESIGN §9):
  * a random bearer token stored only as its SHA-256, an idle expiry that slides on use (at most once a minute, up
  * to the absolute expiry, which never moves), and an HttpOnly SameSite=Strict cookie, Secure with the `__Host-`
  * prefix everywhere but development over plain http.

@@ -1,5 +1,5 @@
 /**
- * User sessions (DESIGN §9), the operator design (services/admin/admin-sessions.ts) for wallet sign-in:
+ * User sessions (DESIGN §9), the operator design (../operators/admin-sessions.ts) for wallet sign-in:
  * a `usr_` token (256 bits) stored as its SHA-256, sent as an HttpOnly SameSite=Strict cookie and returned in the
  * body for agents (`Authorization: Bearer usr_...`); idle expiry slides on use, the absolute one never moves;
  * sign-out revokes server-side.

@@ -1,6 +1,6 @@
 /**
  * The x402 rail's matching and refusals without a chain (offline registry: no relayer, no offers). Verifying and
- * settling real authorizations with stock x402 clients: router.test.ts.
+ * settling real authorizations with stock x402 clients: ../router.clients.test.ts.
  */
 import { NETWORKS, newId } from "@tollgate/shared";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
