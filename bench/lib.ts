@@ -2,7 +2,7 @@
 import { spawn } from "node:child_process";
 import diagnostics from "node:diagnostics_channel";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { type AddressInfo, connect, createServer } from "node:net";
+import { connect } from "node:net";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import type { LocalChain } from "@tollgate/api/testing/chains";
@@ -159,13 +159,6 @@ export async function startApiProcess(port: number, env: Record<string, string>)
 }
 
 /** A free TCP port on loopback. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /**
  * Counts the HTTP requests this process sends to `rpcUrl` (one per JSON-RPC request or batch) while `counting` is on.
