@@ -9,9 +9,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { agentOn, payBody, sendSettlement, startTestChains } from "@tollgate/api/testing/chains";
-import type { QuoteResponse } from "@tollgate/shared/aifp";
-import { percentile, reachable, table, writeResults } from "./lib";
+import { agentOn, startTestChains } from "@tollgate/api/testing/chains";
+import { percentile, reachable, table, timedPaidCall, writeResults } from "./lib";
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 40);
 const WARMUP = 5;
@@ -263,30 +262,11 @@ try {
     });
     const merchantId = String(created.json.merchant_id);
     const paidCall = async (key: string) => {
-      let t = performance.now();
-      const quoteResponse = await fetch(`${api.baseUrl}/v1/quote`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          merchant_id: merchantId,
-          resource: "/v1/search",
-          tier: "standard",
-          payer: agent.address,
-        }),
-      });
-      const quote = (await quoteResponse.json()) as QuoteResponse;
-      const quoteMs = performance.now() - t;
-      const tx = await sendSettlement(agent, quote.settlement_call); // block time: not measured
-      const body = JSON.stringify(await payBody(agent, quote, tx, key));
-      t = performance.now();
-      const paid = await fetch(`${api.baseUrl}/v1/pay`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "idempotency-key": key },
-        body,
-      });
-      const json = (await paid.json()) as { receipt_id: string; log_index: number; chain_id: number };
-      const payMs = performance.now() - t;
-      if (paid.status !== 200) throw new Error(`/v1/pay answered ${paid.status}: ${JSON.stringify(json)}`);
+      const { quote, tx, quoteMs, payMs, json } = await timedPaidCall<{
+        receipt_id: string;
+        log_index: number;
+        chain_id: number;
+      }>(api.baseUrl, merchantId, agent, () => key);
       const ctx: Ctx = {
         quoteId: quote.quote_id,
         receiptId: json.receipt_id,

@@ -2,10 +2,11 @@
 import { spawn } from "node:child_process";
 import diagnostics from "node:diagnostics_channel";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { type AddressInfo, connect, createServer } from "node:net";
+import { connect } from "node:net";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
-import type { LocalChain } from "@tollgate/api/testing/chains";
+import { type Agent, type LocalChain, payBody, sendSettlement } from "@tollgate/api/testing/chains";
+import type { QuoteResponse } from "@tollgate/shared/aifp";
 import type { EvmNetworkName } from "@tollgate/shared/networks";
 
 export function percentile(sorted: number[], p: number): number {
@@ -159,13 +160,6 @@ export async function startApiProcess(port: number, env: Record<string, string>)
 }
 
 /** A free TCP port on loopback. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /**
  * Counts the HTTP requests this process sends to `rpcUrl` (one per JSON-RPC request or batch) while `counting` is on.
@@ -233,4 +227,60 @@ export async function startChainProcess(
       await exited;
     },
   };
+}
+
+export interface TimedPaidCall<T> {
+  quote: QuoteResponse;
+  /** The settlement transaction. */
+  tx: `0x${string}`;
+  key: string;
+  /** POST /v1/quote, request to parsed body. */
+  quoteMs: number;
+  /** POST /v1/pay, request to parsed body. */
+  payMs: number;
+  /** The /v1/pay body (the call threw unless the status was 200). */
+  json: T;
+}
+
+/**
+ * One paid call as the agent makes it, the service's two phases timed apart: POST /v1/quote (timed), the settlement
+ * transaction (block time: not measured) and the pay body under the idempotency key `keyFor(quote)` (agent-side
+ * signing: not measured), then POST /v1/pay (timed). `aroundPay` runs just before the pay window opens and its
+ * result just after it closes, for counters that must cover /v1/pay alone.
+ */
+export async function timedPaidCall<T>(
+  baseUrl: string,
+  merchantId: string,
+  agent: Agent,
+  keyFor: (quote: QuoteResponse) => string,
+  aroundPay?: () => () => void,
+): Promise<TimedPaidCall<T>> {
+  let t = performance.now();
+  const quoteResponse = await fetch(`${baseUrl}/v1/quote`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      merchant_id: merchantId,
+      resource: "/v1/search",
+      tier: "standard",
+      payer: agent.address,
+    }),
+  });
+  const quote = (await quoteResponse.json()) as QuoteResponse;
+  const quoteMs = performance.now() - t;
+  const tx = await sendSettlement(agent, quote.settlement_call);
+  const key = keyFor(quote);
+  const body = JSON.stringify(await payBody(agent, quote, tx, key));
+  const afterPay = aroundPay?.();
+  t = performance.now();
+  const paid = await fetch(`${baseUrl}/v1/pay`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "idempotency-key": key },
+    body,
+  });
+  const json = (await paid.json()) as T;
+  const payMs = performance.now() - t;
+  afterPay?.();
+  if (paid.status !== 200) throw new Error(`/v1/pay answered ${paid.status}: ${JSON.stringify(json)}`);
+  return { quote, tx, key, quoteMs, payMs, json };
 }

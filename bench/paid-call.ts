@@ -18,13 +18,12 @@ import type { AddressInfo } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { registrationBody, startTestApi, testDatabaseKinds } from "@tollgate/api/testing";
-import { agentOn, payBody, sendSettlement, startTestChains } from "@tollgate/api/testing/chains";
+import { agentOn, startTestChains } from "@tollgate/api/testing/chains";
 
 import { gate } from "@tollgate/gate";
 import { express } from "@tollgate/gate/testing";
 import { rpcFetch } from "@tollgate/outbound";
-import type { QuoteResponse } from "@tollgate/shared/aifp";
-import { countRpcRequests, percentile, startChainProcess, table, writeResults } from "./lib";
+import { countRpcRequests, percentile, startChainProcess, table, timedPaidCall, writeResults } from "./lib";
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 40);
 // Calls made before the measured ones, per database. The first ~80 calls of a fresh process run on code V8 (and
@@ -118,37 +117,27 @@ try {
     try {
       for (let i = 0; i < ITERATIONS + WARMUP; i++) {
         const warmup = i < WARMUP;
+        let payCpu: NodeJS.CpuUsage = { user: 0, system: 0 };
+        // RPC requests and process CPU cover /v1/pay alone: started just before its window, read just after.
+        const countPay = () => {
+          rpc.requests = 0;
+          rpc.counting = true;
+          const cpu = process.cpuUsage();
+          return () => {
+            payCpu = process.cpuUsage(cpu);
+            rpc.counting = false;
+          };
+        };
+        const call = await timedPaidCall<{ receipt: string }>(
+          api.baseUrl,
+          merchantId,
+          agent,
+          (quote) => `bench-${quote.quote_id}`,
+          countPay,
+        );
+        const { quote, tx, quoteMs, payMs } = call;
+        const { receipt } = call.json;
         let t = performance.now();
-        const quoteResponse = await fetch(`${api.baseUrl}/v1/quote`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({
-            merchant_id: merchantId,
-            resource: "/v1/search",
-            tier: "standard",
-            payer: agent.address,
-          }),
-        });
-        const quote = (await quoteResponse.json()) as QuoteResponse;
-        const quoteMs = performance.now() - t;
-        const tx = await sendSettlement(agent, quote.settlement_call); // block time: not measured
-        const key = `bench-${quote.quote_id}`;
-        const body = JSON.stringify(await payBody(agent, quote, tx, key)); // agent-side signing: not measured
-        rpc.requests = 0;
-        rpc.counting = true;
-        const cpu = process.cpuUsage();
-        t = performance.now();
-        const paid = await fetch(`${api.baseUrl}/v1/pay`, {
-          method: "POST",
-          headers: { "content-type": "application/json", "idempotency-key": key },
-          body,
-        });
-        const { receipt } = (await paid.json()) as { receipt: string };
-        if (paid.status !== 200) throw new Error(`/v1/pay answered ${paid.status}`);
-        const payMs = performance.now() - t;
-        const payCpu = process.cpuUsage(cpu);
-        rpc.counting = false;
-        t = performance.now();
         const gated = await fetch(`${shop}/v1/search`, { headers: { "AIFP-Receipt": receipt } });
         await gated.arrayBuffer();
         const gatedMs = performance.now() - t;

@@ -14,7 +14,8 @@ import { createAgent } from "@tollgate/agent";
 import { agentOn, startTestChains } from "@tollgate/api/testing/chains";
 import { gate } from "@tollgate/gate";
 import { express } from "@tollgate/gate/testing";
-import { type ApiProcess, freePort, reachable, startApiProcess, table, writeResults } from "./lib";
+import { freePort } from "@tollgate/shared/test-process";
+import { type ApiProcess, reachable, startApiProcess, table, writeResults } from "./lib";
 
 const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
 const SAMPLE_SECONDS = Number(process.env.BENCH_SAMPLE_SECONDS ?? 10);

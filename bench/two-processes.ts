@@ -14,8 +14,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { agentOn, payBody, sendSettlement, startTestChains } from "@tollgate/api/testing/chains";
 import type { QuoteResponse } from "@tollgate/shared/aifp";
+import { freePort } from "@tollgate/shared/test-process";
 import autocannon from "autocannon";
-import { type ApiProcess, freePort, reachable, startApiProcess, table, writeResults } from "./lib";
+import { type ApiProcess, reachable, startApiProcess, table, writeResults } from "./lib";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONCURRENCY ?? 16);

@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { feeOnTopTotal, splitterV12Abi } from "@tollgate/shared";
+import { freePort } from "@tollgate/shared/test-process";
 import type { Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningBridge, startBridgeServer } from "./bridge-server";
 import { REPO_ROOT } from "./env";
 import { readJson, startTestUpstream, type TestUpstream } from "./modules/bridge/testing";
-import { freePort } from "./test/api-process";
 import { agentOn, type LocalChains, startTestChains } from "./test/chains";
 
 describe("single-provider bridge process (SPEC §4.5)", () => {

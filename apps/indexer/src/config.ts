@@ -14,7 +14,18 @@ export interface SplitterRef {
   address: Address;
 }
 
-export interface NetworkConfig {
+/** Follower settings every network takes from the environment (`pollIntervalMs` may be overridden per network). */
+type FollowerSettings = Pick<
+  IndexerEnv,
+  | "pollIntervalMs"
+  | "getLogsInitialRange"
+  | "getLogsMaxRange"
+  | "maxLogsPerBatch"
+  | "rpcTimeoutMs"
+  | "stallAlertMs"
+>;
+
+export interface NetworkConfig extends FollowerSettings {
   network: EvmNetworkName;
   chainId: number;
   rpcUrl: string;
@@ -25,28 +36,11 @@ export interface NetworkConfig {
   confirmations: number;
   /** Deepest reorg repaired automatically; also the depth at which a settlement becomes `final`. */
   maxReorgDepth: number;
-  pollIntervalMs: number;
-  getLogsInitialRange: number;
-  getLogsMaxRange: number;
-  /** Payment logs per batch transaction; a block's logs are never split, so one block may exceed it. */
-  maxLogsPerBatch: number;
-  rpcTimeoutMs: number;
-  stallAlertMs: number;
 }
 
 export function networkConfigs(
   manifest: DeploymentManifest,
-  env: Pick<
-    IndexerEnv,
-    | "networks"
-    | "overrides"
-    | "pollIntervalMs"
-    | "getLogsInitialRange"
-    | "getLogsMaxRange"
-    | "maxLogsPerBatch"
-    | "rpcTimeoutMs"
-    | "stallAlertMs"
-  >,
+  env: Pick<IndexerEnv, "networks" | "overrides"> & FollowerSettings,
 ): NetworkConfig[] {
   const out: NetworkConfig[] = [];
   for (const network of env.networks ?? EVM_NETWORKS) {

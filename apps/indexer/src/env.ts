@@ -77,6 +77,7 @@ export interface IndexerEnv {
   pollIntervalMs: number;
   getLogsInitialRange: number;
   getLogsMaxRange: number;
+  /** Payment logs per batch transaction; a block's logs are never split, so one block may exceed it. */
   maxLogsPerBatch: number;
   rpcTimeoutMs: number;
   stallAlertMs: number;

@@ -5,10 +5,10 @@
  */
 import { execFile } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { freePort } from "@tollgate/shared/test-process";
 
 const run = promisify(execFile);
 
@@ -37,14 +37,6 @@ export function findPostgresBinaries(): PostgresBinaries | { missing: string } {
   if (!line) return { missing: "running as root and there is no postgres user to run the server as" };
   const [, , uid, gid] = line.split(":");
   return { binDir, user: { uid: Number(uid), gid: Number(gid) } };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return typeof address === "object" && address ? address.port : 0;
 }
 
 export interface ThrowawayCluster {

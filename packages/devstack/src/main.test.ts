@@ -8,7 +8,6 @@
 import { spawn } from "node:child_process";
 import { generateKeyPairSync, sign } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PublicKey } from "@solana/web3.js";
@@ -19,17 +18,10 @@ import {
   LOCAL_LEDGER_FILE,
   reserveSeat,
 } from "@tollgate/api";
+import { freePort } from "@tollgate/shared/test-process";
 import bs58 from "bs58";
 import { afterAll, describe, expect, it } from "vitest";
 import { groupPids, listeningPorts } from "./process-ports";
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return typeof address === "object" && address ? address.port : 0;
-}
 
 const root = join(import.meta.dirname, "../../..");
 

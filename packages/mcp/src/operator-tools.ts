@@ -4,6 +4,7 @@
  * replay exist only when the server was started with `--allow-actions`, and the API still checks the role.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { EVM_NETWORKS, idPattern, safeText } from "@tollgate/shared";
 import { z } from "zod";
 import { type ApiAnswer, callApi, queryOf } from "./api-client";
@@ -21,10 +22,42 @@ function answerOf(answer: ApiAnswer, missing?: string) {
   return fail({ code: "api_error", status: answer.status, body: answer.body });
 }
 
+interface CallOptions {
+  method?: "POST";
+  body?: unknown;
+  /** For endpoints an older API lacks: its 404 becomes `available: false` naming this. */
+  missing?: string;
+}
+type OperatorCall = (path: string, options?: CallOptions) => Promise<CallToolResult>;
+
+const PAUSE_TOOLS = {
+  pause: {
+    title: "Pause sales",
+    description: "Stops new quotes, bridge challenges and gateway sales on a network (or all). Audited.",
+    destructiveHint: true,
+  },
+  unpause: {
+    title: "Unpause sales",
+    description: "Lifts a pause on a network (or all). Audited.",
+    destructiveHint: false,
+  },
+} as const;
+
+/** `operator_pause` / `operator_unpause`: the same input, POSTed to `/api/admin/pause` or `/api/admin/unpause`. */
+function registerPauseTool(server: McpServer, call: OperatorCall, action: keyof typeof PAUSE_TOOLS): void {
+  const { title, description, destructiveHint } = PAUSE_TOOLS[action];
+  server.registerTool(
+    `operator_${action}`,
+    { title, description, inputSchema: { scope: ZScope, reason: ZReason }, annotations: { destructiveHint } },
+    (args) =>
+      call(`/api/admin/${action}`, { method: "POST", body: { scope: args.scope, reason: args.reason } }),
+  );
+}
+
 export function registerOperatorTools(server: McpServer, runtime: Runtime): void {
   const { apiUrl, adminToken, allowActions } = runtime.config;
   if (!apiUrl || !adminToken) return;
-  const call = async (path: string, options: { method?: "POST"; body?: unknown; missing?: string } = {}) => {
+  const call: OperatorCall = async (path, options = {}) => {
     try {
       return answerOf(
         await callApi(apiUrl, path, {
@@ -93,27 +126,8 @@ export function registerOperatorTools(server: McpServer, runtime: Runtime): void
   );
 
   if (!allowActions) return;
-  server.registerTool(
-    "operator_pause",
-    {
-      title: "Pause sales",
-      description: "Stops new quotes, bridge challenges and gateway sales on a network (or all). Audited.",
-      inputSchema: { scope: ZScope, reason: ZReason },
-      annotations: { destructiveHint: true },
-    },
-    (args) => call("/api/admin/pause", { method: "POST", body: { scope: args.scope, reason: args.reason } }),
-  );
-  server.registerTool(
-    "operator_unpause",
-    {
-      title: "Unpause sales",
-      description: "Lifts a pause on a network (or all). Audited.",
-      inputSchema: { scope: ZScope, reason: ZReason },
-      annotations: { destructiveHint: false },
-    },
-    (args) =>
-      call("/api/admin/unpause", { method: "POST", body: { scope: args.scope, reason: args.reason } }),
-  );
+  registerPauseTool(server, call, "pause");
+  registerPauseTool(server, call, "unpause");
   server.registerTool(
     "operator_webhook_replay",
     {

@@ -5,10 +5,10 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type DeploymentManifest, parseDeploymentManifest } from "@tollgate/shared";
+import { freePort } from "@tollgate/shared/test-process";
 
 export interface TestStack {
   dataDir: string;
@@ -22,14 +22,6 @@ export interface TestStack {
   adminEmail: string;
   adminPassword: string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return typeof address === "object" && address ? address.port : 0;
 }
 
 export async function startStack(): Promise<TestStack> {

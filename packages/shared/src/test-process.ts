@@ -1,9 +1,11 @@
 /**
  * A Tollgate entry point as a child process, for tests that signal or kill it (shutdown drills): `node --import tsx
  * <script>` in `cwd` with only the given environment (plus PATH), its stdout and stderr collected together.
- * Server-side and test-only; imported as `@tollgate/shared/test-process`.
+ * Also `freePort()` for the port such a process (or a throwaway server) listens on. Server-side and test-only;
+ * imported as `@tollgate/shared/test-process`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
 
 export interface TestProcess {
   child: ChildProcess;
@@ -27,4 +29,13 @@ export function spawnTsx(cwd: string, script: string, env: Record<string, string
   child.stderr?.on("data", collect);
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return { child, output: () => output, exited };
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago (the OS picked it), for a child process or server to take. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return typeof address === "object" && address ? address.port : 0;
 }

@@ -13,10 +13,10 @@ import { join } from "node:path";
 import { type DatabaseHandle, MIGRATIONS_FOLDER, openDatabase } from "@tollgate/db";
 import { findPostgresBinaries, startThrowawayCluster, type ThrowawayCluster } from "@tollgate/db/testing";
 import { DEADLINE_EXIT_CODE, FORCED_EXIT_CODE } from "@tollgate/shared/shutdown";
-import { spawnTsx } from "@tollgate/shared/test-process";
+import { freePort, spawnTsx } from "@tollgate/shared/test-process";
 import { type SQL, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startApiProcess } from "../test/api-process";
+import { startApiProcess } from "../test/api-process";
 
 const binaries = findPostgresBinaries();
 if ("missing" in binaries) console.log(`forced-exit migration drill skipped: ${binaries.missing}`);

@@ -9,8 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RpcFaultProxy, startRpcFaultProxy } from "@tollgate/contracts/rpc-fault-proxy";
 import type { QuoteResponse } from "@tollgate/shared";
+import { freePort } from "@tollgate/shared/test-process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiProcess, freePort, startApiProcess } from "../test/api-process";
+import { type ApiProcess, startApiProcess } from "../test/api-process";
 import {
   type Agent,
   agentOn,

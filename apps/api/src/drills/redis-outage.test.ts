@@ -11,9 +11,9 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { freePort } from "@tollgate/shared/test-process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdmin } from "../modules/operators";
-import { freePort } from "../test/api-process";
 import { startTestApi, type TestApi } from "../test/harness";
 
 const REDIS_SERVER = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].find((p) => existsSync(p));

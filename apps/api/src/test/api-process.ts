@@ -3,17 +3,8 @@
  * data directory the test owns, killed with any signal, restarted on the same data.
  */
 import type { ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { spawnTsx } from "@tollgate/shared/test-process";
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return typeof address === "object" && address ? address.port : 0;
-}
 
 export interface ApiProcess {
   baseUrl: string;

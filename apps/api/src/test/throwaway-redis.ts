@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "./api-process";
+import { freePort } from "@tollgate/shared/test-process";
 
 /** The redis-server binary, or undefined (drills then skip with a plain message). */
 export const REDIS_SERVER = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].find((p) =>

@@ -1,6 +1,6 @@
 /**
  * `GET /api/registry/best`: the route a quote for this merchant would take now, and why. It runs the
- * quote path's own `selectRoute` and `priceInAsset`, so its answer is the quote's: the same network, asset,
+ * quote path's own `selectRoute` and `priceAndSplit`, so its answer is the quote's: the same network, asset,
  * splitter and amount, or the same refusal (code and status) the quote would answer.
  */
 
@@ -12,11 +12,10 @@ import {
   MIN_PAYMENT_MICRO_USD,
   NETWORKS,
   type QuoteAsset,
-  splitTotal,
 } from "@tollgate/shared";
 import { getAddress } from "viem";
 import { findMerchant } from "../merchants";
-import { GEN1_PROFILE, priceInAsset, selectRoute } from "../quotes-pay";
+import { GEN1_PROFILE, priceAndSplit, rateView, selectRoute } from "../quotes-pay";
 import { type AvailabilityDeps, type Refusal, refusalOf } from "./availability";
 
 export interface BestRouteDeps extends AvailabilityDeps {
@@ -97,27 +96,20 @@ export async function bestRoute(deps: BestRouteDeps, query: BestRouteQuery): Pro
     view.splitter = getAddress(route.splitter.address);
     view.token = route.token ? getAddress(route.token.address) : null;
     view.decimals = route.token?.decimals ?? 18;
-    const { rate, amountAtomic } = await priceInAsset(
-      route.chain,
-      route.token,
+    const { rate, amountAtomic, split } = await priceAndSplit(
+      route,
       charged,
       now,
       deps.env.quotes.priceMaxAgeSeconds,
     );
-    const split = splitTotal(GEN1_PROFILE, amountAtomic);
-    if (!split.valid) throw new AppError("validation_failed", `amount too small to split (${split.reason})`);
     view.amount.atomic = amountAtomic.toString();
     view.amount.split = {
       merchant: split.merchant.toString(),
       treasury: split.treasury.toString(),
       ip_creator: split.ipCreator.toString(),
     };
+    view.amount.rate = rateView(rate) ?? null;
     if (rate) {
-      view.amount.rate = {
-        pair: rate.pair,
-        price: formatUsd((rate.answer * 1_000_000n) / 10n ** BigInt(rate.decimals)),
-        updated_at: rate.updatedAt.toISOString(),
-      };
       reasons.push(`${rate.pair} priced with the network's feed (fresh), fixed in the quote`);
     }
     view.quotable = true;

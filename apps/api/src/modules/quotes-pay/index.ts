@@ -3,7 +3,7 @@ export type { QuotesPayDeps } from "./deps";
 export { pruneIdempotencyKeys } from "./idempotency";
 export { IDEMPOTENCY_KEY_TTL_MS } from "./pay-service";
 export { type VerifiedPayment, verifyPayment } from "./payment-verifier";
-export { GEN1_PROFILE, priceInAsset } from "./quote-service";
+export { GEN1_PROFILE, priceAndSplit, priceInAsset, rateView } from "./quote-service";
 export { createQuoteWriter, QUOTE_WRITES_IN_FLIGHT_POSTGRES, type QuoteWriter } from "./quote-writer";
 export { recoverMessageSigner } from "./recover-signer";
 export {

@@ -26,7 +26,7 @@ import { findMerchantCached } from "../merchants/merchant-service";
 import type { ReceiptKeyStore } from "../receipts/receipt-keys";
 import { signSettlementCall } from "../receipts/token-signer";
 import type { QuoteRow, QuoteWriter } from "./quote-writer";
-import { type SplitterReadiness, selectRoute } from "./route-selection";
+import { type SelectedRoute, type SplitterReadiness, selectRoute } from "./route-selection";
 import { buildSettlementCall } from "./settlement-call";
 
 export const GEN1_PROFILE = "aifp1-gross-inclusive-100-0-v1";
@@ -64,6 +64,28 @@ export async function priceInAsset(
   return { rate, amountAtomic: microUsdToNative(amountMicroUsd, rate) };
 }
 
+/**
+ * `amountMicroUsd` priced in the route's asset and split by the gen-1 profile, as a quote fixes it; an amount the
+ * splitter would revert on is `validation_failed`.
+ */
+export async function priceAndSplit(
+  route: Pick<SelectedRoute, "chain" | "token">,
+  amountMicroUsd: bigint,
+  now: Date,
+  priceMaxAgeSeconds: number,
+): Promise<{ rate: FeedRate | undefined; amountAtomic: bigint; split: Split }> {
+  const { rate, amountAtomic } = await priceInAsset(
+    route.chain,
+    route.token,
+    amountMicroUsd,
+    now,
+    priceMaxAgeSeconds,
+  );
+  const split = splitTotal(GEN1_PROFILE, amountAtomic);
+  if (!split.valid) throw new AppError("validation_failed", `amount too small to split (${split.reason})`);
+  return { rate, amountAtomic, split };
+}
+
 export async function createQuote(deps: QuoteServiceDeps, input: QuoteRequest): Promise<QuoteResponse> {
   const now = deps.clock.now();
   const merchant = await findMerchantCached(deps, input.merchant_id);
@@ -79,15 +101,12 @@ export async function createQuote(deps: QuoteServiceDeps, input: QuoteRequest): 
 
   const units = unitsForMinimum(unitPrice, BigInt(input.units ?? 1), MIN_PAYMENT_MICRO_USD);
   const amountMicroUsd = units * unitPrice;
-  const { rate, amountAtomic } = await priceInAsset(
-    route.chain,
-    route.token,
+  const { rate, amountAtomic, split } = await priceAndSplit(
+    route,
     amountMicroUsd,
     now,
     deps.env.quotes.priceMaxAgeSeconds,
   );
-  const split = splitTotal(GEN1_PROFILE, amountAtomic);
-  if (!split.valid) throw new AppError("validation_failed", `amount too small to split (${split.reason})`);
 
   const quote: PricedQuote = {
     quoteId: newId("quote"),
@@ -126,7 +145,8 @@ interface PricedQuote {
 
 type SettlementCall = QuoteResponse["settlement_call"];
 
-function rateView(rate: FeedRate | undefined): PricedQuote["rate"] {
+/** A feed rate as quotes show it (`rate` of the quote answer): the price in USD with six decimals. */
+export function rateView(rate: FeedRate | undefined): PricedQuote["rate"] {
   return rate
     ? {
         pair: rate.pair,
