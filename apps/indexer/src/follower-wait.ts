@@ -9,15 +9,24 @@ import type { Alert, FollowerOptions, FollowerStatus } from "./follower";
 
 export interface Sleeper {
   sleep(ms: number): Promise<void>;
-  /** Ends the current sleep at once, if any. */
+  /**
+   * Ends the current sleep at once; between sleeps, the next one. A head pushed while the follower is still busy
+   * with the previous one must not be lost, or a follower that relies on pushed heads would wait a whole poll
+   * interval with that block unread.
+   */
   wake(): void;
 }
 
 export function createSleeper(): Sleeper {
   let wake: (() => void) | undefined;
+  let woken = false;
   return {
-    sleep: (ms) =>
-      new Promise<void>((resolve) => {
+    sleep: (ms) => {
+      if (woken) {
+        woken = false;
+        return Promise.resolve();
+      }
+      return new Promise<void>((resolve) => {
         const timer = setTimeout(done, ms);
         function done() {
           clearTimeout(timer);
@@ -25,8 +34,12 @@ export function createSleeper(): Sleeper {
           resolve();
         }
         wake = done;
-      }),
-    wake: () => wake?.(),
+      });
+    },
+    wake: () => {
+      if (wake) wake();
+      else woken = true;
+    },
   };
 }
 
