@@ -240,3 +240,15 @@ export async function sharedChainPool(): Promise<{ url: string; release(): Promi
     },
   };
 }
+
+/**
+ * Deployed local chains for a test file: leased from the run's pool when `env` names one (chain-pool-setup.ts),
+ * otherwise started on free ports for this file alone. Either way `stop()` is the file's last word on them.
+ */
+export function localChainsForTest(
+  env: Readonly<Record<string, string | undefined>>,
+  options: LeaseOptions = {},
+): Promise<LocalChains> {
+  const poolUrl = chainPoolUrl(env);
+  return poolUrl ? leaseLocalChains(poolUrl, options) : startLocalChains({ basePort: 0, ...options });
+}

@@ -2,8 +2,8 @@
  * Test helpers: local Hardhat chains (contracts/src/local-chains.ts), payers that emit real splitter
  * Payment logs, a fault-injecting EIP-1193 proxy speaking the node's wire format, and small DB fixtures.
  */
-import { chainPoolUrl, leaseLocalChains } from "@tollgate/contracts/chain-pool";
-import { type LocalChain, type LocalChains, startLocalChains } from "@tollgate/contracts/local-chains";
+import { localChainsForTest } from "@tollgate/contracts/chain-pool";
+import type { LocalChain, LocalChains } from "@tollgate/contracts/local-chains";
 import { type Database, merchants } from "@tollgate/db";
 import { splitterV12Abi, viemChain } from "@tollgate/shared";
 import type { EvmNetworkName } from "@tollgate/shared/networks";
@@ -30,11 +30,8 @@ export const quietLog = pino({ level: "silent" });
  * `stop()` gives them back as deployed), otherwise started for this file.
  */
 export async function startChains(networks: EvmNetworkName[] = ["amoy"]): Promise<LocalChains> {
-  // Test setup may read the environment: the pool is the runner's, not the app's.
-  const poolUrl = chainPoolUrl(process.env);
-  return poolUrl
-    ? leaseLocalChains(poolUrl, { networks, writeManifest: false })
-    : startLocalChains({ basePort: 0, networks, writeManifest: false });
+  // Test setup may read the environment: the pool is the test runner's, not the app's.
+  return localChainsForTest(process.env, { networks, writeManifest: false });
 }
 
 export function configFor(

@@ -10,8 +10,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestApi, type TestApi, testDatabaseKinds } from "@tollgate/api/testing";
+import { localChainsForTest } from "@tollgate/contracts/chain-pool";
 import { HARDHAT_MNEMONIC } from "@tollgate/contracts/deploy";
-import { type LocalChain, type LocalChains, startLocalChains } from "@tollgate/contracts/local-chains";
+import type { LocalChain, LocalChains } from "@tollgate/contracts/local-chains";
 import { gate } from "@tollgate/gate";
 import express from "express";
 import { type Address, createPublicClient, erc20Abi, type Hex, http, type PublicClient, toHex } from "viem";
@@ -218,7 +219,8 @@ export interface Fixture {
 
 export async function startFixture(prefix: string): Promise<Fixture> {
   const dataDir = mkdtempSync(join(tmpdir(), `tollgate-agent-${prefix}-`));
-  const chains = await startLocalChains({ dataDir, basePort: 0, networks: ["amoy"] });
+  // Test setup may read the environment: the chain pool is the test runner's (docs/testing.md "Chains").
+  const chains = await localChainsForTest(process.env, { dataDir, networks: ["amoy"] });
   const chain = chains.chains[0];
   if (!chain) throw new Error("no amoy chain");
   const main = await startProxiedApi(dataDir, { CONFIRMATIONS_AMOY: "1" });
@@ -248,7 +250,10 @@ export async function usdcBalance(fixture: Fixture, owner: Address): Promise<big
   });
 }
 
-/** Mines `blocks` empty blocks (Hardhat RPC; outside viem's typed schema, hence the cast). */
+/**
+ * Mines `blocks` empty blocks, one `evm_mine` each: a pooled chain has been reverted, and after `evm_revert` Hardhat's
+ * batched `hardhat_mine` can break the parent-hash chain (Hardhat RPC, outside viem's typed schema: hence the cast).
+ */
 export async function mine(chain: LocalChain, blocks = 1): Promise<void> {
-  await chain.provider.request({ method: "hardhat_mine", params: [`0x${blocks.toString(16)}`] } as never);
+  for (let k = 0; k < blocks; k++) await chain.provider.request({ method: "evm_mine" } as never);
 }

@@ -2,9 +2,9 @@
  * Real local chains for API tests (contracts/src/local-chains.ts) and an agent wallet that pays exactly
  * what a quote says, the way an agent client would.
  */
-import { chainPoolUrl, leaseLocalChains } from "@tollgate/contracts/chain-pool";
+import { localChainsForTest } from "@tollgate/contracts/chain-pool";
 import { readArtifact } from "@tollgate/contracts/deploy";
-import { type LocalChain, type LocalChains, startLocalChains } from "@tollgate/contracts/local-chains";
+import type { LocalChain, LocalChains } from "@tollgate/contracts/local-chains";
 import {
   type EvmNetworkName,
   type GateChallenge,
@@ -36,11 +36,8 @@ export async function startTestChains(
   dataDir: string,
   networks: EvmNetworkName[] = ["amoy"],
 ): Promise<LocalChains> {
-  // Test setup may read the environment: the pool is the runner's, not the app's.
-  const poolUrl = chainPoolUrl(process.env);
-  return poolUrl
-    ? leaseLocalChains(poolUrl, { dataDir, networks })
-    : startLocalChains({ dataDir, basePort: 0, networks });
+  // Test setup may read the environment: the pool is the test runner's, not the app's.
+  return localChainsForTest(process.env, { dataDir, networks });
 }
 
 export interface Agent {
