@@ -103,4 +103,20 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
     }
     expect(violations).toEqual([]);
   });
+
+  it("at a phone's width (390 px) nothing is wider than the screen: the register form and the API reference", async () => {
+    // A new tab: its sessionStorage holds no merchant secret, so the console opens on the register form.
+    const phone = await browser!.context.newPage();
+    try {
+      await phone.setViewportSize({ width: 390, height: 844 });
+      const overflow = () => phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      await phone.goto(`${api.baseUrl}/console/`);
+      await phone.getByTestId("tiers-editor").waitFor();
+      expect(await overflow()).toBe(0);
+      await phone.goto(`${api.baseUrl}/docs`);
+      expect(await overflow()).toBe(0);
+    } finally {
+      await phone.close();
+    }
+  });
 });

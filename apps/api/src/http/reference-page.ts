@@ -10,6 +10,7 @@ section{border-top:1px solid #ddd;padding:.5rem 0}pre{background:#f5f5f7;padding
 .m{display:inline-block;min-width:4.5em;text-align:center;border-radius:4px;color:#fff;font-size:13px;padding:0 .4em}
 .get{background:#2a7ae2}.post{background:#2e9d57}.patch{background:#c98a00}.delete{background:#c0392b}.put{background:#7d3cb5}
 td{padding:.2rem .8rem;border-bottom:1px solid #eee}:target{background:#fff3c4}
+h2 code,p code,li code{overflow-wrap:anywhere}
 `;
 
 function escapeHtml(text: string): string {
