@@ -1,6 +1,7 @@
 /** Operators: admin accounts, sessions and the audit trail (SPEC §4.3, §5; DESIGN §9). */
 import { sql } from "drizzle-orm";
 import { bigint, check, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { sessionColumns } from "./columns";
 
 export const ADMIN_ROLES = ["owner", "operator", "viewer"] as const;
 export type AdminRole = (typeof ADMIN_ROLES)[number];
@@ -32,13 +33,7 @@ export const adminSessions = pgTable(
     adminId: text("admin_id")
       .notNull()
       .references(() => adminAccounts.id, { onDelete: "cascade" }),
-    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
-    lastSeenAt: timestamp("last_seen_at", { withTimezone: true, mode: "date" }).notNull(),
-    idleExpiresAt: timestamp("idle_expires_at", { withTimezone: true, mode: "date" }).notNull(),
-    absoluteExpiresAt: timestamp("absolute_expires_at", { withTimezone: true, mode: "date" }).notNull(),
-    revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
-    ip: text("ip").notNull(),
-    userAgent: text("user_agent"),
+    ...sessionColumns(),
   },
   (table) => [index("admin_sessions_admin_idx").on(table.adminId, table.createdAt)],
 );

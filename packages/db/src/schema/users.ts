@@ -7,6 +7,7 @@
  */
 import { sql } from "drizzle-orm";
 import { check, index, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { sessionColumns } from "./columns";
 
 export const WALLET_KINDS = ["evm", "solana"] as const;
 export type WalletKind = (typeof WALLET_KINDS)[number];
@@ -53,13 +54,7 @@ export const userSessions = pgTable(
       .references(() => userAccounts.id, { onDelete: "cascade" }),
     walletKind: text("wallet_kind", { enum: WALLET_KINDS }).notNull(),
     walletAddress: text("wallet_address").notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
-    lastSeenAt: timestamp("last_seen_at", { withTimezone: true, mode: "date" }).notNull(),
-    idleExpiresAt: timestamp("idle_expires_at", { withTimezone: true, mode: "date" }).notNull(),
-    absoluteExpiresAt: timestamp("absolute_expires_at", { withTimezone: true, mode: "date" }).notNull(),
-    revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
-    ip: text("ip").notNull(),
-    userAgent: text("user_agent"),
+    ...sessionColumns(),
   },
   (table) => [index("user_sessions_account_idx").on(table.accountId, table.createdAt)],
 );
