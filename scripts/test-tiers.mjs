@@ -67,6 +67,8 @@ function needsInfrastructure(file, seen, memo) {
   const source = readFileSync(file, "utf8");
   let needs = NEEDS_INFRASTRUCTURE.some((marker) => marker.test(source));
   for (const match of needs ? [] : source.matchAll(IMPORT)) {
+    // A type-only import loads nothing when the test runs.
+    if (/^(?:import|export)\s+type\s/.test(match[0])) continue;
     const target = resolveImport(file, match[1] ?? match[2]);
     if (target && needsInfrastructure(target, seen, memo)) {
       needs = true;
