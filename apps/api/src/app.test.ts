@@ -142,6 +142,20 @@ describe("app", () => {
         security: [{ adminSession: [] }, { adminSessionToken: [] }],
       });
     }
+    // The scheme comes from the procedure builder that enforces it, so every operator path names it except
+    // the ones that start or end a session.
+    const operatorPaths = Object.entries(paths).filter(([path]) =>
+      /^\/(api\/admin|api\/dashboard|admin\/api)\//.test(path),
+    );
+    expect(operatorPaths.length).toBeGreaterThan(25);
+    for (const [path, operations] of operatorPaths) {
+      for (const [method, operation] of Object.entries(operations ?? {})) {
+        const opensSession = path === "/api/admin/login" || path === "/api/admin/logout";
+        expect((operation as { security?: unknown }).security, `${method} ${path}`).toEqual(
+          opensSession ? undefined : [{ adminSession: [] }, { adminSessionToken: [] }],
+        );
+      }
+    }
     expect(paths["/api/admin/me"]?.get).toMatchObject({
       security: [{ adminSession: [] }, { adminSessionToken: [] }],
     });

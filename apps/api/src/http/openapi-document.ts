@@ -178,7 +178,7 @@ export function buildOpenApiDocument(
         ]),
       ),
     };
-    const scheme = route.meta.rest?.security ?? (route.meta.openapi?.protect ? "merchantSecret" : undefined);
+    const scheme = route.meta.security ?? (route.meta.openapi?.protect ? "merchantSecret" : undefined);
     if (scheme === "adminSession") operation.security = [{ adminSession: [] }, { adminSessionToken: [] }];
     else if (scheme === "userSession") operation.security = [{ userSession: [] }, { userSessionToken: [] }];
     else if (scheme) operation.security = [{ [scheme]: [] }];

@@ -89,7 +89,7 @@ export function createRestRouter(
       try {
         if (route.kind === "mutation") assertJsonBody(req);
         const output = await resolveCall(createCaller(ctx), route.procedurePath)(buildInput(req, route));
-        if (route.meta.rest?.noStore) res.setHeader("Cache-Control", "no-store");
+        res.setHeader("Cache-Control", "no-store");
         if (route.meta.rest?.csv) res.setHeader("Vary", "Accept");
         if (route.meta.rest?.csv && isCsvExport(output)) {
           // The file name is ours (a fixed prefix and digits), never user input.

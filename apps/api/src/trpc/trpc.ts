@@ -27,14 +27,15 @@ export interface Context {
 export type SecurityScheme = "merchantSecret" | "adminSession" | "userSession";
 
 /**
- * REST details beyond trpc-to-openapi's: success status, whether the response may be cached, and the security
- * scheme the document names (`openapi.protect` alone means the merchant secret).
+ * REST details beyond trpc-to-openapi's. A procedure answers per caller, so REST never lets it be cached
+ * (`Cache-Control: no-store` on every answer). `security` is set by the procedure builder that checks it
+ * (`adminProcedure`, `userProcedure`), so a route's document cannot name a scheme its procedure does not
+ * enforce; `openapi.protect` alone means the merchant secret.
  */
 export type Meta = OpenApiMeta<{
+  security?: SecurityScheme;
   rest?: {
     status?: number;
-    noStore?: boolean;
-    security?: SecurityScheme;
     /** The procedure may answer a `CsvExport`, which REST sends as `text/csv` (operator exports). */
     csv?: boolean;
   };

@@ -20,7 +20,7 @@ export const createBridgeProviderProcedure = (deps: BridgeModuleDeps) =>
           "Fields as in the providers file (docs/bridge.md). `upstream_url` and `ping_url` must be https to a public host (http to loopback in development only). At least one price. Audited (`bridge_provider.created`, field names only).",
         errorResponses: [400, 401, 403, 404, 409],
       },
-      rest: { status: 201, noStore: true, security: "adminSession" },
+      rest: { status: 201 },
     })
     .input(ZCreateBridgeProviderRequest)
     .output(ZBridgeProviderResponse)

@@ -16,7 +16,6 @@ export const dashboardX402Procedure = (deps: BridgeModuleDeps) =>
           "Per bridge mounted in the answering process: the relayer's address and native balance (cached 15 s) with a low-balance warning under RELAYER_LOW_BALANCE_WEI, verify and settle counts with refusal reasons, settlements in flight and gas spent, since the process started.",
         errorResponses: [401],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(z.void())
     .output(ZDashboardX402Response)

@@ -20,7 +20,6 @@ export const disableBridgeProviderProcedure = (deps: BridgeModuleDeps) =>
           "New challenges and paid calls answer 404 at once here and within PAUSE_POLL_MS on other processes. The seed file never re-enables it. Audited (`bridge_provider.disabled`).",
         errorResponses: [400, 401, 403, 404],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZBridgeProviderIdRequest)
     .output(ZDisableBridgeProviderResponse)

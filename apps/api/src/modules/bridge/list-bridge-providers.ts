@@ -20,7 +20,6 @@ export const listBridgeProvidersProcedure = (deps: BridgeModuleDeps) =>
           "Every provider of the bridge router (`{bridge_url}/<id>/...`), by id, disabled ones included, with the pinger's last result. Upstream keys are never shown (`api_key_set`).",
         errorResponses: [401, 404],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZListBridgeProvidersRequest)
     .output(ZListBridgeProvidersResponse)

@@ -20,7 +20,6 @@ export const updateBridgeProviderProcedure = (deps: BridgeModuleDeps) =>
           "Fields left out stay; `null` clears an optional field. The same URL rules as on creation. Audited (`bridge_provider.updated`, field names only).",
         errorResponses: [400, 401, 403, 404],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZUpdateBridgeProviderRequest)
     .output(ZBridgeProviderResponse)

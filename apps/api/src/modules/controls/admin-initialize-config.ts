@@ -19,7 +19,6 @@ export const adminInitializeConfigProcedure = (deps: ControlsDeps) =>
           "Copies the treasury, splitter addresses by version and confirmations from the deployment manifest and the environment. A network already recorded answers 409 `config_already_initialized` (nothing is stored, records are never replaced); a network without a deployment 404 `network_not_configured`. Audited.",
         errorResponses: [400, 401, 403, 404, 409],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZInitializeConfigRequest)
     .output(ZInitializeConfigResponse)

@@ -19,7 +19,6 @@ export const adminPauseProcedure = (deps: ControlsDeps) =>
           "Pauses `all` or one network: new quotes, bridge challenges, x402 settlements and hosted-gateway sales answer 503 `service_paused` until unpaused. Receipts already issued keep working; `/v1/pay` for a quote already issued and legacy proofs for a bridge order already issued are honoured. 409 `already_paused` when the scope is paused. With `onchain: true` the splitters in scope are also paused on chain with `PAUSER_PRIVATE_KEY` (results in `onchain`; 409 `onchain_pause_unavailable`, nothing stored, without a key). Audited.",
         errorResponses: [400, 401, 403, 409],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZPauseRequest)
     .output(ZPauseResponse)

@@ -19,7 +19,6 @@ export const adminResumeNetworkProcedure = (deps: ControlsDeps) =>
           "The indexer halts a network when a reorg is deeper than its maxReorgDepth and follows nothing there until an operator resumes it (after checking the node and the settlements). 409 `network_not_halted` when it is not halted. Audited. If the chain still disagrees beyond the window, the indexer halts it again.",
         errorResponses: [400, 401, 403, 409],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZResumeNetworkRequest)
     .output(ZResumeNetworkResponse)

@@ -16,7 +16,6 @@ export const adminUnpauseProcedure = (deps: ControlsDeps) =>
           "Lifts the pause of the named scope only: unpausing a network while `all` is paused leaves everything paused. 409 `not_paused` when the scope is not paused. Audited.",
         errorResponses: [400, 401, 403, 409],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZUnpauseRequest)
     .output(ZUnpauseResponse)

@@ -16,7 +16,6 @@ export const getGatewayRouteProcedure = (deps: GatewayDeps) =>
         protect: true,
         errorResponses: [400, 401, 403, 404],
       },
-      rest: { noStore: true },
     })
     .input(ZGatewayRouteIdRequest)
     .output(ZGatewayRouteView)

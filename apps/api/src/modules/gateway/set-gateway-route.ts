@@ -18,7 +18,6 @@ export const setGatewayRouteProcedure = (deps: GatewayDeps) =>
         protect: true,
         errorResponses: [400, 401, 403, 409],
       },
-      rest: { noStore: true },
     })
     .input(ZSetGatewayRouteRequest)
     .output(ZGatewayRouteView)

@@ -24,7 +24,6 @@ export const solanaDashboardProcedure = (deps: IdentityModuleDeps) =>
         summary: "Solana seat-check RPC health and identity-gate counts",
         errorResponses: [401],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(z.void())
     .output(ZSolanaDashboard)

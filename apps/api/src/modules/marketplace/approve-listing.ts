@@ -18,7 +18,6 @@ export const approveListingProcedure = (deps: MarketplaceDeps) =>
         summary: "Approve a listing",
         errorResponses: [400, 401, 403, 404, 409],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZApproveListingRequest)
     .output(ZDecideListingResponse)

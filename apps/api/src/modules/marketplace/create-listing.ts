@@ -19,7 +19,7 @@ export const createListingProcedure = (deps: MarketplaceDeps) =>
         protect: true,
         errorResponses: [400, 401, 403, 409, 415],
       },
-      rest: { status: 201, noStore: true },
+      rest: { status: 201 },
     })
     .input(ZCreateListingRequest)
     .output(ZCreateListingResponse)

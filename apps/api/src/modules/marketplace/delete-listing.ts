@@ -15,7 +15,6 @@ export const deleteListingProcedure = (deps: MarketplaceDeps) =>
         protect: true,
         errorResponses: [400, 401, 403, 404],
       },
-      rest: { noStore: true },
     })
     .input(ZDeleteListingRequest)
     .output(ZDeleteListingResponse)

@@ -16,7 +16,6 @@ export const getListingProcedure = (deps: MarketplaceDeps) =>
         protect: true,
         errorResponses: [400, 401, 403, 404],
       },
-      rest: { noStore: true },
     })
     .input(ZGetListingRequest)
     .output(ZGetListingResponse)

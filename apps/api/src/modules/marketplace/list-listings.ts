@@ -16,7 +16,6 @@ export const listListingsProcedure = (deps: MarketplaceDeps) =>
         protect: true,
         errorResponses: [400, 401, 403],
       },
-      rest: { noStore: true },
     })
     .input(ZListListingsRequest)
     .output(ZListListingsResponse)

@@ -20,7 +20,6 @@ export const marketplaceQueueProcedure = (deps: MarketplaceDeps) =>
         description: "Listings by status (default pending), category and merchant; cursor-paginated.",
         errorResponses: [400, 401],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZMarketplaceQueueRequest)
     .output(ZMarketplaceQueueResponse)

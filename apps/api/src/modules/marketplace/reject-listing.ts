@@ -18,7 +18,6 @@ export const rejectListingProcedure = (deps: MarketplaceDeps) =>
         summary: "Reject a listing, with a reason the merchant sees",
         errorResponses: [400, 401, 403, 404, 409],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZRejectListingRequest)
     .output(ZDecideListingResponse)

@@ -21,7 +21,6 @@ export const updateListingProcedure = (deps: MarketplaceDeps) =>
         protect: true,
         errorResponses: [400, 401, 403, 404, 415],
       },
-      rest: { noStore: true },
     })
     .input(ZUpdateListingRequest)
     .output(ZUpdateListingResponse)

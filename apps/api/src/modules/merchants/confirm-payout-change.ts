@@ -21,7 +21,6 @@ export const confirmPayoutChangeProcedure = (deps: MerchantsDeps) =>
         protect: true,
         errorResponses: [400, 401, 403, 404, 409],
       },
-      rest: { noStore: true },
     })
     .input(ZConfirmPayoutChangeRequest)
     .output(ZConfirmPayoutChangeResponse)

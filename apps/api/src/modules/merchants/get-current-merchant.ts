@@ -15,7 +15,6 @@ export const getCurrentMerchantProcedure = (deps: MerchantsDeps) =>
         protect: true,
         errorResponses: [401],
       },
-      rest: { noStore: true },
     })
     .input(ZGetCurrentMerchantRequest)
     .output(ZGetCurrentMerchantResponse)

@@ -24,7 +24,6 @@ export const getMerchantDashboardProcedure = (deps: MerchantsDeps) =>
         protect: true,
         errorResponses: [400, 401],
       },
-      rest: { noStore: true },
     })
     .input(ZMerchantDashboardRequest)
     .output(ZMerchantDashboardResponse)

@@ -26,7 +26,6 @@ export const payoutChangeChallengeProcedure = (deps: MerchantsDeps) =>
         protect: true,
         errorResponses: [400, 401, 404, 409],
       },
-      rest: { noStore: true },
     })
     .input(ZPayoutChallengeRequest)
     .output(ZPayoutChallengeResponse)

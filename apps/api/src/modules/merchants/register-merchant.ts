@@ -17,7 +17,7 @@ export const registerMerchantProcedure = (deps: MerchantsDeps) =>
         successDescription: "Merchant created",
         errorResponses: [400, 415, 429],
       },
-      rest: { status: 201, noStore: true },
+      rest: { status: 201 },
     })
     .use(rateLimited(deps.limiters.registration))
     .input(ZRegisterMerchantRequest)

@@ -15,7 +15,6 @@ export const rotateMerchantSecretProcedure = (deps: MerchantsDeps) =>
         protect: true,
         errorResponses: [400, 401, 403],
       },
-      rest: { noStore: true },
     })
     .input(ZRotateMerchantSecretRequest)
     .output(ZRotateMerchantSecretResponse)

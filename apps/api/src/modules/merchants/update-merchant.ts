@@ -17,7 +17,6 @@ export const updateMerchantProcedure = (deps: MerchantsDeps) =>
         protect: true,
         errorResponses: [400, 401, 403, 404, 415],
       },
-      rest: { noStore: true },
     })
     .input(ZUpdateMerchantRequest)
     .output(ZUpdateMerchantResponse)

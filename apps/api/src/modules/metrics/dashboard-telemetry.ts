@@ -16,7 +16,6 @@ export const dashboardTelemetryProcedure = (deps: MetricsDeps) =>
           "From the API processes' own measurements, merged through Redis when it is configured (`scope: cluster`), else the answering process's memory (`scope: process`); one-minute slots, the last 60 minutes: per route template and per merchant, counts by status class, the 5xx and 4xx rates and p50/p90/p95/p99 latency; settlement latency (first seen to confirmed) per network from the database.",
         errorResponses: [400, 401],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZDashboardTelemetryRequest)
     .output(ZDashboardTelemetryResponse)

@@ -18,7 +18,6 @@ export const dashboardFailedProcedure = (deps: OperatorDeps) =>
           "Payment logs that bought no receipt (unmatched quote, paid after expiry, never claimed) or were reverted after the merchant was told, newest first, keyset-paginated (`cursor`, `limit`) with the transactions filters; `status=open` (default) is the queue `POST /api/dashboard/failed/{id}/resolve` empties. Also the count of dead-letter webhooks.",
         errorResponses: [400, 401],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZDashboardFailedRequest)
     .output(ZDashboardFailedResponse)

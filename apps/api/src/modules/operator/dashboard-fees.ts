@@ -20,7 +20,6 @@ export const dashboardFeesProcedure = (deps: OperatorDeps) =>
           "Sums of the treasury and ip-creator legs of confirmed and final settlements per UTC day, network, token and splitter version, in base units. At most 366 days per request.",
         errorResponses: [400, 401],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZDashboardFeesRequest)
     .output(ZDashboardFeesResponse)

@@ -16,7 +16,6 @@ export const getAgentDetailProcedure = (deps: OperatorDeps) =>
           "Spend per network and token, receipts (total, live, quota granted by live ones), first/last seen, merchants paid, the newest settlements. Solana addresses answer empty while Solana settlement is disabled.",
         errorResponses: [400, 401, 404],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZGetAgentDetailRequest)
     .output(ZAgentDetailResponse)

@@ -16,7 +16,6 @@ export const getMerchantDetailProcedure = (deps: OperatorDeps) =>
           "Tiers, gateway route (without its origin secret), the 10 newest settlements and receipts, webhook endpoint status and delivery counts. No secret is ever included.",
         errorResponses: [400, 401, 404],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZGetMerchantDetailRequest)
     .output(ZMerchantDetailResponse)

@@ -17,7 +17,6 @@ export const getOverviewProcedure = (deps: OperatorDeps) =>
           "Counts, settlement volume and treasury income per network and token (base units as decimal strings), webhook delivery health, indexer head and lag per network. `pause` and `config_drift` are null until those features report.",
         errorResponses: [401],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(z.void())
     .output(ZOverviewResponse)

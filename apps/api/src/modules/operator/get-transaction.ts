@@ -16,7 +16,6 @@ export const getTransactionProcedure = (deps: OperatorDeps) =>
           "The same view as one row of /admin/api/transactions: chain position, split amounts, state and its timestamps, the quote it paid and the receipt issued for it.",
         errorResponses: [400, 401, 404],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZGetTransactionRequest)
     .output(ZGetTransactionResponse)

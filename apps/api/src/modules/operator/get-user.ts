@@ -14,7 +14,6 @@ export const getUserProcedure = (deps: OperatorDeps) =>
         summary: "One operator or wallet user account",
         errorResponses: [400, 401, 404],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZGetUserRequest)
     .output(ZGetUserResponse)

@@ -16,7 +16,6 @@ export const listAgentsProcedure = (deps: OperatorDeps) =>
           "Every payer address seen in settlements (orphaned ones excluded), in address order, with settlement count, merchants paid and first/last seen.",
         errorResponses: [400, 401],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZListAgentsRequest)
     .output(ZListAgentsResponse)

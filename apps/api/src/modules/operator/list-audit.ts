@@ -16,7 +16,6 @@ export const listAuditProcedure = (deps: OperatorDeps) =>
           "Newest first, cursor-paginated. Filters: actor_type, actor_id, action (exact, or a prefix ending with a dot), target_type, target_id, from/to. `verify=1` walks the whole chain and reports the first broken link.",
         errorResponses: [400, 401],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZListAuditRequest)
     .output(ZListAuditResponse)

@@ -16,7 +16,6 @@ export const listMerchantsProcedure = (deps: OperatorDeps) =>
           "Newest first, cursor-paginated. `q`: an exact id (mrch_...), an exact payout address, or a name prefix (case-insensitive; % and _ are literal).",
         errorResponses: [400, 401],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZListMerchantsRequest)
     .output(ZListMerchantsResponse)

@@ -20,7 +20,7 @@ export const listTransactionsProcedure = (deps: OperatorDeps) =>
           "Newest first. Filters: network, asset (symbol or token address), merchant (mrch_...), payer, state (seen/confirmed/final/orphaned), from/to on seen_at. `?format=csv` or `Accept: text/csv` answers text/csv (default 1000 rows, next page in the `X-Next-Cursor` header).",
         errorResponses: [400, 401],
       },
-      rest: { noStore: true, security: "adminSession", csv: true },
+      rest: { csv: true },
     })
     .input(ZListTransactionsRequest)
     .output(ZListTransactionsResponse)

@@ -18,7 +18,6 @@ export const listUsersProcedure = (deps: OperatorDeps) =>
           "oldest first, cursor-paginated. No password hash or session token is included.",
         errorResponses: [400, 401],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZListUsersRequest)
     .output(ZListUsersResponse)

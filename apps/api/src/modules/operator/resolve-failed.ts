@@ -16,7 +16,6 @@ export const resolveFailedProcedure = (deps: OperatorDeps) =>
           "`{resolution: refunded | dismissed, note, refund_tx_hash?}`: the decision is recorded once, with its audit event, and the payment leaves the open queue. Tollgate sends no money: the refund is made by hand. 404 `failed_payment_not_found`; 409 `conflict` once resolved.",
         errorResponses: [400, 401, 403, 404, 409],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZResolveFailedRequest)
     .output(ZResolveFailedResponse)

@@ -16,7 +16,6 @@ export const searchProcedure = (deps: OperatorDeps) =>
           "The shape of `q` decides the lookup: a typed id (mrch_, qt_, rcpt_, ord_, evt_, lst_), a transaction hash (0x + 64 hex), an address (merchant payout or payer), otherwise a merchant name prefix. At most 20 results.",
         errorResponses: [400, 401],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZSearchRequest)
     .output(ZSearchResponse)

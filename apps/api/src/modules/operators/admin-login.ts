@@ -21,7 +21,6 @@ export const adminLoginProcedure = (deps: OperatorsDeps) =>
           "Verifies the password (argon2id) and starts a session: an HttpOnly SameSite=Strict cookie, or a bearer token with `session: bearer`. Strictly rate limited by address and by email + address.",
         errorResponses: [400, 401, 403, 415, 429, 503],
       },
-      rest: { noStore: true },
     })
     .input(ZAdminLoginRequest)
     .output(ZAdminLoginResponse)

@@ -17,7 +17,6 @@ export const adminLogoutProcedure = (deps: OperatorsDeps) =>
         description: "Revokes the presented operator session (cookie or bearer) and clears the cookie.",
         errorResponses: [400, 403],
       },
-      rest: { noStore: true },
     })
     .input(ZAdminLogoutRequest)
     .output(ZAdminLogoutResponse)

@@ -14,7 +14,6 @@ export const adminMeProcedure = (deps: OperatorsDeps) =>
         summary: "The signed-in operator",
         errorResponses: [401],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(z.void())
     .output(ZAdminMeResponse)

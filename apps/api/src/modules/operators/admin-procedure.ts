@@ -64,8 +64,9 @@ export function assertAdminSameOrigin(
   assertSameOrigin(ctx, auth.allowedOrigins, "the operator session");
 }
 
+/** An operator session procedure; its REST route documents the admin session scheme (SPEC §5). */
 export function adminProcedure(auth: AdminAuth) {
-  return publicProcedure.use(async ({ ctx, type, next }) => {
+  return publicProcedure.meta({ security: "adminSession" }).use(async ({ ctx, type, next }) => {
     const credential = adminCredential(ctx, auth);
     if (!credential) {
       throw new AppError("admin_auth_required", "sign in with POST /api/admin/login");

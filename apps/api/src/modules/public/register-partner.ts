@@ -19,7 +19,6 @@ export const adminRegisterPartnerProcedure = (deps: PublicDeps) =>
           "Registers an EVM wallet as a partner with its name and optional contact and notes (operators only). Registering a known wallet replaces its name, contact and notes (fields left out are cleared); the same body twice changes nothing (`changed: false`). Which bridge providers credit the partner comes from the bridge configuration (`ip_creator`). Public view: `GET /api/partner/{wallet}`. Audited.",
         errorResponses: [400, 401, 403, 409],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZRegisterPartnerRequest)
     .output(ZRegisterPartnerResponse)

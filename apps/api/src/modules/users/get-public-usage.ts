@@ -18,7 +18,6 @@ export const getPublicUsageProcedure = (deps: UsersModuleDeps) =>
         summary: "Usage of a wallet the signed-in account holds",
         errorResponses: [400, 401, 403, 429],
       },
-      rest: { noStore: true, security: "userSession" },
     })
     .input(ZPublicUsageRequest)
     .output(ZPublicUsageResponse)

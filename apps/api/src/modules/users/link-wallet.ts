@@ -20,7 +20,6 @@ export const linkWalletProcedure = (deps: UsersModuleDeps) =>
           "Body as for POST /api/user/login, signed by the wallet to link (with its own nonce). Linking a wallet the account already holds is not an error.",
         errorResponses: [400, 401, 403, 409, 415],
       },
-      rest: { noStore: true, security: "userSession" },
     })
     .input(ZLinkWalletRequest)
     .output(ZLinkWalletResponse)

@@ -23,7 +23,6 @@ export const userLoginProcedure = (deps: UsersModuleDeps) =>
           "Verifies the message (domain, URI, nonce, times, chain) and its signature, uses the nonce up and starts a session: a cookie for browsers and `token` (usr_...) for agents. Public-surface rate limit.",
         errorResponses: [400, 401, 403, 415, 429],
       },
-      rest: { noStore: true },
     })
     .use(rateLimited(deps.limiters.publicSurface))
     .input(ZUserLoginRequest)

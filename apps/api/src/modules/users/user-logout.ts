@@ -20,7 +20,6 @@ export const userLogoutProcedure = (deps: UsersModuleDeps) =>
           "Revokes the presented user session (cookie, or Authorization: Bearer usr_...) and clears the cookie. The cookie form needs `x-tollgate-csrf: 1`.",
         errorResponses: [400, 403, 415],
       },
-      rest: { noStore: true },
     })
     .input(ZUserLogoutRequest)
     .output(ZUserLogoutResponse)

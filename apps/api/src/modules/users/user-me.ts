@@ -15,7 +15,6 @@ export const userMeProcedure = (deps: UsersModuleDeps) =>
         summary: "The signed-in user or agent",
         errorResponses: [401],
       },
-      rest: { noStore: true, security: "userSession" },
     })
     .input(z.void())
     .output(ZUserMeResponse)

@@ -20,7 +20,6 @@ export const userNonceProcedure = (deps: UsersModuleDeps) =>
           "Returns a single-use nonce and what the EIP-4361 message (EVM) or its Solana form must say: domain, URI, version, chain ids, issue and expiry times. Rate limited per client.",
         errorResponses: [400, 415, 429],
       },
-      rest: { noStore: true },
     })
     .input(ZUserNonceRequest)
     .output(ZUserNonceResponse)

@@ -72,10 +72,10 @@ function requireUser(auth: UserAuth) {
 }
 
 export function userProcedure(auth: UserAuth) {
-  return publicProcedure.use(requireUser(auth));
+  return publicProcedure.use(requireUser(auth)).meta({ security: "userSession" });
 }
 
 /** SPEC §4.2 `public-usage`: the public-surface rate limit per client runs before the session is looked up. */
 export function publicSurfaceUserProcedure(auth: UserAuth, limiter: RateLimiter) {
-  return publicProcedure.use(rateLimited(limiter)).use(requireUser(auth));
+  return publicProcedure.use(rateLimited(limiter)).use(requireUser(auth)).meta({ security: "userSession" });
 }

@@ -16,7 +16,6 @@ export const dashboardWebhooksProcedure = (deps: WebhooksDeps) =>
           "Endpoints page by merchant id (`cursor`, `limit`), each with delivery counts by status; totals with the success rate (delivered / (delivered + dead)); the newest dead letters, which `POST /api/dashboard/webhooks/{event_id}/replay` sends again.",
         errorResponses: [400, 401],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZDashboardWebhooksRequest)
     .output(ZDashboardWebhooksResponse)

@@ -22,7 +22,6 @@ export const listWebhookDeliveriesProcedure = (deps: WebhooksDeps) =>
         protect: true,
         errorResponses: [400, 401, 403],
       },
-      rest: { noStore: true },
     })
     .input(ZListWebhookDeliveriesRequest)
     .output(ZListWebhookDeliveriesResponse)

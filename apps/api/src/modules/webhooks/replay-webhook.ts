@@ -16,7 +16,6 @@ export const replayWebhookProcedure = (deps: WebhooksDeps) =>
           "Puts a `dead` or `failed` delivery back in the queue with its attempts reset; the event id, hence the `webhook-id` header, is unchanged. 404 `webhook_event_not_found`; 409 `conflict` while pending or once delivered.",
         errorResponses: [400, 401, 403, 404, 409],
       },
-      rest: { noStore: true, security: "adminSession" },
     })
     .input(ZReplayWebhookRequest)
     .output(ZReplayWebhookResponse)

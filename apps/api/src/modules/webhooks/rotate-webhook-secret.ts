@@ -20,7 +20,6 @@ export const rotateWebhookSecretProcedure = (deps: WebhooksDeps) =>
         protect: true,
         errorResponses: [400, 401, 403],
       },
-      rest: { noStore: true },
     })
     .input(ZRotateWebhookSecretRequest)
     .output(ZRotateWebhookSecretResponse)

@@ -19,7 +19,7 @@ export const sendTestWebhookProcedure = (deps: WebhooksDeps) =>
         protect: true,
         errorResponses: [400, 401, 403, 409],
       },
-      rest: { status: 202, noStore: true },
+      rest: { status: 202 },
     })
     .input(ZSendTestWebhookRequest)
     .output(ZSendTestWebhookResponse)
