@@ -115,16 +115,20 @@ async function lockedProvider(tx: Transaction, id: string): Promise<BridgeProvid
 type AuditProvider = (action: string, fields?: ProviderFields) => Promise<unknown>;
 
 /**
- * One operator write on provider `id`: `write` runs in one transaction with its audit event, and the catalog is
- * invalidated once it has committed (this process serves the change at once).
+ * One operator write on provider `id`: refused when this process serves no providers from the database, or when
+ * the sent `fields` name an upstream the SSRF rules forbid; otherwise `write` runs in one transaction with its
+ * audit event, and the catalog is invalidated once it has committed (this process serves the change at once).
  */
 async function writeProvider<T>(
   deps: ProviderAdminDeps,
-  catalog: ProviderCatalog,
   id: string,
   actor: OperatorActor,
+  fields: ProviderFields | null,
   write: (tx: Transaction, now: Date, audit: AuditProvider) => Promise<T>,
 ): Promise<T> {
+  const catalog = deps.bridgeProviders;
+  if (!catalog) throw notServed();
+  if (fields) assertUrlsAllowed(deps, fields);
   const now = deps.clock.now();
   const result = await deps.db.db.transaction((tx) =>
     write(tx, now, (action, fields) =>
@@ -150,10 +154,8 @@ export async function createBridgeProvider(
   fields: ProviderFields,
   actor: OperatorActor,
 ): Promise<BridgeProviderRow> {
-  if (!deps.bridgeProviders) throw notServed();
-  assertUrlsAllowed(deps, fields);
   const provider = validated(id, {}, fields);
-  return writeProvider(deps, deps.bridgeProviders, id, actor, async (tx, now, audit) => {
+  return writeProvider(deps, id, actor, fields, async (tx, now, audit) => {
     const [inserted] = await tx
       .insert(bridgeProviders)
       .values({
@@ -180,9 +182,7 @@ export async function updateBridgeProvider(
   fields: ProviderFields,
   actor: OperatorActor,
 ): Promise<BridgeProviderRow> {
-  if (!deps.bridgeProviders) throw notServed();
-  assertUrlsAllowed(deps, fields);
-  return writeProvider(deps, deps.bridgeProviders, id, actor, async (tx, now, audit) => {
+  return writeProvider(deps, id, actor, fields, async (tx, now, audit) => {
     const before = await lockedProvider(tx, id);
     const provider = validated(id, rowDocument(before, sealingKey(deps)), fields);
     const description = Object.hasOwn(fields, "description")
@@ -209,8 +209,7 @@ export async function disableBridgeProvider(
   id: string,
   actor: OperatorActor,
 ): Promise<{ row: BridgeProviderRow; changed: boolean }> {
-  if (!deps.bridgeProviders) throw notServed();
-  return writeProvider(deps, deps.bridgeProviders, id, actor, async (tx, now, audit) => {
+  return writeProvider(deps, id, actor, null, async (tx, now, audit) => {
     const before = await lockedProvider(tx, id);
     if (before.disabledAt) return { row: before, changed: false };
     const [updated] = await tx

@@ -3,7 +3,7 @@
  * block explorer (none for a local chain, which borrows a real chain id), and a settlement row as the operator and
  * agent surfaces show it (money as decimal strings of base units).
  */
-import { settlements } from "@tollgate/db";
+import { settlementLegs, settlementLocation, settlements } from "@tollgate/db";
 import { NETWORKS, networkByChainId } from "@tollgate/shared";
 import { sql } from "drizzle-orm";
 import type { ChainRegistry } from "./chain-registry";
@@ -57,21 +57,14 @@ function settlementView(
 ) {
   return {
     id: row.id.toString(),
-    network: row.network,
-    chain_id: row.chainId,
-    tx_hash: row.txHash,
-    log_index: row.logIndex,
-    block_number: row.blockNumber.toString(),
+    ...settlementLocation(row),
     explorer_url: explorerUrl,
     payer: row.payer,
     merchant_address: row.merchantAddress,
     merchant_id: row.merchantId,
     token: row.token,
     asset,
-    total_amount: row.totalAmount,
-    merchant_amount: row.merchantAmount,
-    treasury_amount: row.treasuryAmount,
-    ip_creator_amount: row.ipCreatorAmount,
+    ...settlementLegs(row),
     order_id: row.orderId,
     quote_id: row.quoteId,
     bridge_order_id: row.bridgeOrderId,

@@ -3,7 +3,14 @@
  * settlements, their volume (atomic units, decimal strings) and the distinct paying agents over the last hour and
  * the last day. Orphaned settlements (reorged away) are left out.
  */
-import { type Database, settlements } from "@tollgate/db";
+import {
+  type Database,
+  settlements,
+  settlementTokenGroup,
+  settlementTokenKey,
+  settlementTokenOrder,
+  settlementTokenView,
+} from "@tollgate/db";
 import { and, count, countDistinct, gte, ne, sql } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
 
@@ -29,21 +36,17 @@ export interface LiveStats {
 async function windowRows(db: Database, since: Date): Promise<LiveWindowRow[]> {
   const rows = await db
     .select({
-      network: settlements.network,
-      chainId: settlements.chainId,
-      token: settlements.token,
+      ...settlementTokenKey,
       n: count(),
       volume: sql<string>`coalesce(sum(${settlements.totalAmount}), 0)::text`,
       agents: countDistinct(settlements.payer),
     })
     .from(settlements)
     .where(and(gte(settlements.seenAt, since), ne(settlements.state, "orphaned")))
-    .groupBy(settlements.network, settlements.chainId, settlements.token)
-    .orderBy(settlements.network, settlements.token);
+    .groupBy(...settlementTokenGroup)
+    .orderBy(...settlementTokenOrder);
   return rows.map((row) => ({
-    network: row.network,
-    chain_id: row.chainId,
-    token: row.token,
+    ...settlementTokenView(row),
     settlements: Number(row.n),
     volume: row.volume,
     active_agents: Number(row.agents),

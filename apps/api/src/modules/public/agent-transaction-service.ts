@@ -4,7 +4,7 @@
  * settlement is disabled (DESIGN §3). Orphaned settlements never happened on the canonical chain and
  * are left out.
  */
-import { type Database, settlements } from "@tollgate/db";
+import { type Database, settlementLocation, settlements } from "@tollgate/db";
 import { AppError, isSolanaAddress } from "@tollgate/shared";
 import { and, desc, eq, lt, ne } from "drizzle-orm";
 
@@ -36,11 +36,7 @@ function decodeCursor(cursor: string): bigint {
 
 function toTransactionView(row: typeof settlements.$inferSelect) {
   return {
-    chain_id: row.chainId,
-    network: row.network,
-    tx_hash: row.txHash,
-    log_index: row.logIndex,
-    block_number: row.blockNumber.toString(),
+    ...settlementLocation(row),
     merchant: row.merchantAddress,
     merchant_id: row.merchantId,
     token: row.token,

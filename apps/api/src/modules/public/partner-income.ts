@@ -8,7 +8,14 @@
  * partner. A merchant wallet that providers with different ip creators share cannot be attributed and is left out
  * (listed in `unattributed_merchant_wallets`). Sums are exact (numeric in SQL, decimal strings on the wire).
  */
-import { type Database, settlements } from "@tollgate/db";
+import {
+  type Database,
+  settlements,
+  settlementTokenGroup,
+  settlementTokenKey,
+  settlementTokenOrder,
+  settlementTokenView,
+} from "@tollgate/db";
 import { and, gt, inArray, isNotNull, sql } from "drizzle-orm";
 import type { ProviderConfig } from "../bridge";
 import type { ChainRegistry } from "../chains";
@@ -77,9 +84,7 @@ export async function ipCreatorIncome(
   if (merchantWallets.length === 0) return [];
   const rows = await deps.db.db
     .select({
-      network: settlements.network,
-      chainId: settlements.chainId,
-      token: settlements.token,
+      ...settlementTokenKey,
       settlements: sql<string>`count(*)`,
       ipCreator: sql<string>`sum(${settlements.ipCreatorAmount})::text`,
     })
@@ -94,12 +99,10 @@ export async function ipCreatorIncome(
         gt(settlements.ipCreatorAmount, "0"),
       ),
     )
-    .groupBy(settlements.network, settlements.chainId, settlements.token)
-    .orderBy(settlements.network, settlements.token);
+    .groupBy(...settlementTokenGroup)
+    .orderBy(...settlementTokenOrder);
   return rows.map((row) => ({
-    network: row.network,
-    chain_id: row.chainId,
-    token: row.token,
+    ...settlementTokenView(row),
     asset: assetSymbol(deps.chains, row.network, row.token),
     settlements: Number(row.settlements),
     ip_creator_amount: row.ipCreator,
