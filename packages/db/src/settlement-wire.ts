@@ -20,19 +20,20 @@ export function settlementLocation(
   };
 }
 
-/** The columns that key a total per network and token: select them, group by them, order by `settlementTokenOrder`. */
-export const settlementTokenKey = {
-  network: settlements.network,
-  chainId: settlements.chainId,
-  token: settlements.token,
+/**
+ * Totals per network and token: select `perToken.key`, group by `perToken.group`, order by `perToken.order`, and
+ * name the key on the wire with `perToken.view`.
+ */
+export const perToken = {
+  key: { network: settlements.network, chainId: settlements.chainId, token: settlements.token },
+  group: [settlements.network, settlements.chainId, settlements.token] as const,
+  order: [settlements.network, settlements.token] as const,
+  view: (row: { network: string; chainId: number; token: string }) => ({
+    network: row.network,
+    chain_id: row.chainId,
+    token: row.token,
+  }),
 };
-export const settlementTokenGroup = [settlements.network, settlements.chainId, settlements.token] as const;
-export const settlementTokenOrder = [settlements.network, settlements.token] as const;
-
-/** A per-token total's key as the wire names it. */
-export function settlementTokenView(row: { network: string; chainId: number; token: string }) {
-  return { network: row.network, chain_id: row.chainId, token: row.token };
-}
 
 /** The four legs of the split, as the splitter emitted them. */
 export function settlementLegs(

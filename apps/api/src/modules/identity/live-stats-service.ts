@@ -3,14 +3,7 @@
  * settlements, their volume (atomic units, decimal strings) and the distinct paying agents over the last hour and
  * the last day. Orphaned settlements (reorged away) are left out.
  */
-import {
-  type Database,
-  settlements,
-  settlementTokenGroup,
-  settlementTokenKey,
-  settlementTokenOrder,
-  settlementTokenView,
-} from "@tollgate/db";
+import { type Database, perToken, settlements } from "@tollgate/db";
 import { and, count, countDistinct, gte, ne, sql } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
 
@@ -36,17 +29,17 @@ export interface LiveStats {
 async function windowRows(db: Database, since: Date): Promise<LiveWindowRow[]> {
   const rows = await db
     .select({
-      ...settlementTokenKey,
+      ...perToken.key,
       n: count(),
       volume: sql<string>`coalesce(sum(${settlements.totalAmount}), 0)::text`,
       agents: countDistinct(settlements.payer),
     })
     .from(settlements)
     .where(and(gte(settlements.seenAt, since), ne(settlements.state, "orphaned")))
-    .groupBy(...settlementTokenGroup)
-    .orderBy(...settlementTokenOrder);
+    .groupBy(...perToken.group)
+    .orderBy(...perToken.order);
   return rows.map((row) => ({
-    ...settlementTokenView(row),
+    ...perToken.view(row),
     settlements: Number(row.n),
     volume: row.volume,
     active_agents: Number(row.agents),

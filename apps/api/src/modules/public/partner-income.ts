@@ -8,14 +8,7 @@
  * partner. A merchant wallet that providers with different ip creators share cannot be attributed and is left out
  * (listed in `unattributed_merchant_wallets`). Sums are exact (numeric in SQL, decimal strings on the wire).
  */
-import {
-  type Database,
-  settlements,
-  settlementTokenGroup,
-  settlementTokenKey,
-  settlementTokenOrder,
-  settlementTokenView,
-} from "@tollgate/db";
+import { type Database, perToken, settlements } from "@tollgate/db";
 import { and, gt, inArray, isNotNull, sql } from "drizzle-orm";
 import type { ProviderConfig } from "../bridge";
 import type { ChainRegistry } from "../chains";
@@ -84,7 +77,7 @@ export async function ipCreatorIncome(
   if (merchantWallets.length === 0) return [];
   const rows = await deps.db.db
     .select({
-      ...settlementTokenKey,
+      ...perToken.key,
       settlements: sql<string>`count(*)`,
       ipCreator: sql<string>`sum(${settlements.ipCreatorAmount})::text`,
     })
@@ -99,10 +92,10 @@ export async function ipCreatorIncome(
         gt(settlements.ipCreatorAmount, "0"),
       ),
     )
-    .groupBy(...settlementTokenGroup)
-    .orderBy(...settlementTokenOrder);
+    .groupBy(...perToken.group)
+    .orderBy(...perToken.order);
   return rows.map((row) => ({
-    ...settlementTokenView(row),
+    ...perToken.view(row),
     asset: assetSymbol(deps.chains, row.network, row.token),
     settlements: Number(row.settlements),
     ip_creator_amount: row.ipCreator,
