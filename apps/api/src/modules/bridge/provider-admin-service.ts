@@ -154,8 +154,8 @@ export async function createBridgeProvider(
   fields: ProviderFields,
   actor: OperatorActor,
 ): Promise<BridgeProviderRow> {
-  const provider = validated(id, {}, fields);
   return writeProvider(deps, id, actor, fields, async (tx, now, audit) => {
+    const provider = validated(id, {}, fields);
     const [inserted] = await tx
       .insert(bridgeProviders)
       .values({
