@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -139,4 +140,61 @@ export function runDeployCli(
   });
   child.stdin.end(opts.stdin ?? "");
   return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+export interface FakeExplorer {
+  url: string;
+  /** Every request: its query parameters merged with its form body. */
+  requests: Record<string, string>[];
+  close(): Promise<void>;
+}
+
+/**
+ * A loopback stand-in for an Etherscan-compatible explorer, speaking its API wire format (v2: `chainid` in the query):
+ * getsourcecode answers with the source once verified, verifysourcecode returns a guid, checkverifystatus passes it.
+ */
+export async function startFakeExplorer(): Promise<FakeExplorer> {
+  const verified = new Map<string, string>();
+  const pending = new Map<string, Record<string, string>>();
+  const requests: Record<string, string>[] = [];
+  const server = createHttpServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => {
+      body += chunk.toString();
+    });
+    req.on("end", () => {
+      const params = {
+        ...Object.fromEntries(new URL(req.url ?? "/", "http://x").searchParams),
+        ...Object.fromEntries(new URLSearchParams(body)),
+      };
+      requests.push(params);
+      const reply = (result: unknown, status = "1", message = "OK") => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ status, message, result }));
+      };
+      if (params.action === "getsourcecode") {
+        const source = verified.get((params.address ?? "").toLowerCase()) ?? "";
+        return reply([{ SourceCode: source, ContractName: "" }]);
+      }
+      if (params.action === "verifysourcecode") {
+        const guid = `guid-${pending.size + 1}`;
+        pending.set(guid, params);
+        return reply(guid);
+      }
+      if (params.action === "checkverifystatus") {
+        const submitted = pending.get(params.guid ?? "");
+        if (!submitted) return reply("Fail - Unable to verify", "0", "NOTOK");
+        verified.set((submitted.contractaddress ?? "").toLowerCase(), submitted.sourceCode ?? "");
+        return reply("Pass - Verified");
+      }
+      reply("unknown action", "0", "NOTOK");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/api`,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

@@ -3,13 +3,14 @@
  * tokens checked on chain, a rerun that sends nothing, the admin taking v1.2 over, and two interrupted runs that
  * complete on rerun without deploying anything twice (docs/deploy.md, decision 0054).
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { splitterV12Abi, splitterV14Abi } from "@tollgate/shared/abi/index";
 import { viemChain } from "@tollgate/shared/chain";
 import { SPLITTER_V14_ROLES, SPLITTER_V14_ROUTES } from "@tollgate/shared/contracts";
 import { type DeploymentManifest, parseDeploymentManifest } from "@tollgate/shared/deployment";
-import { type Address, createWalletClient, http } from "viem";
+import { type Address, createWalletClient, encodeAbiParameters, http, parseAbiParameters } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseDeployArgs } from "../src/deploy-network/cli-args";
@@ -20,12 +21,15 @@ import {
   type HardhatNode,
   roleArgs,
   runDeployCli,
+  startFakeExplorer,
   startHardhatNode,
   TEST_ROLES,
   tempDir,
   wellKnown,
   writeKeyFile,
 } from "./deploy-network-helpers";
+
+const solc = createRequire(import.meta.url)("solc") as { compile(input: string): string };
 
 /** 3 test contracts + 2 splitters + 4 allow-listings + aifp2 + grant/renounce admin on v1.4 + v1.2 ownership offer. */
 const TRANSACTIONS_PER_DEPLOYMENT = 13;
@@ -203,7 +207,75 @@ describe("a full deployment with --test-tokens", () => {
       TRANSACTIONS_PER_DEPLOYMENT,
     );
   });
+
+  it("submits the verification inputs to an Etherscan-compatible explorer; a rerun finds them verified", async () => {
+    const explorer = await startFakeExplorer();
+    const apiKeyFile = path.join(dir, "explorer.key");
+    writeFileSync(apiKeyFile, "TEST-API-KEY\n");
+    const argv = [
+      ...deployArgv(keyFile, manifestFile),
+      "--explorer-api-key-file",
+      apiKeyFile,
+      "--explorer-api-url",
+      explorer.url,
+    ];
+    try {
+      const run = await runDeployCli(argv);
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      const submissions = explorer.requests.filter((r) => r.action === "verifysourcecode");
+      expect(submissions).toHaveLength(5);
+      const entry = readManifest(manifestFile).chains.amoy!;
+      const v14Address = entry.splitters["v1.4"]!.address as Address;
+      const v14 = submissions.find((r) => r.contractaddress?.toLowerCase() === v14Address.toLowerCase())!;
+      expect(v14).toMatchObject({
+        apikey: "TEST-API-KEY",
+        chainid: "80002",
+        codeformat: "solidity-standard-json-input",
+        contractname: "contracts/SplitterV14.sol:SplitterV14",
+      });
+      expect(v14.compilerversion).toMatch(/^v0\.8\.28\+commit\.[0-9a-f]{8}$/);
+      const { quoteSigner, pauser, treasury } = TEST_ROLES;
+      const expectedArgs = encodeAbiParameters(parseAbiParameters("address, address, address, address"), [
+        deployer.address,
+        quoteSigner.address,
+        pauser.address,
+        treasury.address,
+      ]);
+      expect(`0x${v14.constructorArguements}`).toBe(expectedArgs);
+      // The submitted input compiles to exactly the code the deployment transaction carried.
+      const input = JSON.parse(v14.sourceCode!) as { sources: Record<string, unknown> };
+      expect(Object.keys(input.sources)).toContain("contracts/SplitterV14.sol");
+      expect(Object.keys(input.sources)).not.toContain("contracts/SplitterV12.sol");
+      const output = JSON.parse(solc.compile(v14.sourceCode!)) as {
+        contracts: Record<string, Record<string, { evm: { bytecode: { object: string } } }>>;
+      };
+      const compiled = output.contracts["contracts/SplitterV14.sol"]!.SplitterV14!.evm.bytecode.object;
+      const deployTx = await node.client.getTransaction({
+        hash: journalStep(manifestFile, "deploy:SplitterV14"),
+      });
+      expect(deployTx.input).toBe(`0x${compiled}${v14.constructorArguements}`);
+      const written = JSON.parse(
+        readFileSync(path.join(dir, "deployments.amoy.verification", "SplitterV14.json"), "utf8"),
+      );
+      expect(written).toMatchObject({ address: v14Address, constructorArguments: v14.constructorArguements });
+
+      const again = await runDeployCli(argv);
+      expect(again.code).toBe(0);
+      expect(again.stdout.match(/already verified/g)).toHaveLength(5);
+      expect(explorer.requests.filter((r) => r.action === "verifysourcecode")).toHaveLength(5);
+    } finally {
+      await explorer.close();
+    }
+  });
 });
+
+function journalStep(manifestFile: string, key: string): `0x${string}` {
+  const journal = JSON.parse(readFileSync(journalPath(manifestFile, "amoy"), "utf8")) as {
+    steps: Record<string, { hash: `0x${string}` }>;
+  };
+  return journal.steps[key]!.hash;
+}
 
 function mapAddresses(roles: typeof TEST_ROLES): Record<keyof typeof TEST_ROLES, Address> {
   return {
