@@ -4,7 +4,7 @@
  * well-known accounts (loopback only: DESIGN §3).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
@@ -13,6 +13,7 @@ import path from "node:path";
 import { type Address, createPublicClient, type Hex, http, type PublicClient, toHex } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { HARDHAT_MNEMONIC } from "../src/deploy";
+import { journalPath } from "../src/deploy-network/journal";
 import { CONTRACTS_ROOT } from "../src/hardhat";
 
 const require = createRequire(import.meta.url);
@@ -196,5 +197,23 @@ export async function startFakeExplorer(): Promise<FakeExplorer> {
     url: `http://127.0.0.1:${port}/api`,
     requests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The transaction hash the deployment journal beside `manifestFile` records for `key`. */
+export function journalStep(manifestFile: string, key: string): `0x${string}` {
+  const journal = JSON.parse(readFileSync(journalPath(manifestFile, "amoy"), "utf8")) as {
+    steps: Record<string, { hash: `0x${string}` }>;
+  };
+  return journal.steps[key]!.hash;
+}
+
+/** The roles as plain addresses (the manifest's `roles` shape without the deployer). */
+export function mapAddresses(roles: typeof TEST_ROLES): Record<keyof typeof TEST_ROLES, Address> {
+  return {
+    admin: roles.admin.address,
+    quoteSigner: roles.quoteSigner.address,
+    pauser: roles.pauser.address,
+    treasury: roles.treasury.address,
   };
 }

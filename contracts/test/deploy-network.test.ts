@@ -10,15 +10,25 @@ import { splitterV12Abi, splitterV14Abi } from "@tollgate/shared/abi/index";
 import { viemChain } from "@tollgate/shared/chain";
 import { SPLITTER_V14_ROLES, SPLITTER_V14_ROUTES } from "@tollgate/shared/contracts";
 import { type DeploymentManifest, parseDeploymentManifest } from "@tollgate/shared/deployment";
-import { type Address, createWalletClient, encodeAbiParameters, http, parseAbiParameters } from "viem";
+import {
+  type Address,
+  createWalletClient,
+  encodeAbiParameters,
+  getAddress,
+  http,
+  parseAbiParameters,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readArtifact } from "../src/deploy";
 import { parseDeployArgs } from "../src/deploy-network/cli-args";
 import { journalPath } from "../src/deploy-network/journal";
 import { deployToNetwork } from "../src/deploy-network/run";
 import { startRpcFaultProxy } from "../src/rpc-fault-proxy";
 import {
   type HardhatNode,
+  journalStep,
+  mapAddresses,
   roleArgs,
   runDeployCli,
   startFakeExplorer,
@@ -270,22 +280,6 @@ describe("a full deployment with --test-tokens", () => {
   });
 });
 
-function journalStep(manifestFile: string, key: string): `0x${string}` {
-  const journal = JSON.parse(readFileSync(journalPath(manifestFile, "amoy"), "utf8")) as {
-    steps: Record<string, { hash: `0x${string}` }>;
-  };
-  return journal.steps[key]!.hash;
-}
-
-function mapAddresses(roles: typeof TEST_ROLES): Record<keyof typeof TEST_ROLES, Address> {
-  return {
-    admin: roles.admin.address,
-    quoteSigner: roles.quoteSigner.address,
-    pauser: roles.pauser.address,
-    treasury: roles.treasury.address,
-  };
-}
-
 describe("an interrupted deployment", () => {
   /** Runs through a proxy that breaks the n-th eth_sendRawTransaction and every later one; the run must fail. */
   async function interruptedRun(deployerIndex: number, failFrom: number, forward: boolean) {
@@ -350,5 +344,58 @@ describe("an interrupted deployment", () => {
     expect(await node.client.getTransactionCount({ address: r.deployer.address })).toBe(
       TRANSACTIONS_PER_DEPLOYMENT,
     );
+  });
+});
+
+describe("existing tokens and feeds", () => {
+  it("allow-lists a given token and records its real deployment block, deploying no token itself", async () => {
+    const owner = wellKnown(8);
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(owner.key),
+      chain: viemChain({ chainId: 80002 }),
+      transport: http(node.url),
+    });
+    const deployed: Record<string, { address: Address; block: number }> = {};
+    for (const [name, args] of [
+      ["TestUSDC", ["USD Coin", "USDC", "USD Coin", "2", owner.address]],
+      ["MockPriceFeed", [8, "POL / USD", 25_000_000n, owner.address]],
+    ] as const) {
+      const { abi, bytecode } = readArtifact(name);
+      const receipt = await node.client.waitForTransactionReceipt({
+        hash: await wallet.deployContract({ abi, bytecode, args }),
+      });
+      deployed[name] = { address: getAddress(receipt.contractAddress!), block: Number(receipt.blockNumber) };
+    }
+    const deployer = wellKnown(9);
+    const dir = tempDir("deploy-existing");
+    const manifestFile = path.join(dir, "deployments.json");
+    const argv = deployArgv(writeKeyFile(dir, deployer.key), manifestFile).filter(
+      (a) => a !== "--test-tokens",
+    );
+    await deployInProcess([
+      ...argv,
+      "--token",
+      `USDC=${deployed.TestUSDC!.address}`,
+      "--price-feed",
+      `POL/USD=${deployed.MockPriceFeed!.address}`,
+    ]);
+
+    const entry = readManifest(manifestFile).chains.amoy!;
+    expect(Object.keys(entry.tokens)).toEqual(["USDC"]);
+    expect(entry.tokens.USDC).toMatchObject({
+      address: deployed.TestUSDC!.address,
+      name: "USD Coin",
+      eip712: { name: "USD Coin", version: "2" },
+      eip3009: true,
+      deploymentBlock: deployed.TestUSDC!.block,
+    });
+    expect(entry.priceFeeds["POL/USD"]).toMatchObject({
+      decimals: 8,
+      deploymentBlock: deployed.MockPriceFeed!.block,
+    });
+    expect(entry.splitters["v1.2"]!.allowedTokens).toEqual(["USDC"]);
+    expect(entry.splitters["v1.4"]!.allowedTokens).toEqual(["USDC"]);
+    // 2 splitters + 2 allow-listings + aifp2 + grant/renounce admin + v1.2 ownership offer.
+    expect(await node.client.getTransactionCount({ address: deployer.address })).toBe(8);
   });
 });
