@@ -5,6 +5,8 @@
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseDeployArgs } from "../src/deploy-network/cli-args";
+import { planFromArgs } from "../src/deploy-network/plan";
 import {
   type HardhatNode,
   roleArgs,
@@ -104,5 +106,30 @@ describe("pnpm contracts:deploy refuses before sending anything", () => {
       1,
       /cannot read .*no-such\.key: ENOENT/,
     );
+  });
+});
+
+describe("checks made before any connection", () => {
+  it("refuses a well-known Hardhat key for an RPC beyond loopback (DESIGN §3), and accepts it on loopback", () => {
+    const args = (rpc: string) =>
+      parseDeployArgs(
+        [
+          "--network",
+          "amoy",
+          "--rpc",
+          rpc,
+          "--deployer-key-file",
+          keyFile,
+          ...roleArgs(),
+          "--manifest",
+          manifestFile,
+        ],
+        {},
+      );
+    // planFromArgs opens no connection: the name below is never looked up.
+    expect(() => planFromArgs(args("https://rpc.example.invalid"), wellKnown(12).address)).toThrow(
+      /well-known test keys: refused for a non-loopback RPC/,
+    );
+    expect(planFromArgs(args("http://127.0.0.1:1"), wellKnown(12).address).network).toBe("amoy");
   });
 });

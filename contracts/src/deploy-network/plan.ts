@@ -5,7 +5,7 @@
  */
 import { type EvmNetworkName, isEvmNetworkName, NETWORKS } from "@tollgate/shared/networks";
 import { type Address, isAddressEqual, type PublicClient } from "viem";
-import { HARDHAT_PRIVATE_KEYS, type TokenSpec } from "../deploy";
+import { HARDHAT_ACCOUNTS, type TokenSpec } from "../deploy";
 import { INITIAL_POL_USD } from "../local-chains";
 import { type DeployArgs, DeployError } from "./cli-args";
 
@@ -80,12 +80,10 @@ export function planFromArgs(args: DeployArgs, deployer: Address): Omit<DeployPl
       throw new DeployError(`the deployer ${deployer} cannot also be ${FLAG[role]}: use a separate key`, 2);
     }
   }
-  const wellKnown = Object.values(HARDHAT_PRIVATE_KEYS).some(
-    (k) => k.toLowerCase() === args.deployerKey.toLowerCase(),
-  );
+  const wellKnown = HARDHAT_ACCOUNTS.some((a) => isAddressEqual(a, deployer));
   if (wellKnown && !isLoopback(args.rpcUrl)) {
     throw new DeployError(
-      "the deployer key is a well-known Hardhat test key: refused for a non-loopback RPC",
+      "the deployer key is one of Hardhat's well-known test keys: refused for a non-loopback RPC",
       2,
     );
   }
