@@ -23,13 +23,18 @@ import { HARDHAT_ACCOUNTS, HARDHAT_MNEMONIC, LOCAL_ROLES } from "./deploy";
 
 import type { LocalChain, LocalChains } from "./local-chains";
 
-/** Writes atomically (temp file + rename) so readers never see half a manifest; re-runs overwrite it. */
-export function writeManifestFile(dataDir: string, manifest: DeploymentManifest): string {
-  mkdirSync(dataDir, { recursive: true });
-  const file = path.join(dataDir, DEPLOYMENT_MANIFEST_FILE);
+/** Writes JSON atomically (temp file in the same directory + rename): readers never see half a file. */
+export function writeJsonAtomic(file: string, value: unknown): void {
+  mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileSync(tmp, `${JSON.stringify(value, null, 2)}\n`);
   renameSync(tmp, file);
+}
+
+/** Writes the manifest atomically so readers never see half a manifest; re-runs overwrite it. */
+export function writeManifestFile(dataDir: string, manifest: DeploymentManifest): string {
+  const file = path.join(dataDir, DEPLOYMENT_MANIFEST_FILE);
+  writeJsonAtomic(file, manifest);
   return file;
 }
 

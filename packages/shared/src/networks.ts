@@ -27,6 +27,8 @@ export interface EvmNetwork {
   readonly caip2: `eip155:${number}`;
   /** Public block explorer of the real chain; never linked for a local chain that borrows its id. */
   readonly explorerUrl: string;
+  /** Etherscan-compatible API that verifies contract sources (Etherscan's v2 API serves every chain by chainid). */
+  readonly explorerApiUrl: string;
   /** Default confirmation depth before a payment earns a receipt; overridable by configuration. */
   readonly defaultConfirmations: number;
   /** Deepest reorg the indexer will repair by itself; deeper ones halt that network. */
@@ -54,6 +56,7 @@ export const NETWORKS: { readonly [K in EvmNetworkName]: EvmNetwork & { name: K 
     x402V1Name: "polygon",
     caip2: "eip155:137",
     explorerUrl: "https://polygonscan.com",
+    explorerApiUrl: "https://api.etherscan.io/v2/api",
     defaultConfirmations: 32,
     defaultMaxReorgDepth: 128,
   },
@@ -69,6 +72,7 @@ export const NETWORKS: { readonly [K in EvmNetworkName]: EvmNetwork & { name: K 
     x402V1Name: "base",
     caip2: "eip155:8453",
     explorerUrl: "https://basescan.org",
+    explorerApiUrl: "https://api.etherscan.io/v2/api",
     defaultConfirmations: 10,
     defaultMaxReorgDepth: 64,
   },
@@ -84,6 +88,7 @@ export const NETWORKS: { readonly [K in EvmNetworkName]: EvmNetwork & { name: K 
     x402V1Name: "polygon-amoy",
     caip2: "eip155:80002",
     explorerUrl: "https://amoy.polygonscan.com",
+    explorerApiUrl: "https://api.etherscan.io/v2/api",
     defaultConfirmations: 5,
     defaultMaxReorgDepth: 64,
   },
