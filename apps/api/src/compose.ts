@@ -161,6 +161,13 @@ function operatorModules(deps: Deps, auth: Auth) {
       telemetry: deps.telemetry,
       telemetryShare: deps.telemetryShare,
       processMonitor: deps.processMonitor,
+      readiness: {
+        chains,
+        chainHealth: deps.chainHealth,
+        keys: deps.keys,
+        quoteSigner: deps.quoteSigner,
+        redis: deps.redis,
+      },
     }),
   };
 }
