@@ -28,7 +28,17 @@ describe("app", () => {
 
   it("answers /healthz and /readyz", async () => {
     expect((await api.call("GET", "/healthz")).json).toEqual({ status: "ok" });
-    expect((await api.call("GET", "/readyz")).json).toEqual({ status: "ready", database: "pglite" });
+    const ready = await api.call("GET", "/readyz");
+    expect(ready.status).toBe(200);
+    // No manifest here: no network, and no v1.4 splitter that would need a quote signer.
+    expect(ready.json).toEqual({
+      status: "ready",
+      database: { status: "ok", kind: "pglite" },
+      receipt_key: { status: "ok", kid: expect.any(String) },
+      quote_signer: { status: "ok" },
+      networks: {},
+      indexer: { status: "ok", halted_networks: [] },
+    });
   });
 
   it("publishes a valid OpenAPI 3.1 document with problem+json errors on every route", async () => {

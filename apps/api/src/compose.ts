@@ -48,6 +48,7 @@ function offerDeps(deps: Deps) {
     db: deps.db,
     clock: deps.clock,
     chains: deps.chains,
+    chainHealth: deps.chainHealth,
     readiness: deps.splitterReadiness,
     quoteSigner: deps.quoteSigner,
     pause: deps.pause,
@@ -85,6 +86,7 @@ function paymentModules(deps: Deps, auth: Auth) {
         db,
         clock,
         chains,
+        chainHealth: deps.chainHealth,
         readiness,
         keys,
         quoteSigner,
@@ -159,6 +161,13 @@ function operatorModules(deps: Deps, auth: Auth) {
       telemetry: deps.telemetry,
       telemetryShare: deps.telemetryShare,
       processMonitor: deps.processMonitor,
+      readiness: {
+        chains,
+        chainHealth: deps.chainHealth,
+        keys: deps.keys,
+        quoteSigner: deps.quoteSigner,
+        redis: deps.redis,
+      },
     }),
   };
 }
@@ -199,6 +208,7 @@ function publicModules(deps: Deps, auth: Auth) {
       clock,
       log,
       chains,
+      chainHealth: deps.chainHealth,
       readiness,
       quoteSigner,
       pause,

@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type DatabaseHandle, openDatabase } from "@tollgate/db";
+import { StartupRefusal } from "@tollgate/shared";
 import { loadWebhookSecretKey } from "@tollgate/webhooks";
 import { Redis } from "ioredis";
 import type { LocalAccount } from "viem";
@@ -23,7 +24,9 @@ import {
 } from "./modules/bridge";
 import {
   assertNoDevKeyOnRemoteRpc,
+  type ChainHealth,
   type ChainRegistry,
+  createChainHealth,
   createChainRegistry,
   readManifest,
   wellKnownDevKeys,
@@ -64,6 +67,8 @@ export interface Deps {
     publicSurface: RateLimiter;
   };
   chains: ChainRegistry;
+  /** Per-network checks at start and every CHAIN_CHECK_INTERVAL_MS; gates quotes and payments, feeds `/readyz`. */
+  chainHealth: ChainHealth;
   keys: ReceiptKeyStore;
   /** Operator sign-in: session policy, the strict login limiter, origins allowed to act. */
   admin: {
@@ -125,6 +130,8 @@ export async function buildDeps(
   const chains = overrides.chains ?? createChainRegistry(manifest, env.chains);
   const quoteSignerKey = quoteSignerKeyOf(env, manifest);
   assertNoDevKeyOnRemoteRpc(chains, [quoteSignerKey]);
+  const quoteSigner = quoteSignerKey ? privateKeyToAccount(quoteSignerKey) : undefined;
+  const chainHealth = await checkChainsAtStart(env, { chains, signer: quoteSigner?.address, clock, log });
   const keys = await openReceiptKeys(env, clock, log);
   const db = overrides.db ?? (await openAppDatabase(env));
   if (!overrides.db) await db.migrate();
@@ -150,8 +157,9 @@ export async function buildDeps(
     log,
     clock,
     chains,
+    chainHealth,
     keys,
-    quoteSigner: quoteSignerKey ? privateKeyToAccount(quoteSignerKey) : undefined,
+    quoteSigner,
     redis,
     pause: createPauseGate(db.db, clock, env.admin.pausePollMs),
     merchantCache: createMerchantCache(clock, env.admin.pausePollMs),
@@ -186,6 +194,7 @@ export async function buildDeps(
       // The last deltas go out before the connection closes (a failure is logged: they are lost with the process).
       await telemetryShare?.stop();
       processMonitor.stop();
+      chainHealth.stop();
       redis?.disconnect();
       if (!overrides.db) await db.close();
     },
@@ -204,11 +213,32 @@ function quoteSignerKeyOf(env: Env, manifest: ReturnType<typeof readManifest>): 
   );
 }
 
+/**
+ * Every configured network checked before anything else opens (docs/decisions/0055-chain-checks-and-readiness.md):
+ * in production a failed check (unreachable RPC included) refuses to start with one line; in development and tests
+ * the network is logged and marked unavailable. Re-checked every CHAIN_CHECK_INTERVAL_MS afterwards.
+ */
+async function checkChainsAtStart(
+  env: Env,
+  deps: Omit<Parameters<typeof createChainHealth>[0], "settings">,
+): Promise<ChainHealth> {
+  const health = createChainHealth({
+    ...deps,
+    settings: { intervalMs: env.chains.checkIntervalMs, headMaxAgeSeconds: env.chains.headMaxAgeSeconds },
+  });
+  const problems = (await health.checkAll()).flatMap((state) => (state.problem ? [state.problem] : []));
+  if (problems.length > 0 && !env.developmentMode)
+    throw new StartupRefusal(`refusing to start: ${problems.join("; ")}`);
+  for (const problem of problems) deps.log.warn(`${problem}; unavailable until a check passes`);
+  health.start();
+  return health;
+}
+
 /** Receipt signing keys: generated in development, required (and never created) in production. */
 async function openReceiptKeys(env: Env, clock: Clock, log: Logger): Promise<ReceiptKeyStore> {
   if (env.developmentMode) await ensureReceiptKeyFile(env.receiptKeysFile, clock.now());
   else if (!existsSync(env.receiptKeysFile)) {
-    throw new Error(
+    throw new StartupRefusal(
       `receipt signing keys not found at ${env.receiptKeysFile}; create them with \`pnpm keys:rotate\` (RECEIPT_KEYS_FILE)`,
     );
   }

@@ -39,6 +39,11 @@ export const ZRawEnv = z.object({
   CONFIRMATIONS_AMOY: envOptional(envInteger({ min: 1 })),
   LOCAL_CHAIN_CONFIRMATIONS: envDefault(envInteger({ min: 1 }), 1),
   RPC_TIMEOUT_MS: envDefault(envInteger({ min: 100 }), 5_000),
+  /** Chain checks (docs/decisions/0055-chain-checks-and-readiness.md): re-check period, head-age bounds. */
+  CHAIN_CHECK_INTERVAL_MS: envDefault(envInteger({ min: 100, max: 3_600_000 }), 30_000),
+  HEAD_MAX_AGE_SECONDS_POLYGON: envOptional(envInteger({ min: 1 })),
+  HEAD_MAX_AGE_SECONDS_BASE: envOptional(envInteger({ min: 1 })),
+  HEAD_MAX_AGE_SECONDS_AMOY: envOptional(envInteger({ min: 1 })),
   QUOTE_SIGNER_PRIVATE_KEY: envOptional(envPrivateKey()),
   RECEIPT_KEYS_FILE: envOptional(z.string()),
   QUOTE_TTL_SECONDS: envDefault(envInteger({ min: 30 }), 600),

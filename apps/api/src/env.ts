@@ -36,6 +36,10 @@ export type Env = {
     confirmations: Partial<Record<"polygon" | "base" | "amoy", number>>;
     localConfirmations: number;
     rpcTimeoutMs: number;
+    /** How often every network is checked again (docs/decisions/0055-chain-checks-and-readiness.md). */
+    checkIntervalMs: number;
+    /** Operator-set head-age bounds; unset networks use the defaults (local chains: not enforced). */
+    headMaxAgeSeconds: Partial<Record<"polygon" | "base" | "amoy", number>>;
   };
   quoteSignerPrivateKey: `0x${string}` | undefined;
   receiptKeysFile: string;
@@ -184,6 +188,12 @@ function chainSettings(raw: RawEnv, manifestPath: string): Env["chains"] {
     }),
     localConfirmations: raw.LOCAL_CHAIN_CONFIRMATIONS,
     rpcTimeoutMs: raw.RPC_TIMEOUT_MS,
+    checkIntervalMs: raw.CHAIN_CHECK_INTERVAL_MS,
+    headMaxAgeSeconds: definedOnly({
+      polygon: raw.HEAD_MAX_AGE_SECONDS_POLYGON,
+      base: raw.HEAD_MAX_AGE_SECONDS_BASE,
+      amoy: raw.HEAD_MAX_AGE_SECONDS_AMOY,
+    }),
   };
 }
 

@@ -5,6 +5,7 @@
  * `pnpm start` runs everything (chains, API, gateway, example merchant) through `@tollgate/devstack` instead.
  */
 import { handleShutdown } from "@tollgate/shared/shutdown";
+import { StartupRefusal } from "@tollgate/shared/startup-check";
 import { EnvError, loadEnv } from "./env";
 import { createLogger } from "./infra/logger";
 import { PortBusyError, startApi } from "./server";
@@ -24,7 +25,8 @@ try {
     );
   }
 } catch (error) {
-  if (error instanceof EnvError || error instanceof PortBusyError) {
+  // A refusal is one line for the operator (docs/decisions/0055-chain-checks-and-readiness.md): no stack trace.
+  if (error instanceof EnvError || error instanceof PortBusyError || error instanceof StartupRefusal) {
     console.error(error.message);
     process.exit(error instanceof EnvError ? 2 : 1);
   }

@@ -11,6 +11,7 @@ import { createOutboundClient } from "@tollgate/outbound";
 import { type DeploymentManifest, parseDeploymentManifest } from "@tollgate/shared/deployment";
 import { loadWebhookSecretKey } from "@tollgate/webhooks";
 import pino, { type Logger } from "pino";
+import { checkChainIds } from "./chain-id-check";
 import { type NetworkConfig, networkConfigs } from "./config";
 import type { IndexerEnv } from "./env";
 import { type Alert, type Follower, type FollowerStatus, startFollower } from "./follower";
@@ -47,6 +48,23 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Runnin
   const manifest =
     options.manifest ??
     parseDeploymentManifest(JSON.parse(readFileSync(env.manifestPath, "utf8")) as unknown);
+  const configured = networkConfigs(manifest, env);
+  // ws(s):// RPC URLs also push new heads (lower latency); http(s) ones are polled.
+  const sockets = new Map(
+    configured
+      .filter((cfg) => !options.requestFor && isWebSocketUrl(cfg.rpcUrl))
+      .map((cfg) => [cfg.network, webSocketRpc(cfg.rpcUrl, cfg.rpcTimeoutMs)]),
+  );
+  const request = (cfg: NetworkConfig) =>
+    options.requestFor?.(cfg) ??
+    sockets.get(cfg.network)?.request ??
+    httpRequest(cfg.rpcUrl, cfg.rpcTimeoutMs);
+  // Checked before the database opens: a refusal leaves nothing to close.
+  const networks = await checkChainIds(configured, {
+    production: env.nodeEnv === "production",
+    log,
+    requestFor: request,
+  });
   let ownDb = false;
   let handle = options.db;
   if (!handle) {
@@ -57,17 +75,12 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Runnin
     ownDb = true;
   }
   const db = handle;
-  const networks = networkConfigs(manifest, env);
   const followers = networks.map((cfg) => {
-    // ws(s):// RPC URLs also push new heads (lower latency); http(s) ones are polled.
-    const ws =
-      !options.requestFor && isWebSocketUrl(cfg.rpcUrl)
-        ? webSocketRpc(cfg.rpcUrl, cfg.rpcTimeoutMs)
-        : undefined;
+    const ws = sockets.get(cfg.network);
     return startFollower({
       handle: db,
       cfg,
-      request: options.requestFor?.(cfg) ?? ws?.request ?? httpRequest(cfg.rpcUrl, cfg.rpcTimeoutMs),
+      request: request(cfg),
       ...(ws ? { subscribeHeads: ws.heads } : {}),
       log: log.child({ network: cfg.network }),
       ...(options.now ? { now: options.now } : {}),

@@ -4,6 +4,7 @@
  * after its in-flight deliveries, then closes the database. A signal during start waits for migrations.
  */
 import { handleShutdown } from "@tollgate/shared/shutdown";
+import { StartupRefusal } from "@tollgate/shared/startup-check";
 import { loadIndexerEnv } from "./env";
 import { startIndexer } from "./indexer";
 
@@ -11,7 +12,12 @@ const env = loadIndexerEnv();
 const shutdown = handleShutdown();
 const starting = startIndexer({ env });
 shutdown.starting(starting);
-const indexer = await starting;
+// A refusal is one line for the operator (docs/decisions/0055-chain-checks-and-readiness.md): no stack trace.
+const indexer = await starting.catch((error: unknown) => {
+  if (!(error instanceof StartupRefusal)) throw error;
+  console.error(error.message);
+  process.exit(1);
+});
 shutdown.add("indexer", () => indexer.stop());
 for (const n of indexer.networks) {
   console.log(

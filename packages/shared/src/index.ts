@@ -15,5 +15,6 @@ export * from "./networks";
 export * from "./outbound-url";
 export * from "./problem";
 export * from "./query";
+export * from "./startup-check";
 export * from "./text";
 export * from "./validation";

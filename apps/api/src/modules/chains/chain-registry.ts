@@ -12,6 +12,7 @@ import {
   isLoopbackHost,
   NETWORKS,
   parseDeploymentManifest,
+  StartupRefusal,
   viemChain,
 } from "@tollgate/shared";
 import { createPublicClient, http, type PublicClient } from "viem";
@@ -107,7 +108,7 @@ export function assertNoDevKeyOnRemoteRpc(registry: ChainRegistry, keys: (string
   for (const context of registry.all()) {
     const host = new URL(context.deployment.rpcUrl).hostname;
     if (!isLoopbackHost(host)) {
-      throw new Error(
+      throw new StartupRefusal(
         `refusing to start: a well-known development key is configured while ${context.network} uses the non-loopback RPC ${host}`,
       );
     }

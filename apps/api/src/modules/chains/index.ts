@@ -1,4 +1,21 @@
 /** The chains module's public entry (DESIGN.md §3): networks, deployments, RPC clients, price feeds, views. */
+
+export {
+  CHECK_NAMES,
+  type CheckName,
+  type CheckResult,
+  checkChain,
+  firstProblem,
+  type NetworkCheck,
+} from "./chain-check";
+export {
+  type ChainHealth,
+  createChainHealth,
+  DEFAULT_HEAD_MAX_AGE_SECONDS,
+  headBoundOf,
+  type NetworkGate,
+  type NetworkState,
+} from "./chain-health";
 export {
   assertNoDevKeyOnRemoteRpc,
   type ChainContext,

@@ -35,7 +35,11 @@ describe.each(storageDatabaseKinds("pglite"))("POST /api/admin/networks/{network
     await halt();
     const ready = await api.call("GET", "/readyz");
     expect(ready.status).toBe(200);
-    expect(ready.json).toEqual({ status: "degraded", database: kind, halted_networks: ["amoy"] });
+    expect(ready.json).toMatchObject({
+      status: "degraded",
+      database: { status: "ok", kind },
+      indexer: { status: "degraded", reason: "halted: amoy", halted_networks: ["amoy"] },
+    });
     const overview = await api.call("GET", "/admin/api/overview", { headers: { cookie: operator.cookie } });
     expect(overview.status, overview.text).toBe(200);
     expect(overview.json.halted_networks).toEqual([
@@ -64,7 +68,10 @@ describe.each(storageDatabaseKinds("pglite"))("POST /api/admin/networks/{network
       targetId: "amoy",
       details: { reason: "node resynced; settlements checked" },
     });
-    expect((await api.call("GET", "/readyz")).json).toEqual({ status: "ready", database: kind });
+    expect((await api.call("GET", "/readyz")).json).toMatchObject({
+      status: "ready",
+      indexer: { status: "ok", halted_networks: [] },
+    });
   });
 
   it("error: a network that is not halted is 409 network_not_halted; an unknown network or bad reason is 400", async () => {

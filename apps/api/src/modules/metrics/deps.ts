@@ -3,6 +3,7 @@ import type { Clock } from "../../infra/clock";
 import type { Logger } from "../../infra/logger";
 import type { AdminAuth } from "../operators";
 import type { ProcessMonitor } from "./process-monitor";
+import type { ReadinessDeps } from "./readiness-service";
 import type { Telemetry } from "./telemetry";
 import type { TelemetryShare } from "./telemetry-redis";
 
@@ -18,4 +19,6 @@ export interface MetricsDeps {
   /** With Redis: the cluster's figures; undefined without Redis. */
   telemetryShare: TelemetryShare | undefined;
   processMonitor: ProcessMonitor;
+  /** What `/readyz` and the network figures of `/api/metrics` read besides the database. */
+  readiness: ReadinessDeps;
 }

@@ -6,6 +6,7 @@
 import { type Database, indexerCursors, settlements, webhookDeliveries } from "@tollgate/db";
 import { count } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
+import type { ChainHealth } from "../chains";
 import type { ProcessMonitor } from "./process-monitor";
 
 export interface MetricsServiceDeps {
@@ -13,6 +14,8 @@ export interface MetricsServiceDeps {
   clock: Clock;
   /** The answering process's own figures; absent: not reported. */
   processMonitor?: Pick<ProcessMonitor, "read">;
+  /** This process's last chain checks; absent: not reported. */
+  readiness?: { chainHealth: Pick<ChainHealth, "states"> };
 }
 
 export interface MetricFamily {
@@ -50,6 +53,7 @@ export async function collectMetrics(deps: MetricsServiceDeps): Promise<MetricFa
   const nowMs = deps.clock.now().getTime();
   return [
     ...processFamilies(deps.processMonitor),
+    ...networkFamilies(deps.readiness?.chainHealth),
     {
       name: "tollgate_indexer_head_block",
       help: "Latest head block reported by the network's RPC",
@@ -124,6 +128,30 @@ function processFamilies(monitor: MetricsServiceDeps["processMonitor"]): MetricF
         { labels: { quantile: "0.99" }, value: seconds(figures.loopDelayMs.p99) },
         { labels: { quantile: "1" }, value: seconds(figures.loopDelayMs.max) },
       ],
+    },
+  ];
+}
+
+/** Per process too: each replica's own last chain checks (docs/decisions/0055-chain-checks-and-readiness.md). */
+function networkFamilies(health: Pick<ChainHealth, "states"> | undefined): MetricFamily[] {
+  if (!health) return [];
+  const states = health.states();
+  return [
+    {
+      name: "tollgate_network_available",
+      help: "1 while the network's last chain check passed (chain id, code, signer role, head age), else 0",
+      type: "gauge",
+      samples: states.map((state) => ({ labels: networkLabels(state), value: state.available ? 1 : 0 })),
+    },
+    {
+      name: "tollgate_network_head_age_seconds",
+      help: "Age of the network's head block at the last chain check",
+      type: "gauge",
+      samples: states.flatMap((state) =>
+        state.headAgeSeconds === undefined
+          ? []
+          : [{ labels: networkLabels(state), value: state.headAgeSeconds }],
+      ),
     },
   ];
 }

@@ -6,8 +6,9 @@
 import { bindEndpoints } from "../../http/bind-endpoint";
 import { dashboardTelemetryProcedure } from "./dashboard-telemetry";
 import type { MetricsDeps } from "./deps";
-import { healthzEndpoint, readyzEndpoint } from "./health";
+import { healthzEndpoint } from "./health";
 import { metricsEndpoint } from "./metrics";
+import { readyzEndpoint } from "./readyz";
 
 export function metricsModule(deps: MetricsDeps) {
   return {

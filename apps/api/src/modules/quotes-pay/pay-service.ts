@@ -10,7 +10,7 @@ import { AppError, type PayPending, type PayRequest, type PayResponse, ZERO_ADDR
 import { eq } from "drizzle-orm";
 import type { Address, Hash } from "viem";
 import type { Clock } from "../../infra/clock";
-import type { ChainRegistry } from "../chains";
+import type { ChainRegistry, NetworkGate } from "../chains";
 import type { ReceiptKeyStore } from "../receipts/receipt-keys";
 import {
   claimIdempotencyKey,
@@ -30,6 +30,8 @@ export interface PayServiceDeps {
   db: { db: Database };
   clock: Clock;
   chains: ChainRegistry;
+  /** The periodic chain checks: no payment is verified on a network whose last check failed (decision 0055). */
+  chainHealth: NetworkGate;
   keys: ReceiptKeyStore;
   log?: { warn(fields: Record<string, unknown>, message: string): void };
   env: {
@@ -154,6 +156,7 @@ async function settle(
 ): Promise<SettleOutcome> {
   const chain = deps.chains.byChainId(quote.chainId);
   if (!chain) throw new AppError("chain_unavailable", `${quote.network} is not configured on this service`);
+  deps.chainHealth.assertAvailable(chain.network);
   const result = await verifyPayment(
     chain.client,
     txHash,

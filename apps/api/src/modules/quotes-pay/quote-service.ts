@@ -19,7 +19,7 @@ import {
 import { type Address, getAddress, type LocalAccount } from "viem";
 import type { Clock } from "../../infra/clock";
 import type { ChainContext, ChainRegistry } from "../chains";
-import { type FeedRate, microUsdToNative, readNativeUsdRate } from "../chains";
+import { type FeedRate, microUsdToNative, type NetworkGate, readNativeUsdRate } from "../chains";
 import type { PauseGate } from "../controls/pause-service";
 import type { MerchantCache } from "../merchants/merchant-cache";
 import { findMerchantCached } from "../merchants/merchant-service";
@@ -41,6 +41,8 @@ export interface QuoteServiceDeps {
   /** The operator pause: no new quote on a paused network (SPEC §4.3). */
   pause: Pick<PauseGate, "assertOpen">;
   readiness: SplitterReadiness;
+  /** The periodic chain checks (decision 0055). */
+  chainHealth: NetworkGate;
   merchantCache: MerchantCache;
   quoteWriter: QuoteWriter;
   env: { baseUrl: string; quotes: { ttlSeconds: number; priceMaxAgeSeconds: number } };

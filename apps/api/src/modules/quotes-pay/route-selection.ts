@@ -20,7 +20,7 @@ import {
 import type { Address, LocalAccount } from "viem";
 import { type Cache, createCache } from "../../infra/cache";
 import type { Clock } from "../../infra/clock";
-import type { ChainContext, ChainRegistry } from "../chains";
+import type { ChainContext, ChainRegistry, NetworkGate } from "../chains";
 import type { PauseGate } from "../controls/pause-service";
 import type { MerchantRecord } from "../merchants/merchant-service";
 
@@ -33,6 +33,8 @@ export const READINESS_CACHE_MS = 15_000;
 export interface RouteSelectionDeps {
   chains: ChainRegistry;
   readiness: SplitterReadiness;
+  /** The periodic chain checks: no quote on a network whose last check failed (decision 0055). */
+  chainHealth: NetworkGate;
   quoteSigner: LocalAccount | undefined;
   pause: Pick<PauseGate, "assertOpen">;
 }
@@ -103,6 +105,8 @@ export async function assertSplitterReady(
       throw unavailable(`this service holds no quote signer for splitter v1.4 on ${chain.network}`);
     }
   }
+  // After the refusals that need no chain: those answer the same whatever the RPC does.
+  deps.chainHealth.assertAvailable(chain.network);
   const cacheKey = `${chain.chainId}:${version}:${splitter.address}`;
   const cached = await deps.readiness.get(cacheKey, async () => {
     try {

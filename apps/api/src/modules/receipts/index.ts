@@ -1,5 +1,6 @@
 /** The receipts module's public entry. */
 export type { ReceiptsDeps } from "./deps";
+export { type ReceiptKeyReadiness, receiptKeyReadiness } from "./receipt-key-readiness";
 export {
   activationLeadSeconds,
   ensureReceiptKeyFile,
