@@ -21,13 +21,22 @@ export interface HardhatNode {
   stop(): Promise<void>;
 }
 
-/** `hardhat node` with `chainId`, in a project of its own (nothing to compile, nothing deployed). */
-export async function startHardhatNode(chainId: number): Promise<HardhatNode> {
+/**
+ * `hardhat node` with `chainId`, in a project of its own (nothing to compile, nothing deployed). With
+ * `blockIntervalMs` it also mines a block at that interval, as a live chain does, besides one per transaction.
+ */
+export async function startHardhatNode(
+  chainId: number,
+  options: { blockIntervalMs?: number } = {},
+): Promise<HardhatNode> {
   const dir = mkdtempSync(path.join(tmpdir(), "tollgate-node-"));
   const config = path.join(dir, "hardhat.config.cjs");
+  const mining = options.blockIntervalMs
+    ? `, mining: { auto: true, interval: ${options.blockIntervalMs} }`
+    : "";
   writeFileSync(
     config,
-    `module.exports = { networks: { hardhat: { chainId: ${chainId}, hardfork: "cancun", loggingEnabled: false } } };\n`,
+    `module.exports = { networks: { hardhat: { chainId: ${chainId}, hardfork: "cancun", loggingEnabled: false${mining} } } };\n`,
   );
   const port = await freePort();
   const cli = require.resolve("hardhat/internal/cli/cli.js", { paths: [CONTRACTS_ROOT] });

@@ -73,7 +73,7 @@ function paymentModules(deps: Deps, auth: Auth) {
       merchantCache: deps.merchantCache,
       limiters: { registration: deps.limiters.registration },
       gatewayUrl: env.gateway.url,
-      env: { developmentMode },
+      env: { webhookAllowLoopback: env.webhookAllowLoopback },
       signing: {
         domain: deps.users.domain,
         uri: deps.users.uri,

@@ -58,6 +58,7 @@ export const ZRawEnv = z.object({
   /** Browser origins allowed to call the agent surfaces cross-origin: `*` or a comma list. */
   CORS_ALLOWED_ORIGINS: envOptional(envCorsOrigins()),
   WEBHOOK_SECRET_KEY: envOptional(z.string()),
+  WEBHOOK_ALLOW_LOOPBACK: envOptional(envBoolean()),
   BRIDGE_PROVIDERS_FILE: envOptional(z.string()),
   START_LOCAL_CHAINS: envDefault(envBoolean(), true),
   CHAINS_BASE_PORT: envDefault(envInteger({ max: 65_533 }), 8545),

@@ -57,6 +57,8 @@ export type Env = {
   gateway: { url: string; timeoutMs: number; maxBodyBytes: number };
   /** AES-256-GCM key for merchants' webhook secrets, shared with the indexer (development: generated file). */
   webhookSecretKey: string | undefined;
+  /** Merchants may save loopback http webhook URLs: WEBHOOK_ALLOW_LOOPBACK, default outside production only. */
+  webhookAllowLoopback: boolean;
   /** The bridge router at `/bridge`, when BRIDGE_PROVIDERS_FILE names providers (docs/bridge.md). */
   bridge: BridgeConfig | undefined;
   /** Operator accounts and sessions (DESIGN §9). */
@@ -145,6 +147,7 @@ export function loadEnv(source: EnvSource = process.env): Env {
       maxBodyBytes: raw.GATEWAY_MAX_BODY_BYTES,
     },
     webhookSecretKey: raw.WEBHOOK_SECRET_KEY,
+    webhookAllowLoopback: raw.WEBHOOK_ALLOW_LOOPBACK ?? raw.NODE_ENV !== "production",
     admin: adminSettings(raw, baseUrl, fromRoot),
     bridge: bridgeConfig(raw.BRIDGE_PROVIDERS_FILE ? fromRoot(raw.BRIDGE_PROVIDERS_FILE) : undefined, source),
     identity: identitySettings(raw),

@@ -29,7 +29,8 @@ import type { MerchantCache } from "./merchant-cache";
 export interface MerchantServiceDeps {
   db: { db: Database };
   clock: Clock;
-  env: { developmentMode: boolean };
+  /** http webhook URLs on loopback are accepted (WEBHOOK_ALLOW_LOOPBACK; default only outside production). */
+  env: { webhookAllowLoopback: boolean };
   /** Every write here invalidates the quote path's cached merchant once committed. */
   merchantCache: Pick<MerchantCache, "invalidate">;
 }
@@ -44,9 +45,12 @@ function invalid(errors: FieldError[], detail = "request breaks a merchant rule"
   return new AppError("validation_failed", detail, { errors });
 }
 
-/** http webhook URLs are for loopback receivers in development only (DESIGN.md §9). */
-function checkWebhookPolicy(url: string | null | undefined, developmentMode: boolean): void {
-  if (url && isLoopbackHttpUrl(url) && !developmentMode) {
+/**
+ * http webhook URLs are for loopback receivers in development only (DESIGN.md §9), or where the operator says the
+ * merchants run beside Tollgate (WEBHOOK_ALLOW_LOOPBACK, which the indexer reads too for its connect-time check).
+ */
+function checkWebhookPolicy(url: string | null | undefined, allowLoopback: boolean): void {
+  if (url && isLoopbackHttpUrl(url) && !allowLoopback) {
     throw invalid([
       {
         path: "webhook_url",
@@ -115,7 +119,7 @@ export async function registerMerchant(
   deps: MerchantServiceDeps,
   input: RegisterMerchantInput,
 ): Promise<{ merchant: MerchantRecord; secret: string }> {
-  checkWebhookPolicy(input.webhook_url, deps.env.developmentMode);
+  checkWebhookPolicy(input.webhook_url, deps.env.webhookAllowLoopback);
   const now = deps.clock.now();
   const mode = input.network_mode ?? "live";
   const secret = newSecret();
@@ -200,7 +204,7 @@ export async function updateMerchant(
   merchantId: string,
   input: UpdateMerchantInput,
 ): Promise<MerchantRecord> {
-  checkWebhookPolicy(input.webhook_url, deps.env.developmentMode);
+  checkWebhookPolicy(input.webhook_url, deps.env.webhookAllowLoopback);
   const updated = await deps.db.db.transaction(async (tx) => {
     const [current] = await tx.select().from(merchants).where(eq(merchants.id, merchantId)).for("update");
     if (!current) throw new AppError("merchant_not_found", `no merchant ${merchantId}`);
