@@ -7,6 +7,7 @@
 import { handleShutdown } from "@tollgate/shared/shutdown";
 import { EnvError, loadEnv } from "./env";
 import { createLogger } from "./infra/logger";
+import { ReceiptKeysError } from "./modules/receipts";
 import { PortBusyError, startApi } from "./server";
 
 try {
@@ -24,7 +25,8 @@ try {
     );
   }
 } catch (error) {
-  if (error instanceof EnvError || error instanceof PortBusyError) {
+  // Configuration a person must fix: one line, no stack (a missing or wrong key-encryption key, missing keys).
+  if (error instanceof EnvError || error instanceof PortBusyError || error instanceof ReceiptKeysError) {
     console.error(error.message);
     process.exit(error instanceof EnvError ? 2 : 1);
   }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { RECEIPT_JWT_TYPE } from "@tollgate/shared";
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { afterAll, describe, expect, it } from "vitest";
-import { ensureReceiptKeyFile, fileReceiptKeyStore, rotateReceiptKey } from "./receipt-keys";
+import { ensureReceiptKeyFile, fileReceiptKeyStore, rotateReceiptKey } from "./receipt-key-file";
 import { signReceipt } from "./token-signer";
 
 const claims = (jti: string, now: Date) => ({
