@@ -8,7 +8,7 @@
  */
 import { type Database, receiptKeys } from "@tollgate/db";
 import { openSealedSecret, sealSecret } from "@tollgate/shared/sealing";
-import { isNull, sql } from "drizzle-orm";
+import { gt, isNull, or, sql } from "drizzle-orm";
 import type { RotationResult } from "./receipt-key-file";
 import {
   type KeySchedule,
@@ -54,9 +54,7 @@ async function loadKeys(db: Database, kek: Buffer, now: Date, graceMs: number): 
   const rows = await db
     .select()
     .from(receiptKeys)
-    .where(
-      sql`${receiptKeys.retiredAt} is null or ${receiptKeys.retiredAt} > ${new Date(now.getTime() - graceMs)}`,
-    );
+    .where(or(isNull(receiptKeys.retiredAt), gt(receiptKeys.retiredAt, new Date(now.getTime() - graceMs))));
   return rows.map((row) => unseal(kek, row));
 }
 
