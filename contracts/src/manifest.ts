@@ -26,7 +26,11 @@ import type { LocalChain, LocalChains } from "./local-chains";
 /** Writes atomically (temp file + rename) so readers never see half a manifest; re-runs overwrite it. */
 export function writeManifestFile(dataDir: string, manifest: DeploymentManifest): string {
   mkdirSync(dataDir, { recursive: true });
-  const file = path.join(dataDir, DEPLOYMENT_MANIFEST_FILE);
+  return writeManifestAt(path.join(dataDir, DEPLOYMENT_MANIFEST_FILE), manifest);
+}
+
+/** Writes `manifest` to `file` atomically, whatever the file is called. */
+export function writeManifestAt(file: string, manifest: DeploymentManifest): string {
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
   renameSync(tmp, file);
