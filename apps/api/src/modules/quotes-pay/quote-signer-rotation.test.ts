@@ -15,6 +15,7 @@ import {
   revokeQuoteSigner,
 } from "@tollgate/contracts/quote-signer";
 import { PAY_PATH, QUOTE_PATH, type QuoteResponse } from "@tollgate/shared";
+import { spawnTsx } from "@tollgate/shared/test-process";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -26,6 +27,8 @@ import {
   startTestChains,
 } from "../../test/chains";
 import { registrationBody, startTestApi, type TestApi } from "../../test/harness";
+
+const CONTRACTS_DIR = join(import.meta.dirname, "..", "..", "..", "..", "..", "contracts");
 
 describe("quote signer rotation: grant, switch, revoke", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-quote-signer-"));
@@ -137,5 +140,33 @@ describe("quote signer rotation: grant, switch, revoke", () => {
 
     // The last signer holding the role is never revoked.
     await expect(revokeQuoteSigner(target, adminKey, newSigner)).rejects.toThrow(/only signer/);
+  }, 120_000);
+
+  it("the command an operator runs: status, an idempotent grant, a refused revoke", async () => {
+    // `pnpm keys:quote-signer …` runs this script in contracts/; relative paths are the caller's (INIT_CWD).
+    const cli = async (...args: string[]) => {
+      const run = spawnTsx(CONTRACTS_DIR, "scripts/quote-signer.ts", { INIT_CWD: dataDir }, [
+        ...args,
+        "--network",
+        "amoy",
+        "--rpc",
+        target.rpcUrl,
+        "--manifest",
+        "deployments.json",
+      ]);
+      return { code: await run.exited, output: run.output().trim() };
+    };
+    const status = await cli("status", "--address", oldSigner);
+    expect(status.code, status.output).toBe(0);
+    expect(status.output.split("\n")).toEqual([
+      `${newSigner}  role on chain: yes  in manifest: yes`,
+      `${oldSigner}  role on chain: no  in manifest: no`,
+    ]);
+    const grant = await cli("grant", "--admin-key-file", "admin.key", "--address", newSigner);
+    expect(grant.code, grant.output).toBe(0);
+    expect(grant.output).toContain("(already so; no transaction)");
+    const revoke = await cli("revoke", "--admin-key-file", "admin.key", "--address", newSigner);
+    expect(revoke.code).toBe(2);
+    expect(revoke.output).toMatch(/^0x[0-9a-fA-F]{40} is the only signer holding SIGNER_ROLE/);
   }, 120_000);
 });
