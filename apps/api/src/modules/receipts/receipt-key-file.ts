@@ -3,7 +3,18 @@
  * that signs must have the identical file; the database store (receipt-key-database.ts) is for several replicas.
  * The schedule rules are in receipt-keys.ts.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname } from "node:path";
 import { z } from "zod";
 import {
@@ -12,6 +23,7 @@ import {
   planRotation,
   RECEIPT_KEYS_RELOAD_MS,
   type ReceiptKeyStore,
+  ReceiptKeysError,
   type StoredKey,
   scheduleOf,
   storeOver,
@@ -58,15 +70,33 @@ export async function rotateReceiptKey(
   now: Date,
   leadSeconds: number,
 ): Promise<RotationResult> {
-  const file = existsSync(path) ? readKeyFile(path) : { keys: [] };
-  const plan = planRotation(file.keys.map(scheduleOf), now, leadSeconds);
-  for (const key of file.keys) {
-    if (plan.retire.includes(key.kid)) key.retired_at = plan.activatesAt.toISOString();
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  // One rotation at a time on this file: a second one started meanwhile is refused, not merged or lost.
+  const lock = `${path}.lock`;
+  let held: number;
+  try {
+    held = openSync(lock, "wx", 0o600);
+  } catch (error) {
+    throw new ReceiptKeysError(
+      "rotation_pending",
+      `another rotation holds ${lock}; retry when it is done (remove the file if no rotation is running)`,
+      { cause: error },
+    );
   }
-  const fresh = await newStoredKey(now, plan.activatesAt);
-  file.keys.push(fresh);
-  writeKeyFile(path, file);
-  return { kid: fresh.kid, activatesAt: plan.activatesAt, retired: plan.retire, first: plan.first };
+  try {
+    const file = existsSync(path) ? readKeyFile(path) : { keys: [] };
+    const plan = planRotation(file.keys.map(scheduleOf), now, leadSeconds);
+    for (const key of file.keys) {
+      if (plan.retire.includes(key.kid)) key.retired_at = plan.activatesAt.toISOString();
+    }
+    const fresh = await newStoredKey(now, plan.activatesAt);
+    file.keys.push(fresh);
+    writeKeyFile(path, file);
+    return { kid: fresh.kid, activatesAt: plan.activatesAt, retired: plan.retire, first: plan.first };
+  } finally {
+    closeSync(held);
+    rmSync(lock, { force: true });
+  }
 }
 
 /** The keys in the file with their schedules (empty when there is no file). */

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RECEIPT_JWT_TYPE } from "@tollgate/shared";
@@ -105,6 +105,23 @@ describe("receipt signing keys", () => {
     const replaced = await rotateReceiptKey(path, new Date(t0.getTime() + 2000), 0);
     expect(replaced.retired).toEqual([next.kid]);
     expect(receiptKeyStatus(store, new Date(t0.getTime() + 2000))).toEqual({ ok: true, kid: replaced.kid });
+  });
+
+  it("two rotations of one file at once: the second is refused while the first holds the lock", async () => {
+    const path = join(dir, "locked.json");
+    await ensureReceiptKeyFile(path, new Date());
+    const before = readFileSync(path, "utf8");
+    writeFileSync(`${path}.lock`, "");
+    await expect(rotateReceiptKey(path, new Date(), 0)).rejects.toMatchObject({ code: "rotation_pending" });
+    expect(readFileSync(path, "utf8")).toBe(before);
+    rmSync(`${path}.lock`);
+    const outcomes = await Promise.allSettled([
+      rotateReceiptKey(path, new Date(), 0),
+      rotateReceiptKey(path, new Date(), 0),
+    ]);
+    // The first takes the lock before it awaits key generation, so the second always meets it.
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(["fulfilled", "rejected"]);
+    expect(existsSync(`${path}.lock`)).toBe(false);
   });
 
   it("readiness: a store whose only key signs later is not ready, and says until when", () => {
