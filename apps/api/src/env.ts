@@ -39,7 +39,7 @@ export type Env = {
     rpcTimeoutMs: number;
   };
   quoteSignerPrivateKey: `0x${string}` | undefined;
-  /** Receipt keys: the file store's path, or the database store and its key-encryption key (docs/keys.md). */
+  /** Where receipt keys live: the file at `receiptKeysFile`, or the database with its key-encryption key (docs/keys.md). */
   receiptKeyStore: { kind: "file" } | { kind: "database"; kek: Buffer };
   receiptKeysFile: string;
   quotes: { ttlSeconds: number; priceMaxAgeSeconds: number; ratePerMinute: number };
