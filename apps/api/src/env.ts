@@ -39,7 +39,7 @@ export type Env = {
     rpcTimeoutMs: number;
   };
   quoteSignerPrivateKey: `0x${string}` | undefined;
-  /** Where receipt keys live: the file at `receiptKeysFile`, or the database with its key-encryption key (docs/keys.md). */
+  /** Where receipt keys live (docs/keys.md): the file at `receiptKeysFile`, or the database and its KEK. */
   receiptKeyStore: { kind: "file" } | { kind: "database"; kek: Buffer };
   receiptKeysFile: string;
   quotes: { ttlSeconds: number; priceMaxAgeSeconds: number; ratePerMinute: number };
