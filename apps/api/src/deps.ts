@@ -50,7 +50,14 @@ import {
   type QuoteWriter,
   type SplitterReadiness,
 } from "./modules/quotes-pay";
-import { ensureReceiptKeyFile, fileReceiptKeyStore, type ReceiptKeyStore } from "./modules/receipts";
+import {
+  databaseReceiptKeyStore,
+  ensureReceiptKeyFile,
+  fileReceiptKeyStore,
+  type ReceiptKeyStore,
+  ReceiptKeysError,
+  rotateDatabaseReceiptKey,
+} from "./modules/receipts";
 import { buildUserSignin, type UserSignin } from "./modules/users";
 
 export interface Deps {
@@ -132,9 +139,9 @@ export async function buildDeps(
   assertNoDevKeyOnRemoteRpc(chains, [quoteSignerKey]);
   const quoteSigner = quoteSignerKey ? privateKeyToAccount(quoteSignerKey) : undefined;
   const chainHealth = await checkChainsAtStart(env, { chains, signer: quoteSigner?.address, clock, log });
-  const keys = await openReceiptKeys(env, clock, log);
   const db = overrides.db ?? (await openAppDatabase(env));
   if (!overrides.db) await db.migrate();
+  const keys = await openReceiptKeys(env, db, clock, log);
   // Seals merchants' webhook secrets and the bridge providers' upstream keys at rest (DESIGN.md §8).
   const secretKey = loadWebhookSecretKey({
     value: env.webhookSecretKey,
@@ -195,6 +202,7 @@ export async function buildDeps(
       await telemetryShare?.stop();
       processMonitor.stop();
       chainHealth.stop();
+      keys.close();
       redis?.disconnect();
       if (!overrides.db) await db.close();
     },
@@ -234,17 +242,38 @@ async function checkChainsAtStart(
   return health;
 }
 
-/** Receipt signing keys: generated in development, required (and never created) in production. */
-async function openReceiptKeys(env: Env, clock: Clock, log: Logger): Promise<ReceiptKeyStore> {
+/**
+ * Receipt signing keys (docs/keys.md): the file or the database store; the first key is made in development,
+ * required (and never created) in production.
+ */
+async function openReceiptKeys(
+  env: Env,
+  db: DatabaseHandle,
+  clock: Clock,
+  log: Logger,
+): Promise<ReceiptKeyStore> {
+  // Retired keys stay published for the longest receipt lifetime plus one JWKS cache lifetime.
+  const graceMs = (env.receipts.ttlSeconds + env.receipts.jwksCacheSeconds) * 1000;
+  if (env.receiptKeyStore.kind === "database") {
+    const { kek } = env.receiptKeyStore;
+    if (env.developmentMode)
+      await rotateDatabaseReceiptKey(db.db, kek, clock.now(), 0, { onlyIfEmpty: true });
+    return databaseReceiptKeyStore(db.db, kek, {
+      graceMs,
+      now: () => clock.now(),
+      onError: (error) =>
+        log.error({ err: error }, "receipt keys not reloaded from the database; keeping the last good keys"),
+    });
+  }
   if (env.developmentMode) await ensureReceiptKeyFile(env.receiptKeysFile, clock.now());
   else if (!existsSync(env.receiptKeysFile)) {
-    throw new StartupRefusal(
+    throw new ReceiptKeysError(
+      "keys_missing",
       `receipt signing keys not found at ${env.receiptKeysFile}; create them with \`pnpm keys:rotate\` (RECEIPT_KEYS_FILE)`,
     );
   }
   return fileReceiptKeyStore(env.receiptKeysFile, {
-    // Retired keys stay published for the longest receipt lifetime plus one JWKS cache lifetime.
-    graceMs: (env.receipts.ttlSeconds + env.receipts.jwksCacheSeconds) * 1000,
+    graceMs,
     onError: (error) => log.error({ err: error }, "receipt key file unreadable; keeping the last good keys"),
   });
 }

@@ -46,6 +46,10 @@ export const ZRawEnv = z.object({
   HEAD_MAX_AGE_SECONDS_AMOY: envOptional(envInteger({ min: 1 })),
   QUOTE_SIGNER_PRIVATE_KEY: envOptional(envPrivateKey()),
   RECEIPT_KEYS_FILE: envOptional(z.string()),
+  /** Where receipt keys live: `file` (one machine) or `database` (replicas; docs/keys.md). */
+  RECEIPT_KEYS_STORE: envDefault(z.enum(["file", "database"]), "file"),
+  /** 32 bytes (base64 or hex) sealing the database store's private keys; required with RECEIPT_KEYS_STORE=database. */
+  RECEIPT_KEYS_KEK: envOptional(z.string()),
   QUOTE_TTL_SECONDS: envDefault(envInteger({ min: 30 }), 600),
   RECEIPT_TTL_SECONDS: envDefault(envInteger({ min: 60 }), 86_400),
   PRICE_FEED_MAX_AGE_SECONDS: envDefault(envInteger({ min: 1 }), 3_600),

@@ -37,6 +37,23 @@ describe("loadEnv", () => {
     expect(() => loadEnv({ NODE_ENV: "production" })).toThrow(/WEBHOOK_SECRET_KEY/);
   });
 
+  it("receipt keys: the file store by default; the database store needs a 32-byte RECEIPT_KEYS_KEK", () => {
+    expect(loadEnv({}).receiptKeyStore).toEqual({ kind: "file" });
+    expect(loadEnv({ NODE_ENV: "production", WEBHOOK_SECRET_KEY: "a".repeat(64) }).receiptKeyStore).toEqual({
+      kind: "file",
+    });
+    const kek = Buffer.alloc(32, 7);
+    const database = loadEnv({ RECEIPT_KEYS_STORE: "database", RECEIPT_KEYS_KEK: kek.toString("base64") });
+    expect(database.receiptKeyStore).toEqual({ kind: "database", kek });
+    expect(() => loadEnv({ RECEIPT_KEYS_STORE: "database" })).toThrow(
+      /RECEIPT_KEYS_KEK: required with RECEIPT_KEYS_STORE=database/,
+    );
+    expect(() =>
+      loadEnv({ RECEIPT_KEYS_STORE: "database", RECEIPT_KEYS_KEK: Buffer.alloc(16).toString("base64") }),
+    ).toThrow(EnvError);
+    expect(() => loadEnv({ RECEIPT_KEYS_STORE: "vault" })).toThrow(/RECEIPT_KEYS_STORE/);
+  });
+
   it("names every invalid variable in one readable error", () => {
     expect(() =>
       loadEnv({ PORT: "http", DATABASE_URL: "mysql://x", REDIS_URL: "localhost:6379", LOG_LEVEL: "loud" }),

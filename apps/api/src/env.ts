@@ -5,6 +5,7 @@
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type EnvSource, envDataPaths, parseEnv } from "@tollgate/shared/env";
+import { parseSealingKey } from "@tollgate/shared/sealing";
 import { type RawEnv, ZRawEnv } from "./env-schema";
 import { type BridgeConfig, BridgeConfigError, routerConfigFromFile } from "./modules/bridge/config";
 import type { IdentitySettings } from "./modules/identity/identity-services";
@@ -42,6 +43,8 @@ export type Env = {
     headMaxAgeSeconds: Partial<Record<"polygon" | "base" | "amoy", number>>;
   };
   quoteSignerPrivateKey: `0x${string}` | undefined;
+  /** Where receipt keys live (docs/keys.md): the file at `receiptKeysFile`, or the database and its KEK. */
+  receiptKeyStore: { kind: "file" } | { kind: "database"; kek: Buffer };
   receiptKeysFile: string;
   quotes: { ttlSeconds: number; priceMaxAgeSeconds: number; ratePerMinute: number };
   receipts: { ttlSeconds: number; jwksCacheSeconds: number };
@@ -131,6 +134,7 @@ export function loadEnv(source: EnvSource = process.env): Env {
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
     chains: chainSettings(raw, manifestPath),
     quoteSignerPrivateKey: raw.QUOTE_SIGNER_PRIVATE_KEY,
+    receiptKeyStore: receiptKeyStoreOf(raw),
     receiptKeysFile: fromRoot(
       raw.RECEIPT_KEYS_FILE ?? join(raw.DATA_DIR ?? ".tollgate", "keys", "receipt-keys.json"),
     ),
@@ -177,6 +181,21 @@ function checkRequiredTogether(raw: RawEnv): void {
     throw new EnvError(
       "Invalid environment:\n  ADMIN_BOOTSTRAP_EMAIL and ADMIN_BOOTSTRAP_PASSWORD_FILE: set both or neither",
     );
+  }
+}
+
+/** RECEIPT_KEYS_STORE=database needs RECEIPT_KEYS_KEK, 32 bytes (base64 or hex). */
+function receiptKeyStoreOf(raw: RawEnv): Env["receiptKeyStore"] {
+  if (raw.RECEIPT_KEYS_STORE === "file") return { kind: "file" };
+  if (!raw.RECEIPT_KEYS_KEK) {
+    throw new EnvError("Invalid environment:\n  RECEIPT_KEYS_KEK: required with RECEIPT_KEYS_STORE=database");
+  }
+  try {
+    return { kind: "database", kek: parseSealingKey(raw.RECEIPT_KEYS_KEK, "RECEIPT_KEYS_KEK") };
+  } catch (error) {
+    throw new EnvError(`Invalid environment:\n  RECEIPT_KEYS_KEK: must be 32 bytes (base64 or hex)`, {
+      cause: error,
+    });
   }
 }
 

@@ -8,6 +8,7 @@ import { handleShutdown } from "@tollgate/shared/shutdown";
 import { StartupRefusal } from "@tollgate/shared/startup-check";
 import { EnvError, loadEnv } from "./env";
 import { createLogger } from "./infra/logger";
+import { ReceiptKeysError } from "./modules/receipts";
 import { PortBusyError, startApi } from "./server";
 
 try {
@@ -25,8 +26,12 @@ try {
     );
   }
 } catch (error) {
-  // A refusal is one line for the operator (docs/decisions/0055-chain-checks-and-readiness.md): no stack trace.
-  if (error instanceof EnvError || error instanceof PortBusyError || error instanceof StartupRefusal) {
+  // Configuration a person must fix is one line, no stack (docs/decisions/0055-chain-checks-and-readiness.md):
+  // the environment, a busy port, a network that is not what the manifest says, missing or unreadable keys.
+  const refusal = [EnvError, PortBusyError, StartupRefusal, ReceiptKeysError].some(
+    (kind) => error instanceof kind,
+  );
+  if (refusal && error instanceof Error) {
     console.error(error.message);
     process.exit(error instanceof EnvError ? 2 : 1);
   }

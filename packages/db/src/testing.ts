@@ -118,10 +118,13 @@ async function cloneDatabase(serverUrl: string, name: string, template: string):
   }
 }
 
+/** A test database; `url` is set on PostgreSQL, for processes a test starts on the same database. */
+export type TestDatabaseHandle = DatabaseHandle & { readonly url?: string };
+
 export async function createTestDatabase(
   kind: DatabaseKind,
   servers: TestDatabaseServers,
-): Promise<DatabaseHandle> {
+): Promise<TestDatabaseHandle> {
   if (kind === "pglite") {
     const handle = await openDatabase({ kind: "pglite", loadDataDir: await pgliteTemplate() });
     await handle.migrate();
@@ -137,6 +140,7 @@ export async function createTestDatabase(
   await handle.migrate();
   return {
     ...handle,
+    url: url.toString(),
     close: async () => {
       await handle.close();
       const cleanup = postgres(serverUrl, { max: 1, onnotice: () => {} });

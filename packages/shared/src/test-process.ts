@@ -1,6 +1,6 @@
 /**
  * A Tollgate entry point as a child process, for tests that signal or kill it (shutdown drills): `node --import tsx
- * <script>` in `cwd` with only the given environment (plus PATH), its stdout and stderr collected together.
+ * <script> [args]` in `cwd` with only the given environment (plus PATH), its stdout and stderr collected together.
  * Also `freePort()` for the port such a process (or a throwaway server) listens on. Server-side and test-only;
  * imported as `@tollgate/shared/test-process`.
  */
@@ -15,8 +15,13 @@ export interface TestProcess {
   exited: Promise<number | null>;
 }
 
-export function spawnTsx(cwd: string, script: string, env: Record<string, string | undefined>): TestProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", script], {
+export function spawnTsx(
+  cwd: string,
+  script: string,
+  env: Record<string, string | undefined>,
+  args: readonly string[] = [],
+): TestProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
     cwd,
     env: { PATH: process.env.PATH, ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -12,6 +12,7 @@ export * from "./network-halts";
 export * from "./operators";
 export * from "./partners";
 export * from "./payments";
+export * from "./receipt-keys";
 export * from "./receipt-states";
 export * from "./users";
 export * from "./webhooks";

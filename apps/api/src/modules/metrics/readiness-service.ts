@@ -8,7 +8,7 @@ import { shortErrorText } from "@tollgate/shared";
 import type { Redis } from "ioredis";
 import type { ChainHealth, ChainRegistry, NetworkState } from "../chains";
 import { listOpenHalts } from "../controls";
-import { receiptKeyReadiness } from "../receipts";
+import { type ReceiptKeyStore, receiptKeyStatus } from "../receipts";
 import type { MetricsDeps } from "./deps";
 import type { NetworkReadiness, Readyz } from "./readyz.types";
 
@@ -16,7 +16,7 @@ import type { NetworkReadiness, Readyz } from "./readyz.types";
 export interface ReadinessDeps {
   chains: Pick<ChainRegistry, "all">;
   chainHealth: Pick<ChainHealth, "states">;
-  keys: Parameters<typeof receiptKeyReadiness>[0];
+  keys: ReceiptKeyStore;
   quoteSigner: { address: string } | undefined;
   redis: Pick<Redis, "ping"> | undefined;
 }
@@ -89,13 +89,13 @@ async function indexerPart(deps: MetricsDeps, database: Part): Promise<Readyz["i
 
 /** Every part, and the overall status: `not_ready` when a required part is down. */
 export async function readReadiness(deps: MetricsDeps): Promise<Readyz> {
-  const [database, redis, key] = await Promise.all([
+  const [database, redis] = await Promise.all([
     databasePart(deps),
     deps.readiness.redis ? redisPart(deps.readiness.redis) : undefined,
-    receiptKeyReadiness(deps.readiness.keys, deps.clock.now()),
   ]);
+  const key = receiptKeyStatus(deps.readiness.keys, deps.clock.now());
   const receiptKey: Readyz["receipt_key"] =
-    key.status === "ok" ? { status: "ok", kid: key.kid } : down(key.reason);
+    key.ok && key.kid ? { status: "ok", kid: key.kid } : down(key.reason ?? "no receipt signing key");
   const quoteSigner = quoteSignerPart(deps);
   const networks = Object.fromEntries(
     deps.readiness.chainHealth.states().map((state) => [state.network, networkPart(state)]),

@@ -18,7 +18,7 @@ import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Agent, agentOn, type LocalChains, payChallenge, startTestChains } from "../../test/chains";
 import { registrationBody, startTestApi, type TestApi } from "../../test/harness";
-import { rotateReceiptKey } from "../receipts/receipt-keys";
+import { rotateReceiptKey } from "../receipts/receipt-key-file";
 
 describe("paid call end to end", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-e2e-"));

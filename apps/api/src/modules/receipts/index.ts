@@ -1,12 +1,23 @@
 /** The receipts module's public entry. */
 export type { ReceiptsDeps } from "./deps";
-export { type ReceiptKeyReadiness, receiptKeyReadiness } from "./receipt-key-readiness";
 export {
-  activationLeadSeconds,
+  databaseReceiptKeySchedule,
+  databaseReceiptKeyStore,
+  rotateDatabaseReceiptKey,
+} from "./receipt-key-database";
+export {
   ensureReceiptKeyFile,
   fileReceiptKeyStore,
-  type ReceiptKeyStore,
+  type RotationResult,
+  receiptKeyFileSchedule,
   rotateReceiptKey,
+} from "./receipt-key-file";
+export {
+  activationLeadSeconds,
+  type KeySchedule,
+  type ReceiptKeyStore,
+  ReceiptKeysError,
+  receiptKeyStatus,
   type SigningKey,
 } from "./receipt-keys";
 export { receiptState } from "./receipt-service";

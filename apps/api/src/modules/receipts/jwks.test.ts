@@ -5,7 +5,7 @@ import { JWKS_PATH } from "@tollgate/shared";
 import { createLocalJWKSet, generateKeyPair, type JSONWebKeySet, jwtVerify, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
-import { ensureReceiptKeyFile, rotateReceiptKey } from "./receipt-keys";
+import { ensureReceiptKeyFile, rotateReceiptKey } from "./receipt-key-file";
 
 const JWKS_CACHE_SECONDS = 123;
 const RECEIPT_TTL_SECONDS = 3600;

@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RECEIPT_JWT_TYPE } from "@tollgate/shared";
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { afterAll, describe, expect, it } from "vitest";
-import { ensureReceiptKeyFile, fileReceiptKeyStore, rotateReceiptKey } from "./receipt-keys";
+import { ensureReceiptKeyFile, fileReceiptKeyStore, rotateReceiptKey } from "./receipt-key-file";
+import { receiptKeyStatus } from "./receipt-keys";
 import { signReceipt } from "./token-signer";
 
 const claims = (jti: string, now: Date) => ({
@@ -74,5 +75,66 @@ describe("receipt signing keys", () => {
       }),
     ).rejects.toThrow();
     for (const key of store.publicJwks(t0)) expect(key).not.toHaveProperty("d");
+  });
+
+  it("the first key of a fresh file, made by a rotation, signs at once (no earlier key to overlap with)", async () => {
+    const path = join(dir, "fresh", "keys.json");
+    const now = new Date();
+    const first = await rotateReceiptKey(path, now, 335);
+    expect(first.first).toBe(true);
+    expect(first.activatesAt.getTime()).toBeLessThanOrEqual(now.getTime());
+    const store = fileReceiptKeyStore(path, { graceMs: 0, reloadMs: 0 });
+    expect(receiptKeyStatus(store, now)).toEqual({ ok: true, kid: first.kid });
+    const signed = await signReceipt(store, claims("rcpt_first", now));
+    await expect(
+      jwtVerify(signed.token, createLocalJWKSet({ keys: store.publicJwks(now) }), { currentDate: now }),
+    ).resolves.toBeDefined();
+  });
+
+  it("a rotation still pending refuses another, except a lead of 0 (a compromised key)", async () => {
+    const path = join(dir, "pending.json");
+    const t0 = new Date("2026-11-22T00:00:00Z");
+    await ensureReceiptKeyFile(path, t0);
+    const next = await rotateReceiptKey(path, t0, 600);
+    expect(next.first).toBe(false);
+    const store = fileReceiptKeyStore(path, { graceMs: 0, reloadMs: 0 });
+    expect(receiptKeyStatus(store, t0).kid).not.toBe(next.kid);
+    await expect(rotateReceiptKey(path, new Date(t0.getTime() + 1000), 600)).rejects.toMatchObject({
+      code: "rotation_pending",
+    });
+    const replaced = await rotateReceiptKey(path, new Date(t0.getTime() + 2000), 0);
+    expect(replaced.retired).toEqual([next.kid]);
+    expect(receiptKeyStatus(store, new Date(t0.getTime() + 2000))).toEqual({ ok: true, kid: replaced.kid });
+  });
+
+  it("two rotations of one file at once: the second is refused while the first holds the lock", async () => {
+    const path = join(dir, "locked.json");
+    await ensureReceiptKeyFile(path, new Date());
+    const before = readFileSync(path, "utf8");
+    writeFileSync(`${path}.lock`, "");
+    await expect(rotateReceiptKey(path, new Date(), 0)).rejects.toMatchObject({ code: "rotation_pending" });
+    expect(readFileSync(path, "utf8")).toBe(before);
+    rmSync(`${path}.lock`);
+    const outcomes = await Promise.allSettled([
+      rotateReceiptKey(path, new Date(), 0),
+      rotateReceiptKey(path, new Date(), 0),
+    ]);
+    // The first takes the lock before it awaits key generation, so the second always meets it.
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(["fulfilled", "rejected"]);
+    expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
+  it("readiness: a store whose only key signs later is not ready, and says until when", () => {
+    const later = new Date("2030-01-01T00:00:00Z");
+    const status = receiptKeyStatus(
+      {
+        active: () => Promise.reject(new Error("unused")),
+        publicJwks: () => [],
+        schedule: () => [{ kid: "k1", activatesAt: later, retiredAt: null }],
+        close: () => {},
+      },
+      new Date("2029-12-31T23:00:00Z"),
+    );
+    expect(status).toEqual({ ok: false, reason: `no receipt key signs before ${later.toISOString()}` });
   });
 });

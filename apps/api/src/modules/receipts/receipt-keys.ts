@@ -1,12 +1,12 @@
 /**
- * Receipt signing keys (DESIGN.md §6, §9): Ed25519, persisted in a key file (generated into the data
- * directory in development), rotated by `pnpm keys:rotate`.
- * Invariants: a new key is published before it signs (by `activates_at`, at least one verifier refetch
+ * Receipt signing keys (DESIGN.md §6, §9; docs/keys.md): Ed25519, kept in a key file (one machine) or in the
+ * database (every replica reads the same keys; docs/decisions/0056-receipt-keys-in-the-database.md), rotated by
+ * `pnpm keys:rotate`. This file holds what both stores share: the schedule rules and the store interface.
+ * Invariants: a rotated key is published before it signs (by `activates_at`, at least one verifier refetch
  * cooldown ahead), so no verifier meets a kid it cannot fetch yet; a retired key stays published for the
  * longest receipt lifetime plus one JWKS cache lifetime, so receipts signed before a rotation keep verifying.
+ * The first key of an install has no predecessor to overlap with: it signs at once.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
 import { AppError } from "@tollgate/shared";
 import {
   type CryptoKey,
@@ -18,7 +18,7 @@ import {
 } from "jose";
 import { z } from "zod";
 
-const ZStoredKey = z.object({
+export const ZStoredKey = z.object({
   kid: z.string(),
   created_at: z.iso.datetime(),
   /** Signs from this instant until a newer key activates. */
@@ -28,13 +28,18 @@ const ZStoredKey = z.object({
   private_jwk: z.record(z.string(), z.unknown()),
   public_jwk: z.record(z.string(), z.unknown()),
 });
-const ZKeyFile = z.object({ keys: z.array(ZStoredKey) });
-type StoredKey = z.infer<typeof ZStoredKey>;
-type KeyFile = z.infer<typeof ZKeyFile>;
+export type StoredKey = z.infer<typeof ZStoredKey>;
 
 export interface SigningKey {
   kid: string;
   privateKey: CryptoKey;
+}
+
+/** One key's schedule, as readiness and the rotation CLI see it. */
+export interface KeySchedule {
+  kid: string;
+  activatesAt: Date;
+  retiredAt: Date | null;
 }
 
 export interface ReceiptKeyStore {
@@ -42,17 +47,36 @@ export interface ReceiptKeyStore {
   active(now: Date): Promise<SigningKey>;
   /** Public JWKs to publish: upcoming and active keys, and retired keys still inside their grace period. */
   publicJwks(now: Date): JWK[];
+  /** Every key this process currently knows, with its schedule. */
+  schedule(): KeySchedule[];
+  /** Stops background reloading (the database store); idempotent. */
+  close(): void;
 }
+
+/** How running API processes re-read the keys (file mtime check, database query): well inside the lead. */
+export const RECEIPT_KEYS_RELOAD_MS = 5_000;
 
 /**
  * Publication lead of a rotated key: one JWKS cache lifetime (a shared cache may serve the old set that long),
- * plus jose's 30 s refetch cooldown for unknown kids, plus the 5 s key-file reload of running API processes.
+ * plus jose's 30 s refetch cooldown for unknown kids, plus the reload interval of running API processes.
  */
 export function activationLeadSeconds(jwksCacheSeconds: number): number {
-  return jwksCacheSeconds + 30 + 5;
+  return jwksCacheSeconds + 30 + RECEIPT_KEYS_RELOAD_MS / 1000;
 }
 
-async function newStoredKey(now: Date, activatesAt: Date): Promise<StoredKey> {
+/** A receipt key store that cannot serve: missing keys, a rotation refused, a key-encryption key that does not open. */
+export class ReceiptKeysError extends Error {
+  override readonly name = "ReceiptKeysError";
+  constructor(
+    readonly code: "keys_missing" | "rotation_pending" | "kek_mismatch" | "store_unreadable",
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export async function newStoredKey(now: Date, activatesAt: Date): Promise<StoredKey> {
   const { privateKey, publicKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
   const publicJwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(publicJwk);
@@ -66,111 +90,97 @@ async function newStoredKey(now: Date, activatesAt: Date): Promise<StoredKey> {
   };
 }
 
-function readKeyFile(path: string): KeyFile {
-  return ZKeyFile.parse(JSON.parse(readFileSync(path, "utf8")));
-}
-
-function writeKeyFile(path: string, file: KeyFile): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(temporary, 0o600);
-  renameSync(temporary, path);
-}
-
-/** Creates the key file with one active key when it does not exist (development only). */
-export async function ensureReceiptKeyFile(path: string, now: Date): Promise<void> {
-  if (existsSync(path)) return;
-  // The first key has no predecessor to overlap with: it signs from the epoch, whatever a clock says.
-  writeKeyFile(path, { keys: [await newStoredKey(now, new Date(0))] });
-}
+export const scheduleOf = (key: StoredKey): KeySchedule => ({
+  kid: key.kid,
+  activatesAt: new Date(key.activates_at),
+  retiredAt: key.retired_at === null ? null : new Date(key.retired_at),
+});
 
 /**
- * Publishes a new key now that starts signing `leadSeconds` later, when the current key retires.
- * Use a lead of 0 only to replace a compromised key (verifiers may refuse fresh receipts for a cooldown).
+ * When a new key signs and which keys it retires. No key yet: it signs from the epoch (whatever a replica's clock
+ * says, nothing to overlap with). No unretired key left: it signs now. Otherwise after `leadSeconds`, and a
+ * rotation still pending (its key not yet signing) is refused unless the lead is 0 (replacing a compromised key).
  */
-export async function rotateReceiptKey(
-  path: string,
+export function planRotation(
+  keys: KeySchedule[],
   now: Date,
   leadSeconds: number,
-): Promise<{ kid: string; activatesAt: Date; retired: string[] }> {
-  const file = existsSync(path) ? readKeyFile(path) : { keys: [] };
-  const activatesAt = new Date(now.getTime() + leadSeconds * 1000);
-  const retired: string[] = [];
-  for (const key of file.keys) {
-    if (key.retired_at === null) {
-      key.retired_at = activatesAt.toISOString();
-      retired.push(key.kid);
-    }
+): { activatesAt: Date; retire: string[]; first: boolean } {
+  if (keys.length === 0) return { activatesAt: new Date(0), retire: [], first: true };
+  const unretired = keys.filter((key) => key.retiredAt === null);
+  if (unretired.length === 0) return { activatesAt: now, retire: [], first: true };
+  const pending = unretired.find((key) => key.activatesAt.getTime() > now.getTime());
+  if (pending && leadSeconds > 0) {
+    throw new ReceiptKeysError(
+      "rotation_pending",
+      `a rotation is already pending: ${pending.kid} signs from ${pending.activatesAt.toISOString()}; rotate after that (or with --lead-seconds 0 to replace a compromised key)`,
+    );
   }
-  const fresh = await newStoredKey(now, activatesAt);
-  file.keys.push(fresh);
-  writeKeyFile(path, file);
-  return { kid: fresh.kid, activatesAt, retired };
+  return {
+    activatesAt: new Date(now.getTime() + leadSeconds * 1000),
+    retire: unretired.map((key) => key.kid),
+    first: false,
+  };
 }
 
 /**
- * Loads keys from the file and re-reads it when it changes (checked at most every `reloadMs`), so every
- * API process follows a rotation without a restart.
+ * A store over an in-memory key list that `current()` keeps up to date: the signing key is the latest one
+ * activated by `now`; published are all keys not retired longer than `graceMs` ago.
  */
-export function fileReceiptKeyStore(
-  path: string,
-  options: { graceMs: number; reloadMs?: number; onError?: (error: unknown) => void },
+export function storeOver(
+  current: () => StoredKey[],
+  options: { graceMs: number; where: string; close?: () => void },
 ): ReceiptKeyStore {
-  let loadedMtime = -1;
-  let checkedAt = 0;
-  let keys: StoredKey[] = [];
   const imported = new Map<string, Promise<SigningKey>>();
-
-  const refresh = () => {
-    const now = Date.now();
-    if (now - checkedAt < (options.reloadMs ?? 5_000) && loadedMtime >= 0) return;
-    checkedAt = now;
-    const mtime = statSync(path).mtimeMs;
-    if (mtime === loadedMtime) return;
-    try {
-      keys = readKeyFile(path).keys;
-    } catch (error) {
-      // A half-edited or corrupt file must not take signing down: keep the last good set until it parses.
-      if (keys.length === 0) throw error;
-      options.onError?.(error);
-      return;
-    }
-    loadedMtime = mtime;
-  };
-  refresh();
-
   return {
     active(now) {
-      refresh();
-      const current = keys
+      const signing = current()
         .filter((key) => Date.parse(key.activates_at) <= now.getTime())
         .sort((a, b) => Date.parse(a.activates_at) - Date.parse(b.activates_at))
         .at(-1);
-      if (!current) {
+      if (!signing) {
         return Promise.reject(
-          new AppError("jwks_unavailable", `no receipt signing key active yet in ${path}`, {
+          new AppError("jwks_unavailable", `no receipt signing key active yet in ${options.where}`, {
             headers: { "Retry-After": "5" },
           }),
         );
       }
-      let key = imported.get(current.kid);
+      let key = imported.get(signing.kid);
       if (!key) {
-        key = importJWK(current.private_jwk as JWK, "EdDSA").then((privateKey) => ({
-          kid: current.kid,
+        key = importJWK(signing.private_jwk as JWK, "EdDSA").then((privateKey) => ({
+          kid: signing.kid,
           privateKey: privateKey as CryptoKey,
         }));
-        imported.set(current.kid, key);
+        imported.set(signing.kid, key);
       }
       return key;
     },
     publicJwks(now) {
-      refresh();
-      return keys
+      return current()
         .filter(
           (key) => key.retired_at === null || Date.parse(key.retired_at) + options.graceMs > now.getTime(),
         )
         .map((key) => key.public_jwk as JWK);
     },
+    schedule: () => current().map(scheduleOf),
+    close: options.close ?? (() => {}),
   };
+}
+
+/** For readiness: whether a key signs at `now`, which one, and if none, why. */
+export function receiptKeyStatus(
+  store: ReceiptKeyStore,
+  now: Date,
+): { ok: boolean; reason?: string; kid?: string } {
+  const keys = store.schedule();
+  if (keys.length === 0) return { ok: false, reason: "no receipt signing keys (run pnpm keys:rotate)" };
+  const signing = keys
+    .filter((key) => key.activatesAt.getTime() <= now.getTime())
+    .sort((a, b) => a.activatesAt.getTime() - b.activatesAt.getTime())
+    .at(-1);
+  if (!signing) {
+    const first = Math.min(...keys.map((key) => key.activatesAt.getTime()));
+    return { ok: false, reason: `no receipt key signs before ${new Date(first).toISOString()}` };
+  }
+  return { ok: true, kid: signing.kid };
 }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { RECEIPT_ALGORITHM, RECEIPT_JWT_TYPE, SETTLEMENT_CALL_JWS_TYPE } from "@tollgate/shared";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, SignJWT } from "jose";
 import { afterAll, describe, expect, it } from "vitest";
-import { ensureReceiptKeyFile, fileReceiptKeyStore } from "./receipt-keys";
+import { ensureReceiptKeyFile, fileReceiptKeyStore } from "./receipt-key-file";
 import { signCompactJws, signReceipt, signSettlementCall } from "./token-signer";
 
 const now = new Date("2026-05-01T12:00:00Z");
