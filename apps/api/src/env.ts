@@ -4,7 +4,17 @@
  */
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type EnvSource, envDataPaths, parseEnv } from "@tollgate/shared/env";
+import {
+  type EnvSource,
+  envDataPaths,
+  envInteger,
+  envOptional,
+  envUrl,
+  loadNetworkList,
+  parseEnv,
+  parsePerNetworkEnv,
+} from "@tollgate/shared/env";
+import type { NetworkList } from "@tollgate/shared/networks";
 import { type RawEnv, ZRawEnv } from "./env-schema";
 import { type BridgeConfig, BridgeConfigError, routerConfigFromFile } from "./modules/bridge/config";
 import type { IdentitySettings } from "./modules/identity/identity-services";
@@ -32,8 +42,11 @@ export type Env = {
   shutdownGraceMs: number;
   chains: {
     manifestPath: string;
-    rpcUrls: Partial<Record<"polygon" | "base" | "amoy", string>>;
-    confirmations: Partial<Record<"polygon" | "base" | "amoy", number>>;
+    /** The runtime network list: known defaults plus the manifest, built once here (decision 0057). */
+    networks: NetworkList;
+    /** RPC_URL_<NAME> and CONFIRMATIONS_<NAME>, keyed by network name. */
+    rpcUrls: Record<string, string>;
+    confirmations: Record<string, number>;
     localConfirmations: number;
     rpcTimeoutMs: number;
   };
@@ -123,7 +136,7 @@ export function loadEnv(source: EnvSource = process.env): Env {
     cors: { allowedOrigins: raw.CORS_ALLOWED_ORIGINS ?? [] },
     console: { serve: raw.SERVE_CONSOLE, distDir: fromRoot(raw.CONSOLE_DIST ?? "apps/console/dist") },
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
-    chains: chainSettings(raw, manifestPath),
+    chains: chainSettings(raw, source, manifestPath),
     quoteSignerPrivateKey: raw.QUOTE_SIGNER_PRIVATE_KEY,
     receiptKeysFile: fromRoot(
       raw.RECEIPT_KEYS_FILE ?? join(raw.DATA_DIR ?? ".tollgate", "keys", "receipt-keys.json"),
@@ -173,15 +186,26 @@ function checkRequiredTogether(raw: RawEnv): void {
   }
 }
 
-function chainSettings(raw: RawEnv, manifestPath: string): Env["chains"] {
+function chainSettings(raw: RawEnv, source: EnvSource, manifestPath: string): Env["chains"] {
+  const makeError = (message: string) => new EnvError(message);
+  const { networks } = loadNetworkList(manifestPath, makeError);
+  const perNetwork = parsePerNetworkEnv(
+    networks,
+    { RPC_URL: envOptional(envUrl()), CONFIRMATIONS: envOptional(envInteger({ min: 1 })) },
+    source,
+    makeError,
+  );
+  const rpcUrls: Record<string, string> = {};
+  const confirmations: Record<string, number> = {};
+  for (const [network, values] of Object.entries(perNetwork)) {
+    if (values.RPC_URL !== undefined) rpcUrls[network] = values.RPC_URL;
+    if (values.CONFIRMATIONS !== undefined) confirmations[network] = values.CONFIRMATIONS;
+  }
   return {
     manifestPath,
-    rpcUrls: definedOnly({ polygon: raw.RPC_URL_POLYGON, base: raw.RPC_URL_BASE, amoy: raw.RPC_URL_AMOY }),
-    confirmations: definedOnly({
-      polygon: raw.CONFIRMATIONS_POLYGON,
-      base: raw.CONFIRMATIONS_BASE,
-      amoy: raw.CONFIRMATIONS_AMOY,
-    }),
+    networks,
+    rpcUrls,
+    confirmations,
     localConfirmations: raw.LOCAL_CHAIN_CONFIRMATIONS,
     rpcTimeoutMs: raw.RPC_TIMEOUT_MS,
   };
@@ -241,14 +265,6 @@ function identitySettings(raw: RawEnv): Env["identity"] {
       usdtMint: raw.SOLANA_USDT_MINT,
       localRpcPort: raw.SOLANA_LOCAL_RPC_PORT,
     },
-  };
-}
-
-function definedOnly<T extends Record<string, unknown>>(
-  record: T,
-): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as {
-    [K in keyof T]?: Exclude<T[K], undefined>;
   };
 }
 

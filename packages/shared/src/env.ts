@@ -4,8 +4,11 @@
  * so `FOO=` behaves like no `FOO` at all. The parsers (apps/api, apps/indexer, the bridge, the example
  * merchant, the agent CLI) compose these and keep their own names, defaults and error classes.
  */
+import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
+import { buildNetworkList, type DeploymentManifest, DeploymentManifestSchema } from "./deployment";
+import { type NetworkList, networkEnvSuffix } from "./networks";
 
 /** What an environment parser reads: `process.env` in an entry point, a plain record in tests. */
 export type EnvSource = Readonly<Record<string, string | undefined>>;
@@ -112,4 +115,63 @@ export function envDataPaths(
     dataDir,
     manifestPath: fromRoot(raw.DEPLOYMENT_MANIFEST ?? join(dataDir, "deployments.json")),
   };
+}
+
+/**
+ * The runtime network list of a process (decision 0057): the known networks plus the manifest at `manifestPath`
+ * (absent file: the known networks alone). A manifest that does not parse stops the start with `makeError`.
+ */
+export function loadNetworkList(
+  manifestPath: string,
+  makeError: (message: string) => Error,
+): { manifest: DeploymentManifest | undefined; networks: NetworkList } {
+  if (!existsSync(manifestPath)) return { manifest: undefined, networks: buildNetworkList(undefined) };
+  const parsed = DeploymentManifestSchema.safeParse(JSON.parse(readFileSync(manifestPath, "utf8")));
+  if (!parsed.success) {
+    throw makeError(
+      `Invalid deployment manifest ${manifestPath}:\n${envIssueLines(parsed.error).join("\n")}`,
+    );
+  }
+  return { manifest: parsed.data, networks: buildNetworkList(parsed.data) };
+}
+
+/**
+ * Per-network variables `<PREFIX>_<NAME>` for every network of the list, the name upper-cased with `-` as `_`
+ * (RPC_URL_BASE_SEPOLIA; decision 0057). A set variable with one of the prefixes that names no listed network is
+ * refused, so a typo does not silently fall back to the manifest. Answers the values by network name.
+ */
+export function parsePerNetworkEnv<S extends Record<string, z.ZodType>>(
+  networks: NetworkList,
+  prefixes: S,
+  source: EnvSource,
+  makeError: (message: string) => Error,
+): Record<string, { [K in keyof S]?: z.output<S[K]> }> {
+  const shape: Record<string, z.ZodType> = {};
+  for (const name of networks.names()) {
+    for (const [prefix, schema] of Object.entries(prefixes))
+      shape[`${prefix}_${networkEnvSuffix(name)}`] = schema;
+  }
+  const unknown = Object.keys(source).filter(
+    (key) =>
+      source[key] !== undefined &&
+      source[key] !== "" &&
+      !(key in shape) &&
+      Object.keys(prefixes).some((prefix) => key.startsWith(`${prefix}_`)),
+  );
+  if (unknown.length > 0) {
+    throw makeError(
+      `Invalid environment:\n  ${unknown.join(", ")}: no such network (networks: ${networks.names().join(", ")})`,
+    );
+  }
+  const raw = parseEnv(z.object(shape), source, makeError) as Record<string, unknown>;
+  const out: Record<string, { [K in keyof S]?: z.output<S[K]> }> = {};
+  for (const name of networks.names()) {
+    const values: Record<string, unknown> = {};
+    for (const prefix of Object.keys(prefixes)) {
+      const value = raw[`${prefix}_${networkEnvSuffix(name)}`];
+      if (value !== undefined) values[prefix] = value;
+    }
+    out[name] = values as { [K in keyof S]?: z.output<S[K]> };
+  }
+  return out;
 }

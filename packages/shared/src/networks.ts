@@ -27,6 +27,11 @@ export type NetworkName = EvmNetworkName | "solana";
 /** Lower-case letters, digits and dashes: it becomes part of environment variable names (RPC_URL_<NAME>). */
 export const NETWORK_NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
 
+/** The per-network environment variable suffix: RPC_URL_<NAME>, `-` becomes `_` (decision 0057). */
+export function networkEnvSuffix(name: EvmNetworkName): string {
+  return name.toUpperCase().replaceAll("-", "_");
+}
+
 /** A network name on the wire; whether it is in the runtime list is the service's check (decision 0057). */
 export const ZNetworkName = z.string().regex(NETWORK_NAME_PATTERN, "must be a network name");
 
