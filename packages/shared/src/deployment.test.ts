@@ -75,7 +75,7 @@ describe("deployment manifest networks", () => {
   it("parses an unknown network that states its facts and adds it to the list", () => {
     const parsed = parseDeploymentManifest(manifest({ devnet: chain("devnet", 31337, DEVNET_FACTS) }));
     const networks = buildNetworkList(parsed);
-    expect(networks.names()).toEqual(["polygon", "base", "amoy", "base-sepolia", "devnet"]);
+    expect(networks.names()).toEqual(["polygon", "base", "amoy", "devnet"]);
     expect(networks.get("devnet")).toMatchObject({
       chainId: 31337,
       mode: "test",
@@ -89,7 +89,7 @@ describe("deployment manifest networks", () => {
       nativeSymbol: "ETH",
     });
     expect(networks.byChainId(31337)?.name).toBe("devnet");
-    expect(networks.inMode("test")).toEqual(["amoy", "base-sepolia", "devnet"]);
+    expect(networks.inMode("test")).toEqual(["amoy", "devnet"]);
     expect(networks.inMode("live")).toEqual(["polygon", "base"]);
   });
 
@@ -149,10 +149,11 @@ describe("deployment manifest networks", () => {
       defaultConfirmations: 32,
       quoteAssets: ["POL", "USDC"],
     });
-    expect(networks.names()).toEqual(["polygon", "base", "amoy", "base-sepolia"]);
+    expect(networks.names()).toEqual(["polygon", "base", "amoy"]);
   });
 
-  it("without a manifest, the list is the known networks", () => {
-    expect(buildNetworkList(undefined).names()).toEqual(["polygon", "base", "amoy", "base-sepolia"]);
+  it("without a manifest, the list is the canonical networks; base-sepolia joins only when the manifest names it", () => {
+    expect(buildNetworkList(undefined).names()).toEqual(["polygon", "base", "amoy"]);
+    expect(buildNetworkList(undefined).inMode("test")).toEqual(["amoy"]);
   });
 });

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import {
   type AssetSymbol,
+  CANONICAL_NETWORK_NAMES,
   createNetworkList,
   type EvmNetwork,
   isKnownNetworkName,
@@ -245,17 +246,19 @@ function networkFromEntry(chain: ChainDeployment): EvmNetwork {
 }
 
 /**
- * The runtime network list (decision 0057): every known network with its SPEC defaults, overridden by the
- * manifest's entry for it, then each network only the manifest names. Built once per process at start.
+ * The runtime network list (decision 0057): the canonical networks (polygon, base, amoy) with their SPEC defaults,
+ * overridden by the manifest's entry for each, then every other network the manifest names (base-sepolia with its
+ * known defaults, an unknown one with the facts its entry states). Built once per process at start.
  */
 export function buildNetworkList(manifest: DeploymentManifest | undefined): NetworkList {
   const chains = manifest?.chains ?? {};
-  const known = KNOWN_NETWORK_NAMES.map((name) => {
+  const canonical: readonly string[] = CANONICAL_NETWORK_NAMES;
+  const known = CANONICAL_NETWORK_NAMES.map((name) => {
     const entry = chains[name];
     return entry ? networkFromEntry(entry) : NETWORKS[name];
   });
   const extra = Object.values(chains)
-    .filter((chain) => !isKnownNetworkName(chain.network))
+    .filter((chain) => !canonical.includes(chain.network))
     .map(networkFromEntry);
   return createNetworkList([...known, ...extra]);
 }

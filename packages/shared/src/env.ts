@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { buildNetworkList, type DeploymentManifest, DeploymentManifestSchema } from "./deployment";
-import { type NetworkList, networkEnvSuffix } from "./networks";
+import { KNOWN_NETWORK_NAMES, type NetworkList, networkEnvSuffix } from "./networks";
 
 /** What an environment parser reads: `process.env` in an entry point, a plain record in tests. */
 export type EnvSource = Readonly<Record<string, string | undefined>>;
@@ -136,9 +136,9 @@ export function loadNetworkList(
 }
 
 /**
- * Per-network variables `<PREFIX>_<NAME>` for every network of the list, the name upper-cased with `-` as `_`
- * (RPC_URL_BASE_SEPOLIA; decision 0057). A set variable with one of the prefixes that names no listed network is
- * refused, so a typo does not silently fall back to the manifest. Answers the values by network name.
+ * Per-network variables `<PREFIX>_<NAME>` for every network of the list and every known one, the name upper-cased
+ * with `-` as `_` (RPC_URL_BASE_SEPOLIA; decision 0057). A set variable with one of the prefixes that names neither
+ * is refused, so a typo does not silently fall back to the manifest. Answers the values by network name.
  */
 export function parsePerNetworkEnv<S extends Record<string, z.ZodType>>(
   networks: NetworkList,
@@ -146,8 +146,9 @@ export function parsePerNetworkEnv<S extends Record<string, z.ZodType>>(
   source: EnvSource,
   makeError: (message: string) => Error,
 ): Record<string, { [K in keyof S]?: z.output<S[K]> }> {
+  const names = [...new Set([...networks.names(), ...KNOWN_NETWORK_NAMES])];
   const shape: Record<string, z.ZodType> = {};
-  for (const name of networks.names()) {
+  for (const name of names) {
     for (const [prefix, schema] of Object.entries(prefixes))
       shape[`${prefix}_${networkEnvSuffix(name)}`] = schema;
   }
@@ -160,12 +161,12 @@ export function parsePerNetworkEnv<S extends Record<string, z.ZodType>>(
   );
   if (unknown.length > 0) {
     throw makeError(
-      `Invalid environment:\n  ${unknown.join(", ")}: no such network (networks: ${networks.names().join(", ")})`,
+      `Invalid environment:\n  ${unknown.join(", ")}: no such network (networks: ${names.join(", ")})`,
     );
   }
   const raw = parseEnv(z.object(shape), source, makeError) as Record<string, unknown>;
   const out: Record<string, { [K in keyof S]?: z.output<S[K]> }> = {};
-  for (const name of networks.names()) {
+  for (const name of names) {
     const values: Record<string, unknown> = {};
     for (const prefix of Object.keys(prefixes)) {
       const value = raw[`${prefix}_${networkEnvSuffix(name)}`];

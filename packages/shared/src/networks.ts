@@ -13,8 +13,14 @@ export type NetworkMode = (typeof NETWORK_MODES)[number];
 export const KNOWN_NETWORK_NAMES = ["polygon", "base", "amoy", "base-sepolia"] as const;
 export type KnownNetworkName = (typeof KNOWN_NETWORK_NAMES)[number];
 
-/** Networks the local-chains command and the test chain pool start (docs/local-chains.md). */
-export const LOCAL_CHAIN_NETWORKS = ["polygon", "base", "amoy"] as const;
+/**
+ * The SPEC §1 networks: always in the runtime list (listed as unconfigured without a deployment). Any other network,
+ * base-sepolia included, is in the list only when the manifest names it (decision 0057).
+ */
+export const CANONICAL_NETWORK_NAMES = ["polygon", "base", "amoy"] as const;
+
+/** Networks the local-chains command and the test chain pool start (docs/local-chains.md): the canonical ones. */
+export const LOCAL_CHAIN_NETWORKS = CANONICAL_NETWORK_NAMES;
 export type LocalNetworkName = (typeof LOCAL_CHAIN_NETWORKS)[number];
 
 /**
