@@ -46,6 +46,7 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Runnin
   const log = options.log ?? pino({ level: env.logLevel, base: { service: "tollgate-indexer" } });
   const manifest =
     options.manifest ??
+    env.manifest ??
     parseDeploymentManifest(JSON.parse(readFileSync(env.manifestPath, "utf8")) as unknown);
   let ownDb = false;
   let handle = options.db;

@@ -135,44 +135,60 @@ export function loadNetworkList(
   return { manifest: parsed.data, networks: buildNetworkList(parsed.data) };
 }
 
+type PerNetworkValues<S extends Record<string, z.ZodType>> = Record<string, { [K in keyof S]?: z.output<S[K]> }>;
+
 /**
  * Per-network variables `<PREFIX>_<NAME>` for every network of the list and every known one, the name upper-cased
- * with `-` as `_` (RPC_URL_BASE_SEPOLIA; decision 0057). A set variable with one of the prefixes that names neither
- * is refused, so a typo does not silently fall back to the manifest. Answers the values by network name.
+ * with `-` as `_` (RPC_URL_BASE_SEPOLIA; decision 0057). `shape` extends a process's schema so one parse names
+ * every bad variable; `assertNoUnknown` refuses a set variable with one of the prefixes that names no such network,
+ * so a typo does not silently fall back to the manifest; `values` answers the parsed values by network name.
  */
+export function perNetworkEnv<S extends Record<string, z.ZodType>>(networks: NetworkList, prefixes: S) {
+  const names = [...new Set([...networks.names(), ...KNOWN_NETWORK_NAMES])];
+  const key = (prefix: string, name: string) => `${prefix}_${networkEnvSuffix(name)}`;
+  const shape: Record<string, z.ZodType> = {};
+  for (const name of names) {
+    for (const [prefix, schema] of Object.entries(prefixes)) shape[key(prefix, name)] = schema;
+  }
+  return {
+    shape,
+    assertNoUnknown(source: EnvSource, makeError: (message: string) => Error): void {
+      const unknown = Object.keys(source).filter(
+        (name) =>
+          source[name] !== undefined &&
+          source[name] !== "" &&
+          !(name in shape) &&
+          Object.keys(prefixes).some((prefix) => name.startsWith(`${prefix}_`)),
+      );
+      if (unknown.length > 0) {
+        throw makeError(
+          `Invalid environment:\n  ${unknown.join(", ")}: no such network (networks: ${names.join(", ")})`,
+        );
+      }
+    },
+    values(raw: Readonly<Record<string, unknown>>): PerNetworkValues<S> {
+      const out: PerNetworkValues<S> = {};
+      for (const name of names) {
+        const values: Record<string, unknown> = {};
+        for (const prefix of Object.keys(prefixes)) {
+          const value = raw[key(prefix, name)];
+          if (value !== undefined) values[prefix] = value;
+        }
+        out[name] = values as { [K in keyof S]?: z.output<S[K]> };
+      }
+      return out;
+    },
+  };
+}
+
+/** `perNetworkEnv` parsed on its own: for a process whose other variables are already parsed. */
 export function parsePerNetworkEnv<S extends Record<string, z.ZodType>>(
   networks: NetworkList,
   prefixes: S,
   source: EnvSource,
   makeError: (message: string) => Error,
-): Record<string, { [K in keyof S]?: z.output<S[K]> }> {
-  const names = [...new Set([...networks.names(), ...KNOWN_NETWORK_NAMES])];
-  const shape: Record<string, z.ZodType> = {};
-  for (const name of names) {
-    for (const [prefix, schema] of Object.entries(prefixes))
-      shape[`${prefix}_${networkEnvSuffix(name)}`] = schema;
-  }
-  const unknown = Object.keys(source).filter(
-    (key) =>
-      source[key] !== undefined &&
-      source[key] !== "" &&
-      !(key in shape) &&
-      Object.keys(prefixes).some((prefix) => key.startsWith(`${prefix}_`)),
-  );
-  if (unknown.length > 0) {
-    throw makeError(
-      `Invalid environment:\n  ${unknown.join(", ")}: no such network (networks: ${names.join(", ")})`,
-    );
-  }
-  const raw = parseEnv(z.object(shape), source, makeError) as Record<string, unknown>;
-  const out: Record<string, { [K in keyof S]?: z.output<S[K]> }> = {};
-  for (const name of names) {
-    const values: Record<string, unknown> = {};
-    for (const prefix of Object.keys(prefixes)) {
-      const value = raw[`${prefix}_${networkEnvSuffix(name)}`];
-      if (value !== undefined) values[prefix] = value;
-    }
-    out[name] = values as { [K in keyof S]?: z.output<S[K]> };
-  }
-  return out;
+): PerNetworkValues<S> {
+  const perNetwork = perNetworkEnv(networks, prefixes);
+  perNetwork.assertNoUnknown(source, makeError);
+  return perNetwork.values(parseEnv(z.object(perNetwork.shape), source, makeError) as Record<string, unknown>);
 }

@@ -6,7 +6,7 @@
 import { quotes, receipts, settlements } from "@tollgate/db";
 import { AppError } from "@tollgate/shared";
 import { and, desc, eq, gte, lt, or, type SQL, sql } from "drizzle-orm";
-import { DIGITS, decodeCursor, encodeCursor } from "../../http/list-query";
+import { assertListedNetwork, DIGITS, decodeCursor, encodeCursor } from "../../http/list-query";
 import { settlementViewer } from "../chains";
 import { toCsv } from "./csv";
 import type { AdminReadDeps } from "./read-common";
@@ -40,6 +40,7 @@ function tokensForSymbol(deps: AdminReadDeps, symbol: string): { network: string
 }
 
 function whereOf(deps: AdminReadDeps, filters: TransactionFilters): SQL | undefined | "none" {
+  assertListedNetwork(deps.chains.networks, filters.network);
   const conditions: SQL[] = [];
   if (filters.network) conditions.push(eq(settlements.network, filters.network));
   if (filters.asset) {
