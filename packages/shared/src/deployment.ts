@@ -79,7 +79,10 @@ export const PriceFeedDeploymentSchema = z.object({
   deploymentBlock: blockNumber,
 });
 
-const networkName = z.string().regex(NETWORK_NAME_PATTERN, "expected lower-case letters, digits and dashes");
+const networkName = z
+  .string()
+  .regex(NETWORK_NAME_PATTERN, "expected lower-case letters, digits and dashes")
+  .refine((name) => name !== "solana", "Solana settlement is disabled: not an EVM network");
 const assetSymbol = z.enum(["POL", "USDC", "USDT"]);
 
 /**

@@ -135,7 +135,10 @@ export function loadNetworkList(
   return { manifest: parsed.data, networks: buildNetworkList(parsed.data) };
 }
 
-type PerNetworkValues<S extends Record<string, z.ZodType>> = Record<string, { [K in keyof S]?: z.output<S[K]> }>;
+type PerNetworkValues<S extends Record<string, z.ZodType>> = Record<
+  string,
+  { [K in keyof S]?: z.output<S[K]> }
+>;
 
 /**
  * Per-network variables `<PREFIX>_<NAME>` for every network of the list and every known one, the name upper-cased
@@ -190,5 +193,7 @@ export function parsePerNetworkEnv<S extends Record<string, z.ZodType>>(
 ): PerNetworkValues<S> {
   const perNetwork = perNetworkEnv(networks, prefixes);
   perNetwork.assertNoUnknown(source, makeError);
-  return perNetwork.values(parseEnv(z.object(perNetwork.shape), source, makeError) as Record<string, unknown>);
+  return perNetwork.values(
+    parseEnv(z.object(perNetwork.shape), source, makeError) as Record<string, unknown>,
+  );
 }

@@ -127,6 +127,12 @@ describe("settlement_version, network_mode and settlement_chain", () => {
     }
   });
 
+  it("refuses solana: its settlement is disabled (SPEC §1)", () => {
+    expect(errorsOf(ZRegisterMerchantInput, register({ settlement_chain: "solana" }))).toEqual([
+      { path: "settlement_chain", code: "invalid_value" },
+    ]);
+  });
+
   it("refuses malformed network names", () => {
     for (const settlement_chain of ["Polygon", "137", "", "base_sepolia"]) {
       expect(errorsOf(ZRegisterMerchantInput, register({ settlement_chain }))).toEqual([

@@ -38,8 +38,14 @@ export function networkEnvSuffix(name: EvmNetworkName): string {
   return name.toUpperCase().replaceAll("-", "_");
 }
 
-/** A network name on the wire; whether it is in the runtime list is the service's check (decision 0057). */
-export const ZNetworkName = z.string().regex(NETWORK_NAME_PATTERN, "must be a network name");
+/**
+ * A network name on the wire; whether it is in the runtime list is the service's check (decision 0057). `solana` is
+ * never an EVM network name: Solana settlement stays disabled (SPEC §1).
+ */
+export const ZNetworkName = z
+  .string()
+  .regex(NETWORK_NAME_PATTERN, "must be a network name")
+  .refine((name) => name !== "solana", "Solana settlement is disabled: not an EVM network");
 
 export type AssetSymbol = "POL" | "USDC" | "USDT";
 

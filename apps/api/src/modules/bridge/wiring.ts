@@ -231,10 +231,13 @@ function networkContext(
   shared: SharedParts,
 ): BridgeContext {
   const info = deps.chains.networks.get(network);
-  if (!info)
-    throw new Error(
-      `bridge network ${network} is not in the network list (${deps.chains.networks.names().join(", ")})`,
+  // A bridge network outside the runtime list (decision 0057) stops the start, or refuses that provider's calls.
+  if (!info) {
+    throw new AppError(
+      "network_not_configured",
+      `bridge network ${network} is not one of ${deps.chains.networks.names().join(", ")}`,
     );
+  }
   const deployedChain = deps.chains.get(network);
   const relayer = options.relayer ?? resolveRelayer({ ...config, network }, deps.chains);
   if (!relayer)
