@@ -5,9 +5,9 @@
  *   node --import tsx bench/chain-process.ts <data-dir> <network>
  */
 import { startTestChains } from "@tollgate/api/testing/chains";
-import type { EvmNetworkName } from "@tollgate/shared/networks";
+import type { LocalNetworkName } from "@tollgate/shared/networks";
 
-const [dataDir, network] = process.argv.slice(2) as [string, EvmNetworkName];
+const [dataDir, network] = process.argv.slice(2) as [string, LocalNetworkName];
 const chains = await startTestChains(dataDir, [network]); // free ports, manifest written to dataDir
 const chain = chains.chains[0]!;
 console.log(

@@ -7,7 +7,7 @@ import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { type Agent, type LocalChain, payBody, sendSettlement } from "@tollgate/api/testing/chains";
 import type { QuoteResponse } from "@tollgate/shared/aifp";
-import type { EvmNetworkName } from "@tollgate/shared/networks";
+import type { LocalNetworkName } from "@tollgate/shared/networks";
 
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
@@ -185,7 +185,7 @@ export function countRpcRequests(rpcUrl: string) {
  */
 export async function startChainProcess(
   dataDir: string,
-  network: EvmNetworkName,
+  network: LocalNetworkName,
 ): Promise<{ chain: LocalChain; stop(): Promise<void> }> {
   const child = spawn(
     process.execPath,

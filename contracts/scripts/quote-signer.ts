@@ -9,7 +9,7 @@
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { EVM_NETWORKS, type EvmNetworkName } from "@tollgate/shared/networks";
+import { type EvmNetworkName, NETWORK_NAME_PATTERN } from "@tollgate/shared/networks";
 import { type Address, isAddress } from "viem";
 import {
   grantQuoteSigner,
@@ -42,8 +42,8 @@ const fromCaller = (file: string) => resolve(process.env.INIT_CWD ?? process.cwd
 const [command] = positionals;
 if (!command || !["grant", "revoke", "status"].includes(command)) fail(USAGE);
 const network = values.network as EvmNetworkName | undefined;
-if (!network || !(EVM_NETWORKS as readonly string[]).includes(network))
-  fail(`--network: one of ${EVM_NETWORKS.join(", ")}`);
+// Any network the manifest holds (decision 0057); the manifest entry itself is checked when it is read.
+if (!network || !NETWORK_NAME_PATTERN.test(network)) fail("--network: a network name of the manifest");
 if (!values.rpc || !values.manifest) fail(USAGE);
 if (values.address !== undefined && !isAddress(values.address))
   fail(`--address: not an address: ${values.address}`);

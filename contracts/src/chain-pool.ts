@@ -11,7 +11,11 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { EVM_NETWORKS, type EvmNetworkName } from "@tollgate/shared/networks";
+import {
+  type KnownNetworkName,
+  LOCAL_CHAIN_NETWORKS,
+  type LocalNetworkName,
+} from "@tollgate/shared/networks";
 import type { EIP1193Provider } from "viem";
 import type { Deployment } from "./deploy";
 import {
@@ -35,7 +39,7 @@ export function chainPoolUrl(env: Readonly<Record<string, string | undefined>>):
 
 /** One chain of a leased set, as the pool describes it (everything but the provider, which is per process). */
 export interface PooledChain {
-  network: EvmNetworkName;
+  network: KnownNetworkName;
   chainId: number;
   rpcUrl: string;
   wsUrl: string;
@@ -46,7 +50,7 @@ interface PooledSet {
   id: number;
   chains: LocalChains;
   /** Per network: the snapshot of the freshly deployed state. */
-  snapshots: Map<EvmNetworkName, string>;
+  snapshots: Map<KnownNetworkName, string>;
 }
 
 export interface ChainPool {
@@ -60,8 +64,12 @@ async function call(provider: EIP1193Provider, method: string, params: unknown[]
 }
 
 async function newSet(id: number): Promise<PooledSet> {
-  const chains = await startLocalChains({ basePort: 0, networks: EVM_NETWORKS, writeManifest: false });
-  const snapshots = new Map<EvmNetworkName, string>();
+  const chains = await startLocalChains({
+    basePort: 0,
+    networks: LOCAL_CHAIN_NETWORKS,
+    writeManifest: false,
+  });
+  const snapshots = new Map<KnownNetworkName, string>();
   for (const chain of chains.chains)
     snapshots.set(chain.network, String(await call(chain.provider, "evm_snapshot")));
   return { id, chains, snapshots };
@@ -176,7 +184,8 @@ function httpProvider(rpcUrl: string): EIP1193Provider {
 }
 
 export interface LeaseOptions {
-  networks?: readonly EvmNetworkName[];
+  /** The pool serves the local-chain networks only (decision 0057). */
+  networks?: readonly LocalNetworkName[];
   /** Where deployments.json is written (as startLocalChains does), unless writeManifest is false. */
   dataDir?: string;
   writeManifest?: boolean;
@@ -189,7 +198,7 @@ export async function leaseLocalChains(poolUrl: string, options: LeaseOptions = 
   if (!response.ok)
     throw new Error(`chain pool: lease failed (${response.status}: ${await response.text()})`);
   const set = (await response.json()) as { id: number; chains: PooledChain[] };
-  const wanted = options.networks ?? EVM_NETWORKS;
+  const wanted: readonly KnownNetworkName[] = options.networks ?? LOCAL_CHAIN_NETWORKS;
   const chains: LocalChain[] = set.chains
     .filter((chain) => wanted.includes(chain.network))
     .sort((a, b) => wanted.indexOf(a.network) - wanted.indexOf(b.network))

@@ -3,7 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { DeploymentManifest } from "@tollgate/shared/deployment";
-import { EVM_NETWORKS, type EvmNetworkName, NETWORKS } from "@tollgate/shared/networks";
+import { type KnownNetworkName, LOCAL_CHAIN_NETWORKS, NETWORKS } from "@tollgate/shared/networks";
 import type { Address, EIP1193Provider } from "viem";
 import { type Deployment, deployTollgate, HARDHAT_ACCOUNTS, LOCAL_ROLES, type TokenSpec } from "./deploy";
 import {
@@ -17,8 +17,13 @@ import {
 import { buildManifest, formatSummary, writeManifestFile } from "./manifest";
 
 export const DEFAULT_CHAINS_BASE_PORT = 8545;
-/** Port offset of each network from the base port. */
-export const CHAIN_PORT_OFFSETS: Readonly<Record<EvmNetworkName, number>> = { polygon: 0, base: 1, amoy: 2 };
+/** Port offset of each network from the base port (base-sepolia only when asked for: decision 0057). */
+export const CHAIN_PORT_OFFSETS: Readonly<Record<KnownNetworkName, number>> = {
+  polygon: 0,
+  base: 1,
+  amoy: 2,
+  "base-sepolia": 3,
+};
 /** Test tokens minted to every well-known account: 1,000,000 USDC / USDT (6 decimals). */
 export const FUND_TOKEN_AMOUNT = 1_000_000n * 10n ** 6n;
 /** Initial POL/USD answer of the price feed: 0.25 USD, 8 decimals. */
@@ -36,11 +41,12 @@ export const REAL_TOKEN_ADDRESSES = {
   },
   base: { USDC: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" },
   amoy: { USDC: "0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582" },
-} as const satisfies Record<EvmNetworkName, Partial<Record<"USDC" | "USDT", Address>>>;
+  "base-sepolia": { USDC: NETWORKS["base-sepolia"].tokens.USDC!.address },
+} as const satisfies Record<KnownNetworkName, Partial<Record<"USDC" | "USDT", Address>>>;
 
 /** Per-network test deployment: tokens mimic the real USDC/USDT of that network (x402-wire §e.7). */
 const NETWORK_SETUP: Readonly<
-  Record<EvmNetworkName, { tokens: TokenSpec[]; priceFeed: boolean; aifp2: boolean }>
+  Record<KnownNetworkName, { tokens: TokenSpec[]; priceFeed: boolean; aifp2: boolean }>
 > = {
   polygon: {
     tokens: [
@@ -82,6 +88,19 @@ const NETWORK_SETUP: Readonly<
     priceFeed: true,
     aifp2: true,
   },
+  // Started only when a caller names it (tests of a manifest-added network); Circle's USDC domain.
+  "base-sepolia": {
+    tokens: [
+      {
+        symbol: "USDC",
+        name: "USDC",
+        eip712: NETWORKS["base-sepolia"].tokens.USDC!.eip712,
+        at: REAL_TOKEN_ADDRESSES["base-sepolia"].USDC,
+      },
+    ],
+    priceFeed: false,
+    aifp2: false,
+  },
 };
 
 export interface LocalChainsOptions {
@@ -91,7 +110,8 @@ export interface LocalChainsOptions {
   basePort?: number;
   /** Loopback only (the well-known keys must never face a network). Default 127.0.0.1. */
   host?: string;
-  networks?: readonly EvmNetworkName[];
+  /** Default: polygon, base and amoy (`LOCAL_CHAIN_NETWORKS`); base-sepolia only when named. */
+  networks?: readonly KnownNetworkName[];
   /** Address granted SIGNER_ROLE on v1.4. Default: Hardhat account #3. */
   quoteSigner?: Address;
   /** Write the manifest file. Default true. */
@@ -109,7 +129,7 @@ export interface LocalChainsOptions {
 }
 
 export interface LocalChain {
-  network: EvmNetworkName;
+  network: KnownNetworkName;
   chainId: number;
   rpcUrl: string;
   wsUrl: string;
@@ -219,7 +239,7 @@ export async function startLocalChains(opts: LocalChainsOptions = {}): Promise<L
   const basePort = opts.basePort ?? DEFAULT_CHAINS_BASE_PORT;
   if (!Number.isInteger(basePort) || basePort < 0 || basePort > 65_533)
     throw new Error(`invalid base port ${basePort}`);
-  const networks = opts.networks ?? EVM_NETWORKS;
+  const networks = opts.networks ?? LOCAL_CHAIN_NETWORKS;
   const quoteSigner = opts.quoteSigner ?? LOCAL_ROLES.quoteSigner;
 
   const hre = loadHardhat();

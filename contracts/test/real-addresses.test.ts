@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { testUsdcAbi, testUsdtAbi } from "@tollgate/shared/abi/index";
+import type { KnownNetworkName } from "@tollgate/shared/networks";
 import {
   type Address,
   createPublicClient,
@@ -41,7 +42,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-function clients(network: "polygon" | "base" | "amoy") {
+function clients(network: KnownNetworkName) {
   const c = chains.manifest.chains[network]!;
   const chain = localChain(c.chainId, c.rpcUrl);
   return {

@@ -191,12 +191,21 @@ export async function buildDeps(
     admin: adminDeps(env, redis, secureCookie, overviewProviders(db, chains, clock)),
     limiters: createLimiters(env, redis),
     identity: buildIdentity(
-      { ...env.identity, baseUrl: env.baseUrl, rpcTimeoutMs: env.chains.rpcTimeoutMs },
+      {
+        ...env.identity,
+        baseUrl: env.baseUrl,
+        rpcTimeoutMs: env.chains.rpcTimeoutMs,
+        networks: chains.networks,
+      },
       clock,
       db,
       redis,
     ),
-    users: buildUserSignin({ ...env.users, baseUrl: env.baseUrl }, redis, secureCookie),
+    users: buildUserSignin(
+      { ...env.users, baseUrl: env.baseUrl, networks: chains.networks },
+      redis,
+      secureCookie,
+    ),
     async close() {
       // The last deltas go out before the connection closes (a failure is logged: they are lost with the process).
       await telemetryShare?.stop();

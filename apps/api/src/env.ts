@@ -4,7 +4,17 @@
  */
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type EnvSource, envDataPaths, parseEnv } from "@tollgate/shared/env";
+import {
+  type EnvSource,
+  envDataPaths,
+  envInteger,
+  envOptional,
+  envUrl,
+  loadNetworkList,
+  parseEnv,
+  parsePerNetworkEnv,
+} from "@tollgate/shared/env";
+import type { NetworkList } from "@tollgate/shared/networks";
 import { parseSealingKey } from "@tollgate/shared/sealing";
 import { type RawEnv, ZRawEnv } from "./env-schema";
 import { type BridgeConfig, BridgeConfigError, routerConfigFromFile } from "./modules/bridge/config";
@@ -33,14 +43,17 @@ export type Env = {
   shutdownGraceMs: number;
   chains: {
     manifestPath: string;
-    rpcUrls: Partial<Record<"polygon" | "base" | "amoy", string>>;
-    confirmations: Partial<Record<"polygon" | "base" | "amoy", number>>;
+    /** The runtime network list: known defaults plus the manifest, built once here (decision 0057). */
+    networks: NetworkList;
+    /** RPC_URL_<NAME> and CONFIRMATIONS_<NAME>, keyed by network name. */
+    rpcUrls: Record<string, string>;
+    confirmations: Record<string, number>;
     localConfirmations: number;
     rpcTimeoutMs: number;
     /** How often every network is checked again (docs/decisions/0055-chain-checks-and-readiness.md). */
     checkIntervalMs: number;
     /** Operator-set head-age bounds; unset networks use the defaults (local chains: not enforced). */
-    headMaxAgeSeconds: Partial<Record<"polygon" | "base" | "amoy", number>>;
+    headMaxAgeSeconds: Partial<Record<string, number>>;
   };
   quoteSignerPrivateKey: `0x${string}` | undefined;
   /** Where receipt keys live (docs/keys.md): the file at `receiptKeysFile`, or the database and its KEK. */
@@ -132,7 +145,7 @@ export function loadEnv(source: EnvSource = process.env): Env {
     cors: { allowedOrigins: raw.CORS_ALLOWED_ORIGINS ?? [] },
     console: { serve: raw.SERVE_CONSOLE, distDir: fromRoot(raw.CONSOLE_DIST ?? "apps/console/dist") },
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
-    chains: chainSettings(raw, manifestPath),
+    chains: chainSettings(raw, source, manifestPath),
     quoteSignerPrivateKey: raw.QUOTE_SIGNER_PRIVATE_KEY,
     receiptKeyStore: receiptKeyStoreOf(raw),
     receiptKeysFile: fromRoot(
@@ -199,23 +212,36 @@ function receiptKeyStoreOf(raw: RawEnv): Env["receiptKeyStore"] {
   }
 }
 
-function chainSettings(raw: RawEnv, manifestPath: string): Env["chains"] {
+function chainSettings(raw: RawEnv, source: EnvSource, manifestPath: string): Env["chains"] {
+  const makeError = (message: string) => new EnvError(message);
+  const { networks } = loadNetworkList(manifestPath, makeError);
+  const perNetwork = parsePerNetworkEnv(
+    networks,
+    {
+      RPC_URL: envOptional(envUrl()),
+      CONFIRMATIONS: envOptional(envInteger({ min: 1 })),
+      HEAD_MAX_AGE_SECONDS: envOptional(envInteger({ min: 1 })),
+    },
+    source,
+    makeError,
+  );
+  const rpcUrls: Record<string, string> = {};
+  const confirmations: Record<string, number> = {};
+  const headMaxAgeSeconds: Record<string, number> = {};
+  for (const [network, values] of Object.entries(perNetwork)) {
+    if (values.RPC_URL !== undefined) rpcUrls[network] = values.RPC_URL;
+    if (values.CONFIRMATIONS !== undefined) confirmations[network] = values.CONFIRMATIONS;
+    if (values.HEAD_MAX_AGE_SECONDS !== undefined) headMaxAgeSeconds[network] = values.HEAD_MAX_AGE_SECONDS;
+  }
   return {
     manifestPath,
-    rpcUrls: definedOnly({ polygon: raw.RPC_URL_POLYGON, base: raw.RPC_URL_BASE, amoy: raw.RPC_URL_AMOY }),
-    confirmations: definedOnly({
-      polygon: raw.CONFIRMATIONS_POLYGON,
-      base: raw.CONFIRMATIONS_BASE,
-      amoy: raw.CONFIRMATIONS_AMOY,
-    }),
+    networks,
+    rpcUrls,
+    confirmations,
     localConfirmations: raw.LOCAL_CHAIN_CONFIRMATIONS,
     rpcTimeoutMs: raw.RPC_TIMEOUT_MS,
     checkIntervalMs: raw.CHAIN_CHECK_INTERVAL_MS,
-    headMaxAgeSeconds: definedOnly({
-      polygon: raw.HEAD_MAX_AGE_SECONDS_POLYGON,
-      base: raw.HEAD_MAX_AGE_SECONDS_BASE,
-      amoy: raw.HEAD_MAX_AGE_SECONDS_AMOY,
-    }),
+    headMaxAgeSeconds,
   };
 }
 
@@ -273,14 +299,6 @@ function identitySettings(raw: RawEnv): Env["identity"] {
       usdtMint: raw.SOLANA_USDT_MINT,
       localRpcPort: raw.SOLANA_LOCAL_RPC_PORT,
     },
-  };
-}
-
-function definedOnly<T extends Record<string, unknown>>(
-  record: T,
-): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as {
-    [K in keyof T]?: Exclude<T[K], undefined>;
   };
 }
 

@@ -11,6 +11,7 @@ import { PayoutChange } from "./features/payout/PayoutChange";
 import { SecretPanel } from "./features/secret/SecretPanel";
 import { SignInForm } from "./features/session/SignInForm";
 import { WebhooksPage } from "./features/webhooks/WebhooksPage";
+import { useNetworks } from "./hooks/useNetworks";
 import type { MerchantApi, MerchantProfile, RotateSecretResult } from "./lib/trpc";
 import { AppLayout } from "./shell/AppLayout";
 import {
@@ -243,11 +244,12 @@ function ProfileSection({
   onSaved: (merchant: MerchantProfile | undefined, notice: string) => void;
   onRotated: (result: RotateSecretResult) => void;
 }) {
+  const networks = useNetworks(api);
   return (
     <>
       <Notice message={notice} testId="profile-notice" />
       <div className="grid">
-        <ProfileView merchant={merchant} />
+        <ProfileView merchant={merchant} networks={networks} />
         <ProfileEditForm
           key={merchant.updated_at}
           api={api}

@@ -1,9 +1,16 @@
 /** A fake MerchantApi for component tests: every method rejects unless the test sets it. */
 import { TRPCClientError } from "@trpc/client";
 import { vi } from "vitest";
+import type { ConsoleNetwork } from "./lib/networks";
 import type { MerchantApi, MerchantProfile } from "./lib/trpc";
 
 export const VALID_EVM = "0x52908400098527886E0F7030069857D2E4169EE7";
+
+export const CANONICAL_NETWORKS: ConsoleNetwork[] = [
+  { name: "polygon", chainId: 137, mode: "live" },
+  { name: "base", chainId: 8453, mode: "live" },
+  { name: "amoy", chainId: 80002, mode: "test" },
+];
 
 export function fakeApi(overrides: Partial<MerchantApi> = {}) {
   const unexpected = (name: string) => () => Promise.reject(new Error(`unexpected call to ${name}`));
@@ -24,6 +31,8 @@ export function fakeApi(overrides: Partial<MerchantApi> = {}) {
     getGateway: vi.fn<MerchantApi["getGateway"]>(unexpected("getGateway")),
     setGateway: vi.fn<MerchantApi["setGateway"]>(unexpected("setGateway")),
     rotateOriginSecret: vi.fn<MerchantApi["rotateOriginSecret"]>(unexpected("rotateOriginSecret")),
+    // The canonical networks, as a deployment without extra networks lists them.
+    networks: vi.fn<MerchantApi["networks"]>(() => Promise.resolve(CANONICAL_NETWORKS)),
     ...overrides,
   };
 }

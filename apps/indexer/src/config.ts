@@ -1,10 +1,10 @@
 /**
  * Per-network follower configuration (DESIGN §3, checklist A5): the deployment manifest says where the
- * splitters are; the registry in @tollgate/shared gives default confirmation and reorg depths; the
+ * splitters are; its network list (decision 0057) gives default confirmation and reorg depths; the
  * environment may override both. Splitters are keyed by (chain id, version), never by address alone.
  */
-import type { DeploymentManifest } from "@tollgate/shared/deployment";
-import { EVM_NETWORKS, type EvmNetworkName, NETWORKS } from "@tollgate/shared/networks";
+import { buildNetworkList, type DeploymentManifest } from "@tollgate/shared/deployment";
+import type { EvmNetworkName } from "@tollgate/shared/networks";
 import type { Address } from "viem";
 import type { IndexerEnv } from "./env";
 
@@ -42,10 +42,13 @@ export function networkConfigs(
   manifest: DeploymentManifest,
   env: Pick<IndexerEnv, "networks" | "overrides"> & FollowerSettings,
 ): NetworkConfig[] {
+  // The network list of the manifest followed (decision 0057): its facts give the default depths.
+  const list = buildNetworkList(manifest);
   const out: NetworkConfig[] = [];
-  for (const network of env.networks ?? EVM_NETWORKS) {
+  for (const network of env.networks ?? list.names()) {
     const deployment = manifest.chains[network];
-    if (!deployment) continue;
+    const info = list.get(network);
+    if (!deployment || !info) continue;
     const o = env.overrides[network] ?? {};
     const splitters: SplitterRef[] = [];
     const v12 = deployment.splitters["v1.2"];
@@ -62,8 +65,8 @@ export function networkConfigs(
       rpcUrl: o.rpcUrl ?? deployment.rpcUrl,
       splitters,
       startBlock: o.startBlock ?? deploymentBlock,
-      confirmations: o.confirmations ?? (deployment.local ? 1 : NETWORKS[network].defaultConfirmations),
-      maxReorgDepth: o.maxReorgDepth ?? NETWORKS[network].defaultMaxReorgDepth,
+      confirmations: o.confirmations ?? (deployment.local ? 1 : info.defaultConfirmations),
+      maxReorgDepth: o.maxReorgDepth ?? info.defaultMaxReorgDepth,
       pollIntervalMs: o.pollIntervalMs ?? env.pollIntervalMs,
       getLogsInitialRange: env.getLogsInitialRange,
       getLogsMaxRange: env.getLogsMaxRange,

@@ -41,6 +41,7 @@ describe("loadIndexerEnv", () => {
       nativeSymbol: "POL",
       deploymentBlock: 10,
       splitters: { "v1.2": { address: "0x5FbDB2315678afecb367f032d93F642f64180aa3", deploymentBlock: 12 } },
+      tokens: {},
     });
     const manifest = {
       chains: { polygon: chain("polygon", 137), base: chain("base", 8453), amoy: chain("amoy", 80002) },

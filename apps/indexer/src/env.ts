@@ -4,6 +4,7 @@
  * development falls back to PGlite under DATA_DIR and a generated key file there.
  */
 import { resolve } from "node:path";
+import type { DeploymentManifest } from "@tollgate/shared/deployment";
 import {
   type EnvSource,
   envBoolean,
@@ -13,23 +14,21 @@ import {
   envLogLevel,
   envNodeEnv,
   envOptional,
+  loadNetworkList,
   parseEnv,
+  perNetworkEnv,
 } from "@tollgate/shared/env";
-import { EVM_NETWORKS, type EvmNetworkName } from "@tollgate/shared/networks";
+import type { EvmNetworkName, NetworkList } from "@tollgate/shared/networks";
 import { z } from "zod";
 
-const perNetwork = Object.fromEntries(
-  EVM_NETWORKS.flatMap((network) => {
-    const suffix = network.toUpperCase();
-    return [
-      [`RPC_URL_${suffix}`, envOptional(z.string())],
-      [`CONFIRMATIONS_${suffix}`, envOptional(envInteger({ min: 1 }))],
-      [`MAX_REORG_DEPTH_${suffix}`, envOptional(envInteger({ min: 1 }))],
-      [`START_BLOCK_${suffix}`, envOptional(envInteger({ min: 0 }))],
-      [`POLL_INTERVAL_MS_${suffix}`, envOptional(envInteger({ min: 50 }))],
-    ];
-  }),
-) as Record<string, z.ZodType<string | number | undefined>>;
+/** `<PREFIX>_<NAME>` for every network of the runtime list (decision 0057), e.g. RPC_URL_BASE_SEPOLIA. */
+const PER_NETWORK = {
+  RPC_URL: envOptional(z.string()),
+  CONFIRMATIONS: envOptional(envInteger({ min: 1 })),
+  MAX_REORG_DEPTH: envOptional(envInteger({ min: 1 })),
+  START_BLOCK: envOptional(envInteger({ min: 0 })),
+  POLL_INTERVAL_MS: envOptional(envInteger({ min: 50 })),
+};
 
 const ZRawEnv = z.object({
   NODE_ENV: envNodeEnv(),
@@ -55,7 +54,6 @@ const ZRawEnv = z.object({
   WEBHOOK_POLL_INTERVAL_MS: envDefault(envInteger({ min: 20 }), 1_000),
   /** Loopback webhook URLs (development and tests only). Default: true outside production. */
   WEBHOOK_ALLOW_LOOPBACK: envOptional(envBoolean()),
-  ...perNetwork,
 });
 
 export interface NetworkOverrides {
@@ -73,6 +71,11 @@ export interface IndexerEnv {
   dataDir: string;
   databaseUrl: string | undefined;
   manifestPath: string;
+  /** The manifest at `manifestPath` when it exists, read once at start. */
+  manifest: DeploymentManifest | undefined;
+  /** The runtime network list: the canonical networks plus the manifest's (decision 0057). */
+  networkList: NetworkList;
+  /** INDEXER_NETWORKS: the subset to follow; default every network of the manifest. */
   networks: EvmNetworkName[] | undefined;
   pollIntervalMs: number;
   getLogsInitialRange: number;
@@ -81,7 +84,8 @@ export interface IndexerEnv {
   maxLogsPerBatch: number;
   rpcTimeoutMs: number;
   stallAlertMs: number;
-  overrides: Partial<Record<EvmNetworkName, NetworkOverrides>>;
+  /** Keyed by network name. */
+  overrides: Record<EvmNetworkName, NetworkOverrides>;
   webhooks: {
     /** Raw key text; see loadWebhookSecretKey. */
     secretKey: string | undefined;
@@ -99,34 +103,38 @@ export class IndexerEnvError extends Error {
 const REPO_ROOT = resolve(import.meta.dirname, "..", "..", "..");
 
 export function loadIndexerEnv(source: EnvSource = process.env): IndexerEnv {
-  const raw = parseEnv(ZRawEnv, source, (message) => new IndexerEnvError(message));
-  // The per-network variables are built from EVM_NETWORKS, so they are looked up by name.
-  const byName = raw as unknown as Record<string, string | number | undefined>;
+  const makeError = (message: string) => new IndexerEnvError(message);
+  // The network list comes first (it names the per-network variables), so the paths are read before the parse.
+  const { dataDir, manifestPath } = envDataPaths(REPO_ROOT, {
+    DATA_DIR: source.DATA_DIR || undefined,
+    DEPLOYMENT_MANIFEST: source.DEPLOYMENT_MANIFEST || undefined,
+  });
+  const { manifest, networks: networkList } = loadNetworkList(manifestPath, makeError);
+  const perNetwork = perNetworkEnv(networkList, PER_NETWORK);
+  perNetwork.assertNoUnknown(source, makeError);
+  // One parse names every bad variable; the per-network keys are data, so their part is read by `values`.
+  const parsed = parseEnv(ZRawEnv.extend(perNetwork.shape), source, makeError) as Record<string, unknown>;
+  const raw = parsed as z.output<typeof ZRawEnv>;
   const production = raw.NODE_ENV === "production";
   if (production && !raw.DATABASE_URL) throw new IndexerEnvError("DATABASE_URL is required in production");
   if (production && !raw.WEBHOOK_SECRET_KEY)
     throw new IndexerEnvError("WEBHOOK_SECRET_KEY is required in production");
-  const { dataDir, manifestPath } = envDataPaths(REPO_ROOT, raw);
   const networks = raw.INDEXER_NETWORKS?.split(",").map((n) => n.trim());
   for (const network of networks ?? []) {
-    if (!(EVM_NETWORKS as readonly string[]).includes(network)) {
-      throw new IndexerEnvError(`INDEXER_NETWORKS: unknown network ${network}`);
+    if (!networkList.has(network)) {
+      throw new IndexerEnvError(
+        `INDEXER_NETWORKS: unknown network ${network} (networks: ${networkList.names().join(", ")})`,
+      );
     }
   }
-  const overrides: Partial<Record<EvmNetworkName, NetworkOverrides>> = {};
-  for (const network of EVM_NETWORKS) {
-    const s = network.toUpperCase();
+  const overrides: Record<EvmNetworkName, NetworkOverrides> = {};
+  for (const [network, values] of Object.entries(perNetwork.values(parsed))) {
     const o: NetworkOverrides = {};
-    const rpcUrl = byName[`RPC_URL_${s}`];
-    const confirmations = byName[`CONFIRMATIONS_${s}`];
-    const maxReorgDepth = byName[`MAX_REORG_DEPTH_${s}`];
-    const startBlock = byName[`START_BLOCK_${s}`];
-    const pollIntervalMs = byName[`POLL_INTERVAL_MS_${s}`];
-    if (typeof rpcUrl === "string") o.rpcUrl = rpcUrl;
-    if (typeof confirmations === "number") o.confirmations = confirmations;
-    if (typeof maxReorgDepth === "number") o.maxReorgDepth = maxReorgDepth;
-    if (typeof startBlock === "number") o.startBlock = startBlock;
-    if (typeof pollIntervalMs === "number") o.pollIntervalMs = pollIntervalMs;
+    if (values.RPC_URL !== undefined) o.rpcUrl = values.RPC_URL;
+    if (values.CONFIRMATIONS !== undefined) o.confirmations = values.CONFIRMATIONS;
+    if (values.MAX_REORG_DEPTH !== undefined) o.maxReorgDepth = values.MAX_REORG_DEPTH;
+    if (values.START_BLOCK !== undefined) o.startBlock = values.START_BLOCK;
+    if (values.POLL_INTERVAL_MS !== undefined) o.pollIntervalMs = values.POLL_INTERVAL_MS;
     overrides[network] = o;
   }
   return {
@@ -136,7 +144,9 @@ export function loadIndexerEnv(source: EnvSource = process.env): IndexerEnv {
     dataDir,
     databaseUrl: raw.DATABASE_URL,
     manifestPath,
-    networks: networks as EvmNetworkName[] | undefined,
+    manifest,
+    networkList,
+    networks,
     pollIntervalMs: raw.POLL_INTERVAL_MS,
     getLogsInitialRange: Math.min(raw.GETLOGS_INITIAL_RANGE, raw.GETLOGS_MAX_RANGE),
     getLogsMaxRange: raw.GETLOGS_MAX_RANGE,

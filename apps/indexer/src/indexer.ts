@@ -47,6 +47,7 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Runnin
   const log = options.log ?? pino({ level: env.logLevel, base: { service: "tollgate-indexer" } });
   const manifest =
     options.manifest ??
+    env.manifest ??
     parseDeploymentManifest(JSON.parse(readFileSync(env.manifestPath, "utf8")) as unknown);
   const configured = networkConfigs(manifest, env);
   // ws(s):// RPC URLs also push new heads (lower latency); http(s) ones are polled.

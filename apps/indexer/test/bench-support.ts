@@ -6,7 +6,7 @@ import { readArtifact } from "@tollgate/contracts/deploy";
 import { type LocalChain, type LocalChains, startLocalChains } from "@tollgate/contracts/local-chains";
 import type { Database } from "@tollgate/db";
 import { viemChain } from "@tollgate/shared";
-import type { EvmNetworkName } from "@tollgate/shared/networks";
+import type { KnownNetworkName } from "@tollgate/shared/networks";
 import type { Sql } from "postgres";
 import {
   type Abi,
@@ -26,7 +26,7 @@ export { count, eq, gt } from "drizzle-orm";
 export { createTestDatabase } from "./test-databases";
 
 /** Local chains for benchmarks: like startChains, without Solidity stack traces (big batch transactions mine faster). */
-export function startBenchChains(networks: EvmNetworkName[] = ["amoy"]): Promise<LocalChains> {
+export function startBenchChains(networks: KnownNetworkName[] = ["amoy"]): Promise<LocalChains> {
   return startLocalChains({ basePort: 0, networks, writeManifest: false, stackTraces: false });
 }
 

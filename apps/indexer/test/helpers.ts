@@ -6,7 +6,7 @@ import { localChainsForTest } from "@tollgate/contracts/chain-pool";
 import type { LocalChain, LocalChains } from "@tollgate/contracts/local-chains";
 import { type Database, merchants } from "@tollgate/db";
 import { splitterV12Abi, viemChain } from "@tollgate/shared";
-import type { EvmNetworkName } from "@tollgate/shared/networks";
+import { type EvmNetworkName, type LocalNetworkName, networkEnvSuffix } from "@tollgate/shared/networks";
 import pino from "pino";
 import {
   type Address,
@@ -29,7 +29,7 @@ export const quietLog = pino({ level: "silent" });
  * Deployed local chains: leased from the run's chain pool where the project has one (docs/testing.md "Chains";
  * `stop()` gives them back as deployed), otherwise started for this file.
  */
-export async function startChains(networks: EvmNetworkName[] = ["amoy"]): Promise<LocalChains> {
+export async function startChains(networks: LocalNetworkName[] = ["amoy"]): Promise<LocalChains> {
   // Test setup may read the environment: the pool is the test runner's, not the app's.
   return localChainsForTest(process.env, { networks, writeManifest: false });
 }
@@ -43,8 +43,8 @@ export function configFor(
     NODE_ENV: "test",
     POLL_INTERVAL_MS: "50",
     GETLOGS_INITIAL_RANGE: String(overrides.range ?? 2000),
-    [`CONFIRMATIONS_${network.toUpperCase()}`]: String(overrides.confirmations ?? 2),
-    [`MAX_REORG_DEPTH_${network.toUpperCase()}`]: String(overrides.maxReorgDepth ?? 8),
+    [`CONFIRMATIONS_${networkEnvSuffix(network)}`]: String(overrides.confirmations ?? 2),
+    [`MAX_REORG_DEPTH_${networkEnvSuffix(network)}`]: String(overrides.maxReorgDepth ?? 8),
   });
   const cfg = networkConfigs(chains.manifest, { ...env, networks: [network] })[0];
   if (!cfg) throw new Error(`no ${network} in manifest`);

@@ -3,7 +3,12 @@
  * the chain answers with that network's id, the roles are distinct as the splitters require (DESIGN §4), a
  * well-known Hardhat key never deploys beyond loopback (DESIGN §3), and the given tokens and feeds exist.
  */
-import { type EvmNetworkName, isEvmNetworkName, NETWORKS } from "@tollgate/shared/networks";
+import {
+  isKnownNetworkName,
+  KNOWN_NETWORK_NAMES,
+  type KnownNetworkName,
+  NETWORKS,
+} from "@tollgate/shared/networks";
 import { type Address, isAddressEqual, type PublicClient } from "viem";
 import { HARDHAT_ACCOUNTS, type TokenSpec } from "../deploy";
 import { INITIAL_POL_USD } from "../local-chains";
@@ -22,7 +27,8 @@ export const TEST_PRICE_FEED = {
 };
 
 export interface DeployPlan {
-  network: EvmNetworkName;
+  /** A network with built-in facts (decision 0057): the manifest entry written needs no more than the chain's answers. */
+  network: KnownNetworkName;
   chainId: number;
   deployer: Address;
   roles: { admin: Address; quoteSigner: Address; pauser: Address; treasury: Address };
@@ -49,11 +55,9 @@ function isLoopback(rpcUrl: string): boolean {
 
 /** Checks that need no network; returns the plan without the chain id. */
 export function planFromArgs(args: DeployArgs, deployer: Address): Omit<DeployPlan, "chainId"> {
-  if (!isEvmNetworkName(args.network)) {
+  if (!isKnownNetworkName(args.network)) {
     throw new DeployError(
-      `unknown network "${args.network}": the manifest holds ${Object.keys(NETWORKS)
-        .filter(isEvmNetworkName)
-        .join(", ")}`,
+      `unknown network "${args.network}": one of ${KNOWN_NETWORK_NAMES.join(", ")} (another network needs its facts in the manifest by hand: docs/local-chains.md)`,
       2,
     );
   }

@@ -189,6 +189,8 @@ export async function deployToNetwork(args: DeployArgs, log: (line: string) => v
   };
   if (args.explorerApiKey) {
     const apiUrl = args.explorerApiUrl ?? NETWORKS[plan.network].explorerApiUrl;
+    if (!apiUrl)
+      throw new DeployError(`no explorer API is known for ${plan.network}: pass --explorer-api-url`, 2);
     log(`submitting ${inputs.length} contracts for verification to ${apiUrl}`);
     result.verification = await submitVerification(
       {

@@ -9,7 +9,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { EVM_NETWORKS, NETWORKS, QUOTA_REMAINING_HEADER, QUOTE_ASSETS } from "@tollgate/shared";
+import {
+  DEFAULT_NETWORKS,
+  NETWORK_NAME_PATTERN,
+  QUOTA_REMAINING_HEADER,
+  QUOTE_ASSETS,
+} from "@tollgate/shared";
 import { envDefault, envOptional } from "@tollgate/shared/env";
 import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
@@ -58,7 +63,7 @@ Options:
   --header <k: v>       request header (repeatable)
   --max-usd <usd>       largest single payment (env TOLLGATE_AGENT_MAX_USD, default 1)
   --budget-usd <usd>    budget per period (env TOLLGATE_AGENT_BUDGET_USD, default 10 per 24 h)
-  --network <name>      pay on this network (${EVM_NETWORKS.join(", ")}); also the only one allowed
+  --network <name>      pay on this network (e.g. ${DEFAULT_NETWORKS.names().join(", ")}); the only one allowed
   --asset <asset>       pay in this asset (${QUOTE_ASSETS.join(", ")})
   --api-origin <url>    trusted Tollgate API origin (repeatable; env TOLLGATE_API_ORIGINS)
   --rpc <id=url>        RPC URL for a chain id (repeatable; env TOLLGATE_RPC_URLS)
@@ -277,8 +282,9 @@ function parseCommand(argv: string[], io: CliIo) {
   if (!maxUsd.success) throw new UsageError("--max-usd must be a USD decimal like 0.5");
   if (!budgetUsd.success) throw new UsageError("--budget-usd must be a USD decimal like 10");
   const network = values.network;
-  if (network !== undefined && !(EVM_NETWORKS as readonly string[]).includes(network)) {
-    throw new UsageError(`--network must be one of ${EVM_NETWORKS.join(", ")}`);
+  // Any network the service lists may be named (decision 0057); the name must at least be one.
+  if (network !== undefined && !NETWORK_NAME_PATTERN.test(network)) {
+    throw new UsageError(`--network must be a network name such as ${DEFAULT_NETWORKS.names().join(", ")}`);
   }
   const asset = values.asset;
   if (asset !== undefined && !(QUOTE_ASSETS as readonly string[]).includes(asset)) {
@@ -320,7 +326,7 @@ function parseCommand(argv: string[], io: CliIo) {
     headers,
     ...(values.data !== undefined ? { body: values.data } : {}),
   };
-  const allowedNetworks = network ? [network as (typeof EVM_NETWORKS)[number]] : undefined;
+  const allowedNetworks = network ? [network] : undefined;
   return {
     url,
     json: values.json,
@@ -341,12 +347,11 @@ function parseCommand(argv: string[], io: CliIo) {
         values.store ?? env.TOLLGATE_AGENT_STORE ?? join(io.cwd, ".tollgate", "agent-state.json"),
       ),
       preferences: {
-        ...(network ? { network: network as (typeof EVM_NETWORKS)[number] } : {}),
+        ...(network ? { network } : {}),
         ...(asset ? { asset: asset as (typeof QUOTE_ASSETS)[number] } : {}),
       },
       timing: {
-        pollingIntervalMs:
-          network && NETWORKS[network as (typeof EVM_NETWORKS)[number]].mode === "test" ? 500 : 1_000,
+        pollingIntervalMs: network && DEFAULT_NETWORKS.get(network)?.mode === "test" ? 500 : 1_000,
       },
     },
   };

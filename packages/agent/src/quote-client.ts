@@ -3,9 +3,9 @@
  * runs every check of checks.ts on it before anything may be signed.
  */
 import {
+  DEFAULT_NETWORKS,
   type EvmNetworkName,
   type GateChallenge,
-  NETWORKS,
   type QuoteAsset,
   type QuoteResponse,
   ZQuoteResponse,
@@ -102,7 +102,10 @@ export function createQuoteClient(deps: QuoteClientDeps): QuoteClient {
     endpoints: ApiEndpoints,
   ): Promise<void> {
     checkQuoteMatchesChallenge(quote, challenge, deps.payer);
-    if (NETWORKS[quote.network].chainId !== quote.chain_id) {
+    // A known network's chain id is checked; a network only the service's manifest names is taken as quoted and
+    // gated by the spend policy's allowed networks and the configured RPCs (decision 0057).
+    const known = DEFAULT_NETWORKS.get(quote.network);
+    if (known && known.chainId !== quote.chain_id) {
       throw new QuoteRejectedError("quote_mismatch", `chain ${quote.chain_id} is not ${quote.network}`, {
         quoteId: quote.quote_id,
       });

@@ -12,10 +12,9 @@
  */
 import { randomBytes } from "node:crypto";
 import {
+  DEFAULT_NETWORKS,
   type DeploymentManifest,
-  EVM_NETWORKS,
   formatUsd,
-  NETWORKS,
   TRANSFER_WITH_AUTHORIZATION_TYPES,
 } from "@tollgate/shared";
 import { type Address, getAddress, type Hex, isAddressEqual, type LocalAccount } from "viem";
@@ -129,7 +128,7 @@ function choices(deps: X402PayerDeps, challenge: X402Challenge): Choice[] {
   for (const requirement of challenge.accepts) {
     const { chainId } = requirement;
     if (requirement.scheme !== "exact" || chainId === undefined || !deps.hasChain(chainId)) continue;
-    const network = EVM_NETWORKS.find((name) => NETWORKS[name].chainId === chainId);
+    const network = DEFAULT_NETWORKS.byChainId(chainId)?.name;
     if (policy.allowedNetworks && (!network || !policy.allowedNetworks.has(network))) continue;
     const asset = deps.assets.find(
       (a) => a.chainId === chainId && isAddressEqual(a.address as Address, requirement.asset as Address),
@@ -257,7 +256,7 @@ function offer(
   return {
     version: challenge.version,
     chainId: requirement.chainId as number,
-    network: EVM_NETWORKS.find((name) => NETWORKS[name].chainId === requirement.chainId),
+    network: DEFAULT_NETWORKS.byChainId(requirement.chainId as number)?.name,
     asset: asset.symbol,
     assetAddress: getAddress(requirement.asset),
     amountUsd: formatUsd(choice.microUsd),

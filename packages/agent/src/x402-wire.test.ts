@@ -68,6 +68,7 @@ describe("x402 wire (agent side)", () => {
     expect(chainIdOfNetwork("eip155:137", 2)).toBe(137);
     expect(chainIdOfNetwork("polygon", 1)).toBe(137);
     expect(chainIdOfNetwork("base", 1)).toBe(8453);
+    expect(chainIdOfNetwork("base-sepolia", 1)).toBe(84532);
     expect(chainIdOfNetwork("solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", 2)).toBeUndefined();
     expect(chainIdOfNetwork("eip155:0x89", 2)).toBeUndefined();
     expect(chainIdOfNetwork("ethereum", 1)).toBeUndefined();

@@ -5,7 +5,7 @@
  * Invariant: header values are strict standard base64 with padding of JSON; anything else is treated as absent, so a
  * malformed 402 is returned to the caller unpaid, never guessed at.
  */
-import { EVM_NETWORKS, NETWORKS } from "@tollgate/shared";
+import { DEFAULT_NETWORKS } from "@tollgate/shared";
 import { z } from "zod";
 
 export const X402_HEADERS = {
@@ -94,8 +94,7 @@ export function chainIdOfNetwork(network: string, version: 1 | 2): number | unde
     const match = /^eip155:([1-9]\d{0,15})$/.exec(network);
     return match ? Number(match[1]) : undefined;
   }
-  const known = EVM_NETWORKS.find((name) => NETWORKS[name].x402V1Name === network);
-  return known ? NETWORKS[known].chainId : undefined;
+  return DEFAULT_NETWORKS.byX402V1Name(network)?.chainId;
 }
 
 function requirementsOf(accepts: unknown[], version: 1 | 2): X402Requirement[] {

@@ -3,7 +3,7 @@
  * manifest is configured, each of its tokens on that chain (addresses come from the manifest only, never from
  * code). An unreachable chain is reported, not thrown.
  */
-import { EVM_NETWORKS, NETWORKS, viemChain } from "@tollgate/shared";
+import { buildNetworkList, DEFAULT_NETWORKS, viemChain } from "@tollgate/shared";
 import { type Address, createPublicClient, erc20Abi, formatUnits, http } from "viem";
 import type { Runtime } from "./runtime";
 
@@ -19,12 +19,14 @@ export interface ChainBalance {
 
 export async function balancesOf(runtime: Runtime, address: Address): Promise<ChainBalance[]> {
   const { config } = runtime;
+  // The manifest's network list when there is one (decision 0057), else the networks known by default.
+  const networks = runtime.manifest.ok ? buildNetworkList(runtime.manifest.value) : DEFAULT_NETWORKS;
   const chainIds = [...config.rpcUrls.keys()].filter(
-    (id) => !config.network || NETWORKS[config.network].chainId === id,
+    (id) => !config.network || networks.get(config.network)?.chainId === id,
   );
   return Promise.all(
     chainIds.map(async (chainId): Promise<ChainBalance> => {
-      const network = EVM_NETWORKS.find((name) => NETWORKS[name].chainId === chainId) ?? null;
+      const network = networks.byChainId(chainId)?.name ?? null;
       const rpcUrl = config.rpcUrls.get(chainId) as string;
       const deployment = runtime.manifest.ok && network ? runtime.manifest.value.chains[network] : undefined;
       const onChain = deployment?.chainId === chainId ? deployment : undefined;

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { identityFromKeypairJson, type SolanaIdentity } from "@tollgate/agent";
-import { EVM_NETWORKS, type EvmNetworkName, QUOTE_ASSETS, type QuoteAsset } from "@tollgate/shared";
+import { type EvmNetworkName, QUOTE_ASSETS, type QuoteAsset, ZNetworkName } from "@tollgate/shared";
 import { envDefault, envOptional } from "@tollgate/shared/env";
 import type { LocalAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -51,7 +51,7 @@ export const ZMcpEnv = z.object({
   /** `chainId=url` pairs, comma-separated. */
   TOLLGATE_RPC_URLS: envOptional(z.string()),
   TOLLGATE_AGENT_STORE: envOptional(z.string()),
-  TOLLGATE_AGENT_NETWORK: envOptional(z.enum(EVM_NETWORKS)),
+  TOLLGATE_AGENT_NETWORK: envOptional(ZNetworkName),
   TOLLGATE_AGENT_ASSET: envOptional(z.enum(QUOTE_ASSETS)),
   /** Largest single payment (the agent client's cap). */
   TOLLGATE_AGENT_MAX_USD: envDefault(ZUsd, "1"),

@@ -5,14 +5,14 @@
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { EVM_NETWORKS, idPattern, safeText } from "@tollgate/shared";
+import { idPattern, safeText, ZNetworkName } from "@tollgate/shared";
 import { z } from "zod";
 import { type ApiAnswer, callApi, queryOf } from "./api-client";
 import { errorFields, fail, ok } from "./results";
 import type { Runtime } from "./runtime";
 
 const ZCursor = z.string().max(200).optional().describe("next_cursor of the previous page");
-const ZScope = z.enum(["all", ...EVM_NETWORKS]).describe("`all` or one network");
+const ZScope = z.union([z.literal("all"), ZNetworkName]).describe("`all` or one network of the service");
 const ZReason = safeText({ trim: true, min: 3, max: 500, multiline: true, label: "reason" });
 
 function answerOf(answer: ApiAnswer, missing?: string) {

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { idPattern } from "./ids";
-import { EVM_NETWORKS } from "./networks";
+import { ZNetworkName } from "./networks";
 import { safeText } from "./text";
 
 export const AIFP_PROTOCOL = "AIFP-1";
@@ -89,7 +89,7 @@ export const ZQuoteRequest = z.strictObject({
   tier: safeText({ min: 1, max: 32, label: "tier" }),
   payer: evmAddress.describe("the wallet that will send the settlement call"),
   units: z.number().int().min(1).max(MAX_QUOTE_UNITS).optional(),
-  network: z.enum(EVM_NETWORKS).optional(),
+  network: ZNetworkName.optional(),
   asset: z.enum(QUOTE_ASSETS).optional(),
 });
 export type QuoteRequest = z.infer<typeof ZQuoteRequest>;
@@ -133,7 +133,7 @@ export const ZQuoteResponse = z.object({
   unit_price: usdString,
   amount: usdString.describe("USD"),
   asset: z.enum(QUOTE_ASSETS),
-  network: z.enum(EVM_NETWORKS),
+  network: ZNetworkName,
   chain_id: z.number().int(),
   token: evmAddress.nullable().describe("null for the native coin"),
   decimals: z.number().int(),
@@ -219,7 +219,7 @@ export const ZPayResponse = z.object({
   tx_ref: z.string(),
   log_index: z.number().int(),
   chain_id: z.number().int(),
-  network: z.enum(EVM_NETWORKS),
+  network: ZNetworkName,
   confirmations: z.number().int(),
   amount: usdString,
   asset: z.enum(QUOTE_ASSETS),

@@ -4,20 +4,20 @@
  * described the same way everywhere. Registry facts come from networks.ts (DESIGN.md §3).
  */
 import { type Chain, defineChain } from "viem";
-import { networkByChainId } from "./networks";
+import { DEFAULT_NETWORKS } from "./networks";
 
 export interface ViemChainInput {
   chainId: number;
-  /** Default: the registry's network name for this chain id, else `chain-<id>`. */
+  /** Default: the known network's name for this chain id, else `chain-<id>`. */
   name?: string | undefined;
-  /** Default: the registry's native symbol for this chain id, else "ETH". Always 18 decimals. */
+  /** Default: the known network's native symbol for this chain id, else "ETH". Always 18 decimals. */
   nativeSymbol?: string | undefined;
   /** Default RPC URL; omit when the caller brings its own transport. */
   rpcUrl?: string | undefined;
 }
 
 export function viemChain(input: ViemChainInput): Chain {
-  const known = networkByChainId(input.chainId);
+  const known = DEFAULT_NETWORKS.byChainId(input.chainId);
   const symbol = input.nativeSymbol ?? known?.nativeSymbol ?? "ETH";
   return defineChain({
     id: input.chainId,

@@ -5,7 +5,18 @@
  * Block numbers and chain ids are plain numbers (not money); token amounts never appear here.
  */
 import { z } from "zod";
-import { EVM_NETWORKS } from "./networks";
+import {
+  type AssetSymbol,
+  CANONICAL_NETWORK_NAMES,
+  createNetworkList,
+  type EvmNetwork,
+  isKnownNetworkName,
+  KNOWN_NETWORK_NAMES,
+  NETWORK_MODES,
+  NETWORK_NAME_PATTERN,
+  NETWORKS,
+  type NetworkList,
+} from "./networks";
 
 export const DEPLOYMENT_MANIFEST_FILE = "deployments.json";
 export const DEPLOYMENT_MANIFEST_SCHEMA_VERSION = 1;
@@ -68,8 +79,40 @@ export const PriceFeedDeploymentSchema = z.object({
   deploymentBlock: blockNumber,
 });
 
-export const ChainDeploymentSchema = z.object({
-  network: z.enum(EVM_NETWORKS),
+const networkName = z
+  .string()
+  .regex(NETWORK_NAME_PATTERN, "expected lower-case letters, digits and dashes")
+  .refine((name) => name !== "solana", "Solana settlement is disabled: not an EVM network");
+const assetSymbol = z.enum(["POL", "USDC", "USDT"]);
+
+/**
+ * Network facts a manifest entry may state (decision 0057). For a known network (polygon, base, amoy,
+ * base-sepolia) each is optional and overrides the SPEC default; an unknown network must state the ones
+ * `buildNetworkList` cannot derive.
+ */
+const NetworkFactsSchema = z.object({
+  mode: z.enum(NETWORK_MODES).optional(),
+  caip2: z
+    .string()
+    .regex(/^eip155:[1-9][0-9]*$/, "expected eip155:<chain id>")
+    .optional(),
+  /** The x402 v1 network name; default: the network's name. */
+  x402V1Name: z.string().min(1).optional(),
+  confirmations: z.number().int().min(1).optional(),
+  maxReorgDepth: z.number().int().min(1).optional(),
+  explorerUrl: z.url({ protocol: /^https?$/ }).optional(),
+  explorerApiUrl: z.url({ protocol: /^https?$/ }).optional(),
+  /** Default: USDC when the entry has a USDC token, and POL when it is the native coin (SPEC §1). */
+  quoteAssets: z.array(assetSymbol).optional(),
+  /** Default: the quote assets, plus USDT when the entry has a USDT token. */
+  bridgeAssets: z.array(assetSymbol).optional(),
+});
+
+/** Facts an unknown network's entry must state. */
+const REQUIRED_FOR_UNKNOWN = ["mode", "caip2", "confirmations", "maxReorgDepth", "explorerUrl"] as const;
+
+const ChainDeploymentObject = NetworkFactsSchema.extend({
+  network: networkName,
   chainId: z.number().int().positive(),
   rpcUrl: z.url(),
   /** True for chains started by the local-chains command (well-known keys, loopback only). */
@@ -94,21 +137,72 @@ export const ChainDeploymentSchema = z.object({
   }),
 });
 
-export const DeploymentManifestSchema = z.object({
-  schemaVersion: z.literal(DEPLOYMENT_MANIFEST_SCHEMA_VERSION),
-  generatedAt: z.iso.datetime(),
-  /** Present for local chains: the well-known Hardhat accounts that were funded. */
-  dev: z
-    .object({
-      mnemonic: z.string(),
-      accounts: z.array(
-        z.object({ index: z.number().int().nonnegative(), address, role: z.string().optional() }),
-      ),
-    })
-    .optional(),
-  /** Keyed by network name (polygon, base, amoy). */
-  chains: z.partialRecord(z.enum(EVM_NETWORKS), ChainDeploymentSchema),
+export const ChainDeploymentSchema = ChainDeploymentObject.superRefine((chain, ctx) => {
+  if (isKnownNetworkName(chain.network)) {
+    const known = NETWORKS[chain.network].chainId;
+    if (chain.chainId !== known) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["chainId"],
+        message: `${chain.network} is chain ${known}; name a different chain something else`,
+      });
+    }
+  } else {
+    for (const field of REQUIRED_FOR_UNKNOWN) {
+      if (chain[field] === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: [field],
+          message: `required for ${chain.network}, which is not one of ${KNOWN_NETWORK_NAMES.join(", ")}`,
+        });
+      }
+    }
+  }
+  if (chain.caip2 !== undefined && chain.caip2 !== `eip155:${chain.chainId}`) {
+    ctx.addIssue({ code: "custom", path: ["caip2"], message: `expected eip155:${chain.chainId}` });
+  }
+  if (
+    chain.maxReorgDepth !== undefined &&
+    chain.confirmations !== undefined &&
+    chain.maxReorgDepth < chain.confirmations
+  ) {
+    ctx.addIssue({ code: "custom", path: ["maxReorgDepth"], message: "must be at least confirmations" });
+  }
 });
+
+export const DeploymentManifestSchema = z
+  .object({
+    schemaVersion: z.literal(DEPLOYMENT_MANIFEST_SCHEMA_VERSION),
+    generatedAt: z.iso.datetime(),
+    /** Present for local chains: the well-known Hardhat accounts that were funded. */
+    dev: z
+      .object({
+        mnemonic: z.string(),
+        accounts: z.array(
+          z.object({ index: z.number().int().nonnegative(), address, role: z.string().optional() }),
+        ),
+      })
+      .optional(),
+    /** Keyed by network name: a known one (polygon, base, amoy, base-sepolia) or any other EVM network. */
+    chains: z.record(networkName, ChainDeploymentSchema),
+  })
+  .superRefine((manifest, ctx) => {
+    const seen = new Map<number, string>();
+    for (const [key, chain] of Object.entries(manifest.chains)) {
+      if (chain.network !== key) {
+        ctx.addIssue({ code: "custom", path: ["chains", key, "network"], message: `expected ${key}` });
+      }
+      const other = seen.get(chain.chainId);
+      if (other !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["chains", key, "chainId"],
+          message: `chain ${chain.chainId} is already ${other}`,
+        });
+      }
+      seen.set(chain.chainId, key);
+    }
+  });
 
 export type Eip712DomainInfo = z.infer<typeof Eip712DomainInfoSchema>;
 export type SplitterV12Deployment = z.infer<typeof SplitterV12DeploymentSchema>;
@@ -122,6 +216,54 @@ export type DeploymentManifest = z.infer<typeof DeploymentManifestSchema>;
 /** Validates a parsed manifest (throws a ZodError naming the bad field). */
 export function parseDeploymentManifest(json: unknown): DeploymentManifest {
   return DeploymentManifestSchema.parse(json);
+}
+
+function networkFromEntry(chain: ChainDeployment): EvmNetwork {
+  const base: EvmNetwork | undefined = isKnownNetworkName(chain.network)
+    ? NETWORKS[chain.network]
+    : undefined;
+  const defaultQuote: AssetSymbol[] = [
+    ...(chain.nativeSymbol === "POL" ? (["POL"] as const) : []),
+    ...(chain.tokens.USDC ? (["USDC"] as const) : []),
+  ];
+  const quoteAssets = chain.quoteAssets ?? base?.quoteAssets ?? defaultQuote;
+  // The schema refuses an unknown network without these, so the fallbacks only serve known ones.
+  return {
+    name: chain.network,
+    family: "evm",
+    chainId: chain.chainId,
+    mode: chain.mode ?? base?.mode ?? "test",
+    settlement: "enabled",
+    quoteAssets,
+    bridgeAssets: chain.bridgeAssets ??
+      base?.bridgeAssets ?? [...quoteAssets, ...(chain.tokens.USDT ? (["USDT"] as const) : [])],
+    nativeSymbol: chain.nativeSymbol,
+    x402V1Name: chain.x402V1Name ?? base?.x402V1Name ?? chain.network,
+    caip2: (chain.caip2 as `eip155:${number}` | undefined) ?? `eip155:${chain.chainId}`,
+    explorerUrl: chain.explorerUrl ?? base?.explorerUrl ?? "",
+    explorerApiUrl: chain.explorerApiUrl ?? base?.explorerApiUrl,
+    defaultConfirmations: chain.confirmations ?? base?.defaultConfirmations ?? 1,
+    defaultMaxReorgDepth: chain.maxReorgDepth ?? base?.defaultMaxReorgDepth ?? 1,
+    tokens: base?.tokens ?? {},
+  };
+}
+
+/**
+ * The runtime network list (decision 0057): the canonical networks (polygon, base, amoy) with their SPEC defaults,
+ * overridden by the manifest's entry for each, then every other network the manifest names (base-sepolia with its
+ * known defaults, an unknown one with the facts its entry states). Built once per process at start.
+ */
+export function buildNetworkList(manifest: DeploymentManifest | undefined): NetworkList {
+  const chains = manifest?.chains ?? {};
+  const canonical: readonly string[] = CANONICAL_NETWORK_NAMES;
+  const known = CANONICAL_NETWORK_NAMES.map((name) => {
+    const entry = chains[name];
+    return entry ? networkFromEntry(entry) : NETWORKS[name];
+  });
+  const extra = Object.values(chains)
+    .filter((chain) => !canonical.includes(chain.network))
+    .map(networkFromEntry);
+  return createNetworkList([...known, ...extra]);
 }
 
 /** The chain deployment for a chain id, if the manifest has one. */

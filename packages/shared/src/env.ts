@@ -4,8 +4,11 @@
  * so `FOO=` behaves like no `FOO` at all. The parsers (apps/api, apps/indexer, the bridge, the example
  * merchant, the agent CLI) compose these and keep their own names, defaults and error classes.
  */
+import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
+import { buildNetworkList, type DeploymentManifest, DeploymentManifestSchema } from "./deployment";
+import { KNOWN_NETWORK_NAMES, type NetworkList, networkEnvSuffix } from "./networks";
 
 /** What an environment parser reads: `process.env` in an entry point, a plain record in tests. */
 export type EnvSource = Readonly<Record<string, string | undefined>>;
@@ -112,4 +115,85 @@ export function envDataPaths(
     dataDir,
     manifestPath: fromRoot(raw.DEPLOYMENT_MANIFEST ?? join(dataDir, "deployments.json")),
   };
+}
+
+/**
+ * The runtime network list of a process (decision 0057): the known networks plus the manifest at `manifestPath`
+ * (absent file: the known networks alone). A manifest that does not parse stops the start with `makeError`.
+ */
+export function loadNetworkList(
+  manifestPath: string,
+  makeError: (message: string) => Error,
+): { manifest: DeploymentManifest | undefined; networks: NetworkList } {
+  if (!existsSync(manifestPath)) return { manifest: undefined, networks: buildNetworkList(undefined) };
+  const parsed = DeploymentManifestSchema.safeParse(JSON.parse(readFileSync(manifestPath, "utf8")));
+  if (!parsed.success) {
+    throw makeError(
+      `Invalid deployment manifest ${manifestPath}:\n${envIssueLines(parsed.error).join("\n")}`,
+    );
+  }
+  return { manifest: parsed.data, networks: buildNetworkList(parsed.data) };
+}
+
+type PerNetworkValues<S extends Record<string, z.ZodType>> = Record<
+  string,
+  { [K in keyof S]?: z.output<S[K]> }
+>;
+
+/**
+ * Per-network variables `<PREFIX>_<NAME>` for every network of the list and every known one, the name upper-cased
+ * with `-` as `_` (RPC_URL_BASE_SEPOLIA; decision 0057). `shape` extends a process's schema so one parse names
+ * every bad variable; `assertNoUnknown` refuses a set variable with one of the prefixes that names no such network,
+ * so a typo does not silently fall back to the manifest; `values` answers the parsed values by network name.
+ */
+export function perNetworkEnv<S extends Record<string, z.ZodType>>(networks: NetworkList, prefixes: S) {
+  const names = [...new Set([...networks.names(), ...KNOWN_NETWORK_NAMES])];
+  const key = (prefix: string, name: string) => `${prefix}_${networkEnvSuffix(name)}`;
+  const shape: Record<string, z.ZodType> = {};
+  for (const name of names) {
+    for (const [prefix, schema] of Object.entries(prefixes)) shape[key(prefix, name)] = schema;
+  }
+  return {
+    shape,
+    assertNoUnknown(source: EnvSource, makeError: (message: string) => Error): void {
+      const unknown = Object.keys(source).filter(
+        (name) =>
+          source[name] !== undefined &&
+          source[name] !== "" &&
+          !(name in shape) &&
+          Object.keys(prefixes).some((prefix) => name.startsWith(`${prefix}_`)),
+      );
+      if (unknown.length > 0) {
+        throw makeError(
+          `Invalid environment:\n  ${unknown.join(", ")}: no such network (networks: ${names.join(", ")})`,
+        );
+      }
+    },
+    values(raw: Readonly<Record<string, unknown>>): PerNetworkValues<S> {
+      const out: PerNetworkValues<S> = {};
+      for (const name of names) {
+        const values: Record<string, unknown> = {};
+        for (const prefix of Object.keys(prefixes)) {
+          const value = raw[key(prefix, name)];
+          if (value !== undefined) values[prefix] = value;
+        }
+        out[name] = values as { [K in keyof S]?: z.output<S[K]> };
+      }
+      return out;
+    },
+  };
+}
+
+/** `perNetworkEnv` parsed on its own: for a process whose other variables are already parsed. */
+export function parsePerNetworkEnv<S extends Record<string, z.ZodType>>(
+  networks: NetworkList,
+  prefixes: S,
+  source: EnvSource,
+  makeError: (message: string) => Error,
+): PerNetworkValues<S> {
+  const perNetwork = perNetworkEnv(networks, prefixes);
+  perNetwork.assertNoUnknown(source, makeError);
+  return perNetwork.values(
+    parseEnv(z.object(perNetwork.shape), source, makeError) as Record<string, unknown>,
+  );
 }

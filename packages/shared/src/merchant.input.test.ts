@@ -2,7 +2,7 @@
 // JSON Schema export. The payout address, tier and webhook fields have their own files (merchant.*.test.ts).
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { isChainInMode, ZMerchantName, ZRegisterMerchantInput, ZUpdateMerchantInput } from "./merchant";
+import { ZMerchantName, ZRegisterMerchantInput, ZUpdateMerchantInput } from "./merchant";
 import { base, EVM_A, EVM_B, errorsOf, parsed, register } from "./merchant-test-support";
 
 // ---------------------------------------------------------------------------------------------- name
@@ -119,46 +119,26 @@ describe("settlement_version, network_mode and settlement_chain", () => {
     }
   });
 
-  it("accepts a settlement chain of the chosen mode", () => {
-    for (const [network_mode, settlement_chain] of [
-      ["live", "polygon"],
-      ["live", "base"],
-      ["test", "amoy"],
-      [undefined, "polygon"],
-      [undefined, "base"],
-    ] as const) {
-      const out = parsed(ZRegisterMerchantInput, register({ network_mode, settlement_chain }));
-      expect(out.settlement_chain).toBe(settlement_chain);
+  it("accepts any well-formed network name (list membership and mode are the service's checks)", () => {
+    for (const settlement_chain of ["polygon", "base-sepolia", "devnet"]) {
+      expect(parsed(ZRegisterMerchantInput, register({ settlement_chain })).settlement_chain).toBe(
+        settlement_chain,
+      );
     }
   });
 
-  it("refuses a settlement chain of the other mode (live is the default)", () => {
-    for (const [network_mode, settlement_chain] of [
-      ["live", "amoy"],
-      [undefined, "amoy"],
-      ["test", "polygon"],
-      ["test", "base"],
-    ] as const) {
-      expect(errorsOf(ZRegisterMerchantInput, register({ network_mode, settlement_chain }))).toEqual([
-        { path: "settlement_chain", code: "settlement_chain_mode_mismatch" },
-      ]);
-    }
+  it("refuses solana: its settlement is disabled (SPEC §1)", () => {
+    expect(errorsOf(ZRegisterMerchantInput, register({ settlement_chain: "solana" }))).toEqual([
+      { path: "settlement_chain", code: "invalid_value" },
+    ]);
   });
 
-  it("refuses unknown or disabled chains", () => {
-    for (const settlement_chain of ["solana", "ethereum", "Polygon", "137"]) {
+  it("refuses malformed network names", () => {
+    for (const settlement_chain of ["Polygon", "137", "", "base_sepolia"]) {
       expect(errorsOf(ZRegisterMerchantInput, register({ settlement_chain }))).toEqual([
-        { path: "settlement_chain", code: "invalid_value" },
+        { path: "settlement_chain", code: "invalid_format" },
       ]);
     }
-  });
-
-  it("isChainInMode matches the registry", () => {
-    expect(isChainInMode("polygon", "live")).toBe(true);
-    expect(isChainInMode("base", "live")).toBe(true);
-    expect(isChainInMode("amoy", "test")).toBe(true);
-    expect(isChainInMode("amoy", "live")).toBe(false);
-    expect(isChainInMode("polygon", "test")).toBe(false);
   });
 });
 

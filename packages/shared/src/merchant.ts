@@ -8,7 +8,7 @@ import { getAddress } from "viem";
 import { z } from "zod";
 import type { FieldErrorCode } from "./errors";
 import { formatUsd, parseUsd } from "./money";
-import { EVM_NETWORKS, type EvmNetworkName, NETWORK_MODES, type NetworkMode } from "./networks";
+import { NETWORK_MODES, ZNetworkName } from "./networks";
 import { ZWebhookUrl } from "./outbound-url";
 import { isReservedKeyName, safeText } from "./text";
 
@@ -107,7 +107,8 @@ const ZAptosAddress = z.string().transform((value, ctx) => {
 });
 
 /** Keys that name the one shared EVM address: the canonical `evm`, the legacy `polygon`, and network aliases. */
-export const EVM_ALIAS_KEYS = ["polygon", ...EVM_NETWORKS.filter((name) => name !== "polygon")] as const;
+/** The alias keys are a wire fact of SPEC §2.2 (the original three networks), not the runtime network list. */
+export const EVM_ALIAS_KEYS = ["polygon", "base", "amoy"] as const;
 const PAY_TO_FAMILIES = ["evm", "solana", "near", "aptos"] as const;
 export type PayToFamily = (typeof PAY_TO_FAMILIES)[number];
 
@@ -189,7 +190,8 @@ export const SETTLEMENT_VERSIONS = ["1.2", "1.4"] as const;
 export type SettlementVersion = (typeof SETTLEMENT_VERSIONS)[number];
 export const ZSettlementVersion = z.enum(SETTLEMENT_VERSIONS);
 export const ZNetworkMode = z.enum(NETWORK_MODES);
-export const ZSettlementChain = z.enum(EVM_NETWORKS);
+/** Membership in the runtime network list and the mode are the merchant service's checks (decision 0057). */
+export const ZSettlementChain = ZNetworkName;
 
 // ---------------------------------------------------------------------------------------------- tiers
 
@@ -292,25 +294,19 @@ export function formatTiers(tiers: Readonly<Record<string, bigint>>): Record<str
 
 // ---------------------------------------------------------------------------------------------- requests
 
-/** POST /v1/merchants (SPEC §4.1). Unknown keys are refused. */
-export const ZRegisterMerchantInput = z
-  .strictObject({
-    name: ZMerchantName,
-    pay_to: ZPayTo,
-    settlement_version: ZSettlementVersion.optional(),
-    network_mode: ZNetworkMode.optional(),
-    settlement_chain: ZSettlementChain.optional(),
-    tiers: ZTiers.optional(),
-    webhook_url: ZWebhookUrl.nullable().optional(),
-  })
-  .superRefine((input, ctx) => {
-    const mode = input.network_mode ?? "live";
-    if (input.settlement_chain !== undefined && !isChainInMode(input.settlement_chain, mode)) {
-      fail(ctx, "settlement_chain_mode_mismatch", `${input.settlement_chain} is not a ${mode} network`, [
-        "settlement_chain",
-      ]);
-    }
-  });
+/**
+ * POST /v1/merchants (SPEC §4.1). Unknown keys are refused. Whether `settlement_chain` is in the runtime
+ * network list and of the chosen mode is the merchant service's check (decision 0057).
+ */
+export const ZRegisterMerchantInput = z.strictObject({
+  name: ZMerchantName,
+  pay_to: ZPayTo,
+  settlement_version: ZSettlementVersion.optional(),
+  network_mode: ZNetworkMode.optional(),
+  settlement_chain: ZSettlementChain.optional(),
+  tiers: ZTiers.optional(),
+  webhook_url: ZWebhookUrl.nullable().optional(),
+});
 export type RegisterMerchantInput = z.output<typeof ZRegisterMerchantInput>;
 
 /**
@@ -327,11 +323,6 @@ export const ZUpdateMerchantInput = z.strictObject({
   webhook_url: ZWebhookUrl.nullable().optional(),
 });
 export type UpdateMerchantInput = z.output<typeof ZUpdateMerchantInput>;
-
-const MODE_OF: Record<EvmNetworkName, NetworkMode> = { polygon: "live", base: "live", amoy: "test" };
-export function isChainInMode(chain: EvmNetworkName, mode: NetworkMode): boolean {
-  return MODE_OF[chain] === mode;
-}
 
 // ---------------------------------------------------------------------------------------------- views
 

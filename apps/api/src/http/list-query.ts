@@ -3,7 +3,7 @@
  * query fields that turn bad input into 400 `validation_failed` naming the field. A page costs the same at row 100
  * and at row 100 000 because every list pages on an indexed column.
  */
-import { AppError, type FieldErrorCode, isEvmNetworkName } from "@tollgate/shared";
+import { AppError, type FieldErrorCode, type NetworkList, ZNetworkName } from "@tollgate/shared";
 import { z } from "zod";
 
 /** A 400 naming the offending field. */
@@ -51,11 +51,15 @@ export const ZEvmAddress = z
   .regex(EVM_ADDRESS, "must be 0x + 40 hex digits")
   .transform((value) => value.toLowerCase() as `0x${string}`);
 
-/** A network name we settle on. */
-export const ZNetworkFilter = z
-  .string()
-  .max(16)
-  .refine(isEvmNetworkName, "must be one of polygon, base, amoy");
+/** A network name; `assertListedNetwork` checks it against the runtime list (decision 0057). */
+export const ZNetworkFilter = ZNetworkName;
+
+/** A 400 for a network filter outside the runtime list (the list is data, so the schema cannot know it). */
+export function assertListedNetwork(networks: NetworkList, network: string | undefined): void {
+  if (network !== undefined && !networks.has(network)) {
+    throw badField("network", `must be one of ${networks.names().join(", ")}`, "invalid_value");
+  }
+}
 
 /** A typed id filter: `prefix` + base58, bounded. */
 export function typedId(prefix: string) {

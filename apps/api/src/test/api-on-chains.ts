@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DatabaseKind } from "@tollgate/db";
-import type { EvmNetworkName } from "@tollgate/shared";
+import type { LocalNetworkName } from "@tollgate/shared";
 import { afterAll, beforeAll } from "vitest";
 import { type LocalChains, startTestChains } from "./chains";
 import { startTestApi, type TestApi } from "./harness";
@@ -19,7 +19,7 @@ export interface ApiOnChains {
 
 export function useApiOnChains(
   kind: DatabaseKind,
-  options: { prefix: string; networks?: EvmNetworkName[]; env?: Record<string, string> },
+  options: { prefix: string; networks?: LocalNetworkName[]; env?: Record<string, string> },
 ): ApiOnChains {
   const dataDir = mkdtempSync(join(tmpdir(), `tollgate-${options.prefix}-`));
   let api: TestApi | undefined;

@@ -6,8 +6,8 @@ import { localChainsForTest } from "@tollgate/contracts/chain-pool";
 import { readArtifact } from "@tollgate/contracts/deploy";
 import type { LocalChain, LocalChains } from "@tollgate/contracts/local-chains";
 import {
-  type EvmNetworkName,
   type GateChallenge,
+  type LocalNetworkName,
   paymentAuthorizationMessage,
   type QuoteResponse,
   type SettlementCall,
@@ -34,7 +34,7 @@ export type { LocalChain, LocalChains };
  */
 export async function startTestChains(
   dataDir: string,
-  networks: EvmNetworkName[] = ["amoy"],
+  networks: LocalNetworkName[] = ["amoy"],
 ): Promise<LocalChains> {
   // Test setup may read the environment: the pool is the test runner's, not the app's.
   return localChainsForTest(process.env, { dataDir, networks });

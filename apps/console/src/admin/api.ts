@@ -25,8 +25,6 @@ export type Telemetry = Q<AdminClient["dashboard"]["telemetry"]>;
 export type FailedPayment = Q<AdminClient["dashboard"]["failed"]>["failed"][number];
 export type PauseScope = Parameters<AdminClient["admin"]["pause"]["mutate"]>[0]["scope"];
 
-export const PAUSE_SCOPES: readonly PauseScope[] = ["all", "polygon", "base", "amoy"];
-
 export function createAdminClient(baseUrl: string, fetchImpl?: typeof globalThis.fetch): AdminClient {
   return createTRPCClient<AppRouter>({
     links: [

@@ -4,6 +4,7 @@
  */
 import type { AppRouter } from "@tollgate/api/router";
 import { createTRPCClient, httpBatchLink, type TRPCClient } from "@trpc/client";
+import { type ConsoleNetwork, fetchNetworks } from "./networks";
 
 export type ConsoleClient = TRPCClient<AppRouter>;
 
@@ -71,6 +72,8 @@ export interface MerchantApi {
   getGateway(id: string): Promise<GatewayRoute>;
   setGateway(input: SetGatewayRequest): Promise<GatewayRoute>;
   rotateOriginSecret(id: string): Promise<GatewayRoute>;
+  /** The settlement networks of this deployment, from `GET /api/payment-capabilities` (decision 0057). */
+  networks(): Promise<ConsoleNetwork[]>;
 }
 
 export function createMerchantApi(options: ConsoleClientOptions): MerchantApi {
@@ -95,5 +98,6 @@ export function createMerchantApi(options: ConsoleClientOptions): MerchantApi {
     getGateway: (id) => client.gateway.get.query({ id }),
     setGateway: (input) => client.gateway.set.mutate(input),
     rotateOriginSecret: (id) => client.gateway.rotateOriginSecret.mutate({ id }),
+    networks: () => fetchNetworks(options.baseUrl, options.fetch),
   };
 }

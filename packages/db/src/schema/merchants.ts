@@ -16,7 +16,8 @@ export const merchants = pgTable(
     settlementVersion: text("settlement_version", { enum: ["1.2", "1.4"] }).notNull(),
     // Chosen at registration, never changed (SPEC §2.1).
     networkMode: text("network_mode", { enum: ["live", "test"] }).notNull(),
-    settlementChain: text("settlement_chain", { enum: ["polygon", "base", "amoy"] }).notNull(),
+    /** A network of the runtime list (decision 0057); checked by the merchant service, not here. */
+    settlementChain: text("settlement_chain").notNull(),
     webhookUrl: text("webhook_url"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull(),

@@ -10,7 +10,6 @@ import {
   AppError,
   type AssetSymbol,
   checkEvmAddress,
-  EVM_NETWORKS,
   type EvmNetworkName,
   isId,
   newId,
@@ -19,6 +18,7 @@ import {
   splitterV12Abi,
   testUsdcAbi,
   ZERO_ADDRESS,
+  ZNetworkName,
 } from "@tollgate/shared";
 import { type Address, encodeFunctionData, getAddress } from "viem";
 import { z } from "zod";
@@ -34,7 +34,7 @@ const address = z.string().transform((value, ctx): Address => {
 
 export const QuoteSplitSchema = z
   .object({
-    network: z.enum(EVM_NETWORKS).optional(),
+    network: ZNetworkName.optional(),
     merchant: address,
     price: z.string().regex(/^[0-9]{1,40}$/, "atomic units as a decimal string"),
     asset: z.enum(["POL", "USDC", "USDT"]).default("POL"),

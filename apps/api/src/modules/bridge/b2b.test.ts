@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
-import { AppError, splitFromPrice, ZERO_ADDRESS } from "@tollgate/shared";
+import { AppError, DEFAULT_NETWORKS, splitFromPrice, ZERO_ADDRESS } from "@tollgate/shared";
 import express from "express";
 import type { Address, Hash, Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -145,6 +145,7 @@ describe("/api/b2b errors go through the one problem writer", () => {
       },
       byChainId: () => undefined,
       all: () => [],
+      networks: DEFAULT_NETWORKS,
     };
     const app = express().use(createB2bRouter({ chains, log: createLogger("info", sink) }));
     const server = app.listen(0, "127.0.0.1");

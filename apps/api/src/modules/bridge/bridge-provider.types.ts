@@ -4,7 +4,7 @@
  * only to loopback, which the service allows in development only); prices are decimal strings of atomic units.
  * The bridge's provider schema (bridge/config.ts) then checks the merged provider as the file would be checked.
  */
-import { EVM_NETWORKS, isReservedKeyName, safeText, ZUpstreamUrl } from "@tollgate/shared";
+import { isReservedKeyName, safeText, ZNetworkName, ZUpstreamUrl } from "@tollgate/shared";
 import { z } from "zod";
 import { AUTH_STYLES, RESERVED_PROVIDER_IDS } from "./config";
 
@@ -38,7 +38,7 @@ const fields = {
   merchant_wallet: safeText({ min: 1, max: 100, label: "merchant_wallet" }),
   ip_creator: safeText({ min: 1, max: 100, label: "ip_creator" }),
   ping_url: ZUpstreamUrl,
-  network: z.enum(EVM_NETWORKS),
+  network: ZNetworkName,
 };
 
 export const ZCreateBridgeProviderRequest = z.strictObject({

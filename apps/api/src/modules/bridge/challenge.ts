@@ -11,8 +11,7 @@ import { createHash } from "node:crypto";
 import {
   AppError,
   ECONOMICS_PROFILES,
-  type EvmNetworkName,
-  NETWORKS,
+  type EvmNetwork,
   type OrderId,
   splitFromPrice,
   ZERO_ADDRESS,
@@ -70,8 +69,7 @@ export function payMaticTerms(
 /** The x402 requirements of a provider: one per offered ERC-3009 token it has a price for. */
 export function exactRequirements(
   provider: ProviderConfig,
-  network: EvmNetworkName,
-  chainId: number,
+  network: EvmNetwork,
   offers: readonly TokenOffer[],
   ttlSeconds: number,
 ): ExactRequirement[] {
@@ -80,8 +78,9 @@ export function exactRequirements(
     const amount = token.symbol === "USDC" ? provider.prices.usdcUnits : provider.prices.usdtUnits;
     if (amount === undefined) continue;
     out.push({
-      network,
-      chainId,
+      network: network.name,
+      chainId: network.chainId,
+      wire: { v1: network.x402V1Name, v2: network.caip2 },
       token,
       payTo: provider.merchantWallet,
       amount,
@@ -94,7 +93,7 @@ export function exactRequirements(
 export function v1Accept(req: ExactRequirement, resource: string, description: string, orderId?: OrderId) {
   return {
     scheme: "exact",
-    network: NETWORKS[req.network].x402V1Name,
+    network: req.wire.v1,
     maxAmountRequired: req.amount.toString(),
     resource,
     description,
@@ -109,7 +108,7 @@ export function v1Accept(req: ExactRequirement, resource: string, description: s
 export function v2Accept(req: ExactRequirement, orderId?: OrderId) {
   return {
     scheme: "exact",
-    network: NETWORKS[req.network].caip2,
+    network: req.wire.v2,
     amount: req.amount.toString(),
     asset: req.token.address,
     payTo: req.payTo,

@@ -6,7 +6,7 @@
  * Invariant: Solana is never offered (SPEC §1: settlement disabled), so there is no Solana field to configure.
  */
 import { readFileSync } from "node:fs";
-import { checkEvmAddress, EVM_NETWORKS, type EvmNetworkName } from "@tollgate/shared";
+import { checkEvmAddress, type EvmNetworkName, ZNetworkName } from "@tollgate/shared";
 import {
   type EnvSource,
   envBoolean,
@@ -112,7 +112,7 @@ const ProviderSchema = z
     merchant_wallet: evmAddress,
     ip_creator: evmAddress.optional(),
     ping_url: httpUrl.optional(),
-    network: z.enum(EVM_NETWORKS).optional(),
+    network: ZNetworkName.optional(),
   })
   .strict();
 
@@ -177,7 +177,7 @@ const ProvidersFileSchema = z
 
 /** Settings shared by both modes (environment variables with BRIDGE_ prefixes, all optional). */
 const CommonEnvSchema = z.object({
-  BRIDGE_NETWORK: envDefault(z.enum(EVM_NETWORKS), "amoy"),
+  BRIDGE_NETWORK: envDefault(ZNetworkName, "amoy"),
   BRIDGE_PUBLIC_URL: envOptional(httpUrl),
   REDIS_URL: envOptional(envUrl({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" })),
   BRIDGE_ORDER_TTL_SECONDS: envDefault(envInteger({ min: 30 }), 600),

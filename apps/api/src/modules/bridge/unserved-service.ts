@@ -92,7 +92,7 @@ type Row = typeof bridgeUnservedPayments.$inferSelect;
 export const BRIDGE_FAILED_ID = /^fail_(ord_[1-9A-HJ-NP-Za-km-z]{1,64})$/;
 
 /** The row as an item of the failed-payments list (same shape as a settlement-derived one). */
-export function unservedView(deps: { chains: Pick<ChainRegistry, "byChainId"> }, row: Row) {
+export function unservedView(deps: { chains: Pick<ChainRegistry, "byChainId" | "networks"> }, row: Row) {
   return {
     id: `fail_${row.orderId}`,
     kind: "bridge_unserved" as const,
@@ -175,7 +175,10 @@ export interface UnservedResolution {
 
 /** Records the operator's decision on one unserved bridge payment; 404 unknown or served, 409 replayable or done. */
 export async function resolveUnserved(
-  deps: { chains: Pick<ChainRegistry, "byChainId"> } & { db: { db: Database }; clock: { now(): Date } },
+  deps: { chains: Pick<ChainRegistry, "byChainId" | "networks"> } & {
+    db: { db: Database };
+    clock: { now(): Date };
+  },
   orderId: string,
   resolution: UnservedResolution,
   actor: OperatorActor,

@@ -7,7 +7,7 @@
  * is unreachable or the token domains cannot be read, so a misconfigured bridge never starts serving.
  */
 import { createOutboundClient, type OutboundClient } from "@tollgate/outbound";
-import { AppError, type EvmNetworkName, NETWORKS } from "@tollgate/shared";
+import { AppError, type EvmNetworkName } from "@tollgate/shared";
 import type { Redis } from "ioredis";
 import type { Address, LocalAccount } from "viem";
 import type { Clock } from "../../infra/clock";
@@ -230,6 +230,14 @@ function networkContext(
   log: Logger,
   shared: SharedParts,
 ): BridgeContext {
+  const info = deps.chains.networks.get(network);
+  // A bridge network outside the runtime list (decision 0057) stops the start, or refuses that provider's calls.
+  if (!info) {
+    throw new AppError(
+      "network_not_configured",
+      `bridge network ${network} is not one of ${deps.chains.networks.names().join(", ")}`,
+    );
+  }
   const deployedChain = deps.chains.get(network);
   const relayer = options.relayer ?? resolveRelayer({ ...config, network }, deps.chains);
   if (!relayer)
@@ -278,7 +286,7 @@ function networkContext(
     orderRetentionMs: orderTtlMs + config.lateConfirmationGraceSeconds * 1000,
     claimLeaseMs: config.upstreamTimeoutMs + 90_000,
     chain,
-    wireNetwork: (version) => (version === 1 ? NETWORKS[network].x402V1Name : NETWORKS[network].caip2),
+    wireNetwork: (version) => (version === 1 ? info.x402V1Name : info.caip2),
     async requirementsFor(provider) {
       // Never advertise a rail that cannot settle (prior-art §8 item 8: an unhandled rail means a second 402).
       if (!relayer) return [];
@@ -288,7 +296,7 @@ function networkContext(
           headers: { "Retry-After": "5" },
         });
       });
-      return exactRequirements(provider, network, chain().chainId, offers, config.orderTtlSeconds);
+      return exactRequirements(provider, chain().info, offers, config.orderTtlSeconds);
     },
     contextFor(id) {
       const found = shared.catalog.get(id);

@@ -4,7 +4,7 @@
  * payments on it answer 503 `chain_unavailable` with Retry-After until a later check passes. `/readyz` and
  * `/api/metrics` read the last states; nothing here reads the chain on a request's path.
  */
-import { AppError, type EvmNetworkName } from "@tollgate/shared";
+import { AppError, type EvmNetworkName, type NetworkMode } from "@tollgate/shared";
 import type { Address } from "viem";
 import type { Clock } from "../../infra/clock";
 import type { Logger } from "../../infra/logger";
@@ -12,14 +12,10 @@ import { checkChain, firstProblem, type NetworkCheck } from "./chain-check";
 import type { ChainContext, ChainRegistry } from "./chain-registry";
 
 /**
- * Default bound on the head's age per network: mainnets make a block every ~2 s, so a minute without one means the
- * node (or the chain) is stuck; testnets stall for minutes on their own. Local chains: see `headBoundOf`.
+ * Default bound on the head's age by network mode: mainnets make a block every few seconds, so a minute without one
+ * means the node (or the chain) is stuck; testnets stall for minutes on their own. Local chains: see `headBoundOf`.
  */
-export const DEFAULT_HEAD_MAX_AGE_SECONDS: Record<EvmNetworkName, number> = {
-  polygon: 60,
-  base: 60,
-  amoy: 300,
-};
+export const DEFAULT_HEAD_MAX_AGE_SECONDS: Record<NetworkMode, number> = { live: 60, test: 300 };
 
 export interface NetworkState extends NetworkCheck {
   available: boolean;
@@ -60,12 +56,12 @@ export interface ChainHealthDeps {
  * no block until a transaction comes, so its head ages without anything being wrong), else the network's default.
  */
 export function headBoundOf(
-  chain: Pick<ChainContext, "network" | "deployment">,
+  chain: Pick<ChainContext, "network" | "deployment" | "info">,
   configured: Partial<Record<EvmNetworkName, number>>,
 ): number | undefined {
   return (
     configured[chain.network] ??
-    (chain.deployment.local ? undefined : DEFAULT_HEAD_MAX_AGE_SECONDS[chain.network])
+    (chain.deployment.local ? undefined : DEFAULT_HEAD_MAX_AGE_SECONDS[chain.info.mode])
   );
 }
 

@@ -5,12 +5,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { rpcFetch } from "@tollgate/outbound";
 import {
+  buildNetworkList,
   type ChainDeployment,
   type DeploymentManifest,
-  EVM_NETWORKS,
+  type EvmNetwork,
   type EvmNetworkName,
   isLoopbackHost,
-  NETWORKS,
+  type NetworkList,
   parseDeploymentManifest,
   StartupRefusal,
   viemChain,
@@ -20,6 +21,8 @@ import { mnemonicToAccount } from "viem/accounts";
 
 export interface ChainContext {
   network: EvmNetworkName;
+  /** The network's facts from the runtime list (decision 0057). */
+  info: EvmNetwork;
   chainId: number;
   deployment: ChainDeployment;
   client: PublicClient;
@@ -28,14 +31,19 @@ export interface ChainContext {
 }
 
 export interface ChainRegistry {
+  /** The runtime network list, built once at start (decision 0057); contexts exist for its deployed subset. */
+  networks: NetworkList;
   get(network: EvmNetworkName): ChainContext | undefined;
   byChainId(chainId: number): ChainContext | undefined;
   all(): ChainContext[];
 }
 
 export interface ChainSettings {
-  rpcUrls: Partial<Record<EvmNetworkName, string>>;
-  confirmations: Partial<Record<EvmNetworkName, number>>;
+  /** Default: built from the manifest (loadEnv builds it once and passes it here). */
+  networks?: NetworkList | undefined;
+  /** Keyed by network name. */
+  rpcUrls: Readonly<Record<EvmNetworkName, string>>;
+  confirmations: Readonly<Record<EvmNetworkName, number>>;
   /** Local chains mine on demand; one confirmation is the default there (docs/payments.md). */
   localConfirmations: number;
   rpcTimeoutMs: number;
@@ -50,10 +58,17 @@ export function createChainRegistry(
   manifest: DeploymentManifest | undefined,
   settings: ChainSettings,
 ): ChainRegistry {
+  const networks = settings.networks ?? buildNetworkList(manifest);
   const contexts = new Map<EvmNetworkName, ChainContext>();
-  for (const network of EVM_NETWORKS) {
+  for (const info of networks.all) {
+    const network = info.name;
     const deployment = manifest?.chains[network];
     if (!deployment) continue;
+    if (deployment.chainId !== info.chainId) {
+      throw new Error(
+        `${network}: the manifest's chain ${deployment.chainId} is not the network list's ${info.chainId}`,
+      );
+    }
     const rpcUrl = settings.rpcUrls[network] ?? deployment.rpcUrl;
     const chain = viemChain({
       chainId: deployment.chainId,
@@ -63,6 +78,7 @@ export function createChainRegistry(
     });
     contexts.set(network, {
       network,
+      info,
       chainId: deployment.chainId,
       deployment: { ...deployment, rpcUrl },
       client: createPublicClient({
@@ -71,10 +87,11 @@ export function createChainRegistry(
       }) as PublicClient,
       confirmations:
         settings.confirmations[network] ??
-        (deployment.local ? settings.localConfirmations : NETWORKS[network].defaultConfirmations),
+        (deployment.local ? settings.localConfirmations : info.defaultConfirmations),
     });
   }
   return {
+    networks,
     get: (network) => contexts.get(network),
     byChainId: (chainId) => [...contexts.values()].find((context) => context.chainId === chainId),
     all: () => [...contexts.values()],

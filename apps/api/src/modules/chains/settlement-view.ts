@@ -4,19 +4,17 @@
  * agent surfaces show it (money as decimal strings of base units).
  */
 import { settlementLegs, settlementLocation, settlements } from "@tollgate/db";
-import { NETWORKS, networkByChainId } from "@tollgate/shared";
 import { sql } from "drizzle-orm";
 import type { ChainRegistry } from "./chain-registry";
 
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 
 /** The symbol a settlement's token stands for on its chain (native for the zero address), or null if unknown. */
-export function assetResolver(chains: Pick<ChainRegistry, "byChainId">) {
+export function assetResolver(chains: Pick<ChainRegistry, "byChainId" | "networks">) {
   return (chainId: number, token: string): string | null => {
     const context = chains.byChainId(chainId);
     if (token.toLowerCase() === ZERO_ADDRESS) {
-      const network = context?.network ?? networkByChainId(chainId)?.name;
-      return network ? NETWORKS[network].nativeSymbol : null;
+      return (context?.info ?? chains.networks.byChainId(chainId))?.nativeSymbol ?? null;
     }
     const tokens = context?.deployment.tokens;
     if (!tokens) return null;
@@ -31,11 +29,11 @@ export function assetResolver(chains: Pick<ChainRegistry, "byChainId">) {
  * The block explorer for a chain, or null when the chain is local (`local: true` in the deployment manifest: it
  * borrows the real chain id, so a real explorer would show someone else's transaction) or unknown.
  */
-export function explorerResolver(chains: Pick<ChainRegistry, "byChainId">) {
+export function explorerResolver(chains: Pick<ChainRegistry, "byChainId" | "networks">) {
   return (chainId: number): string | null => {
     const context = chains.byChainId(chainId);
     if (!context || context.deployment.local) return null;
-    return NETWORKS[context.network].explorerUrl;
+    return context.info.explorerUrl || null;
   };
 }
 
@@ -43,7 +41,7 @@ export function explorerResolver(chains: Pick<ChainRegistry, "byChainId">) {
 export const SETTLEMENT_DAY = sql<string>`to_char(date_trunc('day', ${settlements.seenAt} at time zone 'UTC'), 'YYYY-MM-DD')`;
 
 /** Settlement rows as the operator surfaces show them: amounts as strings, asset symbol and explorer resolved. */
-export function settlementViewer(chains: Pick<ChainRegistry, "byChainId">) {
+export function settlementViewer(chains: Pick<ChainRegistry, "byChainId" | "networks">) {
   const assetOf = assetResolver(chains);
   const explorerOf = explorerResolver(chains);
   return (row: typeof settlements.$inferSelect) =>

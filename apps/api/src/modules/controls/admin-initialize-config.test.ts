@@ -13,6 +13,7 @@ const address = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
 function changed(registry: ChainRegistry, change: (chain: ChainContext) => ChainContext): ChainRegistry {
   const chains = registry.all().map(change);
   return {
+    networks: registry.networks,
     get: (network) => chains.find((chain) => chain.network === network),
     byChainId: (id) => chains.find((chain) => chain.chainId === id),
     all: () => chains,

@@ -1,18 +1,18 @@
-import { EVM_NETWORKS } from "@tollgate/shared";
+import { ZNetworkName } from "@tollgate/shared";
 import { z } from "zod";
 
 export const ZInitializeConfigRequest = z.strictObject({
   networks: z
-    .array(z.enum(EVM_NETWORKS))
+    .array(ZNetworkName)
     .min(1)
-    .max(EVM_NETWORKS.length)
+    .max(64)
     .refine((list) => new Set(list).size === list.length, "each network once")
     .optional()
     .describe("networks to record; default every network deployed on this service"),
 });
 
 export const ZNetworkConfigView = z.object({
-  network: z.enum(EVM_NETWORKS),
+  network: ZNetworkName,
   chain_id: z.number().int(),
   treasury: z.string(),
   splitters: z.record(z.string(), z.string()).describe("splitter address by version (v1.2, v1.4)"),

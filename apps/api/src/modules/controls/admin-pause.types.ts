@@ -1,9 +1,8 @@
-import { safeText } from "@tollgate/shared";
+import { safeText, ZNetworkName } from "@tollgate/shared";
 import { z } from "zod";
-import { PAUSE_SCOPES } from "./pause-service";
 
 export const ZPauseScope = z
-  .enum(PAUSE_SCOPES)
+  .union([z.literal("all"), ZNetworkName])
   .describe("`all`, or one network: new quotes, bridge challenges and gateway sales there answer 503");
 
 export const ZPauseRequest = z.strictObject({

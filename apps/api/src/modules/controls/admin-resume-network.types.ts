@@ -1,4 +1,4 @@
-import { EVM_NETWORKS, safeText } from "@tollgate/shared";
+import { safeText, ZNetworkName } from "@tollgate/shared";
 import { z } from "zod";
 
 export const ZHaltView = z.object({
@@ -10,7 +10,7 @@ export const ZHaltView = z.object({
 });
 
 export const ZResumeNetworkRequest = z.strictObject({
-  network: z.enum(EVM_NETWORKS).describe("the halted network"),
+  network: ZNetworkName.describe("the halted network"),
   reason: safeText({ trim: true, min: 3, max: 500, multiline: true, label: "reason" }),
 });
 

@@ -66,6 +66,16 @@ export async function initializeNetworkConfig(
   input: { networks?: EvmNetworkName[] | undefined },
   actor: OperatorActor,
 ): Promise<NetworkConfigView[]> {
+  const unknown = (input.networks ?? []).filter((network) => !deps.chains.networks.has(network));
+  if (unknown.length > 0) {
+    throw new AppError("validation_failed", `no network ${unknown.join(", ")} on this service`, {
+      errors: unknown.map((network) => ({
+        path: "networks",
+        code: "invalid_value" as const,
+        message: `${network} is not one of ${deps.chains.networks.names().join(", ")}`,
+      })),
+    });
+  }
   const chains = input.networks
     ? input.networks.map((network) => {
         const chain = deps.chains.get(network);

@@ -6,7 +6,7 @@
  * follows again; if the chain still disagrees beyond the window it halts again with a new row.
  */
 import { type Database, networkHalts } from "@tollgate/db";
-import { AppError, type EvmNetworkName } from "@tollgate/shared";
+import { AppError, type EvmNetworkName, type NetworkList } from "@tollgate/shared";
 import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
 import type { OperatorActor } from "../audit";
@@ -42,7 +42,7 @@ export async function listOpenHalts(db: Database): Promise<HaltView[]> {
 
 /** Closes the open halt of `network`; 409 `network_not_halted` when there is none. Audited. */
 export async function resumeNetwork(
-  deps: { db: { db: Database }; clock: Clock },
+  deps: { db: { db: Database }; clock: Clock; chains?: { networks: NetworkList } | undefined },
   input: { network: EvmNetworkName; reason: string },
   actor: OperatorActor,
 ): Promise<{ resumed: HaltView; halted: HaltView[] }> {
@@ -53,7 +53,21 @@ export async function resumeNetwork(
       .set({ resumedAt: now, resumedBy: actor.adminId, resumeReason: input.reason })
       .where(and(eq(networkHalts.network, input.network), isNull(networkHalts.resumedAt)))
       .returning();
-    if (!row) throw new AppError("network_not_halted", `${input.network} is not halted`);
+    if (!row) {
+      // A name outside the runtime list is a bad request, not a network that happens to run (decision 0057).
+      if (deps.chains && !deps.chains.networks.has(input.network)) {
+        throw new AppError("validation_failed", `no network ${input.network} on this service`, {
+          errors: [
+            {
+              path: "network",
+              code: "invalid_value",
+              message: `no network ${input.network} on this service`,
+            },
+          ],
+        });
+      }
+      throw new AppError("network_not_halted", `${input.network} is not halted`);
+    }
     const before = view(row);
     await auditOperatorAction(
       tx,

@@ -11,14 +11,15 @@
  * change at once.
  */
 import { type Database, servicePauses } from "@tollgate/db";
-import { AppError, EVM_NETWORKS, type EvmNetworkName } from "@tollgate/shared";
+import { AppError, type EvmNetworkName } from "@tollgate/shared";
 import { asc, eq } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
 import { type AuditEntry, auditOperatorAction, type OperatorActor } from "../audit";
+import type { ChainRegistry } from "../chains";
 import type { OnchainPauseResult, OnchainPauser } from "./onchain-pause";
 
-export const PAUSE_SCOPES = ["all", ...EVM_NETWORKS] as const;
-export type PauseScope = (typeof PAUSE_SCOPES)[number];
+/** `all`, or a network of the runtime list (decision 0057: the names are data, checked by `pauseScope`). */
+export type PauseScope = "all" | EvmNetworkName;
 
 export interface PauseView {
   scope: PauseScope;
@@ -34,6 +35,8 @@ export interface PauseServiceDeps {
   clock: Clock;
   pause?: PauseGate | undefined;
   onchainPauser?: OnchainPauser | undefined;
+  /** The runtime network list a network scope must be in. */
+  chains?: Pick<ChainRegistry, "networks"> | undefined;
 }
 
 function view(row: typeof servicePauses.$inferSelect): PauseView {
@@ -69,6 +72,13 @@ export async function pauseScope(
   input: { scope: PauseScope; reason: string; onchain?: boolean | undefined },
   actor: OperatorActor,
 ): Promise<{ pause: PauseView; paused: PauseView[]; onchain: OnchainPauseResult[] | null }> {
+  if (input.scope !== "all" && deps.chains && !deps.chains.networks.has(input.scope)) {
+    throw new AppError("validation_failed", "unknown pause scope", {
+      errors: [
+        { path: "scope", code: "invalid_value", message: `no network ${input.scope} on this service` },
+      ],
+    });
+  }
   const pauser = deps.onchainPauser;
   if (input.onchain && !pauser) {
     throw new AppError("onchain_pause_unavailable", "set PAUSER_PRIVATE_KEY to pause the splitters on chain");

@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { PublicKey } from "@solana/web3.js";
-import { ECONOMICS_PROFILES, EVM_NETWORKS, NETWORKS } from "@tollgate/shared";
+import { ECONOMICS_PROFILES, NETWORKS, type NetworkList } from "@tollgate/shared";
 import { seatProgramIdl } from "./seat-program";
 
 export const PROTOCOL_LABEL = "AIFP v5.3";
@@ -48,6 +48,8 @@ export interface IdentityDocumentsConfig {
   usdtMint: PublicKey;
   /** Seat price in USD, decimal text (e.g. "1.00"). */
   minUsd: string;
+  /** The runtime network list (decision 0057). */
+  networks: NetworkList;
 }
 
 export interface IdentityDocuments {
@@ -63,12 +65,12 @@ export function identityDocuments(config: IdentityDocumentsConfig): IdentityDocu
   const usdcAta = associatedTokenAddress(config.treasuryVault, config.usdcMint).toBase58();
   const usdtAta = associatedTokenAddress(config.treasuryVault, config.usdtMint).toBase58();
   const networks = [
-    ...EVM_NETWORKS.map((name) => ({
-      name,
+    ...config.networks.all.map((network) => ({
+      name: network.name,
       family: "evm",
-      chain_id: NETWORKS[name].chainId,
-      mode: NETWORKS[name].mode,
-      settlement: NETWORKS[name].settlement,
+      chain_id: network.chainId,
+      mode: network.mode,
+      settlement: network.settlement,
     })),
     {
       name: "solana",

@@ -1,6 +1,8 @@
 /** The identity gate as configured (SPEC §5; docs/identity-gate.md): one nonce store, one seat checker, one set of documents. */
+
 import { PublicKey } from "@solana/web3.js";
 import type { DatabaseHandle } from "@tollgate/db";
+import type { NetworkList } from "@tollgate/shared";
 import type { Redis } from "ioredis";
 import type { Clock } from "../../infra/clock";
 import { createRateLimiter } from "../../infra/rate-limit";
@@ -36,6 +38,7 @@ export interface IdentitySettings {
 export interface IdentityConfig extends IdentitySettings {
   baseUrl: string;
   rpcTimeoutMs: number;
+  networks: NetworkList;
 }
 
 export interface IdentityServices {
@@ -60,6 +63,7 @@ export function buildIdentity(
     usdcMint: new PublicKey(config.solana.usdcMint),
     usdtMint: new PublicKey(config.solana.usdtMint),
     minUsd: config.seatPriceUsd,
+    networks: config.networks,
   });
   const solana = config.solana.rpcUrl
     ? web3AccountReader(config.solana.rpcUrl, config.rpcTimeoutMs)

@@ -11,14 +11,7 @@
 
 import type { Database, ListingContentColumn } from "@tollgate/db";
 import { buildChallenge } from "@tollgate/gate";
-import {
-  AppError,
-  type EvmNetworkName,
-  formatUsd,
-  type GateChallenge,
-  NETWORKS,
-  ownValue,
-} from "@tollgate/shared";
+import { AppError, type EvmNetworkName, formatUsd, type GateChallenge, ownValue } from "@tollgate/shared";
 import type { Clock } from "../../infra/clock";
 import { findMerchant } from "../merchants";
 import { priceInAsset, type RouteSelectionDeps, selectRoute } from "../quotes-pay";
@@ -90,7 +83,7 @@ export async function gatewayOffer(
   );
   const accept: X402Accept = {
     scheme: AIFP_X402_SCHEME,
-    network: NETWORKS[selected.network].caip2,
+    network: selected.chain.info.caip2,
     amount: amountAtomic.toString(),
     asset: selected.token.address,
     // The settlement call of every quote goes to the splitter, which pays the merchant its share.

@@ -6,15 +6,15 @@ import { type Database, merchants, merchantTiers, settlements, type Transaction 
 import {
   AppError,
   DEFAULT_TIERS_MICRO_USD,
-  defaultSettlementChain,
   type FieldError,
   formatTiers,
   hasPayoutFamily,
-  isChainInMode,
   isLoopbackHttpUrl,
   type MerchantPrivateView,
   type MerchantPublicView,
   mergePayTo,
+  type NetworkList,
+  type NetworkMode,
   newId,
   nullProtoRecord,
   type PayTo,
@@ -33,6 +33,8 @@ export interface MerchantServiceDeps {
   env: { webhookAllowLoopback: boolean };
   /** Every write here invalidates the quote path's cached merchant once committed. */
   merchantCache: Pick<MerchantCache, "invalidate">;
+  /** The runtime network list a settlement chain must be in (decision 0057). */
+  chains: { networks: NetworkList };
 }
 
 export type MerchantRecord = typeof merchants.$inferSelect & { tiers: Record<string, bigint> };
@@ -43,6 +45,29 @@ export function hashSecret(secret: string): string {
 
 function invalid(errors: FieldError[], detail = "request breaks a merchant rule"): AppError {
   return new AppError("validation_failed", detail, { errors });
+}
+
+/** A settlement chain must be a network of this service, of the merchant's mode (SPEC §2.1; decision 0057). */
+function settlementChainError(
+  networks: NetworkList,
+  chain: string,
+  mode: NetworkMode,
+): FieldError | undefined {
+  if (!networks.has(chain)) {
+    return {
+      path: "settlement_chain",
+      code: "invalid_value",
+      message: `${chain} is not a network of this service (${networks.names().join(", ")})`,
+    };
+  }
+  if (!networks.isChainInMode(chain, mode)) {
+    return {
+      path: "settlement_chain",
+      code: "settlement_chain_mode_mismatch",
+      message: `${chain} is not a ${mode} network`,
+    };
+  }
+  return undefined;
 }
 
 /**
@@ -122,6 +147,11 @@ export async function registerMerchant(
   checkWebhookPolicy(input.webhook_url, deps.env.webhookAllowLoopback);
   const now = deps.clock.now();
   const mode = input.network_mode ?? "live";
+  const chainError =
+    input.settlement_chain === undefined
+      ? undefined
+      : settlementChainError(deps.chains.networks, input.settlement_chain, mode);
+  if (chainError) throw invalid([chainError]);
   const secret = newSecret();
   const tiers = input.tiers ?? DEFAULT_TIERS_MICRO_USD;
   const row = {
@@ -131,7 +161,7 @@ export async function registerMerchant(
     payTo: input.pay_to,
     settlementVersion: input.settlement_version ?? "1.2",
     networkMode: mode,
-    settlementChain: input.settlement_chain ?? defaultSettlementChain(mode),
+    settlementChain: input.settlement_chain ?? deps.chains.networks.defaultFor(mode),
     webhookUrl: input.webhook_url ?? null,
     createdAt: now,
     updatedAt: now,
@@ -218,13 +248,11 @@ export async function updateMerchant(
         message: `network_mode is ${current.networkMode} and cannot change`,
       });
     }
-    if (input.settlement_chain !== undefined && !isChainInMode(input.settlement_chain, current.networkMode)) {
-      errors.push({
-        path: "settlement_chain",
-        code: "settlement_chain_mode_mismatch",
-        message: `${input.settlement_chain} is not a ${current.networkMode} network`,
-      });
-    }
+    const chainError =
+      input.settlement_chain === undefined
+        ? undefined
+        : settlementChainError(deps.chains.networks, input.settlement_chain, current.networkMode);
+    if (chainError) errors.push(chainError);
     const nextPayTo: PayTo = input.pay_to ? mergePayTo(current.payTo, input.pay_to) : current.payTo;
     if (!hasPayoutFamily(nextPayTo)) {
       errors.push({

@@ -5,7 +5,7 @@
  * UTF-8 bytes. The statement names the merchant and the whole new payout, so the wallet shows what it approves;
  * the server keeps the exact text and verifies the signature over it. Pure: no database.
  */
-import { type EvmNetworkName, NETWORKS, type PayTo } from "@tollgate/shared";
+import type { PayTo } from "@tollgate/shared";
 import { getAddress, type Hex, verifyMessage } from "viem";
 import { createSiweMessage } from "viem/siwe";
 import { decodeBase58Exact, type Ed25519Verifier } from "../identity/identity-signature";
@@ -14,7 +14,8 @@ export type SignerKind = "evm" | "solana";
 
 export interface PayoutChangeMessageFields {
   merchantId: string;
-  settlementChain: EvmNetworkName;
+  /** The SIWE chain id: the merchant's settlement chain. */
+  chainId: number;
   signer: { kind: SignerKind; address: string };
   newPayTo: PayTo;
   domain: string;
@@ -41,7 +42,7 @@ export function payoutChangeMessage(fields: PayoutChangeMessageFields): string {
   if (fields.signer.kind === "evm") {
     return createSiweMessage({
       address: getAddress(fields.signer.address),
-      chainId: NETWORKS[fields.settlementChain].chainId,
+      chainId: fields.chainId,
       domain: fields.domain,
       uri: fields.uri,
       version: "1",

@@ -12,6 +12,7 @@ import {
   type FieldError,
   hasPayoutFamily,
   mergePayTo,
+  type NetworkList,
   type PayTo,
   type PayToPatch,
 } from "@tollgate/shared";
@@ -32,6 +33,8 @@ export interface PayoutChangeDeps {
   signing: { domain: string; uri: string; nonceLifetimeMs: number; verifier: Ed25519Verifier };
   /** The new payout is quoted at once by this process. */
   merchantCache: Pick<MerchantCache, "invalidate">;
+  /** The runtime network list: the SIWE message names the settlement chain's id. */
+  chains: { networks: NetworkList };
 }
 
 export interface PayoutChallenge {
@@ -90,7 +93,8 @@ export async function issuePayoutChallenge(
   const expiresAt = new Date(issuedAt.getTime() + deps.signing.nonceLifetimeMs);
   const message = payoutChangeMessage({
     merchantId,
-    settlementChain: merchant.settlementChain,
+    // A settlement chain no longer in the list (a manifest that shrank) signs on mainnet's id, wallets' default.
+    chainId: deps.chains.networks.get(merchant.settlementChain)?.chainId ?? 1,
     signer,
     newPayTo: next,
     domain: deps.signing.domain,

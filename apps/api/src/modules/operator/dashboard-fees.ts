@@ -1,4 +1,5 @@
 import { AppError } from "@tollgate/shared";
+import { assertListedNetwork } from "../../http/list-query";
 import { adminProcedure } from "../operators";
 import { ZDashboardFeesRequest, ZDashboardFeesResponse } from "./dashboard-fees.types";
 import type { OperatorDeps } from "./deps";
@@ -34,6 +35,7 @@ export const dashboardFeesProcedure = (deps: OperatorDeps) =>
           `from must not be after to, and the range at most ${MAX_DAYS} days`,
         );
       }
+      assertListedNetwork(deps.chains.networks, input.network);
       const rows = await feeIncome(deps, {
         from,
         to: new Date(to.getTime() + DAY_MS),

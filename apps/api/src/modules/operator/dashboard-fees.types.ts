@@ -1,4 +1,4 @@
-import { EVM_NETWORKS } from "@tollgate/shared";
+import { ZNetworkName } from "@tollgate/shared";
 import { z } from "zod";
 
 const ZDay = z.iso.date().describe("YYYY-MM-DD (UTC)");
@@ -7,7 +7,7 @@ export const ZDashboardFeesRequest = z
   .strictObject({
     from: ZDay.optional().describe("first day included; default 30 days before `to`"),
     to: ZDay.optional().describe("last day included; default today"),
-    network: z.enum(EVM_NETWORKS).optional(),
+    network: ZNetworkName.optional(),
   })
   // A GET without a query string arrives as no input at all.
   .prefault({});

@@ -15,7 +15,7 @@
 import { type Database, failedPaymentResolutions, quotes, receipts, settlements } from "@tollgate/db";
 import { AppError } from "@tollgate/shared";
 import { and, desc, eq, gte, isNull, lt, type SQL, sql } from "drizzle-orm";
-import { DIGITS, decodeCursor, encodeCursor } from "../../http/list-query";
+import { assertListedNetwork, DIGITS, decodeCursor, encodeCursor } from "../../http/list-query";
 import type { Clock } from "../../infra/clock";
 import type { OperatorActor } from "../audit";
 import { auditOperatorAction } from "../audit";
@@ -168,6 +168,7 @@ type FailedView = ReturnType<typeof view> | ReturnType<typeof unservedView>;
  * interleaves the heads newest `seen_at` first.
  */
 export async function listFailedPayments(deps: FailedDeps, filters: FailedFilters) {
+  assertListedNetwork(deps.chains.networks, filters.network);
   let positions: [string, string] = ["", ""];
   if (filters.cursor !== undefined) {
     const [a, b] = decodeCursor(filters.cursor, 2, (part) => part === "" || DIGITS.test(part));

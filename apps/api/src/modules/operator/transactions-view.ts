@@ -4,9 +4,9 @@
  * `seen_at` range. Every filter maps to an indexed column (migration `admin_read`).
  */
 import { quotes, receipts, settlements } from "@tollgate/db";
-import { AppError, NETWORKS } from "@tollgate/shared";
+import { AppError } from "@tollgate/shared";
 import { and, desc, eq, gte, lt, or, type SQL, sql } from "drizzle-orm";
-import { DIGITS, decodeCursor, encodeCursor } from "../../http/list-query";
+import { assertListedNetwork, DIGITS, decodeCursor, encodeCursor } from "../../http/list-query";
 import { settlementViewer } from "../chains";
 import { toCsv } from "./csv";
 import type { AdminReadDeps } from "./read-common";
@@ -29,8 +29,7 @@ const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 /** (network, token address) pairs a symbol stands for; a native symbol is the zero address on its own networks. */
 function tokensForSymbol(deps: AdminReadDeps, symbol: string): { network: string; token: string }[] {
   const pairs: { network: string; token: string }[] = [];
-  for (const network of Object.values(NETWORKS)) {
-    if (network.family !== "evm") continue;
+  for (const network of deps.chains.networks.all) {
     if (network.nativeSymbol === symbol) pairs.push({ network: network.name, token: ZERO_ADDRESS });
     const deployment = deps.chains.byChainId(network.chainId)?.deployment;
     for (const [tokenSymbol, token] of Object.entries(deployment?.tokens ?? {})) {
@@ -41,6 +40,7 @@ function tokensForSymbol(deps: AdminReadDeps, symbol: string): { network: string
 }
 
 function whereOf(deps: AdminReadDeps, filters: TransactionFilters): SQL | undefined | "none" {
+  assertListedNetwork(deps.chains.networks, filters.network);
   const conditions: SQL[] = [];
   if (filters.network) conditions.push(eq(settlements.network, filters.network));
   if (filters.asset) {

@@ -7,7 +7,7 @@
 import {
   AppError,
   type ErrorCode,
-  EVM_NETWORKS,
+  type EvmNetwork,
   type EvmNetworkName,
   QUOTE_ASSETS,
   type QuoteAsset,
@@ -59,6 +59,8 @@ export interface VersionAvailability {
 
 export interface NetworkAvailability {
   network: EvmNetworkName;
+  /** The network's facts from the runtime list (decision 0057). */
+  info: EvmNetwork;
   chain: ChainContext | undefined;
   pause: PauseView | undefined;
   versions: VersionAvailability[];
@@ -86,9 +88,10 @@ async function availability(run: () => Promise<unknown>): Promise<Availability> 
 
 async function networkAvailability(
   deps: AvailabilityDeps,
-  network: EvmNetworkName,
+  info: EvmNetwork,
   now: Date,
 ): Promise<NetworkAvailability> {
+  const network = info.name;
   const chain = deps.chains.get(network);
   const versions: VersionAvailability[] = [];
   for (const version of SETTLEMENT_VERSIONS) {
@@ -108,13 +111,13 @@ async function networkAvailability(
     }
     versions.push({ version, splitter, assets });
   }
-  return { network, chain, pause: await deps.pause.pauseFor(network), versions };
+  return { network, info, chain, pause: await deps.pause.pauseFor(network), versions };
 }
 
-/** Every EVM network, in registry order (polygon, base, amoy). Reads are cached by the route-selection service. */
+/** Every network of the runtime list, in its order (decision 0057). Reads are cached by the route-selection service. */
 export async function evaluateAvailability(deps: AvailabilityDeps): Promise<NetworkAvailability[]> {
   const now = deps.clock.now();
-  return Promise.all(EVM_NETWORKS.map((network) => networkAvailability(deps, network, now)));
+  return Promise.all(deps.chains.networks.all.map((info) => networkAvailability(deps, info, now)));
 }
 
 /** The state a surface shows for a set of answers: enabled if any is, else the first non-enabled one's. */

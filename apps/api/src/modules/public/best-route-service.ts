@@ -10,7 +10,6 @@ import {
   type EvmNetworkName,
   formatUsd,
   MIN_PAYMENT_MICRO_USD,
-  NETWORKS,
   type QuoteAsset,
 } from "@tollgate/shared";
 import { getAddress } from "viem";
@@ -64,12 +63,24 @@ export async function bestRoute(deps: BestRouteDeps, query: BestRouteQuery): Pro
       ? query.amountMicroUsd
       : MIN_PAYMENT_MICRO_USD;
   const network = query.network ?? merchant.settlementChain;
+  const info = deps.chains.networks.get(network);
+  if (!info) {
+    throw new AppError("validation_failed", `no network ${network} on this service`, {
+      errors: [
+        {
+          path: "network",
+          code: "invalid_value",
+          message: `must be one of ${deps.chains.networks.names().join(", ")}`,
+        },
+      ],
+    });
+  }
   const view: BestRoute = {
     merchant_id: merchant.id,
     quotable: false,
     network,
-    chain_id: NETWORKS[network].chainId,
-    caip2: NETWORKS[network].caip2,
+    chain_id: info.chainId,
+    caip2: info.caip2,
     asset: query.asset ?? null,
     settlement_version: merchant.settlementVersion,
     splitter: null,

@@ -1,9 +1,9 @@
 /**
- * `GET /api/payment-capabilities` (SPEC §2.8, §4.2): one entry per canonical network, built from the
- * network registry, the deployment manifest and the quote path's own answers (`availability.ts`). Solana is listed
+ * `GET /api/payment-capabilities` (SPEC §2.8, §4.2): one entry per network of the runtime list (decision 0057),
+ * built from the network list, the deployment manifest and the quote path's own answers (`availability.ts`). Solana is listed
  * as `disabled`, informational only (SPEC §1, §3.2).
  */
-import { EVM_NETWORKS, NETWORKS, type QuoteAsset } from "@tollgate/shared";
+import type { QuoteAsset } from "@tollgate/shared";
 import { getAddress } from "viem";
 import { type Availability, type NetworkAvailability, summarize } from "./availability";
 import { AGENT_TRANSACTIONS_PATH, QUOTE_FLOW } from "./paths";
@@ -17,7 +17,7 @@ export const GEN1_PROFILE_ID = "aifp1-gross-inclusive-100-0-v1";
 const view = (answer: Availability) => ({ status: answer.status, refusal: answer.refusal });
 
 function evmCapability(entry: NetworkAvailability): ChainCapability {
-  const network = NETWORKS[entry.network];
+  const network = entry.info;
   const quoteAssets = network.quoteAssets as readonly QuoteAsset[];
   const combos = entry.versions.flatMap((version) =>
     version.assets.filter((asset) => quoteAssets.includes(asset.asset)),
@@ -116,15 +116,12 @@ export function buildCapabilities(
   mints: { usdc: string; usdt: string },
   now: Date,
 ): PaymentCapabilities {
-  const byNetwork = new Map(availability.map((entry) => [entry.network, entry]));
   return {
     contract: CAPABILITIES_CONTRACT,
     generated_at: now.toISOString(),
     chains: [
-      ...EVM_NETWORKS.flatMap((network) => {
-        const entry = byNetwork.get(network);
-        return entry ? [evmCapability(entry)] : [];
-      }),
+      // Every network of the runtime list, known defaults first, then the manifest's own (decision 0057).
+      ...availability.map(evmCapability),
       solanaCapability(mints),
     ],
   };

@@ -15,7 +15,7 @@ export const paymentCapabilitiesEndpoint = defineEndpoint({
   tags: ["registry"],
   summary: "Networks, assets and settlement versions an agent can pay with",
   description:
-    "One entry per canonical network (polygon, base, amoy, and solana as `disabled`, informational only): chain id, CAIP-2 id, status, assets (symbol, address, decimals), settlement versions with their splitter and readiness, and coverage of payment, balance_read and history. Built from the network registry, the deployment manifest and the quote path's own checks (operator pause, splitter readiness read from the chain, price feed): every asset/version marked `enabled` is accepted by POST /v1/quote, every other one carries the refusal (`code`, `status`) the quote answers. No authentication; public-surface rate limit; cached 10 s (Cache-Control, ETag, 304).",
+    "One entry per network of the deployment (polygon, base, amoy, then every network the deployment manifest adds such as base-sepolia, and solana as `disabled`, informational only): chain id, CAIP-2 id, status, assets (symbol, address, decimals), settlement versions with their splitter and readiness, and coverage of payment, balance_read and history. Built from the network list (known defaults plus the deployment manifest) and the quote path's own checks (operator pause, splitter readiness read from the chain, price feed): every asset/version marked `enabled` is accepted by POST /v1/quote, every other one carries the refusal (`code`, `status`) the quote answers. No authentication; public-surface rate limit; cached 10 s (Cache-Control, ETag, 304).",
   responses: {
     200: {
       description: "The capabilities document",

@@ -1,4 +1,4 @@
-import { EVM_NETWORKS, QUOTE_ASSETS, ZMerchantIdRef } from "@tollgate/shared";
+import { QUOTE_ASSETS, ZMerchantIdRef, ZNetworkName } from "@tollgate/shared";
 import { z } from "zod";
 import { ZRefusal } from "./payment-capabilities.types";
 
@@ -9,7 +9,7 @@ const USD = /^(0|[1-9][0-9]{0,6})(\.[0-9]{1,6})?$/;
 export const ZRegistryBestQuery = z.strictObject({
   merchant_id: ZMerchantIdRef,
   asset: z.enum(QUOTE_ASSETS).optional(),
-  network: z.enum(EVM_NETWORKS).optional(),
+  network: ZNetworkName.optional(),
   amount: z
     .string()
     .regex(USD, "must be a USD amount such as 0.25 (at most 6 decimals)")

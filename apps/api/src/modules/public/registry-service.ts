@@ -6,7 +6,6 @@
 import {
   ECONOMICS_PROFILES,
   type EconomicsProfileId,
-  NETWORKS,
   SPLITTER_V14_ROUTES,
   type SplitterV14Route,
 } from "@tollgate/shared";
@@ -142,7 +141,7 @@ export function buildRegistry(availability: NetworkAvailability[], now: Date): S
         key: `${chain.chainId}:${version.version}`,
         chain_id: chain.chainId,
         network: entry.network,
-        caip2: NETWORKS[entry.network].caip2,
+        caip2: entry.info.caip2,
         version: version.version,
         address: getAddress(splitter.address),
         deployment_block: splitter.deploymentBlock,
@@ -169,7 +168,7 @@ export function buildRegistry(availability: NetworkAvailability[], now: Date): S
 export function buildCoverage(availability: NetworkAvailability[], now: Date): RegistryCoverage {
   const rows: CoverageRow[] = [];
   for (const entry of availability) {
-    const network = NETWORKS[entry.network];
+    const network = entry.info;
     for (const version of entry.versions) {
       const base = { network: entry.network, chain_id: network.chainId, version: version.version };
       for (const combo of version.assets) {

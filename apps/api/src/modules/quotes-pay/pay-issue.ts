@@ -10,7 +10,7 @@ import {
   AppError,
   type EvmNetworkName,
   formatUsd,
-  NETWORKS,
+  type NetworkList,
   newId,
   type PayResponse,
   type QuoteAsset,
@@ -106,6 +106,8 @@ export interface IssueDeps {
   db: { db: Database };
   keys: ReceiptKeyStore;
   env: { baseUrl: string; receipts: { ttlSeconds: number } };
+  /** The runtime network list: the receipt states the network's reorg window. */
+  chains: { networks: NetworkList };
 }
 
 /**
@@ -150,7 +152,7 @@ export async function issueReceipt(
     scope: quote.resource,
     confirmations: payment.confirmations,
     // The network's reorg window; a receipt at or past it cannot be undone by a repairable reorg.
-    finality_depth: NETWORKS[network].defaultMaxReorgDepth,
+    finality_depth: deps.chains.networks.require(network).defaultMaxReorgDepth,
     economics_profile: quote.economicsProfile,
   });
   const row = {

@@ -7,8 +7,7 @@
 import {
   AppError,
   type EvmNetworkName,
-  isChainInMode,
-  NETWORKS,
+  type NetworkMode,
   type QuoteAsset,
   SPLITTER_V14_ROUTES,
   type SplitterV12Deployment,
@@ -143,7 +142,7 @@ export async function assertRouteOpen(
       ? `asset ${asset} as requested`
       : `asset ${asset}: the default (USDC where it is deployed, else the native coin)`,
   );
-  if (!(NETWORKS[network].quoteAssets as readonly string[]).includes(asset)) {
+  if (!(chain.info.quoteAssets as readonly string[]).includes(asset)) {
     throw new AppError("asset_not_supported", `${asset} is not a settlement asset on ${network}`);
   }
   const splitter = await assertSplitterReady(deps, chain, version);
@@ -170,7 +169,7 @@ export async function selectRoute(
   trace.push(
     input.network ? `network ${network} as requested` : `network ${network}: the merchant's settlement_chain`,
   );
-  if (!isChainInMode(network, merchant.networkMode)) {
+  if (!deps.chains.networks.isChainInMode(network, merchant.networkMode as NetworkMode)) {
     throw new AppError("network_not_allowed", `${network} is not a ${merchant.networkMode} network`);
   }
   const version = merchant.settlementVersion as SettlementVersion;

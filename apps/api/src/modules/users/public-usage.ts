@@ -14,7 +14,7 @@ import { assetResolver, settlementViewer } from "../chains";
 
 export interface PublicUsageDeps {
   db: { db: Database };
-  chains: Pick<ChainRegistry, "byChainId">;
+  chains: Pick<ChainRegistry, "byChainId" | "networks">;
   clock: { now(): Date };
 }
 

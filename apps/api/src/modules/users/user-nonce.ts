@@ -2,7 +2,6 @@ import { publicProcedure } from "../../trpc/trpc";
 import type { UsersModuleDeps } from "./deps";
 import { ZUserNonceRequest, ZUserNonceResponse } from "./user-nonce.types";
 import { issueNonce } from "./user-nonces";
-import { SIGNIN_EVM_CHAIN_IDS } from "./user-signin";
 
 /**
  * POST /api/user/nonce (docs/users.md): a single-use nonce for a wallet sign-in message, with the domain,
@@ -36,7 +35,7 @@ export const userNonceProcedure = (deps: UsersModuleDeps) =>
         domain: users.domain,
         uri: users.uri,
         version: "1" as const,
-        chain_ids: input.kind === "evm" ? [...SIGNIN_EVM_CHAIN_IDS] : [],
+        chain_ids: input.kind === "evm" ? [...users.evmChainIds] : [],
         issued_at: issuedAt.toISOString(),
         expiration_time: expiresAt.toISOString(),
         statement: "Sign in to Tollgate",

@@ -1,5 +1,5 @@
 /** Wallet sign-in as configured (docs/users.md): session policy, nonce limits, and what a signed message must name. */
-import { EVM_NETWORKS, NETWORKS } from "@tollgate/shared";
+import type { NetworkList } from "@tollgate/shared";
 import type { Redis } from "ioredis";
 import { createRateLimiter, type RateLimiter } from "../../infra/rate-limit";
 import { Ed25519Verifier } from "../identity";
@@ -14,6 +14,7 @@ export interface UsersConfig {
   nonceTtlSeconds: number;
   noncesPerMinute: number;
   noncesTotalPerMinute: number;
+  networks: NetworkList;
 }
 
 export interface UserSignin {
@@ -24,14 +25,10 @@ export interface UserSignin {
   /** What a message must name: `domain` and `uri` come from BASE_URL. */
   domain: string;
   uri: string;
+  /** Ethereum mainnet (wallets' default) and every network of the runtime list (decision 0057). */
+  evmChainIds: ReadonlySet<number>;
   expectation(now: Date): SigninExpectation;
 }
-
-/** Ethereum mainnet (wallets' default) and every network we settle on. */
-export const SIGNIN_EVM_CHAIN_IDS: ReadonlySet<number> = new Set([
-  1,
-  ...EVM_NETWORKS.map((name) => NETWORKS[name].chainId),
-]);
 
 export function buildUserSignin(
   config: UsersConfig,
@@ -40,7 +37,12 @@ export function buildUserSignin(
 ): UserSignin {
   const base = new URL(config.baseUrl);
   const nonceLifetimeMs = config.nonceTtlSeconds * 1000;
+  const evmChainIds: ReadonlySet<number> = new Set([
+    1,
+    ...config.networks.all.map((network) => network.chainId),
+  ]);
   return {
+    evmChainIds,
     sessionPolicy: { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxMs, secureCookie },
     nonceLimiters: {
       perClient: createRateLimiter(
@@ -61,7 +63,7 @@ export function buildUserSignin(
       origin: base.origin,
       now,
       maxLifetimeMs: nonceLifetimeMs,
-      evmChainIds: SIGNIN_EVM_CHAIN_IDS,
+      evmChainIds,
     }),
   };
 }

@@ -1,6 +1,6 @@
 import { fireEvent, render, screen } from "@testing-library/react";
 import { TRPCClientError } from "@trpc/client";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AdminClient, AdminMe } from "../api";
 import { AdminContext } from "../context";
 import { formatUnits } from "../ui";
@@ -29,10 +29,37 @@ function renderWith(
   return onChanged;
 }
 
+// The scopes are the API's networks (decision 0057): GET /api/payment-capabilities answers this deployment's list.
+const capabilities = {
+  chains: [
+    { network: "polygon", family: "evm", chain_id: 137, mode: "live" },
+    { network: "amoy", family: "evm", chain_id: 80002, mode: "test" },
+    { network: "base-sepolia", family: "evm", chain_id: 84532, mode: "test" },
+    { network: "solana", family: "solana", chain_id: null, mode: "live" },
+  ],
+};
+const fetchMock = vi.fn<typeof fetch>();
+beforeEach(() => {
+  fetchMock.mockImplementation(() => Promise.resolve(Response.json(capabilities)));
+  vi.stubGlobal("fetch", fetchMock);
+});
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
 describe("PauseControl", () => {
+  it("offers all and every network the API lists as scopes", async () => {
+    renderWith({}, true);
+    await screen.findByRole("option", { name: "base-sepolia" });
+    const options = [...(screen.getByTestId("pause-scope") as HTMLSelectElement).options].map((o) => o.value);
+    expect(options).toEqual(["all", "polygon", "amoy", "base-sepolia"]);
+    expect(fetchMock).toHaveBeenCalledWith(expect.stringMatching(/\/api\/payment-capabilities$/));
+  });
+
   it("pauses a scope after a confirmation with a reason, and says quotes are refused now", async () => {
     const pause = vi.fn().mockResolvedValue({ pause: {}, paused: [{ scope: "amoy" }] });
     const onChanged = renderWith({ admin: { pause: { mutate: pause } } }, true);
+    await screen.findByRole("option", { name: "amoy" });
     fireEvent.change(screen.getByTestId("pause-scope"), { target: { value: "amoy" } });
     fireEvent.click(screen.getByTestId("pause-open"));
     expect(screen.getByRole("dialog").textContent).toContain("amoy");

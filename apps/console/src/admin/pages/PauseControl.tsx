@@ -3,9 +3,11 @@
  * the answer says at once what is refused now (new quotes answer 503 service_paused).
  */
 import { useState } from "react";
+import { useLoad } from "../../hooks/useLoad";
+import { fetchNetworks } from "../../lib/networks";
 import { FormDialog, TextAreaField } from "../../ui/Dialog";
 import { FilterBar, SelectFilter } from "../../ui/Filters";
-import { type Overview, PAUSE_SCOPES, type PauseScope } from "../api";
+import type { Overview, PauseScope } from "../api";
 import { useAdmin } from "../context";
 import { Time } from "../ui";
 
@@ -18,6 +20,9 @@ export function PauseControl({ pause, onChanged }: { pause: Overview["pause"]; o
   const [notice, setNotice] = useState<string>();
   const scopes = pause?.scopes ?? [];
   const paused = new Set(scopes.map((s) => s.scope));
+  // `all`, then every network the API lists (decision 0057): the scopes are the service's own networks.
+  const networks = useLoad(() => fetchNetworks(window.location.origin), "networks").data;
+  const scopeOptions: PauseScope[] = ["all", ...(networks ?? []).map((network) => network.name)];
 
   return (
     <section className="section" aria-labelledby="pause-title" data-testid="pause-panel">
@@ -54,7 +59,7 @@ export function PauseControl({ pause, onChanged }: { pause: Overview["pause"]; o
         <SelectFilter
           label="Scope"
           value={scope}
-          options={PAUSE_SCOPES}
+          options={scopeOptions}
           optionLabel={(s) => (s === "all" ? "all networks" : s)}
           onChange={(event) => setScope(event.target.value as PauseScope)}
           testId="pause-scope"

@@ -5,7 +5,9 @@
 import { useSearchParams } from "react-router";
 import { ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
+import { useLoad } from "../../hooks/useLoad";
 import { usePagedLoad } from "../../hooks/usePagedLoad";
+import { fetchNetworks } from "../../lib/networks";
 import { anyOption, FilterForm, pick, SelectFilter, TextFilter } from "../../ui/Filters";
 import { Pager } from "../../ui/Pager";
 import type { AdminClient, TransactionsPage } from "../api";
@@ -15,7 +17,6 @@ import { SettlementTable } from "./SettlementTable";
 
 const FILTERS = ["network", "asset", "merchant", "payer", "state", "from", "to"] as const;
 const STATES = ["", "seen", "confirmed", "final", "orphaned"];
-const NETWORKS = ["", "polygon", "base", "amoy"];
 const MAX_EXPORT_PAGES = 20;
 type TransactionsQuery = Parameters<AdminClient["adminRead"]["transactions"]["query"]>[0];
 
@@ -35,6 +36,15 @@ export function TransactionsListPage() {
     return page;
   });
   const csv = useAction();
+  // The network filter offers the API's own list (decision 0057); an applied value stays selectable meanwhile.
+  const networks = useLoad(() => fetchNetworks(window.location.origin), "networks").data;
+  const networkOptions = [
+    "",
+    ...new Set([
+      ...(networks ?? []).map((network) => network.name),
+      ...(filters.network ? [filters.network] : []),
+    ]),
+  ];
 
   function apply(values: Record<string, string>) {
     const next = new URLSearchParams();
@@ -69,7 +79,12 @@ export function TransactionsListPage() {
           </button>
         }
       >
-        <SelectFilter label="Network" {...applied("network")} options={NETWORKS} optionLabel={anyOption} />
+        <SelectFilter
+          label="Network"
+          {...applied("network")}
+          options={networkOptions}
+          optionLabel={anyOption}
+        />
         <TextFilter label="Asset" {...applied("asset")} placeholder="USDC or 0x…" size={10} />
         <TextFilter label="Merchant id" {...applied("merchant")} placeholder="mrch_…" />
         <TextFilter label="Payer" {...applied("payer")} placeholder="0x…" />

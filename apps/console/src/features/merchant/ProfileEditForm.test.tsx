@@ -22,6 +22,8 @@ describe("ProfileEditForm", () => {
     fill("tier-name-1", "bulk");
     fill("tier-price-1", "0.0001");
     fill("profile-webhook", "");
+    // The chains come from the API (decision 0057): base is offered once the list has loaded.
+    await screen.findByRole("option", { name: "Base · chain 8453" });
     fireEvent.change(screen.getByTestId("settlement-chain"), { target: { value: "base" } });
     fireEvent.click(screen.getByTestId("profile-save"));
 

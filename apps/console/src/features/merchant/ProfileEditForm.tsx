@@ -3,6 +3,7 @@ import { type FormEvent, useState } from "react";
 import { CardForm } from "../../components/CardForm";
 import { ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
+import { useNetworks } from "../../hooks/useNetworks";
 import { unclaimed, validate } from "../../lib/errors";
 import type { MerchantApi, MerchantProfile, UpdateMerchantRequest } from "../../lib/trpc";
 import { SubmitActions } from "../../ui/ActionButton";
@@ -33,6 +34,7 @@ export function ProfileEditForm({ api, merchant, onSaved }: ProfileEditFormProps
     tierRows: () => rowsFromTiers(merchant.tiers),
   });
   const { version, chain, tierRows } = terms;
+  const networks = useNetworks(api);
   const { busy, problem, run, setProblem } = useAction();
   const errors = problem?.errors ?? [];
 
@@ -70,7 +72,12 @@ export function ProfileEditForm({ api, merchant, onSaved }: ProfileEditFormProps
   return (
     <CardForm heading="Edit profile" headingId="edit-heading" testId="profile-form" onSubmit={submit}>
       <MerchantNameField testId="profile-name" value={name} onChange={setName} errors={errors} />
-      <SettlementAndTiers mode={merchant.network_mode} errors={errors} {...terms.fields} />
+      <SettlementAndTiers
+        mode={merchant.network_mode}
+        networks={networks}
+        errors={errors}
+        {...terms.fields}
+      />
       <WebhookUrlField
         label="Settlement webhook URL"
         hint="https only. Leave empty to stop webhook deliveries."

@@ -1,10 +1,19 @@
+import { type ConsoleNetwork, networkLabel } from "../../lib/networks";
 import type { MerchantProfile } from "../../lib/trpc";
-import { chainLabel, VERSION_LABELS } from "./SettlementFields";
+import { VERSION_LABELS } from "./SettlementFields";
 
 const PAYOUT_LABELS = { evm: "EVM", solana: "Solana", near: "NEAR", aptos: "Aptos" } as const;
 
 /** The signed-in merchant's profile, read-only. */
-export function ProfileView({ merchant }: { merchant: MerchantProfile }) {
+export function ProfileView({
+  merchant,
+  networks,
+}: {
+  merchant: MerchantProfile;
+  /** The API's network list, for the chain's label; the bare name until it loads. */
+  networks?: readonly ConsoleNetwork[] | undefined;
+}) {
+  const chain = networks?.find((network) => network.name === merchant.settlement_chain);
   const payouts = (Object.keys(PAYOUT_LABELS) as (keyof typeof PAYOUT_LABELS)[]).filter(
     (family) => merchant.pay_to[family] !== undefined,
   );
@@ -28,7 +37,7 @@ export function ProfileView({ merchant }: { merchant: MerchantProfile }) {
         <dt>Settlement version</dt>
         <dd data-testid="profile-view-version">{VERSION_LABELS[merchant.settlement_version]}</dd>
         <dt>Settlement chain</dt>
-        <dd data-testid="profile-view-chain">{chainLabel(merchant.settlement_chain)}</dd>
+        <dd data-testid="profile-view-chain">{chain ? networkLabel(chain) : merchant.settlement_chain}</dd>
         <dt>Webhook URL</dt>
         <dd data-testid="profile-view-webhook">
           {merchant.webhook_url ? (

@@ -1,6 +1,6 @@
 import { fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
-import { fakeApi, profile, VALID_EVM } from "../../test-fakes";
+import { CANONICAL_NETWORKS, fakeApi, profile, VALID_EVM } from "../../test-fakes";
 import { RegisterForm } from "./RegisterForm";
 
 function fill(testId: string, value: string) {
@@ -48,12 +48,37 @@ describe("RegisterForm", () => {
     expect(api.register).not.toHaveBeenCalled();
   });
 
-  it("offers only the chains of the selected network mode", () => {
-    render(<RegisterForm api={fakeApi()} onRegistered={vi.fn()} />);
+  it("offers only the chains of the selected network mode", async () => {
+    const api = fakeApi();
+    render(<RegisterForm api={api} onRegistered={vi.fn()} />);
     const chain = screen.getByTestId("settlement-chain") as HTMLSelectElement;
-    expect([...chain.options].map((option) => option.value)).toEqual(["polygon", "base"]);
+    const values = () => [...chain.options].map((option) => option.value);
+    await waitFor(() => expect(values()).toEqual(["polygon", "base"]));
     fireEvent.click(screen.getByTestId("register-mode-test"));
-    expect([...chain.options].map((option) => option.value)).toEqual(["amoy"]);
+    expect(values()).toEqual(["amoy"]);
+    expect(chain.value).toBe("amoy");
+    expect(api.networks).toHaveBeenCalled();
+  });
+
+  it("takes the network list from the API: a deployment with base-sepolia and a custom network offers them", async () => {
+    const api = fakeApi({
+      networks: vi
+        .fn()
+        .mockResolvedValue([
+          ...CANONICAL_NETWORKS,
+          { name: "base-sepolia", chainId: 84532, mode: "test" },
+          { name: "devnet", chainId: 31337, mode: "test" },
+        ]),
+    });
+    render(<RegisterForm api={api} onRegistered={vi.fn()} />);
+    const chain = screen.getByTestId("settlement-chain") as HTMLSelectElement;
+    await waitFor(() => expect(chain.options).toHaveLength(2));
+    fireEvent.click(screen.getByTestId("register-mode-test"));
+    expect([...chain.options].map((option) => [option.value, option.textContent])).toEqual([
+      ["amoy", "Polygon Amoy (testnet) · chain 80002"],
+      ["base-sepolia", "Base Sepolia (testnet) · chain 84532"],
+      ["devnet", "devnet · chain 31337"],
+    ]);
     expect(chain.value).toBe("amoy");
   });
 

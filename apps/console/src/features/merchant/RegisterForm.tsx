@@ -1,7 +1,6 @@
 import {
-  defaultSettlementChain,
   type FieldError,
-  isChainInMode,
+  LEGACY_DEFAULT_BY_MODE,
   type NetworkMode,
   ZRegisterMerchantInput,
 } from "@tollgate/shared";
@@ -10,7 +9,9 @@ import { CardForm } from "../../components/CardForm";
 import { Field, FieldMessage } from "../../components/Field";
 import { ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
+import { useNetworks } from "../../hooks/useNetworks";
 import { errorFor, unclaimed, validate } from "../../lib/errors";
+import { networksInMode } from "../../lib/networks";
 import type { MerchantApi, RegisterMerchantRequest, RegisterMerchantResult } from "../../lib/trpc";
 import { SubmitActions } from "../../ui/ActionButton";
 import {
@@ -27,7 +28,7 @@ const PAYOUT_FIELDS = [
   {
     key: "evm",
     label: "EVM address",
-    hint: "One address for every EVM network (Polygon, Base, Amoy). Checksummed or all lowercase.",
+    hint: "One address for every EVM network this service settles on. Checksummed or all lowercase.",
   },
   { key: "solana", label: "Solana address (optional)", hint: "Base58 public key (32 bytes)." },
   { key: "near", label: "NEAR account (optional)", hint: "e.g. acme.near" },
@@ -50,7 +51,7 @@ export function RegisterForm({ api, onRegistered }: RegisterFormProps) {
   const [mode, setMode] = useState<NetworkMode>("live");
   const terms = useSettlementAndTiers({
     version: "1.2",
-    chain: defaultSettlementChain("live"),
+    chain: LEGACY_DEFAULT_BY_MODE.live,
     tierRows: defaultTierRows,
   });
   const { version, chain, setChain, tierRows } = terms;
@@ -58,9 +59,14 @@ export function RegisterForm({ api, onRegistered }: RegisterFormProps) {
   const { busy, problem, run, setProblem } = useAction();
   const errors = problem?.errors ?? [];
 
+  const networks = useNetworks(api);
+
   function changeMode(next: NetworkMode) {
     setMode(next);
-    if (!isChainInMode(chain, next)) setChain(defaultSettlementChain(next));
+    const inMode = networksInMode(networks ?? [], next);
+    // The API lists each mode's legacy default first (SPEC §2.1); before the list loads, the SPEC default stands.
+    if (!inMode.some((network) => network.name === chain))
+      setChain(inMode[0]?.name ?? LEGACY_DEFAULT_BY_MODE[next]);
   }
 
   async function submit(event: FormEvent) {
@@ -107,7 +113,7 @@ export function RegisterForm({ api, onRegistered }: RegisterFormProps) {
 
       <NetworkModeFields mode={mode} onChange={changeMode} errors={errors} />
 
-      <SettlementAndTiers mode={mode} errors={errors} {...terms.fields} />
+      <SettlementAndTiers mode={mode} networks={networks} errors={errors} {...terms.fields} />
 
       <WebhookUrlField
         label="Settlement webhook URL (optional)"

@@ -1,25 +1,14 @@
 import {
   type EvmNetworkName,
   type FieldError,
-  NETWORKS,
   type NetworkMode,
-  SETTLEMENT_NETWORKS_BY_MODE,
   SETTLEMENT_VERSIONS,
   type SettlementVersion,
 } from "@tollgate/shared";
 import { useId } from "react";
 import { FieldMessage } from "../../components/Field";
 import { errorFor } from "../../lib/errors";
-
-const CHAIN_LABELS: Record<EvmNetworkName, string> = {
-  polygon: "Polygon",
-  base: "Base",
-  amoy: "Polygon Amoy (testnet)",
-};
-
-export function chainLabel(chain: EvmNetworkName): string {
-  return `${CHAIN_LABELS[chain]} · chain ${NETWORKS[chain].chainId}`;
-}
+import { type ConsoleNetwork, networkLabel, networksInMode } from "../../lib/networks";
 
 export const VERSION_LABELS: Record<SettlementVersion, string> = {
   "1.2": "1.2 (legacy splitter, default)",
@@ -32,6 +21,8 @@ export function isSettlementVersion(value: string): value is SettlementVersion {
 
 export interface SettlementFieldsProps {
   mode: NetworkMode;
+  /** The API's network list; undefined while it loads (the current chain stays the only option meanwhile). */
+  networks: readonly ConsoleNetwork[] | undefined;
   version: SettlementVersion;
   chain: EvmNetworkName;
   onVersionChange: (version: SettlementVersion) => void;
@@ -42,6 +33,7 @@ export interface SettlementFieldsProps {
 /** Settlement version and chain; only chains of the merchant's network mode are offered (SPEC §2.1). */
 export function SettlementFields({
   mode,
+  networks,
   version,
   chain,
   onVersionChange,
@@ -49,7 +41,9 @@ export function SettlementFields({
   errors,
 }: SettlementFieldsProps) {
   const id = useId();
-  const chains = SETTLEMENT_NETWORKS_BY_MODE[mode];
+  const offered = networks ? networksInMode(networks, mode) : [];
+  // The current chain is always an option, so the select never shows a value it does not list.
+  const chains = offered.some((network) => network.name === chain) ? offered : [{ name: chain }, ...offered];
   const versionError = errorFor(errors, "settlement_version");
   const chainError = errorFor(errors, "settlement_chain");
   return (
@@ -86,13 +80,13 @@ export function SettlementFields({
           aria-describedby={`${id}-chain-hint`}
           aria-invalid={chainError ? true : undefined}
           onChange={(event) => {
-            const next = chains.find((name) => name === event.target.value);
-            if (next) onChainChange(next);
+            const next = chains.find((network) => network.name === event.target.value);
+            if (next) onChainChange(next.name);
           }}
         >
-          {chains.map((name) => (
-            <option key={name} value={name}>
-              {chainLabel(name)}
+          {chains.map((network) => (
+            <option key={network.name} value={network.name}>
+              {"chainId" in network ? networkLabel(network) : network.name}
             </option>
           ))}
         </select>

@@ -105,7 +105,7 @@ describe("facilitatorRequest (what this bridge settles)", () => {
   ]);
   const provider = config.providers[0]!;
   const store = createMemoryOrderStore();
-  const offered = exactRequirements(provider, "amoy", 80002, [usdc], config.orderTtlSeconds);
+  const offered = exactRequirements(provider, NETWORKS.amoy, [usdc], config.orderTtlSeconds);
   const ctx = {
     config,
     network: "amoy",

@@ -39,6 +39,8 @@ export interface TokenOffer {
 export interface ExactRequirement {
   network: EvmNetworkName;
   chainId: number;
+  /** The network as each x402 version names it (v1 name, v2 CAIP-2), from the runtime list. */
+  wire: { v1: string; v2: string };
   token: TokenOffer;
   payTo: Address;
   amount: bigint;

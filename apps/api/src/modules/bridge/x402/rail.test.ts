@@ -46,6 +46,7 @@ const usdt: TokenOffer = {
 const requirement = (token: TokenOffer, amount: bigint): ExactRequirement => ({
   network: "amoy",
   chainId: 80002,
+  wire: { v1: NETWORKS.amoy.x402V1Name, v2: NETWORKS.amoy.caip2 },
   token,
   payTo: merchant,
   amount,

@@ -14,7 +14,7 @@
  */
 
 import { rpcFetch } from "@tollgate/outbound";
-import { type EvmNetworkName, NETWORKS, testUsdcAbi } from "@tollgate/shared";
+import { testUsdcAbi } from "@tollgate/shared";
 import {
   BaseError,
   createWalletClient,
@@ -36,8 +36,8 @@ import type { ExactEvmPayload, SettleResponse } from "./wire";
 export const SETTLE_SEND_WINDOW_MS = 30_000;
 export const DEFAULT_RECEIPT_TIMEOUT_MS = 60_000;
 
-export function wireNetwork(version: 1 | 2, network: EvmNetworkName): string {
-  return version === 1 ? NETWORKS[network].x402V1Name : NETWORKS[network].caip2;
+export function wireNetwork(version: 1 | 2, req: Pick<ExactRequirement, "wire">): string {
+  return version === 1 ? req.wire.v1 : req.wire.v2;
 }
 
 export interface SettleOptions {
@@ -77,7 +77,7 @@ export function createSettler(options: SettleOptions): Settle {
     payload: ExactEvmPayload,
     req: ExactRequirement,
   ): Promise<SettleResponse> {
-    const network = wireNetwork(version, req.network);
+    const network = wireNetwork(version, req);
     const payer = getAddress(payload.authorization.from);
     const fail = (errorReason: string, errorMessage: string, transaction = ""): SettleResponse => ({
       success: false,
