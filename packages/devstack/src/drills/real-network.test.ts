@@ -31,7 +31,8 @@ import { startGatedMerchant, startWebhookReceiver, type WebhookReceiver } from "
 const REPO = resolve(import.meta.dirname, "../../../..");
 const API_DIR = join(REPO, "apps/api");
 const INDEXER_DIR = join(REPO, "apps/indexer");
-const CHAIN_ID = 80002;
+const CHAIN_ID = 84532;
+const NETWORK = "base-sepolia";
 const binaries = findPostgresBinaries();
 const serverUrl = process.env.TEST_DATABASE_URL;
 
@@ -80,7 +81,7 @@ describe.skipIf(!serverUrl && "missing" in binaries)(
         chain: {
           id: CHAIN_ID,
           name: "drill",
-          nativeCurrency: { name: "POL", symbol: "POL", decimals: 18 },
+          nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
           rpcUrls: { default: { http: [node.url] } },
         },
       });
@@ -129,7 +130,7 @@ describe.skipIf(!serverUrl && "missing" in binaries)(
       const deployed = await runDeployCli(
         [
           "--network",
-          "amoy",
+          NETWORK,
           "--rpc",
           rpc.url,
           "--deployer-key-file",
@@ -149,7 +150,7 @@ describe.skipIf(!serverUrl && "missing" in binaries)(
         { viaPnpm: true },
       );
       expect(deployed.code, deployed.stderr).toBe(0);
-      const chain = parseDeploymentManifest(JSON.parse(readFileSync(manifestPath, "utf8"))).chains.amoy;
+      const chain = parseDeploymentManifest(JSON.parse(readFileSync(manifestPath, "utf8"))).chains[NETWORK];
       expect(chain).toMatchObject({ local: false, chainId: CHAIN_ID, rpcUrl: rpc.url });
       const usdc = chain?.tokens.USDC?.address as Address;
       // The deployer owns the test USDC: it mints the payer's balance, as a testnet faucet would.
@@ -187,7 +188,7 @@ describe.skipIf(!serverUrl && "missing" in binaries)(
         DEPLOYMENT_MANIFEST: manifestPath,
         WEBHOOK_SECRET_KEY: webhookKey,
         WEBHOOK_ALLOW_LOOPBACK: "true",
-        CONFIRMATIONS_AMOY: "2",
+        CONFIRMATIONS_BASE_SEPOLIA: "2",
         LOG_LEVEL: "warn",
       };
       const apiEnv = {
@@ -210,6 +211,14 @@ describe.skipIf(!serverUrl && "missing" in binaries)(
       );
       processes.push(spawnTsx(INDEXER_DIR, "src/main.ts", { ...shared, POLL_INTERVAL_MS: "500" }));
 
+      // The deployed network is listed for agents (decision 0057: known, and in the manifest).
+      const capabilities = (await (await fetch(`${baseUrl}/api/payment-capabilities`)).json()) as {
+        chains: { network: string; configured: boolean; status: string }[];
+      };
+      expect(capabilities.chains.find((chain) => chain.network === NETWORK)).toMatchObject({
+        configured: true,
+      });
+
       // 3. A merchant with a webhook, and its gated route.
       const receiver: WebhookReceiver = await startWebhookReceiver();
       closers.push(receiver.close);
@@ -218,7 +227,7 @@ describe.skipIf(!serverUrl && "missing" in binaries)(
         pay_to: { evm: payout },
         network_mode: "test",
         settlement_version: "1.4",
-        settlement_chain: "amoy",
+        settlement_chain: NETWORK,
         tiers: { standard: "0.001" },
         webhook_url: receiver.url,
       });
@@ -257,7 +266,7 @@ describe.skipIf(!serverUrl && "missing" in binaries)(
         delivery.headers,
         delivery.body,
       );
-      expect(envelope.data).toMatchObject({ network: "amoy", merchant: payout.toLowerCase() });
+      expect(envelope.data).toMatchObject({ network: NETWORK, merchant: payout.toLowerCase() });
       expect(BigInt(envelope.data.total_amount)).toBeGreaterThan(0n);
 
       // 6. Nothing in the path used a development shortcut of the chain.
