@@ -1,10 +1,10 @@
 /** The demo parts of `pnpm start`: a demo merchant kept across runs, and a free upstream for the bridge. */
 import { existsSync, readFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type Env, findMerchant, type RunningApi, registerMerchant } from "@tollgate/api";
 import type { EvmNetworkName } from "@tollgate/shared";
 import { createHttpServer, HTTP_SERVER_LIMITS, type HttpServerLimits } from "@tollgate/shared/http-server";
+import { listenOnLoopback } from "@tollgate/shared/test-process";
 import express from "express";
 
 /** Hardhat account #19 receives the demo merchant's payouts (a well-known development address). */
@@ -79,14 +79,5 @@ export async function startDemoUpstream(
   app.all("/{*rest}", (req, res) => {
     res.json({ upstream: "demo", method: req.method, path: req.path, at: new Date().toISOString() });
   });
-  const server = createHttpServer(app, limits);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listenOnLoopback(createHttpServer(app, limits));
 }

@@ -5,6 +5,7 @@
  * imported as `@tollgate/shared/test-process`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import type { Server } from "node:http";
 import { createServer } from "node:net";
 
 export interface TestProcess {
@@ -43,4 +44,22 @@ export async function freePort(): Promise<number> {
   const address = server.address();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return typeof address === "object" && address ? address.port : 0;
+}
+
+/**
+ * Listens on a loopback port the OS picks (tests, the local stack's demo servers); `close` ends open keep-alive
+ * connections too, so it never waits on an idle client.
+ */
+export async function listenOnLoopback(server: Server): Promise<{ url: string; close(): Promise<void> }> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }

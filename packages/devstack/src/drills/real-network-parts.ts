@@ -2,22 +2,10 @@
  * Loopback parts of the real-network drill: a merchant's Express server with one route behind `@tollgate/gate`, and
  * a webhook receiver that keeps the raw bytes of every delivery so the test verifies signatures as a merchant would.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, type IncomingHttpHeaders } from "node:http";
 import { gate } from "@tollgate/gate";
+import { listenOnLoopback } from "@tollgate/shared/test-process";
 import express from "express";
-
-async function listen(server: Server): Promise<{ url: string; close(): Promise<void> }> {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 /** GET /search behind the gate for `merchantId`'s `tier`, trusting the API at `apiBaseUrl`. */
 export async function startGatedMerchant(options: { merchantId: string; tier: string; apiBaseUrl: string }) {
@@ -25,7 +13,7 @@ export async function startGatedMerchant(options: { merchantId: string; tier: st
   app.get("/search", gate(options), (req, res) => {
     res.json({ ok: true, query: req.query, receipt_id: req.aifp?.receiptId });
   });
-  return listen(createServer(app));
+  return listenOnLoopback(createServer(app));
 }
 
 export interface WebhookDelivery {
@@ -56,6 +44,6 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     received.push({ type, headers: req.headers, body });
     res.writeHead(204).end();
   });
-  const { url, close } = await listen(server);
+  const { url, close } = await listenOnLoopback(server);
   return { url: `${url}/webhooks/tollgate`, received, close };
 }
