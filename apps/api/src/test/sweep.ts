@@ -351,6 +351,9 @@ export function expectNoServerError(
   response: { status: number; headers: Headers; json: Record<string, unknown>; text: string },
   op?: SweptOperation,
 ): void {
+  // The sweep's service has no chain behind its networks, so /readyz truthfully reports them down: a readiness
+  // report with 503 is its documented answer (docs/operations.md "Readiness"), not a failure caused by the input.
+  if (response.status === 503 && response.json.status === "not_ready" && label.includes("/readyz")) return;
   expect(response.status, `${label}: ${response.text}`).toBeLessThan(500);
   const contentType = response.headers.get("content-type") ?? "";
   if (response.status === 402 && op && answersChallenge(op) && contentType.startsWith("application/json")) {
