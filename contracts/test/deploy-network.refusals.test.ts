@@ -1,6 +1,6 @@
 /**
  * Refusals of `pnpm contracts:deploy` (docs/deploy.md): each is one clear line on standard error, a non-zero exit,
- * and nothing sent. The node poses as Base Sepolia (chain 84532), an id no manifest network has.
+ * and nothing sent. The node poses as Base Sepolia (chain 84532).
  */
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
@@ -91,11 +91,11 @@ describe("pnpm contracts:deploy refuses before sending anything", () => {
     );
   });
 
-  it("a network the manifest cannot hold", async () => {
+  it("a network without built-in facts", async () => {
     await expectRefusal(
-      argv({ network: "base-sepolia" }),
+      argv({ network: "devnet" }),
       2,
-      /unknown network "base-sepolia": the manifest holds polygon, base, amoy/,
+      /unknown network "devnet": one of polygon, base, amoy, base-sepolia/,
     );
   });
 

@@ -62,6 +62,17 @@ export async function listPauses(db: Database): Promise<PauseView[]> {
   return rows.map(view);
 }
 
+/** `all`, or a network of this service's list (decision 0057); without a chain registry every scope is accepted. */
+function isKnownScope(deps: PauseServiceDeps, scope: PauseScope): boolean {
+  return scope === "all" || !deps.chains || deps.chains.networks.has(scope);
+}
+
+function unknownScope(scope: PauseScope): AppError {
+  return new AppError("validation_failed", "unknown pause scope", {
+    errors: [{ path: "scope", code: "invalid_value", message: `no network ${scope} on this service` }],
+  });
+}
+
 /**
  * Pauses `scope`; 409 `already_paused` when it is (the first reason stays until an unpause). With `onchain`, then
  * also calls the splitters' pause() in scope (after the database pause is committed: the chain cannot join the
@@ -72,13 +83,7 @@ export async function pauseScope(
   input: { scope: PauseScope; reason: string; onchain?: boolean | undefined },
   actor: OperatorActor,
 ): Promise<{ pause: PauseView; paused: PauseView[]; onchain: OnchainPauseResult[] | null }> {
-  if (input.scope !== "all" && deps.chains && !deps.chains.networks.has(input.scope)) {
-    throw new AppError("validation_failed", "unknown pause scope", {
-      errors: [
-        { path: "scope", code: "invalid_value", message: `no network ${input.scope} on this service` },
-      ],
-    });
-  }
+  if (!isKnownScope(deps, input.scope)) throw unknownScope(input.scope);
   const pauser = deps.onchainPauser;
   if (input.onchain && !pauser) {
     throw new AppError("onchain_pause_unavailable", "set PAUSER_PRIVATE_KEY to pause the splitters on chain");
@@ -118,7 +123,11 @@ export async function unpauseScope(
   const now = deps.clock.now();
   const lifted = await deps.db.db.transaction(async (tx) => {
     const [row] = await tx.delete(servicePauses).where(eq(servicePauses.scope, input.scope)).returning();
-    if (!row) throw new AppError("not_paused", `${input.scope} is not paused`);
+    // A network dropped from the manifest while paused can still be lifted; any other unknown scope is a bad input.
+    if (!row)
+      throw isKnownScope(deps, input.scope)
+        ? new AppError("not_paused", `${input.scope} is not paused`)
+        : unknownScope(input.scope);
     const before = view(row);
     const change = { before: { ...before }, details: { reason: input.reason } };
     await auditOperatorAction(tx, actor, scopeEntry(input.scope, "service.unpaused", change), now);
