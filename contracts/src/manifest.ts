@@ -38,12 +38,6 @@ export function writeManifestFile(dataDir: string, manifest: DeploymentManifest)
   return file;
 }
 
-/** Writes `manifest` to `file` atomically, whatever the file is called. */
-export function writeManifestAt(file: string, manifest: DeploymentManifest): string {
-  writeJsonAtomic(file, manifest);
-  return file;
-}
-
 export function buildManifest(chains: readonly LocalChain[]): DeploymentManifest {
   const out: DeploymentManifest["chains"] = {};
   for (const chain of chains) {

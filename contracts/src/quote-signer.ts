@@ -29,7 +29,7 @@ import {
   type PublicClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { writeManifestAt } from "./manifest";
+import { writeJsonAtomic } from "./manifest";
 
 /** A refusal the operator must act on; the CLI prints its message alone. */
 export class QuoteSignerError extends Error {
@@ -157,7 +157,7 @@ async function changeRole(
   const others = splitter.signers.map((signer) => getAddress(signer)).filter((signer) => signer !== account);
   const signers = change === "grantRole" ? [...others, account] : others;
   splitter.signers = signers;
-  writeManifestAt(target.manifestPath, manifest);
+  writeJsonAtomic(target.manifestPath, manifest);
   return { txHash, signers };
 }
 

@@ -18,11 +18,17 @@ import { createAgent } from "@tollgate/agent";
 import { HARDHAT_MNEMONIC } from "@tollgate/contracts/deploy";
 import { type HardhatNode, runDeployCli, startHardhatNode } from "@tollgate/contracts/hardhat-node";
 import { type RpcFaultProxy, startRpcFaultProxy } from "@tollgate/contracts/rpc-fault-proxy";
-import { findPostgresBinaries, startThrowawayCluster, type ThrowawayCluster } from "@tollgate/db/testing";
+import {
+  createTestDatabase,
+  findPostgresBinaries,
+  type PostgresBinaries,
+  startThrowawayCluster,
+  type TestDatabaseHandle,
+  type ThrowawayCluster,
+} from "@tollgate/db/testing";
 import { parseDeploymentManifest } from "@tollgate/shared/deployment";
 import { freePort, spawnTsx, type TestProcess } from "@tollgate/shared/test-process";
 import { verifyWebhook } from "@tollgate/webhooks/signature";
-import postgres from "postgres";
 import { type Address, createWalletClient, erc20Abi, http, parseEther, parseUnits } from "viem";
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -66,7 +72,7 @@ describe.skipIf(!serverUrl && "missing" in binaries)(
     let rpc: RpcFaultProxy;
     let cluster: ThrowawayCluster | undefined;
     let databaseUrl: string;
-    let dropDatabase: () => Promise<void> = async () => {};
+    let database: TestDatabaseHandle | undefined;
     const processes: TestProcess[] = [];
     const closers: (() => Promise<void>)[] = [];
     const logs = () => processes.map((p) => p.output().slice(-4000)).join("\n---\n");
@@ -87,7 +93,10 @@ describe.skipIf(!serverUrl && "missing" in binaries)(
       });
       for (const to of [deployer.address, payer.address])
         await faucet.sendTransaction({ to, value: parseEther("100") });
-      ({ databaseUrl, dropDatabase, cluster } = await freshDatabase());
+      // A migrated database of its own, on TEST_DATABASE_URL's server or else on a throwaway cluster.
+      cluster = serverUrl ? undefined : await startThrowawayCluster(binaries as PostgresBinaries);
+      database = await createTestDatabase("postgres", { postgresUrl: serverUrl ?? cluster?.url });
+      databaseUrl = database.url ?? "";
     }, 180_000);
 
     afterAll(async () => {
@@ -96,32 +105,10 @@ describe.skipIf(!serverUrl && "missing" in binaries)(
       for (const close of closers) await close();
       await rpc?.close();
       await node?.stop();
-      await dropDatabase();
+      await database?.close();
       await cluster?.destroy();
       rmSync(dir, { recursive: true, force: true });
     }, 60_000);
-
-    async function freshDatabase() {
-      const throwaway = serverUrl
-        ? undefined
-        : await startThrowawayCluster(binaries as Exclude<typeof binaries, { missing: string }>);
-      const server = serverUrl ?? throwaway!.url;
-      const name = `tollgate_drill_${randomBytes(5).toString("hex")}`;
-      const admin = postgres(server, { max: 1, onnotice: () => {} });
-      await admin.unsafe(`create database ${name}`);
-      await admin.end();
-      const url = new URL(server);
-      url.pathname = `/${name}`;
-      return {
-        databaseUrl: url.toString(),
-        cluster: throwaway,
-        dropDatabase: async () => {
-          const cleanup = postgres(server, { max: 1, onnotice: () => {} });
-          await cleanup.unsafe(`drop database if exists ${name} with (force)`);
-          await cleanup.end();
-        },
-      };
-    }
 
     it("deploys from a key file, runs API and indexer in production, and a paid call is indexed and delivered", async () => {
       // 1. Deploy, as docs/deploy.md says, through the recording proxy.
