@@ -4,7 +4,7 @@
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { type DatabaseHandle, openDatabase } from "@tollgate/db";
+import { type DatabaseHandle, openDatabase, prepareSchema } from "@tollgate/db";
 import { StartupRefusal } from "@tollgate/shared";
 import { loadWebhookSecretKey } from "@tollgate/webhooks";
 import { Redis } from "ioredis";
@@ -140,7 +140,8 @@ export async function buildDeps(
   const quoteSigner = quoteSignerKey ? privateKeyToAccount(quoteSignerKey) : undefined;
   const chainHealth = await checkChainsAtStart(env, { chains, signer: quoteSigner?.address, clock, log });
   const db = overrides.db ?? (await openAppDatabase(env));
-  if (!overrides.db) await db.migrate();
+  // Development migrates; production waits for the migrate step (docs/decisions/0060-production-build-and-migrations.md).
+  if (!overrides.db) await prepareOwnSchema(env, db, log);
   const keys = await openReceiptKeys(env, db, clock, log);
   // Seals merchants' webhook secrets and the bridge providers' upstream keys at rest (DESIGN.md §8).
   const secretKey = loadWebhookSecretKey({
@@ -285,6 +286,16 @@ async function openReceiptKeys(
     graceMs,
     onError: (error) => log.error({ err: error }, "receipt key file unreadable; keeping the last good keys"),
   });
+}
+
+/** Migrates or waits for the schema; a refusal closes the database it opened before it propagates. */
+async function prepareOwnSchema(env: Env, db: DatabaseHandle, log: Logger): Promise<void> {
+  try {
+    await prepareSchema(db, { ...env.schema, onWaiting: (message) => log.warn(message) });
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
 }
 
 /** PostgreSQL when DATABASE_URL is set, else PGlite under DATA_DIR. */

@@ -23,6 +23,8 @@ export const ZRawEnv = z.object({
   DATA_DIR: envOptional(z.string()),
   DATABASE_URL: envOptional(envUrl({ protocol: /^postgres(ql)?$/ })),
   REDIS_URL: envOptional(envUrl({ protocol: /^rediss?$/ })),
+  /** Production: how long the API waits for the migrate step's schema before refusing (decision 0060). */
+  MIGRATION_WAIT_SECONDS: envDefault(envInteger({ max: 3_600 }), 60),
   LOG_LEVEL: envLogLevel(),
   TRUST_PROXY: envDefault(envInteger(), 0),
   RATE_LIMIT_REGISTRATIONS_PER_HOUR: envDefault(envInteger({ min: 1 }), 20),

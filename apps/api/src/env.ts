@@ -2,8 +2,7 @@
  * The API's environment, parsed once at start-up (DESIGN.md §11). Nothing else reads `process.env`.
  * An empty string counts as unset.
  */
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import {
   type EnvSource,
   envDataPaths,
@@ -15,12 +14,19 @@ import {
   parsePerNetworkEnv,
 } from "@tollgate/shared/env";
 import type { NetworkList } from "@tollgate/shared/networks";
+import { runtimePath } from "@tollgate/shared/runtime-path";
 import { parseSealingKey } from "@tollgate/shared/sealing";
 import { type RawEnv, ZRawEnv } from "./env-schema";
 import { type BridgeConfig, BridgeConfigError, routerConfigFromFile } from "./modules/bridge/config";
 import type { IdentitySettings } from "./modules/identity/identity-services";
 
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+/** The repository, or the release folder when running from a build (relative paths are taken from here). */
+export const REPO_ROOT = runtimePath(import.meta.url, { source: "../../..", release: "." });
+/** The console's default build: apps/console/dist, or `<release>/dist/console` (scripts/build.mjs copies it). */
+const CONSOLE_DIST_DEFAULT = runtimePath(import.meta.url, {
+  source: "../../console/dist",
+  release: "dist/console",
+});
 
 export type Env = {
   nodeEnv: "development" | "production" | "test";
@@ -31,6 +37,11 @@ export type Env = {
   baseUrl: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /**
+   * Schema at start (docs/decisions/0060-production-build-and-migrations.md): development and tests migrate; production
+   * waits up to `waitMs` for the migrate step.
+   */
+  schema: { migrate: boolean; waitMs: number };
   redisUrl: string | undefined;
   logLevel: RawEnv["LOG_LEVEL"];
   /** Number of trusted reverse-proxy hops in front of the API (0: use the socket address). */
@@ -135,6 +146,7 @@ export function loadEnv(source: EnvSource = process.env): Env {
     baseUrl,
     dataDir,
     databaseUrl: raw.DATABASE_URL,
+    schema: { migrate: raw.NODE_ENV !== "production", waitMs: raw.MIGRATION_WAIT_SECONDS * 1000 },
     redisUrl: raw.REDIS_URL,
     logLevel: raw.LOG_LEVEL,
     trustProxy: raw.TRUST_PROXY,
@@ -143,7 +155,7 @@ export function loadEnv(source: EnvSource = process.env): Env {
       publicPerMinute: raw.RATE_LIMIT_PUBLIC_PER_MINUTE,
     },
     cors: { allowedOrigins: raw.CORS_ALLOWED_ORIGINS ?? [] },
-    console: { serve: raw.SERVE_CONSOLE, distDir: fromRoot(raw.CONSOLE_DIST ?? "apps/console/dist") },
+    console: { serve: raw.SERVE_CONSOLE, distDir: fromRoot(raw.CONSOLE_DIST ?? CONSOLE_DIST_DEFAULT) },
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
     chains: chainSettings(raw, source, manifestPath),
     quoteSignerPrivateKey: raw.QUOTE_SIGNER_PRIVATE_KEY,

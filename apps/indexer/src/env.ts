@@ -3,7 +3,6 @@
  * reads `process.env`. Empty strings count as missing. Production needs DATABASE_URL and WEBHOOK_SECRET_KEY;
  * development falls back to PGlite under DATA_DIR and a generated key file there.
  */
-import { resolve } from "node:path";
 import type { DeploymentManifest } from "@tollgate/shared/deployment";
 import {
   type EnvSource,
@@ -19,6 +18,7 @@ import {
   perNetworkEnv,
 } from "@tollgate/shared/env";
 import type { EvmNetworkName, NetworkList } from "@tollgate/shared/networks";
+import { runtimePath } from "@tollgate/shared/runtime-path";
 import { z } from "zod";
 
 /** `<PREFIX>_<NAME>` for every network of the runtime list (decision 0057), e.g. RPC_URL_BASE_SEPOLIA. */
@@ -35,6 +35,8 @@ const ZRawEnv = z.object({
   LOG_LEVEL: envLogLevel(),
   DATA_DIR: envOptional(z.string()),
   DATABASE_URL: envOptional(z.string()),
+  /** Production: how long the indexer waits for the migrate step's schema before refusing (decision 0060). */
+  MIGRATION_WAIT_SECONDS: envDefault(envInteger({ max: 3_600 }), 60),
   DEPLOYMENT_MANIFEST: envOptional(z.string()),
   /** Comma-separated subset of networks to follow; default every network in the manifest. */
   INDEXER_NETWORKS: envOptional(z.string()),
@@ -70,6 +72,8 @@ export interface IndexerEnv {
   logLevel: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** Development migrates at start; production waits up to `waitMs` for the migrate step (decision 0060). */
+  schema: { migrate: boolean; waitMs: number };
   manifestPath: string;
   /** The manifest at `manifestPath` when it exists, read once at start. */
   manifest: DeploymentManifest | undefined;
@@ -100,7 +104,8 @@ export class IndexerEnvError extends Error {
   override readonly name = "IndexerEnvError";
 }
 
-const REPO_ROOT = resolve(import.meta.dirname, "..", "..", "..");
+/** The repository, or the release folder when running from a build (decision 0060). */
+const REPO_ROOT = runtimePath(import.meta.url, { source: "../../..", release: "." });
 
 export function loadIndexerEnv(source: EnvSource = process.env): IndexerEnv {
   const makeError = (message: string) => new IndexerEnvError(message);
@@ -143,6 +148,7 @@ export function loadIndexerEnv(source: EnvSource = process.env): IndexerEnv {
     logLevel: raw.LOG_LEVEL,
     dataDir,
     databaseUrl: raw.DATABASE_URL,
+    schema: { migrate: !production, waitMs: raw.MIGRATION_WAIT_SECONDS * 1000 },
     manifestPath,
     manifest,
     networkList,

@@ -6,7 +6,7 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type DatabaseHandle, openDatabase } from "@tollgate/db";
+import { type DatabaseHandle, openDatabase, prepareSchema } from "@tollgate/db";
 import { createOutboundClient } from "@tollgate/outbound";
 import { type DeploymentManifest, parseDeploymentManifest } from "@tollgate/shared/deployment";
 import { loadWebhookSecretKey } from "@tollgate/webhooks";
@@ -72,8 +72,16 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Runnin
     handle = env.databaseUrl
       ? await openDatabase({ kind: "postgres", url: env.databaseUrl })
       : await openDatabase({ kind: "pglite", dataDir: join(env.dataDir, "pglite") });
-    await handle.migrate();
     ownDb = true;
+    try {
+      await prepareSchema(handle, {
+        ...env.schema,
+        onWaiting: (message) => log.warn(message),
+      });
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
   }
   const db = handle;
   const followers = networks.map((cfg) => {

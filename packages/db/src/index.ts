@@ -1,4 +1,5 @@
 export * from "./client";
+export * from "./migrations";
 export * from "./pglite-lock";
 export * from "./schema";
 export * from "./settlement-wire";

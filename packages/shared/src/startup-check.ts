@@ -6,7 +6,7 @@
 
 /** A refusal to start: `message` is one line for the operator; the process prints it without a stack trace. */
 export class StartupRefusal extends Error {
-  override readonly name = "StartupRefusal";
+  override readonly name: string = "StartupRefusal";
 }
 
 /** Scheme, host and port of an RPC URL: its path and query often carry an API key (Alchemy, Infura). */

@@ -1,12 +1,13 @@
 /**
  * `pnpm admin:create --email <e> [--role owner|operator|viewer] [--password-file <f>]`: creates an
  * operator account. The password comes from `--password-file` or standard input (prompted without echo on a
- * terminal), never from an argument. Honours DATA_DIR / DATABASE_URL and migrates the database first, so it
- * works before the first start.
+ * terminal), never from an argument. Honours DATA_DIR / DATABASE_URL; in development it migrates the database
+ * first, so it works before the first start; in production it waits for the migrate step
+ * (docs/decisions/0060-production-build-and-migrations.md).
  */
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import { DatabaseLockedError, openDatabase } from "@tollgate/db";
+import { DatabaseLockedError, openDatabase, prepareSchema } from "@tollgate/db";
 import { ZodError } from "zod";
 import { EnvError, loadEnv } from "../env";
 import { ADMIN_ROLES_FOR_CLI, createAdmin, readPasswordFile } from "../modules/operators";
@@ -63,7 +64,7 @@ async function main(): Promise<number> {
     ? await openDatabase({ kind: "postgres", url: env.databaseUrl, maxConnections: 2 })
     : await openDatabase({ kind: "pglite", dataDir: `${env.dataDir}/pglite` });
   try {
-    await handle.migrate();
+    await prepareSchema(handle, env.schema);
     const created = await createAdmin(
       handle.db,
       { email: values.email, password, role },

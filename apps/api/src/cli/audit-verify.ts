@@ -2,7 +2,7 @@
  * `pnpm audit:verify`: walks the audit chain and reports the first broken link. Exit 0 when intact,
  * 1 when broken (or on error). The running service answers the same at `GET /admin/api/audit?verify=1`.
  */
-import { DatabaseLockedError, openDatabase } from "@tollgate/db";
+import { DatabaseLockedError, openDatabase, prepareSchema } from "@tollgate/db";
 import { EnvError, loadEnv } from "../env";
 import { verifyAuditChain } from "../modules/audit";
 import { lockedDatabaseHelp } from "./database-help";
@@ -13,7 +13,7 @@ async function main(): Promise<number> {
     ? await openDatabase({ kind: "postgres", url: env.databaseUrl, maxConnections: 2 })
     : await openDatabase({ kind: "pglite", dataDir: `${env.dataDir}/pglite` });
   try {
-    await handle.migrate();
+    await prepareSchema(handle, env.schema);
     const result = await verifyAuditChain(handle.db);
     if (result.ok) {
       console.log(`✔ audit chain intact: ${result.checked} events, head ${result.head}`);

@@ -9,7 +9,7 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { type DatabaseHandle, openDatabase } from "@tollgate/db";
+import { type DatabaseHandle, openDatabase, prepareSchema, SchemaNotReadyError } from "@tollgate/db";
 import { type Env, EnvError, loadEnv } from "../env";
 import {
   activationLeadSeconds,
@@ -33,7 +33,7 @@ async function rotate(env: Env, lead: number): Promise<{ result: RotationResult;
       : { kind: "pglite", dataDir: join(env.dataDir, "pglite") },
   );
   try {
-    await db.migrate();
+    await prepareSchema(db, env.schema);
     const result = await rotateDatabaseReceiptKey(db.db, env.receiptKeyStore.kek, new Date(), lead);
     // Only `onlyIfEmpty` rotations return nothing.
     if (!result) throw new Error("unreachable: a rotation without onlyIfEmpty made no key");
@@ -61,7 +61,11 @@ try {
   for (const old of result.retired)
     console.log(`retiring ${old} then; it stays published for ${graceHours.toFixed(1)} h after`);
 } catch (error) {
-  if (error instanceof EnvError || error instanceof ReceiptKeysError) {
+  if (
+    error instanceof EnvError ||
+    error instanceof ReceiptKeysError ||
+    error instanceof SchemaNotReadyError
+  ) {
     console.error(error.message);
     process.exit(error instanceof EnvError ? 2 : 1);
   }
