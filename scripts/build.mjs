@@ -77,7 +77,9 @@ for (const group of GROUPS) {
   for (const [output, { entryPoint, imports }] of Object.entries(metafile.outputs)) {
     if (!entryPoint) continue;
     const names = imports
-      .filter((item) => item.external && !item.path.startsWith("node:") && !builtins.has(packageName(item.path)))
+      .filter(
+        (item) => item.external && !item.path.startsWith("node:") && !builtins.has(packageName(item.path)),
+      )
       .map((item) => packageName(item.path));
     externals[relative("dist", output)] = [...new Set(names)].sort();
   }
@@ -85,8 +87,10 @@ for (const group of GROUPS) {
 
 cpSync(join(root, "packages/db/drizzle"), join(dist, "drizzle"), { recursive: true });
 const consoleDist = join(root, "apps/console/dist");
-if (existsSync(join(consoleDist, "index.html"))) cpSync(consoleDist, join(dist, "console"), { recursive: true });
-else console.warn("⚠ apps/console/dist is missing: the build has no console (run `pnpm build` from the root)");
+if (existsSync(join(consoleDist, "index.html")))
+  cpSync(consoleDist, join(dist, "console"), { recursive: true });
+else
+  console.warn("⚠ apps/console/dist is missing: the build has no console (run `pnpm build` from the root)");
 
 writeFileSync(join(dist, "build-info.json"), `${JSON.stringify({ externals }, null, 2)}\n`);
 const packages = new Set(Object.values(externals).flat());

@@ -41,13 +41,16 @@ const [target] = process.argv.slice(2);
 if (!target) fail("usage: pnpm release <outdir>   (after pnpm build)");
 // pnpm runs root scripts in the repository; INIT_CWD is where the operator typed the command.
 const outdir = resolve(process.env.INIT_CWD ?? process.cwd(), target);
-if (!existsSync(join(dist, "build-info.json"))) fail("dist/ is missing or incomplete: run `pnpm build` first");
+if (!existsSync(join(dist, "build-info.json")))
+  fail("dist/ is missing or incomplete: run `pnpm build` first");
 if (!existsSync(join(dist, "console", "index.html"))) fail("dist/console is missing: run `pnpm build` first");
 if (existsSync(outdir) && readdirSync(outdir).length > 0) fail(`${outdir} exists and is not empty`);
 
 const started = performance.now();
 const { externals } = JSON.parse(readFileSync(join(dist, "build-info.json"), "utf8"));
-const released = Object.keys(externals).filter((entry) => !NOT_RELEASED.some((prefix) => entry.startsWith(prefix)));
+const released = Object.keys(externals).filter(
+  (entry) => !NOT_RELEASED.some((prefix) => entry.startsWith(prefix)),
+);
 const needed = [...new Set(released.flatMap((entry) => externals[entry]))].sort();
 
 // 1. Production dependencies from the lockfile and the local store, no network.
@@ -71,7 +74,8 @@ if (deploy.status !== 0) fail(`pnpm deploy failed:\n${deploy.stdout}${deploy.std
 renameSync(join(staging, "node_modules"), join(outdir, "node_modules"));
 rmSync(staging, { recursive: true, force: true });
 const modules = join(outdir, "node_modules");
-for (const name of ["@tollgate", ".bin", ...TYPE_ONLY_PEERS]) rmSync(join(modules, name), { recursive: true, force: true });
+for (const name of ["@tollgate", ".bin", ...TYPE_ONLY_PEERS])
+  rmSync(join(modules, name), { recursive: true, force: true });
 
 // 2. Nothing from the development toolchain, anywhere in the tree.
 const tools = findPackages(modules, DEV_TOOLS);
@@ -96,7 +100,8 @@ for (const entry of released) {
     cpSync(join(dist, file), join(outdir, "dist", file));
   }
 }
-for (const folder of ["drizzle", "console"]) cpSync(join(dist, folder), join(outdir, "dist", folder), { recursive: true });
+for (const folder of ["drizzle", "console"])
+  cpSync(join(dist, folder), join(outdir, "dist", folder), { recursive: true });
 cpSync(join(dist, "build-info.json"), join(outdir, "dist", "build-info.json"));
 
 // 5. The release's own package.json.

@@ -7,22 +7,12 @@ import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { type DatabaseHandle, MIGRATIONS_FOLDER, openDatabase, prepareSchema } from "./client";
 import { migrationsIn, recordedVersion, SchemaNotReadyError } from "./migrations";
-import { createTestDatabase, testDatabaseKinds, testDatabaseServersFrom } from "./testing";
+import { createUnmigratedTestDatabase, testDatabaseKinds, testDatabaseServersFrom } from "./testing";
 
 // Test setup: the one place here that reads which servers this run has.
 const servers = testDatabaseServersFrom(process.env);
 const migrations = migrationsIn(MIGRATIONS_FOLDER);
 const newest = migrations.at(-1)?.tag ?? "";
-
-/** An empty database of `kind`: a fresh in-memory PGlite, or a test database on PostgreSQL emptied of its schema. */
-async function emptyDatabase(kind: "pglite" | "postgres"): Promise<{ handle: DatabaseHandle; url?: string }> {
-  if (kind === "pglite") return { handle: await openDatabase({ kind: "pglite" }) };
-  const handle = await createTestDatabase(kind, servers);
-  await handle.db.execute(sql`drop schema drizzle cascade`);
-  await handle.db.execute(sql`drop schema public cascade`);
-  await handle.db.execute(sql`create schema public`);
-  return { handle, ...(handle.url ? { url: handle.url } : {}) };
-}
 
 describe.each(testDatabaseKinds(servers))("migrations on %s", (kind) => {
   const opened: DatabaseHandle[] = [];
@@ -31,7 +21,8 @@ describe.each(testDatabaseKinds(servers))("migrations on %s", (kind) => {
   });
 
   it("several migrators at once: all succeed, one applies every migration, the others find it current", async () => {
-    const { handle, url } = await emptyDatabase(kind);
+    const handle = await createUnmigratedTestDatabase(kind, servers);
+    const url = handle.url;
     opened.push(handle);
     // PostgreSQL: separate clients, as separate replicas would be. PGlite: one process, so one handle.
     const migrators =
@@ -51,7 +42,7 @@ describe.each(testDatabaseKinds(servers))("migrations on %s", (kind) => {
   });
 
   it("waiting for the schema: refuses with both versions named, then passes once migrated", async () => {
-    const { handle } = await emptyDatabase(kind);
+    const handle = await createUnmigratedTestDatabase(kind, servers);
     opened.push(handle);
     const told: string[] = [];
     const waiting = prepareSchema(handle, { migrate: false, waitMs: 300, onWaiting: (m) => told.push(m) });

@@ -12,6 +12,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { type DatabaseHandle, type DatabaseKind, MIGRATIONS_FOLDER, openDatabase } from "./client";
 
@@ -149,6 +150,22 @@ export async function createTestDatabase(
     },
   };
 }
+/**
+ * A test database nothing has migrated, for the migrate step's own tests: a fresh in-memory PGlite, or a test
+ * database on PostgreSQL emptied of the template's schema (decision 0060).
+ */
+export async function createUnmigratedTestDatabase(
+  kind: DatabaseKind,
+  servers: TestDatabaseServers,
+): Promise<TestDatabaseHandle> {
+  if (kind === "pglite") return openDatabase({ kind: "pglite" });
+  const handle = await createTestDatabase(kind, servers);
+  await handle.db.execute(sql`drop schema drizzle cascade`);
+  await handle.db.execute(sql`drop schema public cascade`);
+  await handle.db.execute(sql`create schema public`);
+  return handle;
+}
+
 export {
   findPostgresBinaries,
   type PostgresBinaries,

@@ -19,7 +19,7 @@ async function main(): Promise<number> {
     const { applied, current } = await handle.migrate();
     console.log(
       applied.length > 0
-        ? `migrations applied to ${where}: ${applied.join(", ")}; schema at ${current}`
+        ? `migrations applied to ${where}: ${applied.length} (${applied[0]} to ${applied.at(-1)}); schema at ${current}`
         : `schema already current on ${where}: ${current}`,
     );
     return 0;
