@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `pnpm test`: builds what the suites need (contracts, console), says whether browser tests can run,
+// `pnpm test`: builds what the suites need (contracts, `pnpm build`), says whether browser tests can run,
 // runs every vitest project, prints the slowest files, and ends with one plain summary line.
 // `pnpm test:unit` (`--tier unit`) runs only the tests that need no database, chain, browser or process
 // (scripts/test-tiers.mjs; docs/testing.md "Tiers"), without building anything.
@@ -35,8 +35,9 @@ function step(title, command, args) {
 if (tier === "all" && existsSync(join(root, "contracts/hardhat.config.cjs"))) {
   step("compiling contracts (offline solc)", "pnpm", ["--filter", "@tollgate/contracts", "compile"]);
 }
-if (tier === "all" && existsSync(join(root, "apps/console/index.html"))) {
-  step("building the console", "pnpm", ["--filter", "@tollgate/console", "build"]);
+if (tier === "all") {
+  // The console and every package's own build, then the bundles (scripts/build.mjs, about a second).
+  step("building (pnpm build: the console, the packages, the bundles in dist/)", "pnpm", ["build"]);
 }
 if (tier === "all" && !existsSync("/usr/bin/chromium")) {
   console.log(
