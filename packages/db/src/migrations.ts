@@ -120,14 +120,18 @@ export async function waitForSchema(db: Database, folder: string, options: WaitO
     const state = failure
       ? `the database did not answer (${failure instanceof Error ? failure.message : String(failure)})`
       : `the database schema is at ${nameOf(found, known)}`;
-    if (!told) {
+    if (!told && options.timeoutMs > 0) {
       options.onWaiting?.(`${state}; this build needs ${needed.tag}: waiting for the migrate step`);
       told = true;
     }
     if (Date.now() >= deadline) {
+      const waited =
+        options.timeoutMs > 0
+          ? `; waited ${Math.round(options.timeoutMs / 1000)} s (MIGRATION_WAIT_SECONDS)`
+          : "";
       throw new SchemaNotReadyError(
         `refusing to start: ${state}; this build needs ${needed.tag}. Run the migrate step ` +
-          `(node dist/migrate.js, or pnpm db:migrate) against this database; waited ${Math.round(options.timeoutMs / 1000)} s (MIGRATION_WAIT_SECONDS)`,
+          `(node dist/migrate.js, or pnpm db:migrate) against this database${waited}`,
         { cause: failure },
       );
     }

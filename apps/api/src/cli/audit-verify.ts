@@ -13,7 +13,8 @@ async function main(): Promise<number> {
     ? await openDatabase({ kind: "postgres", url: env.databaseUrl, maxConnections: 2 })
     : await openDatabase({ kind: "pglite", dataDir: `${env.dataDir}/pglite` });
   try {
-    await prepareSchema(handle, env.schema);
+    // In production a command checks the schema once; it never waits (decision 0060).
+    await prepareSchema(handle, { migrate: env.schema.migrate, waitMs: 0 });
     const result = await verifyAuditChain(handle.db);
     if (result.ok) {
       console.log(`✔ audit chain intact: ${result.checked} events, head ${result.head}`);

@@ -32,7 +32,17 @@ describe("keys:rotate with RECEIPT_KEYS_STORE=database, and the API's start refu
   const rotate = (overrides: Record<string, string | undefined> = {}) =>
     run("src/cli/rotate-receipt-key.ts", overrides);
 
-  it("the first key signs at once; the next is scheduled; a third while it is pending is refused", async () => {
+  it("refused before the migrate step; then the first key signs at once; the next is scheduled; a third while it is pending is refused", async () => {
+    // Production commands never migrate (decision 0060): one line naming the schema this build needs.
+    const early = await rotate();
+    expect(early.code, early.output).toBe(1);
+    expect(early.output).toMatch(
+      /^refusing to start: the database schema is at none \(empty database\); this build needs \S+\. Run the migrate step/,
+    );
+    expect(early.output.split("\n")).toHaveLength(1);
+    const migrated = await run("src/cli/migrate.ts");
+    expect(migrated.code, migrated.output).toBe(0);
+
     const first = await rotate();
     expect(first.code, first.output).toBe(0);
     expect(first.output).toMatch(

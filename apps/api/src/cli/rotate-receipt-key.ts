@@ -33,7 +33,8 @@ async function rotate(env: Env, lead: number): Promise<{ result: RotationResult;
       : { kind: "pglite", dataDir: join(env.dataDir, "pglite") },
   );
   try {
-    await prepareSchema(db, env.schema);
+    // In production a command checks the schema once; it never waits (decision 0060).
+    await prepareSchema(db, { migrate: env.schema.migrate, waitMs: 0 });
     const result = await rotateDatabaseReceiptKey(db.db, env.receiptKeyStore.kek, new Date(), lead);
     // Only `onlyIfEmpty` rotations return nothing.
     if (!result) throw new Error("unreachable: a rotation without onlyIfEmpty made no key");
