@@ -215,6 +215,32 @@ describe("the production build and release", () => {
     const keys = await runToEnd(release, "cli/keys-rotate.js", production);
     expect(keys.code, keys.output).toBe(0);
 
+    // The commands load from the release too: argon2's native binary, the audit chain, usage refusals.
+    writeFileSync(join(work, "password"), "correct horse battery staple\n");
+    const created = spawnSync(
+      process.execPath,
+      [
+        join(release, "dist/cli/admin-create.js"),
+        "--email",
+        "ops@example.com",
+        "--password-file",
+        join(work, "password"),
+      ],
+      { cwd: release, env: { PATH: process.env.PATH, ...production }, encoding: "utf8" },
+    );
+    expect(created.status, `${created.stdout}${created.stderr}`).toBe(0);
+    expect(created.stdout).toContain("operator ops@example.com (owner) created");
+    const audit = await runToEnd(release, "cli/audit-verify.js", production);
+    expect(audit.code, audit.output).toBe(0);
+    expect(audit.output).toContain("audit chain intact");
+    const usages = await Promise.all(
+      ["cli/quote-signer.js", "cli/replay-webhook.js"].map((entry) => runToEnd(release, entry, production)),
+    );
+    for (const refused of usages) {
+      expect(refused.code, refused.output).toBe(2);
+      expect(refused.output).toContain("usage:");
+    }
+
     const api = await startApi(release, production);
     await expectServing(api.baseUrl);
     api.child.kill("SIGTERM");
