@@ -38,7 +38,7 @@ export interface DatabaseHandle {
   dumpDataDir?(): Promise<Blob>;
 }
 
-/** packages/db/drizzle in the repository; `<release>/dist/drizzle` in a build (scripts/release.mjs). */
+/** packages/db/drizzle in the repository; `<release>/dist/drizzle` in a build (copied by scripts/build.mjs). */
 export const MIGRATIONS_FOLDER = runtimePath(import.meta.url, {
   source: "../drizzle",
   release: "dist/drizzle",
