@@ -1,5 +1,6 @@
-// A TypeScript consumer of the published packages, type-checked with tsc (NodeNext, strict, skipLibCheck off)
-// against the shipped .d.ts by src/published-packages.test.ts. Never run.
+// A TypeScript consumer of the published packages, type-checked with tsc (NodeNext, strict) against the shipped
+// .d.ts by src/published-packages.test.ts. Never run. Each `@ts-expect-error` proves a package's types are real:
+// were a declaration missing or `any`, the expected error would not occur and tsc would fail.
 import { type Agent, type AgentStep, createAgent, FileAgentStore } from "@tollgate/agent";
 import { type GateOptions, gate, MemoryQuotaStore, verifyWebhook } from "@tollgate/gate";
 import { startFakeTollgateApi } from "@tollgate/gate/testing";
@@ -32,5 +33,9 @@ const agent: Agent = createAgent({
 });
 const paid: Promise<Response> = agent.fetch("https://merchant.example/v1/search");
 const name: string = SERVER_INFO.name;
+// @ts-expect-error the server name is a string
+const wrong: number = SERVER_INFO.name;
+// @ts-expect-error an agent needs its spend limits
+createAgent({ account: privateKeyToAccount("0x01"), chains: {} });
 
-export { app, createMcpServer, loadConfig, name, paid, startFakeTollgateApi, verifyWebhook };
+export { app, createMcpServer, loadConfig, name, paid, startFakeTollgateApi, verifyWebhook, wrong };
