@@ -196,7 +196,9 @@ describe("published packages, installed from their tarballs", () => {
     const client = new Client({ name: "packed-test", version: "1" });
     await client.connect(transport);
     try {
-      expect(client.getServerVersion()?.name).toBe("tollgate");
+      const mcpManifest = join(consumer, "node_modules", "@tollgate", "mcp", "package.json");
+      const { version } = JSON.parse(readFileSync(mcpManifest, "utf8")) as { version: string };
+      expect(client.getServerVersion()).toMatchObject({ name: "tollgate", version });
       const tools = (await client.listTools()).tools.map((tool) => tool.name);
       expect(tools).toEqual(
         expect.arrayContaining(["pay_and_fetch", "quote", "balance", "receipts", "find_apis"]),
