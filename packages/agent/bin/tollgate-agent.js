@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs src/cli.ts through tsx (the repo's runtime; there is no build step).
+// Runs src/bin.ts through tsx in the repo; the published package runs the compiled dist/bin.js instead
+// (docs/publishing.md).
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -10,7 +11,7 @@ const require = createRequire(import.meta.url);
 const tsxCli = require.resolve("tsx/cli");
 const result = spawnSync(
   process.execPath,
-  [tsxCli, join(here, "..", "src", "cli.ts"), ...process.argv.slice(2)],
+  [tsxCli, join(here, "..", "src", "bin.ts"), ...process.argv.slice(2)],
   {
     stdio: "inherit",
   },

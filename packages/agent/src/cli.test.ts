@@ -1,4 +1,4 @@
-// The CLI as a user runs it (bin shim -> tsx -> src/cli.ts) against the real chain, API and gated merchant.
+// The CLI as a user runs it (bin shim -> tsx -> src/bin.ts) against the real chain, API and gated merchant.
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";

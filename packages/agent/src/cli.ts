@@ -7,7 +7,6 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import {
   DEFAULT_NETWORKS,
@@ -355,21 +354,4 @@ function parseCommand(argv: string[], io: CliIo) {
       },
     },
   };
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  runCli(process.argv.slice(2), {
-    env: process.env,
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
-    cwd: process.cwd(),
-  }).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      process.stderr.write(`error: ${String(error)}\n`);
-      process.exitCode = 1;
-    },
-  );
 }
