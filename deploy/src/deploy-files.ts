@@ -52,7 +52,9 @@ export function readDockerfile(text = readFileSync(DOCKERFILE, "utf8")): Dockerf
   const stages: DockerStage[] = [];
   for (const instruction of dockerfile.getInstructions()) {
     if (instruction.getKeyword() === "FROM") {
-      const from = dockerfile.getFROMs().find((f) => f.getRange().start.line === instruction.getRange().start.line);
+      const from = dockerfile
+        .getFROMs()
+        .find((f) => f.getRange().start.line === instruction.getRange().start.line);
       stages.push({
         image: from?.getImage() ?? "",
         name: from?.getBuildStage() ?? undefined,
@@ -69,7 +71,12 @@ export function readDockerfile(text = readFileSync(DOCKERFILE, "utf8")): Dockerf
 export function instructionTexts(stage: DockerStage, keyword: string): string[] {
   return stage.instructions
     .filter((instruction) => instruction.getKeyword() === keyword)
-    .map((instruction) => instruction.getTextContent().replace(/^\s*\S+\s+/, "").trim());
+    .map((instruction) =>
+      instruction
+        .getTextContent()
+        .replace(/^\s*\S+\s+/, "")
+        .trim(),
+    );
 }
 
 /** An exec-form (JSON array) instruction's arguments; shell form is refused. */
@@ -161,7 +168,9 @@ function interpolateStrings(node: unknown, values: Readonly<Record<string, strin
   if (typeof node === "string") return interpolate(node, values);
   if (Array.isArray(node)) return node.map((item) => interpolateStrings(item, values));
   if (node !== null && typeof node === "object") {
-    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, interpolateStrings(value, values)]));
+    return Object.fromEntries(
+      Object.entries(node).map(([key, value]) => [key, interpolateStrings(value, values)]),
+    );
   }
   return node;
 }
@@ -172,7 +181,10 @@ export function tollgateServices(compose: ComposeFile): [string, ComposeService]
 }
 
 /** A compose service's environment as the process sees it: the image's ENV, then the service's. */
-export function composeProcessEnv(service: ComposeService, imageEnv: Record<string, string>): Record<string, string> {
+export function composeProcessEnv(
+  service: ComposeService,
+  imageEnv: Record<string, string>,
+): Record<string, string> {
   const env = { ...imageEnv };
   for (const [name, value] of Object.entries(service.environment ?? {})) {
     if (value !== null) env[name] = String(value);
@@ -199,7 +211,10 @@ export function readKubernetesFiles(directory = KUBERNETES_DIR): KubernetesFile[
   return readdirSync(directory)
     .filter((file) => /\.ya?ml$/.test(file) && file !== "kustomization.yaml")
     .sort()
-    .map((file) => ({ file, objects: parseKubernetesYaml(readFileSync(join(directory, file), "utf8"), file) }));
+    .map((file) => ({
+      file,
+      objects: parseKubernetesYaml(readFileSync(join(directory, file), "utf8"), file),
+    }));
 }
 
 export function parseKubernetesYaml(text: string, source: string): KubernetesObject[] {
@@ -263,7 +278,8 @@ export function kubernetesProcessEnv(
     if (variable.value !== undefined) env[variable.name] = variable.value;
     else if (ref) {
       const value = dataOf(variable.valueFrom?.secretKeyRef ? "Secret" : "ConfigMap", ref.name)[ref.key];
-      if (value === undefined) throw new DeployFileError(`${variable.name}: no key ${ref.key} in ${ref.name}`);
+      if (value === undefined)
+        throw new DeployFileError(`${variable.name}: no key ${ref.key} in ${ref.name}`);
       env[variable.name] = value;
     }
   }

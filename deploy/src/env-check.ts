@@ -24,7 +24,10 @@ export function knownTo(process: ServerProcess, name: string): boolean {
 }
 
 /** Runs the process's own environment parser on `env`; its error message, or undefined when it accepts. */
-export function parserRefusal(process: ServerProcess, env: Readonly<Record<string, string>>): string | undefined {
+export function parserRefusal(
+  process: ServerProcess,
+  env: Readonly<Record<string, string>>,
+): string | undefined {
   try {
     if (process === "api") loadEnv(env);
     else loadIndexerEnv(env);

@@ -31,9 +31,13 @@ function formatErrors(errors: ErrorObject[] | null | undefined): string {
 /** The problems of a compose document (merge keys applied), or an empty list. */
 export function composeProblems(document: unknown): string[] {
   if (!composeValidator) {
-    const { $schema, ...schema } = JSON.parse(readFileSync(composeSchemaPath(), "utf8")) as Record<string, unknown>;
+    const { $schema, ...schema } = JSON.parse(readFileSync(composeSchemaPath(), "utf8")) as Record<
+      string,
+      unknown
+    >;
     // The schema is draft-07, ajv's default; its `$schema` spells the draft's URL in a form ajv does not map.
-    if ($schema !== "https://json-schema.org/draft-07/schema") throw new Error(`unexpected compose schema ${$schema}`);
+    if ($schema !== "https://json-schema.org/draft-07/schema")
+      throw new Error(`unexpected compose schema ${$schema}`);
     // strict off: the spec's schema uses annotations ajv's strict mode refuses (`deprecated`).
     composeValidator = new Ajv({ strict: false, allErrors: true }).compile(schema);
   }
@@ -59,11 +63,14 @@ const MODELS: Record<string, new (data: never) => Validatable> = {
 /** The problems of one Kubernetes object, or an empty list. A kind without a model here is a problem too. */
 export function kubernetesProblems(object: KubernetesObject): string[] {
   const Model = MODELS[`${object.apiVersion}/${object.kind}`];
-  if (!Model) return [`${object.apiVersion} ${object.kind}: no schema model registered in deploy/src/validate.ts`];
+  if (!Model)
+    return [`${object.apiVersion} ${object.kind}: no schema model registered in deploy/src/validate.ts`];
   try {
     new Model(object as never).validate();
     return [];
   } catch (error) {
-    return [`${object.kind} ${object.metadata?.name}: ${error instanceof Error ? error.message : String(error)}`];
+    return [
+      `${object.kind} ${object.metadata?.name}: ${error instanceof Error ? error.message : String(error)}`,
+    ];
   }
 }

@@ -35,6 +35,26 @@ const runtime = dockerfile.stages.at(-1);
 if (!runtime) throw new Error("the Dockerfile has no stage");
 const imageEnv = stageEnv(runtime);
 
+/** Variables every replica must see with one value (docs/operations.md "Running several replicas"). */
+function differingShared(envs: readonly { process: ServerProcess; env: Record<string, string> }[]): string[] {
+  const everywhere = ["DATABASE_URL", "WEBHOOK_SECRET_KEY", "DEPLOYMENT_MANIFEST", "NODE_ENV"];
+  const api = ["BASE_URL", "RECEIPT_KEYS_STORE", "RECEIPT_KEYS_KEK", "QUOTE_SIGNER_PRIVATE_KEY", "REDIS_URL"];
+  const differing = (names: string[], group: typeof envs) =>
+    names.filter((name) => new Set(group.map(({ env }) => env[name])).size !== 1);
+  return [
+    ...differing(everywhere, envs),
+    ...differing(
+      api,
+      envs.filter(({ process }) => process === "api"),
+    ),
+  ];
+}
+
+/** The API listens on every interface in a container (its default, 127.0.0.1, is unreachable from the proxy). */
+function listensOutside(env: Record<string, string>): boolean {
+  return env.HOST === "0.0.0.0" || env.HOST === "::";
+}
+
 /** Which parser reads a process's environment: the migration and the CLIs read the API's (decision 0060). */
 function processOf(command: readonly string[] | undefined): ServerProcess {
   return command?.[0] === entries.entries.indexer ? "indexer" : "api";
@@ -43,9 +63,11 @@ function processOf(command: readonly string[] | undefined): ServerProcess {
 describe("Dockerfile", () => {
   it("builds on Node 20 slim (bookworm) in two stages and ships only the release folder", () => {
     expect(dockerfile.args.NODE_IMAGE).toMatch(/^node:20(\.\d+)*-bookworm-slim$/);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the FROM lines name the ARG, as written
+    const fromArg = "${NODE_IMAGE}";
     expect(dockerfile.stages.map((stage) => [stage.image, stage.name])).toEqual([
-      ["${NODE_IMAGE}", "build"],
-      ["${NODE_IMAGE}", "runtime"],
+      [fromArg, "build"],
+      [fromArg, "runtime"],
     ]);
     const build = dockerfile.stages[0];
     if (!build) throw new Error("no build stage");
@@ -103,7 +125,8 @@ describe("deploy/compose.yaml", () => {
     expect(service("migrate").depends_on?.postgres?.condition).toBe("service_healthy");
     expect(service("migrate").restart).toBe("no");
     // No HTTP in these: the image's /healthz check would mark them unhealthy.
-    for (const name of ["migrate", "indexer", "receipt-keys"]) expect(service(name).healthcheck?.disable).toBe(true);
+    for (const name of ["migrate", "indexer", "receipt-keys"])
+      expect(service(name).healthcheck?.disable).toBe(true);
     for (const [, tollgate] of Object.entries(services)) expect(tollgate.read_only).toBe(true);
   });
 
@@ -120,22 +143,22 @@ describe("deploy/compose.yaml", () => {
   it("every Tollgate service's environment is accepted by its process as production", () => {
     for (const [name, tollgate] of Object.entries(services)) {
       const explicit = composeProcessEnv(tollgate, {});
-      const problems = processEnvProblems(processOf(tollgate.command), explicit, composeProcessEnv(tollgate, imageEnv));
+      const problems = processEnvProblems(
+        processOf(tollgate.command),
+        explicit,
+        composeProcessEnv(tollgate, imageEnv),
+      );
       expect({ service: name, problems }).toEqual({ service: name, problems: [] });
     }
   });
 
-  it("replicas share one BASE_URL, database, webhook key, manifest and receipt keys", () => {
-    const envs = Object.values(services).map((tollgate) => composeProcessEnv(tollgate, imageEnv));
-    for (const name of ["DATABASE_URL", "WEBHOOK_SECRET_KEY", "DEPLOYMENT_MANIFEST"]) {
-      expect(new Set(envs.map((env) => env[name])).size, name).toBe(1);
-    }
-    const apiEnvs = Object.values(services)
-      .filter((tollgate) => processOf(tollgate.command) === "api")
-      .map((tollgate) => composeProcessEnv(tollgate, imageEnv));
-    for (const name of ["BASE_URL", "RECEIPT_KEYS_KEK", "QUOTE_SIGNER_PRIVATE_KEY", "REDIS_URL"]) {
-      expect(new Set(apiEnvs.map((env) => env[name])).size, name).toBe(1);
-    }
+  it("replicas share one BASE_URL, database, webhook key, manifest and receipt keys; the API listens outside", () => {
+    const envs = Object.values(services).map((tollgate) => ({
+      process: processOf(tollgate.command),
+      env: composeProcessEnv(tollgate, imageEnv),
+    }));
+    expect(differingShared(envs)).toEqual([]);
+    expect(listensOutside(composeProcessEnv(service("api"), imageEnv))).toBe(true);
   });
 });
 
@@ -179,7 +202,10 @@ describe("deploy/kubernetes", () => {
   it("every pod runs non-root with a read-only root filesystem, no privilege, and bounded resources", () => {
     for (const workload of workloads) {
       const pod = podSpecOf(workload);
-      expect(pod?.securityContext, workload.metadata.name).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
+      expect(pod?.securityContext, workload.metadata.name).toMatchObject({
+        runAsNonRoot: true,
+        runAsUser: 1000,
+      });
       for (const container of pod?.containers ?? []) {
         expect(container.securityContext, container.name).toEqual({
           allowPrivilegeEscalation: false,
@@ -196,14 +222,16 @@ describe("deploy/kubernetes", () => {
 
   it("the Service, the Ingress and the disruption budgets select the pods they are for", () => {
     const podLabels = (name: string) =>
-      (named("Deployment", name).spec as { template: { metadata: { labels: Record<string, string> } } }).template
-        .metadata.labels;
+      (named("Deployment", name).spec as { template: { metadata: { labels: Record<string, string> } } })
+        .template.metadata.labels;
     const selects = (selector: Record<string, string>, labels: Record<string, string>) =>
       Object.entries(selector).every(([key, value]) => labels[key] === value);
     const service = named("Service", "tollgate-api").spec as { selector: Record<string, string> };
     expect(selects(service.selector, podLabels("tollgate-api"))).toBe(true);
     for (const name of ["tollgate-api", "tollgate-indexer"]) {
-      const budget = named("PodDisruptionBudget", name).spec as { selector: { matchLabels: Record<string, string> } };
+      const budget = named("PodDisruptionBudget", name).spec as {
+        selector: { matchLabels: Record<string, string> };
+      };
       expect(selects(budget.selector.matchLabels, podLabels(name))).toBe(true);
     }
     const ingress = JSON.stringify(named("Ingress", "tollgate-api").spec);
@@ -234,12 +262,28 @@ describe("deploy/kubernetes", () => {
     }
   });
 
+  it("replicas share one BASE_URL, database, webhook key, manifest and receipt keys; the API listens outside", () => {
+    const filled = objects.map((object) =>
+      object.kind === "Secret" ? { ...object, stringData: SAMPLE_SECRETS } : object,
+    );
+    const envs = workloads.flatMap((workload) =>
+      (podSpecOf(workload)?.containers ?? []).map((container) => ({
+        process: processOf(container.args),
+        env: kubernetesProcessEnv(container, filled, imageEnv),
+      })),
+    );
+    expect(differingShared(envs)).toEqual([]);
+    const api = podSpecOf(named("Deployment", "tollgate-api"))?.containers[0];
+    if (!api) throw new Error("no API container");
+    expect(listensOutside(kubernetesProcessEnv(api, filled, imageEnv))).toBe(true);
+  });
+
   it("the manifest is mounted where DEPLOYMENT_MANIFEST points", () => {
     const config = named("ConfigMap", "tollgate-config").data as Record<string, string>;
     expect(config.DEPLOYMENT_MANIFEST).toBe("/etc/tollgate/deployments.json");
     for (const workload of workloads) {
-      const container = podSpecOf(workload)?.containers[0] as { volumeMounts: { mountPath: string }[] };
-      expect(container.volumeMounts.map((mount) => mount.mountPath)).toContain("/etc/tollgate");
+      const mounts = podSpecOf(workload)?.containers[0]?.volumeMounts as { mountPath: string }[] | undefined;
+      expect(mounts?.map((mount) => mount.mountPath)).toContain("/etc/tollgate");
     }
   });
 });

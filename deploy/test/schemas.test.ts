@@ -31,7 +31,10 @@ describe("deploy/compose.yaml", () => {
     expect(composeProblems(typo).join()).toMatch(/additional properties/);
     const condition = {
       ...compose,
-      services: { ...compose.services, api: { ...api, depends_on: { migrate: { condition: "service_done" } } } },
+      services: {
+        ...compose.services,
+        api: { ...api, depends_on: { migrate: { condition: "service_done" } } },
+      },
     };
     expect(composeProblems(condition).join()).toMatch(/depends_on/);
   });
