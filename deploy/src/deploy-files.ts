@@ -206,15 +206,21 @@ export interface KubernetesFile {
   objects: KubernetesObject[];
 }
 
-/** Every YAML file of deploy/kubernetes but the kustomization, each as its documents. */
-export function readKubernetesFiles(directory = KUBERNETES_DIR): KubernetesFile[] {
-  return readdirSync(directory)
-    .filter((file) => /\.ya?ml$/.test(file) && file !== "kustomization.yaml")
-    .sort()
-    .map((file) => ({
-      file,
-      objects: parseKubernetesYaml(readFileSync(join(directory, file), "utf8"), file),
-    }));
+/**
+ * Every YAML file of deploy/kubernetes but the kustomization, each as its documents; with `setup`, also the
+ * one-off objects under setup/ (applied by hand once, not by the kustomization).
+ */
+export function readKubernetesFiles(options: { setup?: boolean } = {}): KubernetesFile[] {
+  const read = (folder: string, prefix: string) =>
+    readdirSync(folder)
+      .filter((file) => /\.ya?ml$/.test(file) && file !== "kustomization.yaml")
+      .sort()
+      .map((file) => ({
+        file: `${prefix}${file}`,
+        objects: parseKubernetesYaml(readFileSync(join(folder, file), "utf8"), `${prefix}${file}`),
+      }));
+  const files = read(KUBERNETES_DIR, "");
+  return options.setup ? [...files, ...read(join(KUBERNETES_DIR, "setup"), "setup/")] : files;
 }
 
 export function parseKubernetesYaml(text: string, source: string): KubernetesObject[] {

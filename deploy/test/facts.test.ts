@@ -163,7 +163,7 @@ describe("deploy/compose.yaml", () => {
 });
 
 describe("deploy/kubernetes", () => {
-  const objects = readKubernetesFiles().flatMap((file) => file.objects);
+  const objects = readKubernetesFiles({ setup: true }).flatMap((file) => file.objects);
   const named = (kind: string, name: string): KubernetesObject => {
     const found = objects.find((object) => object.kind === kind && object.metadata.name === name);
     if (!found) throw new Error(`no ${kind} ${name}`);
@@ -176,6 +176,11 @@ describe("deploy/kubernetes", () => {
   it("runs the release entries: the migration Job, two APIs, two indexers", () => {
     const argsOf = (object: KubernetesObject) => podSpecOf(object)?.containers[0]?.args;
     expect(argsOf(named("Job", "tollgate-migrate"))).toEqual([entries.entries.migrate]);
+    expect(argsOf(named("Job", "tollgate-first-receipt-key"))).toEqual([entries.cli.receiptKeys]);
+    // Never retried: a second run would schedule a rotation instead of making the first key.
+    expect((named("Job", "tollgate-first-receipt-key").spec as { backoffLimit: number }).backoffLimit).toBe(
+      0,
+    );
     expect(argsOf(named("Deployment", "tollgate-api"))).toEqual([entries.entries.api]);
     expect(argsOf(named("Deployment", "tollgate-indexer"))).toEqual([entries.entries.indexer]);
     for (const name of ["tollgate-api", "tollgate-indexer"]) {

@@ -43,7 +43,7 @@ describe("deploy/compose.yaml", () => {
 describe("deploy/kubernetes", () => {
   const files = readKubernetesFiles();
 
-  it.each(files.map((file) => [file.file, file.objects] as const))(
+  it.each(readKubernetesFiles({ setup: true }).map((file) => [file.file, file.objects] as const))(
     "%s validates against the Kubernetes schemas",
     (_file, objects) => {
       expect(objects.length).toBeGreaterThan(0);
