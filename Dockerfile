@@ -23,13 +23,13 @@ FROM ${NODE_IMAGE} AS runtime
 RUN apt-get update \
  && apt-get install --yes --no-install-recommends tini \
  && rm -rf /var/lib/apt/lists/*
-# Defaults every process of the image wants in a container; the deployment sets the rest (docs/configuration.md).
+# Defaults every process of the image wants in a container; the deployment sets the rest, the receipt key store
+# included (replicas opt in to RECEIPT_KEYS_STORE=database explicitly, decision 0056; docs/configuration.md).
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
     DATA_DIR=/var/lib/tollgate \
     DEPLOYMENT_MANIFEST=/etc/tollgate/deployments.json \
-    RECEIPT_KEYS_STORE=database \
     CONSOLE_DIST=/app/dist/console
 WORKDIR /app
 COPY --from=build --chown=root:root /release/ /app/
