@@ -118,24 +118,27 @@ function rows(
   process: ProcessEnv["process"],
   variables: Readonly<Record<string, z.ZodType>>,
   nameOf: (name: string) => string,
-) {
+): string[][] {
   return Object.entries(variables).map(([name, schema]) =>
     [
       `\`${nameOf(name)}\``,
       typeOf(schema),
       defaultCell(defaultOf(schema)),
       productionCell(process, name),
-      cell(schema.description ?? ""),
-    ].join(" | "),
+      schema.description ?? "",
+    ].map(cell),
   );
 }
 
-function table(lines: string[]): string[] {
-  return [
-    "| Variable | Type | Default | Production | Description |",
-    "| --- | --- | --- | --- | --- |",
-    ...lines.map((line) => `| ${line} |`),
-  ];
+/** A Markdown table with aligned columns, as the repository's formatter (biome) writes them. */
+function table(rows: string[][]): string[] {
+  const header = ["Variable", "Type", "Default", "Production", "Description"];
+  const widths = header.map((title, column) =>
+    Math.max(3, title.length, ...rows.map((row) => (row[column] ?? "").length)),
+  );
+  const line = (cells: string[]) =>
+    `| ${cells.map((text, column) => text.padEnd(widths[column] ?? 0)).join(" | ")} |`;
+  return [line(header), line(widths.map((width) => "-".repeat(width))), ...rows.map(line)];
 }
 
 /** The whole of docs/configuration.md. */
