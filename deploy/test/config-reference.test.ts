@@ -23,11 +23,11 @@ describe("docs/configuration.md", () => {
     const text = renderConfigurationReference();
     for (const env of PROCESS_ENVS) {
       for (const [name, schema] of Object.entries(env.variables)) {
-        expect(text).toContain(`| \`${name}\` |`);
+        expect(text).toMatch(new RegExp(`\\| \`${name}\` +\\|`));
         expect(schema.description, `${env.process} ${name} has no .describe()`).toBeTruthy();
       }
       for (const [name, schema] of Object.entries(env.perNetwork)) {
-        expect(text).toContain(`| \`${name}_<NETWORK>\` |`);
+        expect(text).toMatch(new RegExp(`\\| \`${name}_<NETWORK>\` +\\|`));
         expect(schema.description, `${env.process} ${name}_<NETWORK> has no .describe()`).toBeTruthy();
       }
     }
