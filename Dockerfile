@@ -16,7 +16,9 @@ RUN --mount=type=cache,id=pnpm-store,target=/root/.local/share/pnpm/store pnpm f
 COPY . .
 RUN --mount=type=cache,id=pnpm-store,target=/root/.local/share/pnpm/store \
     pnpm install --offline --frozen-lockfile
-RUN pnpm build && pnpm release /release
+# The release installs its production dependencies from the same store (offline), so it sees the cache too.
+RUN --mount=type=cache,id=pnpm-store,target=/root/.local/share/pnpm/store \
+    pnpm build && pnpm release /release
 
 # ---- runtime: the release folder only (production dependencies), tini as PID 1, a non-root user ----
 FROM ${NODE_IMAGE} AS runtime
