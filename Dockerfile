@@ -31,8 +31,7 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
     DATA_DIR=/var/lib/tollgate \
-    DEPLOYMENT_MANIFEST=/etc/tollgate/deployments.json \
-    CONSOLE_DIST=/app/dist/console
+    DEPLOYMENT_MANIFEST=/etc/tollgate/deployments.json
 WORKDIR /app
 COPY --from=build --chown=root:root /release/ /app/
 # The image refuses to build when the release layout no longer has the entries the commands name.
