@@ -84,7 +84,7 @@ export function testTiers(root) {
   const memo = new Map();
   const unit = [];
   const integration = [];
-  for (const directory of ["apps", "packages", "contracts"]) {
+  for (const directory of ["apps", "packages", "contracts", "deploy"]) {
     for (const file of testFiles(root, join(root, directory))) {
       const infrastructure =
         INFRASTRUCTURE_ROOTS.some((prefix) => file.startsWith(prefix)) ||

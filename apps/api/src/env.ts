@@ -6,9 +6,6 @@ import { join } from "node:path";
 import {
   type EnvSource,
   envDataPaths,
-  envInteger,
-  envOptional,
-  envUrl,
   loadNetworkList,
   parseEnv,
   parsePerNetworkEnv,
@@ -16,7 +13,7 @@ import {
 import type { NetworkList } from "@tollgate/shared/networks";
 import { runtimePath } from "@tollgate/shared/runtime-path";
 import { parseSealingKey } from "@tollgate/shared/sealing";
-import { type RawEnv, ZRawEnv } from "./env-schema";
+import { type RawEnv, ZPerNetworkEnv, ZRawEnv } from "./env-schema";
 import { type BridgeConfig, BridgeConfigError, routerConfigFromFile } from "./modules/bridge/config";
 import type { IdentitySettings } from "./modules/identity/identity-services";
 
@@ -227,16 +224,7 @@ function receiptKeyStoreOf(raw: RawEnv): Env["receiptKeyStore"] {
 function chainSettings(raw: RawEnv, source: EnvSource, manifestPath: string): Env["chains"] {
   const makeError = (message: string) => new EnvError(message);
   const { networks } = loadNetworkList(manifestPath, makeError);
-  const perNetwork = parsePerNetworkEnv(
-    networks,
-    {
-      RPC_URL: envOptional(envUrl()),
-      CONFIRMATIONS: envOptional(envInteger({ min: 1 })),
-      HEAD_MAX_AGE_SECONDS: envOptional(envInteger({ min: 1 })),
-    },
-    source,
-    makeError,
-  );
+  const perNetwork = parsePerNetworkEnv(networks, ZPerNetworkEnv, source, makeError);
   const rpcUrls: Record<string, string> = {};
   const confirmations: Record<string, number> = {};
   const headMaxAgeSeconds: Record<string, number> = {};

@@ -5,6 +5,7 @@
 
 export type { Deps } from "./deps";
 export { type Env, EnvError, loadEnv } from "./env";
+export { ZPerNetworkEnv, ZRawEnv } from "./env-schema";
 export { createLogger, type Logger } from "./infra/logger";
 export { type BridgeConfig, type ProviderConfig, routerConfig } from "./modules/bridge/config";
 export {

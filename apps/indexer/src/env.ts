@@ -22,40 +22,79 @@ import { runtimePath } from "@tollgate/shared/runtime-path";
 import { z } from "zod";
 
 /** `<PREFIX>_<NAME>` for every network of the runtime list (decision 0057), e.g. RPC_URL_BASE_SEPOLIA. */
-const PER_NETWORK = {
-  RPC_URL: envOptional(z.string()),
-  CONFIRMATIONS: envOptional(envInteger({ min: 1 })),
-  MAX_REORG_DEPTH: envOptional(envInteger({ min: 1 })),
-  START_BLOCK: envOptional(envInteger({ min: 0 })),
-  POLL_INTERVAL_MS: envOptional(envInteger({ min: 50 })),
+export const PER_NETWORK = {
+  RPC_URL: envOptional(z.string()).describe(
+    "RPC of that network (http(s):// or ws(s)://; a websocket subscribes to new heads). Default the manifest's rpc.",
+  ),
+  CONFIRMATIONS: envOptional(envInteger({ min: 1 })).describe(
+    "Blocks a payment must be deep before it is confirmed. Default the network's.",
+  ),
+  MAX_REORG_DEPTH: envOptional(envInteger({ min: 1 })).describe(
+    "Deepest reorg followed; a deeper one halts the network. Default the network's.",
+  ),
+  START_BLOCK: envOptional(envInteger({ min: 0 })).describe(
+    "Block to start from when the network has no cursor yet. Default the deployment block.",
+  ),
+  POLL_INTERVAL_MS: envOptional(envInteger({ min: 50 })).describe(
+    "Poll interval for that network. Default POLL_INTERVAL_MS.",
+  ),
 };
 
-const ZRawEnv = z.object({
-  NODE_ENV: envNodeEnv(),
-  LOG_LEVEL: envLogLevel(),
-  DATA_DIR: envOptional(z.string()),
-  DATABASE_URL: envOptional(z.string()),
-  /** Production: how long the indexer waits for the migrate step's schema before refusing (decision 0060). */
-  MIGRATION_WAIT_SECONDS: envDefault(envInteger({ max: 3_600 }), 60),
-  DEPLOYMENT_MANIFEST: envOptional(z.string()),
+export const ZRawEnv = z.object({
+  NODE_ENV: envNodeEnv().describe(
+    "`production` requires DATABASE_URL and WEBHOOK_SECRET_KEY and refuses loopback webhooks.",
+  ),
+  LOG_LEVEL: envLogLevel().describe("Lowest log level written (pino JSON lines on stdout)."),
+  DATA_DIR: envOptional(z.string()).describe(
+    "Directory for the embedded database (development only) and the default manifest.",
+  ),
+  DATABASE_URL: envOptional(z.string()).describe(
+    "PostgreSQL URL; the same database as the API. Unset outside production: the embedded PGlite in DATA_DIR.",
+  ),
+  DEPLOYMENT_MANIFEST: envOptional(z.string()).describe(
+    "Deployment manifest (contract addresses per network). Default DATA_DIR/deployments.json. The same file as the API's.",
+  ),
+  MIGRATION_WAIT_SECONDS: envDefault(envInteger({ max: 3_600 }), 60).describe(
+    "Production: seconds the indexer waits for the migrate step's schema version before refusing to start (decision 0060).",
+  ),
   /** Comma-separated subset of networks to follow; default every network in the manifest. */
-  INDEXER_NETWORKS: envOptional(z.string()),
-  POLL_INTERVAL_MS: envDefault(envInteger({ min: 50 }), 2_000),
+  INDEXER_NETWORKS: envOptional(z.string()).describe(
+    "Comma list of the networks to follow. Default every network of the manifest.",
+  ),
+  POLL_INTERVAL_MS: envDefault(envInteger({ min: 50 }), 2_000).describe(
+    "How often a follower polls for new blocks when it has no websocket subscription.",
+  ),
   /** First eth_getLogs range; it adapts between 1 and GETLOGS_MAX_RANGE. */
-  GETLOGS_INITIAL_RANGE: envDefault(envInteger({ min: 1 }), 2_000),
-  GETLOGS_MAX_RANGE: envDefault(envInteger({ min: 1 }), 10_000),
+  GETLOGS_INITIAL_RANGE: envDefault(envInteger({ min: 1 }), 2_000).describe(
+    "First eth_getLogs block range; it adapts between 1 and GETLOGS_MAX_RANGE.",
+  ),
+  GETLOGS_MAX_RANGE: envDefault(envInteger({ min: 1 }), 10_000).describe("Largest eth_getLogs block range."),
   /** Payment logs per batch transaction: bounds memory and transaction size in a backfill. */
-  MAX_LOGS_PER_BATCH: envDefault(envInteger({ min: 1 }), 10_000),
-  RPC_TIMEOUT_MS: envDefault(envInteger({ min: 100 }), 10_000),
+  MAX_LOGS_PER_BATCH: envDefault(envInteger({ min: 1 }), 10_000).describe(
+    "Payment logs written per batch transaction (a block's logs are never split).",
+  ),
+  RPC_TIMEOUT_MS: envDefault(envInteger({ min: 100 }), 10_000).describe("Timeout of one JSON-RPC request."),
   /** No new head for this long raises the lag alert (checklist A6: a stalled node must not look healthy). */
-  STALL_ALERT_MS: envDefault(envInteger({ min: 1_000 }), 120_000),
+  STALL_ALERT_MS: envDefault(envInteger({ min: 1_000 }), 120_000).describe(
+    "No new head for this long raises the stalled alert.",
+  ),
   /** 32 bytes, base64 or hex: AES-256-GCM key for webhook secrets (DESIGN §8). */
-  WEBHOOK_SECRET_KEY: envOptional(z.string()),
-  WEBHOOK_TIMEOUT_MS: envDefault(envInteger({ min: 100 }), 15_000),
-  WEBHOOK_CONCURRENCY_PER_ENDPOINT: envDefault(envInteger({ min: 1 }), 4),
-  WEBHOOK_POLL_INTERVAL_MS: envDefault(envInteger({ min: 20 }), 1_000),
+  WEBHOOK_SECRET_KEY: envOptional(z.string()).describe(
+    "32 bytes (base64 or hex): opens merchants' sealed webhook secrets. The same as the API's.",
+  ),
+  WEBHOOK_TIMEOUT_MS: envDefault(envInteger({ min: 100 }), 15_000).describe(
+    "Timeout of one webhook delivery.",
+  ),
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: envDefault(envInteger({ min: 1 }), 4).describe(
+    "Webhook deliveries in flight per merchant endpoint.",
+  ),
+  WEBHOOK_POLL_INTERVAL_MS: envDefault(envInteger({ min: 20 }), 1_000).describe(
+    "How often the webhook dispatcher polls the outbox.",
+  ),
   /** Loopback webhook URLs (development and tests only). Default: true outside production. */
-  WEBHOOK_ALLOW_LOOPBACK: envOptional(envBoolean()),
+  WEBHOOK_ALLOW_LOOPBACK: envOptional(envBoolean()).describe(
+    "Deliver webhooks to loopback URLs. Default true outside production.",
+  ),
 });
 
 export interface NetworkOverrides {

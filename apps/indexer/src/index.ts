@@ -4,7 +4,13 @@
  * needs. Webhook building blocks live in `@tollgate/webhooks`; benchmarks use `@tollgate/indexer/testing`.
  */
 export type { NetworkConfig, SplitterRef } from "./config";
-export { type IndexerEnv, IndexerEnvError, loadIndexerEnv } from "./env";
+export {
+  type IndexerEnv,
+  IndexerEnvError,
+  loadIndexerEnv,
+  PER_NETWORK as ZIndexerPerNetworkEnv,
+  ZRawEnv as ZIndexerEnv,
+} from "./env";
 export type { Alert, Follower, FollowerState, FollowerStatus } from "./follower";
 export { type RunningIndexer, type StartIndexerOptions, startIndexer } from "./indexer";
 export type { RpcRequest } from "./rpc/rpc";

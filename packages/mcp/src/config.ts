@@ -42,36 +42,60 @@ const DEFAULT_RPC_URLS: Readonly<Record<number, string>> = {
 };
 
 export const ZMcpEnv = z.object({
-  TOLLGATE_AGENT_PRIVATE_KEY: envOptional(z.string()),
-  TOLLGATE_AGENT_KEY_FILE: envOptional(z.string()),
+  TOLLGATE_AGENT_PRIVATE_KEY: envOptional(z.string()).describe(
+    "The agent's EVM private key (0x + 64 hex). Prefer TOLLGATE_AGENT_KEY_FILE.",
+  ),
+  TOLLGATE_AGENT_KEY_FILE: envOptional(z.string()).describe("File holding the agent's EVM private key."),
   /** Tollgate API origins the agent trusts (comma list); the first is the API the other tools talk to. */
-  TOLLGATE_API_ORIGINS: envOptional(ZOriginList),
+  TOLLGATE_API_ORIGINS: envOptional(ZOriginList).describe(
+    "Comma list of Tollgate API origins the agent trusts; the first is the API the other tools talk to.",
+  ),
   /** The API for find_apis and the operator tools; default the first trusted origin. */
-  TOLLGATE_API_URL: envOptional(z.url({ protocol: /^https?$/ })),
+  TOLLGATE_API_URL: envOptional(z.url({ protocol: /^https?$/ })).describe(
+    "API for find_apis and the operator tools. Default the first trusted origin.",
+  ),
   /** `chainId=url` pairs, comma-separated. */
-  TOLLGATE_RPC_URLS: envOptional(z.string()),
-  TOLLGATE_AGENT_STORE: envOptional(z.string()),
-  TOLLGATE_AGENT_NETWORK: envOptional(ZNetworkName),
-  TOLLGATE_AGENT_ASSET: envOptional(z.enum(QUOTE_ASSETS)),
+  TOLLGATE_RPC_URLS: envOptional(z.string()).describe(
+    "`chainId=url` pairs, comma-separated. Default public RPCs.",
+  ),
+  TOLLGATE_AGENT_STORE: envOptional(z.string()).describe(
+    "File where the agent client keeps its budget and receipts.",
+  ),
+  TOLLGATE_AGENT_NETWORK: envOptional(ZNetworkName).describe("Network the agent prefers to pay on."),
+  TOLLGATE_AGENT_ASSET: envOptional(z.enum(QUOTE_ASSETS)).describe("Asset the agent prefers to pay with."),
   /** Largest single payment (the agent client's cap). */
-  TOLLGATE_AGENT_MAX_USD: envDefault(ZUsd, "1"),
+  TOLLGATE_AGENT_MAX_USD: envDefault(ZUsd, "1").describe("Largest single payment (USD decimal)."),
   /** Rolling budget of the agent client, kept in its store across restarts. */
-  TOLLGATE_AGENT_BUDGET_USD: envDefault(ZUsd, "10"),
-  TOLLGATE_AGENT_BUDGET_PERIOD_HOURS: envDefault(z.coerce.number().positive(), 24),
+  TOLLGATE_AGENT_BUDGET_USD: envDefault(ZUsd, "10").describe(
+    "Rolling budget of the agent client (USD decimal), kept across restarts.",
+  ),
+  TOLLGATE_AGENT_BUDGET_PERIOD_HOURS: envDefault(z.coerce.number().positive(), 24).describe(
+    "Length of the rolling budget's period.",
+  ),
   /** What one tool call may spend in total (a call can buy more than once). */
-  TOLLGATE_MCP_MAX_USD_PER_CALL: envDefault(ZUsd, "1"),
+  TOLLGATE_MCP_MAX_USD_PER_CALL: envDefault(ZUsd, "1").describe(
+    "What one tool call may spend in total (USD decimal).",
+  ),
   /** What one MCP session (a stdio process, an HTTP session) may spend in total. */
-  TOLLGATE_MCP_SESSION_BUDGET_USD: envDefault(ZUsd, "5"),
+  TOLLGATE_MCP_SESSION_BUDGET_USD: envDefault(ZUsd, "5").describe(
+    "What one MCP session may spend in total (USD decimal).",
+  ),
   /** The deployment manifest (`DATA_DIR/deployments.json` locally): token addresses for `balance`. */
-  TOLLGATE_DEPLOYMENT_MANIFEST: envOptional(z.string()),
+  TOLLGATE_DEPLOYMENT_MANIFEST: envOptional(z.string()).describe(
+    "Deployment manifest for token addresses in `balance`.",
+  ),
   /** A Solana keypair file (JSON array of 64 bytes) for identity_fetch. */
-  TOLLGATE_SOLANA_KEY_FILE: envOptional(z.string()),
+  TOLLGATE_SOLANA_KEY_FILE: envOptional(z.string()).describe(
+    "Solana keypair file (JSON array of 64 bytes) for identity_fetch.",
+  ),
   /** An operator bearer session (`ases_...`, from POST /api/admin/login with session "bearer"). */
   TOLLGATE_ADMIN_TOKEN: envOptional(
     z.string().regex(/^ases_[A-Za-z0-9_-]+$/, "must be an ases_ session token"),
-  ),
+  ).describe("Operator bearer session (`ases_...`) for the operator tools."),
   /** Bearer token every Streamable HTTP request must carry; required with --http. */
-  TOLLGATE_MCP_HTTP_TOKEN: envOptional(z.string().min(24, "at least 24 characters")),
+  TOLLGATE_MCP_HTTP_TOKEN: envOptional(z.string().min(24, "at least 24 characters")).describe(
+    "Bearer token every Streamable HTTP request must carry (24 characters or more); required with --http.",
+  ),
 });
 
 /** A key that was configured but cannot be used, or none: the reason the key's tools give. */
