@@ -6,6 +6,13 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     maxWorkers: 2,
-    projects: ["packages/*", "apps/*", "contracts", "scripts", "deploy", "apps/console/vitest.browser.config.ts"],
+    projects: [
+      "packages/*",
+      "apps/*",
+      "contracts",
+      "scripts",
+      "deploy",
+      "apps/console/vitest.browser.config.ts",
+    ],
   },
 });
