@@ -16,7 +16,7 @@ import {
 } from "./hardhat";
 import type { JournalWriter } from "./local-chains-journal";
 import { type ChainState, chainFingerprint, openChain } from "./local-chains-state";
-import { buildManifest, formatSummary, writeManifestFile } from "./manifest";
+import { buildManifest, formatSummary, writeJsonAtomic, writeManifestFile } from "./manifest";
 
 export const DEFAULT_CHAINS_BASE_PORT = 8545;
 /** Port offset of each network from the base port (base-sepolia only when asked for: decision 0057). */
@@ -362,4 +362,4 @@ async function prepareChain(
   return openChain({ dataDir: opts.dataDir, network, chainId, options, fingerprint });
 }
 
-export { buildManifest, formatSummary, writeManifestFile };
+export { buildManifest, formatSummary, writeJsonAtomic, writeManifestFile };

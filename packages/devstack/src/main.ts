@@ -26,6 +26,7 @@ import { type LocalChains, PortInUseError, startLocalChains } from "@tollgate/co
 import { startExampleMerchant } from "@tollgate/gate/example";
 import { IndexerEnvError, loadIndexerEnv, startIndexer } from "@tollgate/indexer";
 import { handleShutdown, type ShutdownHandler, type ShutdownLog } from "@tollgate/shared/shutdown";
+import { keptChainsLine, resetLine } from "./banner";
 import {
   DEMO_BRIDGE_PROVIDERS,
   type DemoFile,
@@ -34,6 +35,7 @@ import {
   ensureDemoMerchant,
   startDemoUpstream,
 } from "./demo";
+import { databaseIdentity, followDemoUpstream, operatorExists, reconcileLocalChains } from "./restart";
 
 /** The one place this process reads its environment; every part gets the same source. */
 const source = process.env;
@@ -67,9 +69,16 @@ async function start(initialEnv: Env, log: ReturnType<typeof createLogger>, shut
     let chains: LocalChains | undefined;
     if (env.startAll.localChains) {
       say.info("starting local chains (polygon 137, base 8453, amoy 80002)");
-      const started = await startLocalChains({ dataDir: env.dataDir, basePort: env.startAll.chainsBasePort });
+      // Kept across starts in DATA_DIR/chains (decision 0058): yesterday's payments and receipts stay on chain.
+      const started = await startLocalChains({
+        dataDir: env.dataDir,
+        basePort: env.startAll.chainsBasePort,
+        persist: true,
+      });
       chains = started;
       shutdown.add("local chains", () => started.stop());
+      const kept = keptChainsLine(started.chains);
+      if (kept) say.info(kept);
     }
     // A demo bridge provider (DESIGN.md §11: the bridge router runs in `pnpm start`) in front of a tiny upstream.
     const upstream = await startDemoUpstream();
@@ -106,6 +115,28 @@ async function start(initialEnv: Env, log: ReturnType<typeof createLogger>, shut
     say.info("starting the API");
     const api = await startApi(env, log);
     shutdown.add("API", () => api.close());
+    if (chains) {
+      // Before the indexer starts: rows of chains started anew would halt it (decision 0058).
+      const reconciled = await reconcileLocalChains({
+        db: api.deps.db.db,
+        dataDir: env.dataDir,
+        database: databaseIdentity(env.dataDir, env.databaseUrl),
+        chains: chains.chains.map((chain) => ({
+          network: chain.network,
+          chainId: chain.chainId,
+          provider: chain.provider,
+          genesisHash: chain.state!.genesisHash,
+        })),
+      });
+      const line = resetLine(reconciled, chains.chains);
+      if (line) say.info(line);
+    }
+    if (!initialEnv.bridge) {
+      const ids = DEMO_BRIDGE_PROVIDERS.map((demo) => demo.id);
+      if ((await followDemoUpstream(api.deps.db.db, ids, upstream.url)) > 0)
+        api.deps.bridgeProviders?.invalidate();
+    }
+    const hasOperator = await operatorExists(api.deps.db.db);
 
     // PGlite is single-process: the indexer follows the chains inside this process.
     const indexer = await startIndexer({ env: loadIndexerEnv(source), db: api.deps.db });
@@ -153,8 +184,13 @@ async function start(initialEnv: Env, log: ReturnType<typeof createLogger>, shut
       `  Database         ${api.deps.db.kind === "pglite" ? `PGlite in ${env.dataDir}/pglite` : "PostgreSQL"}`,
       "",
       "  Try it: pnpm demo   (an agent pays for the example merchant's search, step by step)",
-      "  Operators: stop this, run `pnpm admin:create --email you@example.com`, start again, then sign in",
-      '             (or set ADMIN_BOOTSTRAP_EMAIL + ADMIN_BOOTSTRAP_PASSWORD_FILE; README "Operators")',
+      ...(hasOperator
+        ? [`  Operators: sign in at ${env.baseUrl}/console/`]
+        : [
+            "  Operators: stop this, run `pnpm admin:create --email you@example.com`, start again, then sign in",
+            '             (or set ADMIN_BOOTSTRAP_EMAIL + ADMIN_BOOTSTRAP_PASSWORD_FILE; README "Operators")',
+          ]),
+      `  Data             ${env.dataDir}  (kept across starts: chains, database, keys; delete it to start over)`,
       "",
     ];
     if (!shutdown.stopping) process.stdout.write(`${lines.join("\n")}\n`);
