@@ -91,6 +91,8 @@ export function readJournal(file: string): { entries: JournalEntry[]; length: nu
 /** Appends entries durably: one write and one fdatasync per entry, so an answered call is on disk. */
 export class JournalWriter {
   private fd: number | undefined;
+  /** Bytes appended by this writer after the kept ones. */
+  private written = 0;
   constructor(
     private readonly file: string,
     /** Keep the first `keep` bytes (the complete lines read); 0 starts an empty journal. */
@@ -100,7 +102,8 @@ export class JournalWriter {
   append(entry: JournalEntry): void {
     if (this.fd === undefined) {
       this.fd = openSync(this.file, existsSync(this.file) ? "r+" : "w");
-      ftruncateSync(this.fd, this.keep); // drops a torn last line, or the whole file for a new chain
+      // Drops a torn last line, or the old file for a new chain; reopened after close(), keeps what it wrote.
+      ftruncateSync(this.fd, this.keep + this.written);
     }
     const line = Buffer.from(`${JSON.stringify(entry)}\n`);
     const position = this.keep + this.written;
@@ -109,7 +112,6 @@ export class JournalWriter {
     this.written += line.length;
     fdatasyncSync(this.fd);
   }
-  private written = 0;
 
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);

@@ -3,7 +3,7 @@
  * journal of accepted calls with their block timestamps brings yesterday's chain back; a journal that cannot be
  * replayed gives a new chain (new genesis) and says why; a crash's torn last line is dropped.
  */
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { splitterV12Abi } from "@tollgate/shared/abi/index";
@@ -20,7 +20,7 @@ import {
   maxUint256,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HARDHAT_ACCOUNTS, HARDHAT_PRIVATE_KEYS, localChain } from "../src/deploy";
 import { createInProcessNetwork } from "../src/hardhat";
 import { type LocalChains, startLocalChains } from "../src/local-chains";
@@ -190,34 +190,53 @@ describe("local chains kept across starts", () => {
     expect(lines.slice(0, -1).every((line) => JSON.parse(line))).toBeTruthy();
   });
 
-  it.each([
-    ["a line in the middle is not JSON", /line 3 is not a journal entry/, (dir: string) => breakLine(dir, 2)],
-    ["the recorded head differs", /replayed head/, (dir: string) => breakHead(dir)],
-    ["the record is from another version", /changed/, (dir: string) => breakFingerprint(dir)],
-    ["the record is missing", /no chain record/, (dir: string) => rmSync(path.join(dir, CHAIN_RECORD_FILE))],
-  ])("starts a new chain and says why when %s", async (_, reason, damage) => {
-    const dataDir = tempDir();
-    const first = await start(dataDir);
-    const genesis = first.chains[0]!.state!.genesisHash;
-    await first.stop();
-    damage(chainDir(dataDir, "amoy"));
-    await new Promise((resolve) => setTimeout(resolve, 1100)); // a new genesis date is a later second
-    const second = await start(dataDir);
-    try {
-      const state = second.chains[0]!.state!;
-      expect(state.kept).toBe(false);
-      expect(state.reason).toMatch(reason);
-      expect(state.genesisHash).not.toBe(genesis);
-    } finally {
-      await second.stop();
-    }
-    // The new chain's files replaced the old ones: the next start keeps it.
-    const third = await start(dataDir);
-    expect(third.chains[0]!.state).toMatchObject({
-      kept: true,
-      genesisHash: second.chains[0]!.state!.genesisHash,
+  describe("when the recorded state cannot be kept", () => {
+    // One recorded chain, copied for each case.
+    const template = tempDir();
+    let genesis: Hex;
+    beforeAll(async () => {
+      const chains = await start(template);
+      genesis = chains.chains[0]!.state!.genesisHash;
+      await chains.stop();
     });
-    await third.stop();
+
+    it.each([
+      [
+        "a line in the middle is not JSON",
+        /line 3 is not a journal entry/,
+        (dir: string) => breakLine(dir, 2),
+        true,
+      ],
+      ["the recorded head differs", /replayed head/, (dir: string) => breakHead(dir), false],
+      ["the record is from another version", /changed/, (dir: string) => breakFingerprint(dir), false],
+      [
+        "the record is missing",
+        /no chain record/,
+        (dir: string) => rmSync(path.join(dir, CHAIN_RECORD_FILE)),
+        false,
+      ],
+    ])("starts a new chain and says why when %s", async (_, reason, damage, startAgain) => {
+      const dataDir = tempDir();
+      cpSync(template, dataDir, { recursive: true });
+      damage(chainDir(dataDir, "amoy"));
+      const second = await start(dataDir);
+      try {
+        const state = second.chains[0]!.state!;
+        expect(state.kept).toBe(false);
+        expect(state.reason).toMatch(reason);
+        expect(state.genesisHash).not.toBe(genesis);
+      } finally {
+        await second.stop();
+      }
+      if (!startAgain) return;
+      // The new chain's files replaced the old ones: the next start keeps it.
+      const third = await start(dataDir);
+      expect(third.chains[0]!.state).toMatchObject({
+        kept: true,
+        genesisHash: second.chains[0]!.state!.genesisHash,
+      });
+      await third.stop();
+    });
   });
 });
 
