@@ -19,14 +19,14 @@ import {
   settlementDailyRollups,
   settlements,
 } from "./schema";
-import { createTestDatabase, storageDatabaseKinds, testDatabaseServersFrom } from "./testing";
+import { createTestDatabase, testDatabaseKinds, testDatabaseServersFrom } from "./testing";
 
 const servers = testDatabaseServersFrom(process.env);
 const AMOY = 80002;
 const POLYGON = 137;
 const hash = (n: number) => `0x${n.toString(16).padStart(64, "0")}`;
 
-describe.each(storageDatabaseKinds(servers, "pglite"))("resetLocalChainData on %s", (kind) => {
+describe.each(testDatabaseKinds(servers))("resetLocalChainData on %s", (kind) => {
   let handle: DatabaseHandle;
   beforeAll(async () => {
     handle = await createTestDatabase(kind, servers);

@@ -1,5 +1,5 @@
 /**
- * reconcileLocalChains (docs/decisions/0058) on PGlite with real in-process chains: a chain whose genesis differs from
+ * reconcileLocalChains (docs/decisions/0058) on PGlite (and PostgreSQL when configured) with real in-process chains: a chain whose genesis differs from
  * the one recorded for this database is new and its rows go; without a record, the indexer cursor decides; a chain
  * that is still the recorded one, or still holds the cursor's block, keeps its rows.
  */
@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInProcessNetwork } from "@tollgate/contracts/hardhat";
 import { type DatabaseHandle, indexerCursors } from "@tollgate/db";
-import { createTestDatabase } from "@tollgate/db/testing";
+import { createTestDatabase, testDatabaseKinds, testDatabaseServersFrom } from "@tollgate/db/testing";
 import type { EIP1193Provider, Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningLocalChain, reconcileLocalChains } from "./restart";
@@ -28,13 +28,16 @@ async function chainAt(seconds: number): Promise<RunningLocalChain> {
   return { network: "amoy", chainId: 80002, provider, genesisHash: await blockHash(provider, 0) };
 }
 
-describe("reconcileLocalChains on PGlite", () => {
+// Test setup: the one place here that reads which servers this run has.
+const servers = testDatabaseServersFrom(process.env);
+
+describe.each(testDatabaseKinds(servers))("reconcileLocalChains on %s", (kind) => {
   let handle: DatabaseHandle;
   let dataDir: string;
   beforeAll(async () => {
-    handle = await createTestDatabase("pglite", { postgresUrl: undefined });
+    handle = await createTestDatabase(kind, servers);
     dataDir = mkdtempSync(join(tmpdir(), "tollgate-reconcile-"));
-  });
+  }, 120_000); // a PostgreSQL template is built once per migration set
   afterAll(async () => {
     await handle?.close();
     rmSync(dataDir, { recursive: true, force: true });
