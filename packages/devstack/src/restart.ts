@@ -6,7 +6,8 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { writeJsonAtomic } from "@tollgate/contracts/local-chains";
+import type { Env, RunningApi } from "@tollgate/api";
+import { type LocalChains, writeJsonAtomic } from "@tollgate/contracts/local-chains";
 import {
   adminAccounts,
   bridgeProviders,
@@ -17,6 +18,8 @@ import {
 } from "@tollgate/db";
 import { and, eq, inArray, isNull, ne } from "drizzle-orm";
 import type { EIP1193Provider, Hex } from "viem";
+import { resetLine } from "./banner";
+import { DEMO_BRIDGE_PROVIDERS } from "./demo";
 
 /** `DATA_DIR/chains/indexed.json`: the genesis hash of each local chain the database was last reconciled with. */
 export const INDEXED_CHAINS_FILE = join("chains", "indexed.json");
@@ -146,4 +149,38 @@ export async function operatorExists(db: Database): Promise<boolean> {
     .where(isNull(adminAccounts.disabledAt))
     .limit(1);
   return row !== undefined;
+}
+
+/**
+ * Everything `pnpm start` reconciles once the API has migrated the database and before the indexer starts: the local
+ * chains (`reconcileLocalChains`, one line when rows were removed), the demo bridge providers (when the demo bridge
+ * runs) and whether an operator exists.
+ */
+export async function reconcileDataDir(opts: {
+  env: Env;
+  api: RunningApi;
+  chains?: LocalChains;
+  /** This start's demo upstream; undefined when BRIDGE_PROVIDERS_FILE replaces the demo bridge. */
+  demoUpstreamUrl: string | undefined;
+  say: (line: string) => void;
+}): Promise<{ hasOperator: boolean }> {
+  const db = opts.api.deps.db.db;
+  if (opts.chains) {
+    const reconciled = await reconcileLocalChains({
+      db,
+      dataDir: opts.env.dataDir,
+      database: databaseIdentity(opts.env.dataDir, opts.env.databaseUrl),
+      chains: opts.chains.chains.flatMap((chain) =>
+        chain.state ? [{ ...chain, genesisHash: chain.state.genesisHash }] : [],
+      ),
+    });
+    const line = resetLine(reconciled, opts.chains.chains);
+    if (line) opts.say(line);
+  }
+  if (opts.demoUpstreamUrl) {
+    const ids = DEMO_BRIDGE_PROVIDERS.map((demo) => demo.id);
+    if ((await followDemoUpstream(db, ids, opts.demoUpstreamUrl)) > 0)
+      opts.api.deps.bridgeProviders?.invalidate();
+  }
+  return { hasOperator: await operatorExists(db) };
 }
