@@ -188,6 +188,13 @@ describe("local chains kept across starts", () => {
     const lines = readFileSync(journal, "utf8").split("\n");
     expect(lines.at(-1)).toBe("");
     expect(lines.slice(0, -1).every((line) => JSON.parse(line))).toBeTruthy();
+    expect(lines.at(-2)).toContain('"m":"evm_mine"');
+    // The in-process chain still answers after stop(); what it journals then is appended, nothing is lost.
+    await rpc(chains.chains[0]!.provider)({ method: "evm_mine", params: [] });
+    const after = readFileSync(journal, "utf8").split("\n");
+    expect(after.slice(0, lines.length - 1)).toEqual(lines.slice(0, -1));
+    expect(after).toHaveLength(lines.length + 1);
+    await chains.stop(); // closes the reopened journal
   });
 
   describe("when the recorded state cannot be kept", () => {
