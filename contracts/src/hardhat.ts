@@ -105,6 +105,8 @@ export interface InProcessNetworkOptions {
    * Without them big batch transactions run several times faster (no per-step tracing).
    */
   stackTraces?: boolean;
+  /** Genesis date (and the chain clock's start). Default: now. Local chains kept across restarts fix it (0058). */
+  initialDate?: Date;
 }
 
 /** A fresh, independent in-process Hardhat network (own state, own chain id) as an EIP-1193 provider. */
@@ -128,6 +130,7 @@ export async function createInProcessNetwork(
         initialBaseFeePerGas: opts.initialBaseFeePerGas ?? 1_000_000_000,
         loggingEnabled: false,
         mining: { ...base.mining, auto: true, interval: 0 },
+        ...(opts.initialDate ? { initialDate: opts.initialDate.toISOString() } : {}),
       },
     },
   };

@@ -14,7 +14,9 @@ import {
   loadHardhat,
   loadWsServer,
 } from "./hardhat";
-import { buildManifest, formatSummary, writeManifestFile } from "./manifest";
+import type { JournalWriter } from "./local-chains-journal";
+import { type ChainState, chainFingerprint, openChain } from "./local-chains-state";
+import { buildManifest, formatSummary, writeJsonAtomic, writeManifestFile } from "./manifest";
 
 export const DEFAULT_CHAINS_BASE_PORT = 8545;
 /** Port offset of each network from the base port (base-sepolia only when asked for: decision 0057). */
@@ -126,6 +128,11 @@ export interface LocalChainsOptions {
   log?: (line: string) => void;
   /** Solidity stack traces in errors (default true); benchmarks turn them off to mine big batches faster. */
   stackTraces?: boolean;
+  /**
+   * Keep each chain's blocks, balances and contracts across starts in `dataDir/chains/<network>/` (decision 0058):
+   * the first start deploys and journals, later ones replay. Default false (a new chain on every start).
+   */
+  persist?: boolean;
 }
 
 export interface LocalChain {
@@ -136,6 +143,8 @@ export interface LocalChain {
   /** The same chain in-process (no HTTP), for fast tests. */
   provider: EIP1193Provider;
   deployment: Deployment;
+  /** Set when `persist`: whether the recorded state was kept, and the genesis hash (the chain's identity). */
+  state?: ChainState;
 }
 
 export interface LocalChains {
@@ -251,44 +260,38 @@ export async function startLocalChains(opts: LocalChainsOptions = {}): Promise<L
     throw new Error("contract artifacts missing: run `pnpm --filter @tollgate/contracts compile`");
   }
 
+  const dataDir = opts.dataDir ? path.resolve(opts.dataDir) : defaultDataDir();
   const servers: RpcServer[] = [];
+  const journals: JournalWriter[] = [];
   const stop = async () => {
     await Promise.all(servers.map((s) => s.close()));
+    for (const journal of journals) journal.close();
   };
   try {
     // Bind every port before deploying anything, so a busy port fails fast and writes nothing.
-    const providers = await Promise.all(
+    const opened = await Promise.all(
       networks.map((network) =>
-        createInProcessNetwork(
-          {
-            chainId: NETWORKS[network].chainId,
-            ...(opts.stackTraces === false ? { stackTraces: false } : {}),
-          },
-          hre,
-        ),
+        prepareChain(network, { ...opts, dataDir, quoteSigner }, hre).then((chain) => {
+          if (chain.journal) journals.push(chain.journal);
+          return chain;
+        }),
       ),
     );
     const bound: (RpcServer & { port: number })[] = [];
     for (const [k, network] of networks.entries()) {
       const port = basePort === 0 ? 0 : basePort + CHAIN_PORT_OFFSETS[network];
-      const server = await listen(providers[k]!, host, port, network);
+      const server = await listen(opened[k]!.provider, host, port, network);
       servers.push(server);
       bound.push(server);
     }
     log(`chains listening (${Math.round(performance.now() - started)} ms)`);
 
-    const deployments = await Promise.all(
+    const finished = await Promise.all(
       networks.map((network, k) =>
-        deployTollgate(providers[k]!, {
-          chainId: NETWORKS[network].chainId,
-          tokens: NETWORK_SETUP[network].tokens,
-          ...(NETWORK_SETUP[network].priceFeed ? { polUsdPrice: INITIAL_POL_USD } : {}),
-          enableAifp2: NETWORK_SETUP[network].aifp2,
-          quoteSigner,
-          fund: { accounts: HARDHAT_ACCOUNTS, amount: FUND_TOKEN_AMOUNT },
-        }),
+        opened[k]!.finish((provider) => deployTollgate(provider, deployOptions(network, quoteSigner))),
       ),
     );
+    const deployments = finished.map((f) => f.deployment);
     log(`deployed (${Math.round(performance.now() - started)} ms)`);
 
     const chains: LocalChain[] = networks.map((network, k) => ({
@@ -296,13 +299,13 @@ export async function startLocalChains(opts: LocalChainsOptions = {}): Promise<L
       chainId: NETWORKS[network].chainId,
       rpcUrl: bound[k]!.url,
       wsUrl: bound[k]!.wsUrl,
-      provider: providers[k]!,
+      provider: opened[k]!.provider,
       deployment: deployments[k]!,
+      ...(finished[k]!.state ? { state: finished[k]!.state } : {}),
     }));
     const manifest = buildManifest(chains);
     let manifestPath: string | undefined;
     if (opts.writeManifest ?? true) {
-      const dataDir = opts.dataDir ? path.resolve(opts.dataDir) : defaultDataDir();
       manifestPath = writeManifestFile(dataDir, manifest);
     }
     return {
@@ -318,4 +321,45 @@ export async function startLocalChains(opts: LocalChainsOptions = {}): Promise<L
   }
 }
 
-export { buildManifest, formatSummary, writeManifestFile };
+function deployOptions(network: KnownNetworkName, quoteSigner: Address) {
+  return {
+    chainId: NETWORKS[network].chainId,
+    tokens: NETWORK_SETUP[network].tokens,
+    ...(NETWORK_SETUP[network].priceFeed ? { polUsdPrice: INITIAL_POL_USD } : {}),
+    enableAifp2: NETWORK_SETUP[network].aifp2,
+    quoteSigner,
+    fund: { accounts: HARDHAT_ACCOUNTS, amount: FUND_TOKEN_AMOUNT },
+  };
+}
+
+interface PreparedChain {
+  provider: EIP1193Provider;
+  journal?: JournalWriter;
+  finish(
+    deploy: (provider: EIP1193Provider) => Promise<Deployment>,
+  ): Promise<{ deployment: Deployment; state?: ChainState }>;
+}
+
+/** The chain before its port is bound: new, or (persist) replayed from the data directory. */
+async function prepareChain(
+  network: KnownNetworkName,
+  opts: LocalChainsOptions & { dataDir: string; quoteSigner: Address },
+  hre: ReturnType<typeof loadHardhat>,
+): Promise<PreparedChain> {
+  const chainId = NETWORKS[network].chainId;
+  const options = { chainId, ...(opts.stackTraces === false ? { stackTraces: false } : {}) };
+  if (!opts.persist) {
+    const provider = await createInProcessNetwork(options, hre);
+    return { provider, finish: async (deploy) => ({ deployment: await deploy(provider) }) };
+  }
+  const deploy = deployOptions(network, opts.quoteSigner);
+  const fingerprint = chainFingerprint({
+    chainId,
+    network: options,
+    deploy: { ...deploy, polUsdPrice: deploy.polUsdPrice?.toString(), fund: FUND_TOKEN_AMOUNT.toString() },
+    contracts: DEPLOYED_CONTRACTS,
+  });
+  return openChain({ dataDir: opts.dataDir, network, chainId, options, fingerprint });
+}
+
+export { buildManifest, formatSummary, writeJsonAtomic, writeManifestFile };

@@ -2,11 +2,14 @@
  * `pnpm demo` (DESIGN.md §11): with `pnpm start` running, an agent (Hardhat development account #9, funded on
  * the local chains) pays for the example merchant's search and prints every step: 402, quote, transactions,
  * confirmations, receipt, paid response, quota left. It drives the same code as `tollgate-agent pay`.
+ * `--api-origin <url>` names the API (default: the one `pnpm start` recorded); the example merchant and the chains come
+ * from the data directory (`DATA_DIR/demo.json`, `DATA_DIR/deployments.json`).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { parseDeploymentManifest } from "@tollgate/shared";
 import { envDefault } from "@tollgate/shared/env";
 import { z } from "zod";
@@ -21,6 +24,19 @@ const env = z
     DATA_DIR: envDefault(z.string(), ".tollgate"),
   })
   .parse(process.env);
+let apiOrigin: string | undefined;
+try {
+  const { values } = parseArgs({ options: { "api-origin": { type: "string" } }, strict: true });
+  apiOrigin =
+    values["api-origin"] === undefined
+      ? undefined
+      : z.url({ protocol: /^https?$/ }).parse(values["api-origin"]);
+} catch (error) {
+  console.error(
+    `usage: pnpm demo [--api-origin <http(s) url>]  (${error instanceof z.ZodError ? "not an http(s) URL" : (error as Error).message})`,
+  );
+  process.exit(2);
+}
 const dataDir = isAbsolute(env.DATA_DIR) ? env.DATA_DIR : resolve(REPO_ROOT, env.DATA_DIR);
 const demoPath = join(dataDir, "demo.json");
 if (!existsSync(demoPath)) {
@@ -45,7 +61,7 @@ const code = await runCli(
     "pay",
     url,
     "--api-origin",
-    demo.api_base_url,
+    (apiOrigin ?? demo.api_base_url).replace(/\/+$/, ""),
     "--rpc",
     `${amoy.chainId}=${amoy.rpcUrl}`,
     "--network",

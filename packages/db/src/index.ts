@@ -1,3 +1,4 @@
+export * from "./chain-reset";
 export * from "./client";
 export * from "./migrations";
 export * from "./pglite-lock";

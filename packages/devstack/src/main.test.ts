@@ -5,7 +5,6 @@
  * whole process group, as a terminal sends it) and on SIGTERM to the `pnpm start` parent alone (as
  * `docker stop` sends it).
  */
-import { spawn } from "node:child_process";
 import { generateKeyPairSync, sign } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,63 +20,9 @@ import {
 import { freePort } from "@tollgate/shared/test-process";
 import bs58 from "bs58";
 import { afterAll, describe, expect, it } from "vitest";
-import { groupPids, listeningPorts } from "./process-ports";
+import { launch, stillOpen } from "./launch";
 
 const root = join(import.meta.dirname, "../../..");
-
-/** Starts `command` as its own process group and follows its output. */
-function launch(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
-  const child = spawn(command, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  const waiters: (() => void)[] = [];
-  const collect = (chunk: unknown) => {
-    output += String(chunk);
-    for (const wake of waiters.splice(0)) wake();
-  };
-  child.stdout.on("data", collect);
-  child.stderr.on("data", collect);
-  const exited = new Promise<number | null>((resolve) =>
-    child.once("exit", (code) => {
-      resolve(code);
-      collect("");
-    }),
-  );
-  return {
-    child,
-    exited,
-    output: () => output,
-    async seen(text: string) {
-      while (!output.includes(text) && child.exitCode === null)
-        await new Promise<void>((resolve) => waiters.push(resolve));
-      expect(output).toContain(text);
-    },
-    /** Every port the group listens on now, plus every port the banner printed. */
-    ports(): number[] {
-      const printed = [...output.matchAll(/http:\/\/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1]));
-      const opened = listeningPorts(groupPids(child.pid ?? 0)) ?? new Set<number>();
-      return [...new Set([...printed, ...opened])].sort();
-    },
-    /** Last resort so a failing test never leaves a stack running. */
-    kill() {
-      try {
-        process.kill(-(child.pid ?? 0), "SIGKILL");
-      } catch {
-        // already gone
-      }
-    },
-  };
-}
-
-/** Polls until none of `ports` is listening, for at most 10 s; returns those still open. */
-async function stillOpen(ports: readonly number[]): Promise<number[]> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const listening = listeningPorts() ?? new Set<number>();
-    const open = ports.filter((port) => listening.has(port));
-    if (open.length === 0 || Date.now() > deadline) return open;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe("pnpm start (devstack)", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-devstack-"));

@@ -26,14 +26,15 @@ import { type LocalChains, PortInUseError, startLocalChains } from "@tollgate/co
 import { startExampleMerchant } from "@tollgate/gate/example";
 import { IndexerEnvError, loadIndexerEnv, startIndexer } from "@tollgate/indexer";
 import { handleShutdown, type ShutdownHandler, type ShutdownLog } from "@tollgate/shared/shutdown";
+import { bannerLines, keptChainsLine } from "./banner";
 import {
-  DEMO_BRIDGE_PROVIDERS,
   type DemoFile,
   demoBridgeProviders,
   demoFilePath,
   ensureDemoMerchant,
   startDemoUpstream,
 } from "./demo";
+import { reconcileDataDir } from "./restart";
 
 /** The one place this process reads its environment; every part gets the same source. */
 const source = process.env;
@@ -67,9 +68,16 @@ async function start(initialEnv: Env, log: ReturnType<typeof createLogger>, shut
     let chains: LocalChains | undefined;
     if (env.startAll.localChains) {
       say.info("starting local chains (polygon 137, base 8453, amoy 80002)");
-      const started = await startLocalChains({ dataDir: env.dataDir, basePort: env.startAll.chainsBasePort });
+      // Kept across starts in DATA_DIR/chains (decision 0058): yesterday's payments and receipts stay on chain.
+      const started = await startLocalChains({
+        dataDir: env.dataDir,
+        basePort: env.startAll.chainsBasePort,
+        persist: true,
+      });
       chains = started;
       shutdown.add("local chains", () => started.stop());
+      const kept = keptChainsLine(started.chains);
+      if (kept) say.info(kept);
     }
     // A demo bridge provider (DESIGN.md §11: the bridge router runs in `pnpm start`) in front of a tiny upstream.
     const upstream = await startDemoUpstream();
@@ -106,6 +114,14 @@ async function start(initialEnv: Env, log: ReturnType<typeof createLogger>, shut
     say.info("starting the API");
     const api = await startApi(env, log);
     shutdown.add("API", () => api.close());
+    // Before the indexer starts: rows of local chains started anew would halt it (decision 0058).
+    const { hasOperator } = await reconcileDataDir({
+      env,
+      api,
+      ...(chains ? { chains } : {}),
+      demoUpstreamUrl: initialEnv.bridge ? undefined : upstream.url,
+      say: say.info,
+    });
 
     // PGlite is single-process: the indexer follows the chains inside this process.
     const indexer = await startIndexer({ env: loadIndexerEnv(source), db: api.deps.db });
@@ -128,35 +144,17 @@ async function start(initialEnv: Env, log: ReturnType<typeof createLogger>, shut
     writeFileSync(demoFilePath(env), `${JSON.stringify(demoFile, null, 2)}\n`, { mode: 0o600 });
     chmodSync(demoFilePath(env), 0o600);
 
-    const lines = [
-      "",
-      "  Tollgate is running",
-      `  API              ${env.baseUrl}`,
-      `  Console          ${env.baseUrl}/console/`,
-      `  API reference    ${env.baseUrl}/docs   (OpenAPI ${env.baseUrl}/openapi.json)`,
-      `  JWKS             ${env.baseUrl}/.well-known/jwks.json`,
-      `  Gateway          ${env.gateway.url}/<slug>/...`,
-      `  Bridge           ${env.baseUrl}/bridge/<provider>/...  (discovery ${env.baseUrl}/bridge/.well-known/x402.json)`,
-      ...DEMO_BRIDGE_PROVIDERS.map(
-        (demo) =>
-          `    ${demo.network.padEnd(14)} ${env.baseUrl}/bridge/${demo.id}/v1/echo  (x402 and pay_matic)`,
-      ),
-      `  Example merchant ${example.url}/v1/search?q=hello  (merchant ${demo.merchantId}; secret in ${demoFilePath(env)})`,
-      ...(chains
-        ? chains.chains.map(
-            (chain) => `  Chain ${chain.network.padEnd(10)} ${chain.rpcUrl}  (chain id ${chain.chainId})`,
-          )
-        : []),
-      `  Solana RPC       ${env.identity.solana.rpcUrl}${solanaRpc ? "  (local: seats from pnpm seat:reserve <pubkey>)" : ""}`,
-      `  Identity gate    ${env.baseUrl}/api/live-stats, ${env.baseUrl}/api/protocol-docs  (nonce ${env.baseUrl}/nonce; docs/identity-gate.md)`,
-      `  Indexer          following ${indexer.networks.map((network) => network.network).join(", ")}; metrics ${env.baseUrl}/api/metrics`,
-      `  Database         ${api.deps.db.kind === "pglite" ? `PGlite in ${env.dataDir}/pglite` : "PostgreSQL"}`,
-      "",
-      "  Try it: pnpm demo   (an agent pays for the example merchant's search, step by step)",
-      "  Operators: stop this, run `pnpm admin:create --email you@example.com`, start again, then sign in",
-      '             (or set ADMIN_BOOTSTRAP_EMAIL + ADMIN_BOOTSTRAP_PASSWORD_FILE; README "Operators")',
-      "",
-    ];
+    const lines = bannerLines({
+      env,
+      exampleUrl: example.url,
+      merchantId: demo.merchantId,
+      demoFile: demoFilePath(env),
+      ...(chains ? { chains: chains.chains } : {}),
+      localSolanaRpc: solanaRpc !== undefined,
+      indexedNetworks: indexer.networks.map((network) => network.network),
+      database: api.deps.db.kind,
+      hasOperator,
+    });
     if (!shutdown.stopping) process.stdout.write(`${lines.join("\n")}\n`);
   } catch (error) {
     await shutdown.stopAll();
