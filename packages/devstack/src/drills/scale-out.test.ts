@@ -13,6 +13,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { type Agent, agentOn, mine, sendSettlement } from "@tollgate/api/testing/chains";
+import type { RpcCall } from "@tollgate/contracts/rpc-fault-proxy";
 import { PAYMENT_EVENT_ABI, type QuoteResponse } from "@tollgate/shared";
 import { type Address, createPublicClient, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -53,7 +54,6 @@ const figure = (line: string) => {
 describe.skipIf(skipReason)(
   `drill: two APIs and two indexers on one PostgreSQL and one Redis${skipReason ? ` (skipped: ${skipReason})` : ""}`,
   () => {
-    const launcher = tollgateLauncher(process.env);
     let cluster: Cluster;
     let api: { a: string; b: string };
     let shops: { a: Shop; b: Shop };
@@ -93,6 +93,7 @@ describe.skipIf(skipReason)(
       )[0]?.n;
 
     beforeAll(async () => {
+      const launcher = tollgateLauncher(process.env);
       console.log(`scale-out: ${launcher.describe}`);
       const began = performance.now();
       const lap = (what: string) => figure(`setup: ${what} at ${Math.round(performance.now() - began)} ms`);
@@ -191,11 +192,15 @@ describe.skipIf(skipReason)(
       const nonceBefore = await agent.client.getTransactionCount({ address: agent.address });
       const tx = await sendSettlement(agent, quote.settlement_call);
       paidQuotes.push(quote.quote_id);
-      // Replica a reads the chain through the proxy: hold its receipt lookup and kill it while it waits.
-      cluster.proxy.fault = ({ method }) =>
-        method === "eth_getTransactionReceipt" ? { kind: "hang" } : undefined;
+      // Replica a reads the chain through the proxy: hold its lookup of this payment's transaction receipt (no
+      // other call) and kill the replica while /v1/pay waits on it.
+      const ours = ({ method, params }: RpcCall) =>
+        method === "eth_getTransactionReceipt" && String(params[0]).toLowerCase() === tx.toLowerCase();
+      cluster.proxy.fault = (call) => (ours(call) ? { kind: "hang" } : undefined);
       const request = await payRequest(agent, quote, tx, "killed");
-      const reading = cluster.proxy.next("eth_getTransactionReceipt");
+      const reading = (async () => {
+        while (!ours(await cluster.proxy.next("eth_getTransactionReceipt"))) {}
+      })();
       const inFlight = payAt(api.a, request).then(
         () => "answered",
         () => "no answer",

@@ -17,19 +17,19 @@ const REPO = resolve(import.meta.dirname, "../../../..");
 export type TollgateEntry = "api" | "indexer" | "migrate" | "keys-rotate";
 
 interface EntryPaths {
-  /** Relative to the release folder; the first that exists is started. */
-  dist: readonly string[];
+  /** Relative to the release folder. */
+  dist: string;
   /** Working directory (relative to the repository) and script for `node --import tsx`. */
   source: { cwd: string; script: string };
 }
 
 const ENTRIES: Record<TollgateEntry, EntryPaths> = {
-  api: { dist: ["dist/api/main.js"], source: { cwd: "apps/api", script: "src/main.ts" } },
-  indexer: { dist: ["dist/indexer/main.js"], source: { cwd: "apps/indexer", script: "src/main.ts" } },
-  migrate: { dist: ["dist/migrate.js"], source: { cwd: "apps/api", script: "src/cli/migrate.ts" } },
+  api: { dist: "dist/api/main.js", source: { cwd: "apps/api", script: "src/main.ts" } },
+  indexer: { dist: "dist/indexer/main.js", source: { cwd: "apps/indexer", script: "src/main.ts" } },
+  migrate: { dist: "dist/migrate.js", source: { cwd: "apps/api", script: "src/cli/migrate.ts" } },
   // `pnpm keys:rotate`: the release ships the operator CLIs under dist/cli/ (docs/deploy.md).
   "keys-rotate": {
-    dist: ["dist/cli/rotate-receipt-key.js", "dist/cli/keys-rotate.js"],
+    dist: "dist/cli/keys-rotate.js",
     source: { cwd: "apps/api", script: "src/cli/rotate-receipt-key.ts" },
   },
 };
@@ -49,7 +49,7 @@ export class LauncherError extends Error {
 /** The launcher the environment asks for (test setup reads `process.env`; apps never do this). */
 export function tollgateLauncher(source: Readonly<Record<string, string | undefined>>): Launcher {
   const releaseDir = resolve(source.TOLLGATE_RELEASE_DIR || join(REPO, "release"));
-  const released = existsSync(join(releaseDir, ENTRIES.api.dist[0] ?? ""));
+  const released = existsSync(join(releaseDir, ENTRIES.api.dist));
   const asked = source.TOLLGATE_DRILL_FROM || (released ? "dist" : "source");
   if (asked !== "dist" && asked !== "source")
     throw new LauncherError(`TOLLGATE_DRILL_FROM must be dist or source, not ${asked}`);
@@ -72,9 +72,9 @@ export function tollgateLauncher(source: Readonly<Record<string, string | undefi
     from: "dist",
     describe: `processes from the release in ${releaseDir} (node --enable-source-maps dist/…)`,
     start: (entry, env) => {
-      const script = ENTRIES[entry].dist.find((path) => existsSync(join(releaseDir, path)));
-      if (!script)
-        throw new LauncherError(`the release in ${releaseDir} has none of ${ENTRIES[entry].dist.join(", ")}`);
+      const script = ENTRIES[entry].dist;
+      if (!existsSync(join(releaseDir, script)))
+        throw new LauncherError(`the release in ${releaseDir} has no ${script}`);
       return spawnNode(releaseDir, ["--enable-source-maps", script], env);
     },
   };
