@@ -206,6 +206,14 @@ describe.skipIf(skipReason)(
         () => "no answer",
       );
       await reading;
+      // The receipt lookup starts beside the key's claim: kill once the claim is in the database too.
+      await until("replica a to claim the key", async () => {
+        const [claim] = await cluster.sql.unsafe<{ state: string }[]>(
+          "select state from idempotency_keys where key = $1",
+          [request.key],
+        );
+        return claim?.state === "in_flight";
+      });
       const replicaA = cluster.running.get("api-a");
       replicaA?.child.kill("SIGKILL");
       expect(await replicaA?.exited).toBeNull();
@@ -222,6 +230,8 @@ describe.skipIf(skipReason)(
         same = await payAt(api.b, request);
       }
       expect(same.status, JSON.stringify(same.json)).toBe(200);
+      // The dead replica's claim was honoured until stale (PAY_IDEMPOTENCY_STALE_SECONDS=1), then taken over.
+      expect(retries).toBeGreaterThan(0);
       figure(
         `api kill: interrupted purchase completed on the survivor after ${retries} retries, ` +
           `${Math.round(performance.now() - killedAt)} ms after the kill`,
@@ -261,6 +271,8 @@ describe.skipIf(skipReason)(
           const up = aUp ? [api.a, api.b] : [api.b];
           await purchase(agent, up[k % up.length] as string, up[(k + 1) % up.length] as string);
           made++;
+          // Steady traffic, not a flood: the phase is about the indexer, not about throughput.
+          await new Promise((resolve) => setTimeout(resolve, 100));
         }
       })();
       await until("two payments before the kill", () => made >= 2);
