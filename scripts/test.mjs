@@ -53,10 +53,18 @@ else
 
 const out = mkdtempSync(join(tmpdir(), "tollgate-test-"));
 const report = join(out, "report.json");
+// The scale-out drill runs the processes from a release folder, as the image does (docs/decisions/0063).
+const childEnv = { ...process.env };
+if (tier === "all" && !process.env.TOLLGATE_RELEASE_DIR) {
+  const release = join(out, "release");
+  step("writing a release folder for the drills (pnpm release)", "pnpm", ["release", release]);
+  childEnv.TOLLGATE_RELEASE_DIR = release;
+  childEnv.TOLLGATE_DRILL_FROM = "dist";
+}
 const result = spawnSync(
   "vitest",
   ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...args, ...unitFiles],
-  { cwd: root, stdio: "inherit" },
+  { cwd: root, stdio: "inherit", env: childEnv },
 );
 if (existsSync(report)) {
   const { numPassedTests, numFailedTests, numPendingTests, numTodoTests, testResults } = JSON.parse(
