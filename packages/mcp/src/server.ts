@@ -4,14 +4,14 @@
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { parseUsd } from "@tollgate/shared";
-import { version } from "../package.json" with { type: "json" };
+import packageJson from "../package.json" with { type: "json" };
 import { registerAgentTools } from "./agent-tools";
 import { registerOperatorTools } from "./operator-tools";
 import type { Runtime } from "./runtime";
 import { SessionBudget } from "./spend-guard";
 
 /** The version MCP clients see is the package's own (docs/publishing.md "Versions"). */
-export const SERVER_INFO = { name: "tollgate", version };
+export const SERVER_INFO = { name: "tollgate", version: packageJson.version };
 
 export function createMcpServer(runtime: Runtime): McpServer {
   const server = new McpServer(SERVER_INFO, {
