@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { type LocalChain, type LocalChains, startTestChains } from "@tollgate/api/testing/chains";
 import { HARDHAT_MNEMONIC } from "@tollgate/contracts/deploy";
 import { type RpcFaultProxy, startRpcFaultProxy } from "@tollgate/contracts/rpc-fault-proxy";
-import { createTestDatabase, type TestDatabaseHandle } from "@tollgate/db/testing";
+import { createUnmigratedTestDatabase, type TestDatabaseHandle } from "@tollgate/db/testing";
 import { freePort, type TestProcess } from "@tollgate/shared/test-process";
 import { mnemonicToAccount } from "viem/accounts";
 import {
@@ -61,7 +61,8 @@ export async function setUpCluster(
   try {
     const [chains, database, redis] = await Promise.all([
       startTestChains(dir, ["amoy"]) as Promise<LocalChains>,
-      createTestDatabase("postgres", { postgresUrl: servers.postgresUrl }),
+      // Empty, so the migrate job below really migrates.
+      createUnmigratedTestDatabase("postgres", { postgresUrl: servers.postgresUrl }),
       claimRedisDatabase(servers.redisUrl, `scale-out:${process.pid}`),
     ]);
     closers.push(
@@ -76,10 +77,6 @@ export async function setUpCluster(
     if (!session) throw new Error("the PostgreSQL test database opens no session");
     closers.push(() => session.end({ timeout: 5 }));
     const sql = session as unknown as SqlSession;
-    // createTestDatabase clones a migrated template: empty it, so the migrate job below really migrates.
-    await sql.unsafe("drop schema if exists drizzle cascade");
-    await sql.unsafe("drop schema public cascade");
-    await sql.unsafe("create schema public");
     return await assemble({
       launcher,
       dir,
