@@ -61,8 +61,7 @@ export function watchHeads(
     () => sleeper.wake(),
     (error) => {
       // Logged once per outage: a node without eth_subscribe would otherwise log at every poll.
-      if (!errorLogged)
-        log.warn({ err: error, network: status.network }, "newHeads subscription failed; polling");
+      if (!errorLogged) log.warn({ err: error }, "newHeads subscription failed; polling");
       errorLogged = true;
     },
   );
@@ -70,8 +69,7 @@ export function watchHeads(
     async refresh() {
       if (!heads) return;
       const live = await heads.ensure();
-      if (live && status.headSource === "polling")
-        log.info({ network: status.network }, "following new heads over WebSocket");
+      if (live && status.headSource === "polling") log.info("following new heads over WebSocket");
       if (live) errorLogged = false;
       status.headSource = live ? "websocket" : "polling";
     },
