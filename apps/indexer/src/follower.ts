@@ -21,6 +21,7 @@ import { reanchorAfterResume } from "./reorg/reanchor";
 import { ReorgTooDeepError } from "./reorg/reorg";
 import type { HeadSource } from "./rpc/heads";
 import { createRpc, type Rpc, type RpcRequest } from "./rpc/rpc";
+import { recordHead } from "./settlements/repo";
 import { newSyncState, policyOf, type StepResult, type SyncState, syncStep } from "./sync/sync-step";
 
 export type FollowerState = "starting" | "standby" | "running" | "halted" | "stopped";
@@ -172,6 +173,7 @@ async function follow(run: Run): Promise<void> {
     }
     if (!run.halt.checked || run.status.state === "halted") {
       if (!(await checkHalt(run))) {
+        if (run.status.state === "halted") await recordHeadWhileHalted(run);
         await run.sleeper.sleep(retryMs);
         continue;
       }
@@ -248,6 +250,20 @@ async function checkHalt(run: Run): Promise<boolean> {
   } catch (err) {
     log.warn({ err }, "reading the network halt failed; retrying");
     return false;
+  }
+}
+
+/**
+ * A halted network still has its head recorded (never its cursor), so the lag the metrics and the overview show
+ * grows honestly instead of freezing at the halt (docs/decisions/0059-network-halts-resume-and-operations.md).
+ */
+async function recordHeadWhileHalted(run: Run): Promise<void> {
+  try {
+    const head = await run.rpc.blockNumber();
+    run.status.head = head;
+    await recordHead(run.options.handle.db, run.cfg.chainId, head, run.now());
+  } catch (err) {
+    run.log.debug({ err }, "reading the head of a halted network failed");
   }
 }
 

@@ -5,7 +5,7 @@
  * while no follower ran (docs/decisions/0059-network-halts-resume-and-operations.md).
  */
 import type { LocalChains } from "@tollgate/contracts/local-chains";
-import { type DatabaseHandle, networkHalts, settlements } from "@tollgate/db";
+import { type DatabaseHandle, indexerCursors, networkHalts, settlements } from "@tollgate/db";
 import { eq, isNull } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Alert, startFollower } from "../src/follower";
@@ -95,6 +95,11 @@ describe.each(storageDatabaseKinds("pglite"))("network halts on %s", (kind) => {
       await waitFor(() => restarted.status().state === "halted");
       expect(restarted.status().haltReason).toBe(halt?.reason);
       await pay(amoy, 14, MERCHANT, "qt_persistafter");
+      // The halted follower still records the head, so the lag grows instead of freezing at the halt.
+      await waitFor(async () => {
+        const [cursor] = await handle.db.select().from(indexerCursors);
+        return cursor?.headNumber != null && cursor.headNumber > cursor.blockNumber;
+      });
       expect(restarted.status().state).toBe("halted");
       expect(writes).toEqual([]);
 
