@@ -28,6 +28,8 @@ const PER_NETWORK = {
   MAX_REORG_DEPTH: envOptional(envInteger({ min: 1 })),
   START_BLOCK: envOptional(envInteger({ min: 0 })),
   POLL_INTERVAL_MS: envOptional(envInteger({ min: 50 })),
+  /** Set on a local chain, its unmoving head raises the stall alert too (decision 0059). */
+  STALL_ALERT_MS: envOptional(envInteger({ min: 1_000 })),
 };
 
 const ZRawEnv = z.object({
@@ -45,7 +47,10 @@ const ZRawEnv = z.object({
   /** Payment logs per batch transaction: bounds memory and transaction size in a backfill. */
   MAX_LOGS_PER_BATCH: envDefault(envInteger({ min: 1 }), 10_000),
   RPC_TIMEOUT_MS: envDefault(envInteger({ min: 100 }), 10_000),
-  /** No new head for this long raises the lag alert (checklist A6: a stalled node must not look healthy). */
+  /**
+   * No new head for this long raises the lag alert (checklist A6: a stalled node must not look healthy). On a local
+   * chain (`local` in the manifest) an idle head is normal and only noted at info, unless STALL_ALERT_MS_<NAME> is set.
+   */
   STALL_ALERT_MS: envDefault(envInteger({ min: 1_000 }), 120_000),
   /** 32 bytes, base64 or hex: AES-256-GCM key for webhook secrets (DESIGN §8). */
   WEBHOOK_SECRET_KEY: envOptional(z.string()),
@@ -62,6 +67,7 @@ export interface NetworkOverrides {
   maxReorgDepth?: number;
   startBlock?: number;
   pollIntervalMs?: number;
+  stallAlertMs?: number;
 }
 
 export interface IndexerEnv {
@@ -135,6 +141,7 @@ export function loadIndexerEnv(source: EnvSource = process.env): IndexerEnv {
     if (values.MAX_REORG_DEPTH !== undefined) o.maxReorgDepth = values.MAX_REORG_DEPTH;
     if (values.START_BLOCK !== undefined) o.startBlock = values.START_BLOCK;
     if (values.POLL_INTERVAL_MS !== undefined) o.pollIntervalMs = values.POLL_INTERVAL_MS;
+    if (values.STALL_ALERT_MS !== undefined) o.stallAlertMs = values.STALL_ALERT_MS;
     overrides[network] = o;
   }
   return {

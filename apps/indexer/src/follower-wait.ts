@@ -79,26 +79,33 @@ export function watchHeads(
   };
 }
 
-/** Alerts once per stall while running; `lastHeadChange` is read at every tick (ms since the epoch). */
+/**
+ * Alerts once per stall while running; `lastHeadChange` is read at every tick (ms since the epoch). On a chain where
+ * an idle head is normal (an automining local chain, config.ts) the stall is only noted, once, through `idle`.
+ */
 export function startStallWatchdog(
   cfg: NetworkConfig,
   status: Pick<FollowerStatus, "state" | "stalled">,
   lastHeadChange: () => number,
   alert: (a: Alert) => void,
+  idle: (message: string) => void,
 ): NodeJS.Timeout {
+  let noted = 0;
   const watchdog = setInterval(
     () => {
       if (status.state !== "running") return;
-      const idleMs = Date.now() - lastHeadChange();
-      if (idleMs > cfg.stallAlertMs && !status.stalled) {
-        status.stalled = true;
-        alert({
-          kind: "stalled",
-          network: cfg.network,
-          chainId: cfg.chainId,
-          message: `no new head on ${cfg.network} for ${Math.round(idleMs / 1000)} s`,
-        });
+      const since = lastHeadChange();
+      const idleMs = Date.now() - since;
+      if (idleMs <= cfg.stallAlertMs) return;
+      const message = `no new head on ${cfg.network} for ${Math.round(idleMs / 1000)} s`;
+      if (cfg.idleHeadIsNormal) {
+        if (noted !== since) idle(`${message}: a local chain mines only when a transaction comes`);
+        noted = since;
+        return;
       }
+      if (status.stalled) return;
+      status.stalled = true;
+      alert({ kind: "stalled", network: cfg.network, chainId: cfg.chainId, message });
     },
     Math.min(cfg.stallAlertMs, 5_000),
   );

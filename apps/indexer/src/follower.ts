@@ -105,6 +105,7 @@ export function startFollower(options: FollowerOptions): Follower {
     run.status,
     () => run.lastHeadChange,
     (a) => raiseAlert(run, a),
+    (message) => run.log.info({ chainId: options.cfg.chainId }, message),
   );
   const loop = follow(run);
   return {
