@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type DatabaseHandle, openDatabase } from "@tollgate/db";
-import { StartupRefusal } from "@tollgate/shared";
+import { KeyFileError, StartupRefusal } from "@tollgate/shared";
 import { loadWebhookSecretKey } from "@tollgate/webhooks";
 import { Redis } from "ioredis";
 import type { LocalAccount } from "viem";
@@ -55,7 +55,6 @@ import {
   ensureReceiptKeyFile,
   fileReceiptKeyStore,
   type ReceiptKeyStore,
-  ReceiptKeysError,
   rotateDatabaseReceiptKey,
 } from "./modules/receipts";
 import { buildUserSignin, type UserSignin } from "./modules/users";
@@ -276,9 +275,10 @@ async function openReceiptKeys(
   }
   if (env.developmentMode) await ensureReceiptKeyFile(env.receiptKeysFile, clock.now());
   else if (!existsSync(env.receiptKeysFile)) {
-    throw new ReceiptKeysError(
-      "keys_missing",
-      `receipt signing keys not found at ${env.receiptKeysFile}; create them with \`pnpm keys:rotate\` (RECEIPT_KEYS_FILE)`,
+    throw new KeyFileError(
+      "RECEIPT_KEYS_FILE",
+      env.receiptKeysFile,
+      "no such file; create the receipt signing keys with `pnpm keys:rotate`",
     );
   }
   return fileReceiptKeyStore(env.receiptKeysFile, {

@@ -9,6 +9,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { buildNetworkList, type DeploymentManifest, DeploymentManifestSchema } from "./deployment";
 import { KNOWN_NETWORK_NAMES, type NetworkList, networkEnvSuffix } from "./networks";
+import { fileProblem } from "./startup-check";
 
 /** What an environment parser reads: `process.env` in an entry point, a plain record in tests. */
 export type EnvSource = Readonly<Record<string, string | undefined>>;
@@ -126,7 +127,15 @@ export function loadNetworkList(
   makeError: (message: string) => Error,
 ): { manifest: DeploymentManifest | undefined; networks: NetworkList } {
   if (!existsSync(manifestPath)) return { manifest: undefined, networks: buildNetworkList(undefined) };
-  const parsed = DeploymentManifestSchema.safeParse(JSON.parse(readFileSync(manifestPath, "utf8")));
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(manifestPath, "utf8"));
+  } catch (error) {
+    // One line naming the variable and the path, like any other environment error (decision 0059).
+    const problem = error instanceof SyntaxError ? `not JSON (${error.message})` : fileProblem(error);
+    throw makeError(`DEPLOYMENT_MANIFEST: ${manifestPath}: ${problem}`);
+  }
+  const parsed = DeploymentManifestSchema.safeParse(json);
   if (!parsed.success) {
     throw makeError(
       `Invalid deployment manifest ${manifestPath}:\n${envIssueLines(parsed.error).join("\n")}`,
