@@ -85,8 +85,8 @@ export interface CreateLoggerOptions {
   /** The process, e.g. `tollgate-api`, `tollgate-indexer`. */
   service: string;
   level: string;
-  /** Default: stdout. */
-  destination?: pino.DestinationStream;
+  /** Default: stdout; `stderr` where stdout carries a protocol (the MCP server over stdio). */
+  destination?: pino.DestinationStream | "stderr";
 }
 
 /** Structured JSON logs; secrets are redacted wherever they appear in logged objects. */
@@ -103,7 +103,8 @@ export function createLogger(options: CreateLoggerOptions): Logger {
     },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  return options.destination ? pino(pinoOptions, options.destination) : pino(pinoOptions);
+  const destination = options.destination === "stderr" ? pino.destination(2) : options.destination;
+  return destination ? pino(pinoOptions, destination) : pino(pinoOptions);
 }
 
 /** The keys of a JSON object's top level in order, duplicates kept (JSON.parse keeps only the last). */
