@@ -13,7 +13,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { Env } from "./env";
 import { type Clock, systemClock } from "./infra/clock";
 import type { Logger } from "./infra/logger";
-import { createRateLimiter, type RateLimiter } from "./infra/rate-limit";
+import { createRateLimiter, type RateLimiter, type RedisKeyspace } from "./infra/rate-limit";
 import {
   type BridgeConfig,
   createProviderCatalog,
@@ -65,6 +65,8 @@ export interface Deps {
   log: Logger;
   clock: Clock;
   redis: Redis | undefined;
+  /** The same client with REDIS_KEY_PREFIX: what every key-writing store takes (decision 0059). */
+  redisKeys: RedisKeyspace | undefined;
   limiters: {
     registration: RateLimiter;
     quotes: RateLimiter;
@@ -149,6 +151,10 @@ export async function buildDeps(
   });
   if (env.bridge) await seedProviders(env.bridge, db, clock, log, secretKey);
   const redis = await connectRedis(env, log);
+  // Every key written through it starts with REDIS_KEY_PREFIX (decision 0059).
+  const keyspace: RedisKeyspace | undefined = redis
+    ? { client: redis, prefix: env.redisKeyPrefix }
+    : undefined;
   const telemetry = new Telemetry(clock, { ...DEFAULT_TELEMETRY, shared: redis !== undefined });
   const telemetryShare = redis
     ? new TelemetryShare(redis, telemetry, clock, log, env.admin.telemetry)
@@ -167,6 +173,7 @@ export async function buildDeps(
     keys,
     quoteSigner,
     redis,
+    redisKeys: keyspace,
     pause: createPauseGate(db.db, clock, env.admin.pausePollMs),
     merchantCache: createMerchantCache(clock, env.admin.pausePollMs),
     splitterReadiness: createSplitterReadiness(clock),
@@ -187,8 +194,8 @@ export async function buildDeps(
     telemetryShare,
     processMonitor,
     x402: new X402Monitor(chains, clock, env.admin.relayerLowBalanceWei),
-    admin: adminDeps(env, redis, secureCookie, overviewProviders(db, chains, clock)),
-    limiters: createLimiters(env, redis),
+    admin: adminDeps(env, keyspace, secureCookie, overviewProviders(db, chains, clock)),
+    limiters: createLimiters(env, keyspace),
     identity: buildIdentity(
       {
         ...env.identity,
@@ -198,11 +205,11 @@ export async function buildDeps(
       },
       clock,
       db,
-      redis,
+      keyspace,
     ),
     users: buildUserSignin(
       { ...env.users, baseUrl: env.baseUrl, networks: chains.networks },
-      redis,
+      keyspace,
       secureCookie,
     ),
     async close() {
@@ -322,7 +329,7 @@ async function connectRedis(env: Env, log: Logger): Promise<Redis | undefined> {
 /** Operator sign-in: session policy, the strict login limiter, origins allowed to act, the overview hooks. */
 function adminDeps(
   env: Env,
-  redis: Redis | undefined,
+  redis: RedisKeyspace | undefined,
   secureCookie: boolean,
   overview: OverviewExtensions,
 ): Deps["admin"] {
@@ -339,7 +346,7 @@ function adminDeps(
   };
 }
 
-function createLimiters(env: Env, redis: Redis | undefined): Deps["limiters"] {
+function createLimiters(env: Env, redis: RedisKeyspace | undefined): Deps["limiters"] {
   return {
     publicSurface: createRateLimiter(
       { name: "public", points: env.rateLimits.publicPerMinute, durationSeconds: 60 },

@@ -10,6 +10,7 @@ import {
   envNodeEnv,
   envOptional,
   envPrivateKey,
+  envRedisKeyPrefix,
   envUrl,
 } from "@tollgate/shared/env";
 import { z } from "zod";
@@ -23,6 +24,8 @@ export const ZRawEnv = z.object({
   DATA_DIR: envOptional(z.string()),
   DATABASE_URL: envOptional(envUrl({ protocol: /^postgres(ql)?$/ })),
   REDIS_URL: envOptional(envUrl({ protocol: /^rediss?$/ })),
+  /** First part of every Redis key this process writes (decision 0059); default `tollgate:`. */
+  REDIS_KEY_PREFIX: envRedisKeyPrefix(),
   LOG_LEVEL: envLogLevel(),
   TRUST_PROXY: envDefault(envInteger(), 0),
   RATE_LIMIT_REGISTRATIONS_PER_HOUR: envDefault(envInteger({ min: 1 }), 20),
@@ -83,9 +86,9 @@ export const ZRawEnv = z.object({
     z.string().regex(/^(0|[1-9][0-9]{0,38})$/, "a decimal amount of wei"),
     "50000000000000000",
   ),
-  /** Telemetry shared through Redis: flush period and key prefix. */
+  /** Telemetry shared through Redis: flush period and key prefix (default `<REDIS_KEY_PREFIX>telemetry:`). */
   TELEMETRY_FLUSH_MS: envDefault(envInteger({ min: 100, max: 60_000 }), 5_000),
-  TELEMETRY_KEY_PREFIX: envDefault(z.string().regex(/^[a-z0-9][a-z0-9:_-]{0,63}$/), "tollgate:telemetry:"),
+  TELEMETRY_KEY_PREFIX: envOptional(z.string().regex(/^[a-z0-9][a-z0-9:_-]{0,63}$/)),
   // Identity gate (docs/identity-gate.md).
   IDENTITY_PREFIX: envDefault(
     z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "lower-case letters, digits, -"),

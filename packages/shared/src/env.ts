@@ -78,6 +78,19 @@ export function envLogLevel() {
   return envDefault(z.enum(LOG_LEVELS), "info");
 }
 
+/**
+ * REDIS_KEY_PREFIX: the first part of every Redis key a process writes (limiters, nonces, quotas, bridge orders,
+ * telemetry), so two deployments sharing one Redis never read each other's keys (decision 0059). Default `tollgate:`.
+ */
+export function envRedisKeyPrefix() {
+  return envDefault(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9:_.-]{0,63}$/, "letters, digits, ':', '_', '.' or '-', at most 64"),
+    "tollgate:",
+  );
+}
+
 /** One line per failing variable, `  NAME: message`, for the parser's own error. */
 export function envIssueLines(error: z.ZodError, pathPrefix = ""): string[] {
   return error.issues.map((issue) => {
