@@ -290,7 +290,9 @@ async function followStep(run: Run, held: NetworkLock): Promise<boolean> {
     status.stalled = false;
   }
   status.head = result.head;
-  if (run.resume) await settleResume(run, result);
+  // An idle step below the cursor (the node's head is lower) has compared nothing yet: the resume stays pending.
+  const verified = result.kind !== "idle" || result.head === result.cursor;
+  if (run.resume && verified) await settleResume(run, result);
   options.onStep?.(result);
   if (result.kind === "indexed") {
     status.indexed = result.to;
