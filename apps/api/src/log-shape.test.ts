@@ -54,6 +54,10 @@ describe.each(storageDatabaseKinds("pglite"))("API log lines on %s", (kind) => {
       [],
     );
     const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    // The pause itself and the refusals it causes are the service doing what it was told: info, no stack.
+    expect(entries.find((entry) => entry.msg === "service paused by an operator")).toMatchObject({
+      level: 30,
+    });
     const pauseLine = entries.find((entry) => entry.code === "service_paused");
     expect(pauseLine).toMatchObject({ level: 30, service: "tollgate-api" });
     expect(pauseLine).not.toHaveProperty("err");
