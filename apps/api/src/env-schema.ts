@@ -88,7 +88,9 @@ export const ZRawEnv = z.object({
   ),
   /** Telemetry shared through Redis: flush period and key prefix (default `<REDIS_KEY_PREFIX>telemetry:`). */
   TELEMETRY_FLUSH_MS: envDefault(envInteger({ min: 100, max: 60_000 }), 5_000),
-  TELEMETRY_KEY_PREFIX: envOptional(z.string().regex(/^[a-z0-9][a-z0-9:_-]{0,63}$/)),
+  TELEMETRY_KEY_PREFIX: envOptional(z.string().regex(/^[a-z0-9][a-z0-9:_-]{0,63}$/)).describe(
+    "Redis key prefix of the shared telemetry counters. Default `<REDIS_KEY_PREFIX>telemetry:`.",
+  ),
   // Identity gate (docs/identity-gate.md).
   IDENTITY_PREFIX: envDefault(
     z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "lower-case letters, digits, -"),

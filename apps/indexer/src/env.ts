@@ -29,7 +29,9 @@ const PER_NETWORK = {
   START_BLOCK: envOptional(envInteger({ min: 0 })),
   POLL_INTERVAL_MS: envOptional(envInteger({ min: 50 })),
   /** Set on a local chain, its unmoving head raises the stall alert too (decision 0059). */
-  STALL_ALERT_MS: envOptional(envInteger({ min: 1_000 })),
+  STALL_ALERT_MS: envOptional(envInteger({ min: 1_000 })).describe(
+    "Stall alert for that network. Default STALL_ALERT_MS; on a local chain (idle while no transaction comes) no alert unless this is set.",
+  ),
 };
 
 const ZRawEnv = z.object({

@@ -88,6 +88,8 @@ export function envRedisKeyPrefix() {
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9:_.-]{0,63}$/, "letters, digits, ':', '_', '.' or '-', at most 64"),
     "tollgate:",
+  ).describe(
+    "First part of every Redis key this process writes (rate limits, sign-in limiter, identity nonces, quotas, bridge orders, telemetry). Deployments sharing one Redis use different prefixes; every replica of one deployment the same.",
   );
 }
 
