@@ -17,6 +17,7 @@ import {
   type SplitterV14Deployment,
 } from "@tollgate/shared/deployment";
 import type { EvmNetworkName } from "@tollgate/shared/networks";
+import { fileProblem } from "@tollgate/shared/startup-check";
 import {
   type Address,
   createPublicClient,
@@ -52,9 +53,16 @@ export interface SignerStatus {
 
 /** The admin's private key from a file (hex, one line); refused when others may read the file. */
 export function readAdminKeyFile(file: string): Hex {
-  const mode = statSync(file).mode & 0o077;
+  let mode: number;
+  let key: string;
+  try {
+    mode = statSync(file).mode & 0o077;
+    key = readFileSync(file, "utf8").trim();
+  } catch (error) {
+    // One line naming the flag and the path (the CLI exits 2), never a stack trace (decision 0059).
+    throw new QuoteSignerError(`--admin-key-file: ${file}: ${fileProblem(error)}`, { cause: error });
+  }
   if (mode !== 0) throw new QuoteSignerError(`${file} is readable by others: chmod 600 it first`);
-  const key = readFileSync(file, "utf8").trim();
   if (!isHex(key) || key.length !== 66)
     throw new QuoteSignerError(`${file} does not hold a 32-byte hex private key`);
   return key;

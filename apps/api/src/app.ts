@@ -51,7 +51,7 @@ function mountedBridge(deps: Deps): BridgeRouter | undefined {
     },
     config,
     {
-      limiterRedis: deps.redis,
+      limiterRedis: deps.redisKeys,
       pingIntervalMs: config.pingIntervalMs,
       // Providers and the pinger's results live in the database; the file only seeds it.
       ...(deps.bridgeProviders ? { catalog: deps.bridgeProviders } : {}),

@@ -41,7 +41,7 @@ export function bridgeConfigFromEnv(source: Record<string, string | undefined>):
 export async function startBridgeServer(source: Record<string, string | undefined>): Promise<RunningBridge> {
   const config = bridgeConfigFromEnv(source);
   const env = loadEnv(source);
-  const log = createLogger(env.logLevel).child({ service: "tollgate-bridge" });
+  const log = createLogger(env.logLevel, undefined, "tollgate-bridge");
   const manifest = readManifest(env.chains.manifestPath);
   if (!manifest) {
     throw new BridgeConfigError(

@@ -114,6 +114,7 @@ function paymentModules(deps: Deps, auth: Auth) {
         ...offer.env,
         developmentMode,
         redisUrl: env.redisUrl,
+        redisKeyPrefix: env.redisKeyPrefix,
         receipts: { ttlSeconds: env.receipts.ttlSeconds },
         gateway: env.gateway,
       },

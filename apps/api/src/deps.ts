@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type DatabaseHandle, openDatabase, prepareSchema } from "@tollgate/db";
-import { StartupRefusal } from "@tollgate/shared";
+import { KeyFileError, StartupRefusal } from "@tollgate/shared";
 import { loadWebhookSecretKey } from "@tollgate/webhooks";
 import { Redis } from "ioredis";
 import type { LocalAccount } from "viem";
@@ -13,7 +13,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { Env } from "./env";
 import { type Clock, systemClock } from "./infra/clock";
 import type { Logger } from "./infra/logger";
-import { createRateLimiter, type RateLimiter } from "./infra/rate-limit";
+import { createRateLimiter, type RateLimiter, type RedisKeyspace } from "./infra/rate-limit";
 import {
   type BridgeConfig,
   createProviderCatalog,
@@ -55,7 +55,6 @@ import {
   ensureReceiptKeyFile,
   fileReceiptKeyStore,
   type ReceiptKeyStore,
-  ReceiptKeysError,
   rotateDatabaseReceiptKey,
 } from "./modules/receipts";
 import { buildUserSignin, type UserSignin } from "./modules/users";
@@ -66,6 +65,8 @@ export interface Deps {
   log: Logger;
   clock: Clock;
   redis: Redis | undefined;
+  /** The same client with REDIS_KEY_PREFIX: what every key-writing store takes (decision 0059). */
+  redisKeys: RedisKeyspace | undefined;
   limiters: {
     registration: RateLimiter;
     quotes: RateLimiter;
@@ -151,6 +152,10 @@ export async function buildDeps(
   });
   if (env.bridge) await seedProviders(env.bridge, db, clock, log, secretKey);
   const redis = await connectRedis(env, log);
+  // Every key written through it starts with REDIS_KEY_PREFIX (decision 0059).
+  const keyspace: RedisKeyspace | undefined = redis
+    ? { client: redis, prefix: env.redisKeyPrefix }
+    : undefined;
   const telemetry = new Telemetry(clock, { ...DEFAULT_TELEMETRY, shared: redis !== undefined });
   const telemetryShare = redis
     ? new TelemetryShare(redis, telemetry, clock, log, env.admin.telemetry)
@@ -169,6 +174,7 @@ export async function buildDeps(
     keys,
     quoteSigner,
     redis,
+    redisKeys: keyspace,
     pause: createPauseGate(db.db, clock, env.admin.pausePollMs),
     merchantCache: createMerchantCache(clock, env.admin.pausePollMs),
     splitterReadiness: createSplitterReadiness(clock),
@@ -189,8 +195,8 @@ export async function buildDeps(
     telemetryShare,
     processMonitor,
     x402: new X402Monitor(chains, clock, env.admin.relayerLowBalanceWei),
-    admin: adminDeps(env, redis, secureCookie, overviewProviders(db, chains, clock)),
-    limiters: createLimiters(env, redis),
+    admin: adminDeps(env, keyspace, secureCookie, overviewProviders(db, chains, clock)),
+    limiters: createLimiters(env, keyspace),
     identity: buildIdentity(
       {
         ...env.identity,
@@ -200,11 +206,11 @@ export async function buildDeps(
       },
       clock,
       db,
-      redis,
+      keyspace,
     ),
     users: buildUserSignin(
       { ...env.users, baseUrl: env.baseUrl, networks: chains.networks },
-      redis,
+      keyspace,
       secureCookie,
     ),
     async close() {
@@ -277,9 +283,10 @@ async function openReceiptKeys(
   }
   if (env.developmentMode) await ensureReceiptKeyFile(env.receiptKeysFile, clock.now());
   else if (!existsSync(env.receiptKeysFile)) {
-    throw new ReceiptKeysError(
-      "keys_missing",
-      `receipt signing keys not found at ${env.receiptKeysFile}; create them with \`pnpm keys:rotate\` (RECEIPT_KEYS_FILE)`,
+    throw new KeyFileError(
+      "RECEIPT_KEYS_FILE",
+      env.receiptKeysFile,
+      "no such file; create the receipt signing keys with `pnpm keys:rotate`",
     );
   }
   return fileReceiptKeyStore(env.receiptKeysFile, {
@@ -333,7 +340,7 @@ async function connectRedis(env: Env, log: Logger): Promise<Redis | undefined> {
 /** Operator sign-in: session policy, the strict login limiter, origins allowed to act, the overview hooks. */
 function adminDeps(
   env: Env,
-  redis: Redis | undefined,
+  redis: RedisKeyspace | undefined,
   secureCookie: boolean,
   overview: OverviewExtensions,
 ): Deps["admin"] {
@@ -350,7 +357,7 @@ function adminDeps(
   };
 }
 
-function createLimiters(env: Env, redis: Redis | undefined): Deps["limiters"] {
+function createLimiters(env: Env, redis: RedisKeyspace | undefined): Deps["limiters"] {
   return {
     publicSurface: createRateLimiter(
       { name: "public", points: env.rateLimits.publicPerMinute, durationSeconds: 60 },

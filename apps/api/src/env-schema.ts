@@ -10,6 +10,7 @@ import {
   envNodeEnv,
   envOptional,
   envPrivateKey,
+  envRedisKeyPrefix,
   envUrl,
 } from "@tollgate/shared/env";
 import { z } from "zod";
@@ -34,6 +35,9 @@ export const ZRawEnv = z.object({
   ),
   REDIS_URL: envOptional(envUrl({ protocol: /^rediss?$/ })).describe(
     "Redis URL (redis:// or rediss://) for rate limits, quotas, identity nonces, the sign-in limiter and the bridge's order claims shared by every replica. Unset: per-process memory.",
+  ),
+  REDIS_KEY_PREFIX: envRedisKeyPrefix().describe(
+    "First part of every Redis key this process writes (rate limits, quotas, nonces, the sign-in limiter, bridge orders, telemetry), so several installs can share one Redis. The same on every replica (decision 0059).",
   ),
   LOG_LEVEL: envLogLevel().describe("Lowest log level written (pino JSON lines on stdout)."),
   TRUST_PROXY: envDefault(envInteger(), 0).describe(
@@ -182,14 +186,13 @@ export const ZRawEnv = z.object({
     z.string().regex(/^(0|[1-9][0-9]{0,38})$/, "a decimal amount of wei"),
     "50000000000000000",
   ).describe("Below this native balance (wei) the x402 dashboard flags a relayer as low."),
-  /** Telemetry shared through Redis: flush period and key prefix. */
+  /** Telemetry shared through Redis: flush period and key prefix (default `<REDIS_KEY_PREFIX>telemetry:`). */
   TELEMETRY_FLUSH_MS: envDefault(envInteger({ min: 100, max: 60_000 }), 5_000).describe(
     "How often each process flushes its telemetry counters to Redis.",
   ),
-  TELEMETRY_KEY_PREFIX: envDefault(
-    z.string().regex(/^[a-z0-9][a-z0-9:_-]{0,63}$/),
-    "tollgate:telemetry:",
-  ).describe("Redis key prefix of the shared telemetry counters."),
+  TELEMETRY_KEY_PREFIX: envOptional(z.string().regex(/^[a-z0-9][a-z0-9:_-]{0,63}$/)).describe(
+    "Redis key prefix of the shared telemetry counters. Default `<REDIS_KEY_PREFIX>telemetry:`.",
+  ),
   // Identity gate (docs/identity-gate.md).
   IDENTITY_PREFIX: envDefault(
     z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "lower-case letters, digits, -"),

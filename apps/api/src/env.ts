@@ -40,6 +40,8 @@ export type Env = {
    */
   schema: { migrate: boolean; waitMs: number };
   redisUrl: string | undefined;
+  /** REDIS_KEY_PREFIX: every Redis key this process writes starts with it (decision 0059). */
+  redisKeyPrefix: string;
   logLevel: RawEnv["LOG_LEVEL"];
   /** Number of trusted reverse-proxy hops in front of the API (0: use the socket address). */
   trustProxy: number;
@@ -145,6 +147,7 @@ export function loadEnv(source: EnvSource = process.env): Env {
     databaseUrl: raw.DATABASE_URL,
     schema: { migrate: raw.NODE_ENV !== "production", waitMs: raw.MIGRATION_WAIT_SECONDS * 1000 },
     redisUrl: raw.REDIS_URL,
+    redisKeyPrefix: raw.REDIS_KEY_PREFIX,
     logLevel: raw.LOG_LEVEL,
     trustProxy: raw.TRUST_PROXY,
     rateLimits: {
@@ -279,7 +282,10 @@ function adminSettings(raw: RawEnv, baseUrl: string, fromRoot: (path: string) =>
     pausePollMs: raw.PAUSE_POLL_MS,
     pauserPrivateKey: raw.PAUSER_PRIVATE_KEY,
     relayerLowBalanceWei: BigInt(raw.RELAYER_LOW_BALANCE_WEI),
-    telemetry: { flushMs: raw.TELEMETRY_FLUSH_MS, prefix: raw.TELEMETRY_KEY_PREFIX },
+    telemetry: {
+      flushMs: raw.TELEMETRY_FLUSH_MS,
+      prefix: raw.TELEMETRY_KEY_PREFIX ?? `${raw.REDIS_KEY_PREFIX}telemetry:`,
+    },
   };
 }
 

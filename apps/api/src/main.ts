@@ -27,13 +27,14 @@ try {
   }
 } catch (error) {
   // Configuration a person must fix is one line, no stack (docs/decisions/0055-chain-checks-and-readiness.md):
-  // the environment, a busy port, a network that is not what the manifest says, missing or unreadable keys.
+  // the environment, a busy port, a network that is not what the manifest says, missing or unreadable key files.
   const refusal = [EnvError, PortBusyError, StartupRefusal, ReceiptKeysError].some(
     (kind) => error instanceof kind,
   );
   if (refusal && error instanceof Error) {
     console.error(error.message);
-    process.exit(error instanceof EnvError ? 2 : 1);
+    // The environment and its key files are configuration: exit 2 (docs/decisions/0059-network-halts-resume-and-operations.md).
+    process.exit(error instanceof EnvError ? 2 : error instanceof StartupRefusal ? error.exitCode : 1);
   }
   throw error;
 }

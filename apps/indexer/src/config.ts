@@ -36,6 +36,11 @@ export interface NetworkConfig extends FollowerSettings {
   confirmations: number;
   /** Deepest reorg repaired automatically; also the depth at which a settlement becomes `final`. */
   maxReorgDepth: number;
+  /**
+   * True on a local chain without STALL_ALERT_MS_<NAME>: an automining chain mines no block until a transaction
+   * comes, so an unmoving head is noted at info and raises no alert (decision 0059, like the API's head-age check).
+   */
+  idleHeadIsNormal: boolean;
 }
 
 export function networkConfigs(
@@ -72,7 +77,8 @@ export function networkConfigs(
       getLogsMaxRange: env.getLogsMaxRange,
       maxLogsPerBatch: env.maxLogsPerBatch,
       rpcTimeoutMs: env.rpcTimeoutMs,
-      stallAlertMs: env.stallAlertMs,
+      stallAlertMs: o.stallAlertMs ?? env.stallAlertMs,
+      idleHeadIsNormal: deployment.local && o.stallAlertMs === undefined,
     });
   }
   return out;

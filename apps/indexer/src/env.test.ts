@@ -58,6 +58,38 @@ describe("loadIndexerEnv", () => {
   });
 });
 
+describe("stall alerts per network (decision 0059)", () => {
+  const chain = (network: "base" | "amoy", chainId: number, local: boolean) => ({
+    network,
+    chainId,
+    rpcUrl: "http://127.0.0.1:8545",
+    local,
+    nativeSymbol: "POL",
+    deploymentBlock: 1,
+    splitters: { "v1.2": { address: "0x5FbDB2315678afecb367f032d93F642f64180aa3", deploymentBlock: 1 } },
+    tokens: {},
+  });
+  const manifest = {
+    chains: { base: chain("base", 8453, false), amoy: chain("amoy", 80002, true) },
+  } as unknown as Parameters<typeof networkConfigs>[0];
+
+  it("an idle head is normal on a local chain only, unless STALL_ALERT_MS_<NAME> is set for it", () => {
+    const byName = (source: Record<string, string>) =>
+      Object.fromEntries(
+        networkConfigs(manifest, loadIndexerEnv(source)).map((c) => [
+          c.network,
+          [c.idleHeadIsNormal, c.stallAlertMs],
+        ]),
+      );
+    expect(byName({})).toEqual({ base: [false, 120_000], amoy: [true, 120_000] });
+    expect(byName({ STALL_ALERT_MS_AMOY: "30000", STALL_ALERT_MS: "60000" })).toEqual({
+      base: [false, 60_000],
+      amoy: [false, 30_000],
+    });
+    expect(() => loadIndexerEnv({ STALL_ALERT_MS_AMOY: "5" })).toThrow(/STALL_ALERT_MS_AMOY/);
+  });
+});
+
 describe("loadIndexerEnv errors", () => {
   it("names every invalid variable, per-network ones included, in one IndexerEnvError", () => {
     let thrown: unknown;

@@ -38,6 +38,10 @@ export const PER_NETWORK = {
   POLL_INTERVAL_MS: envOptional(envInteger({ min: 50 })).describe(
     "Poll interval for that network. Default POLL_INTERVAL_MS.",
   ),
+  /** Set on a local chain, its unmoving head raises the stall alert too (decision 0059). */
+  STALL_ALERT_MS: envOptional(envInteger({ min: 1_000 })).describe(
+    "Stall alert for that network. Default STALL_ALERT_MS; on a local chain (idle while no transaction comes) no alert unless this is set.",
+  ),
 };
 
 export const ZRawEnv = z.object({
@@ -74,9 +78,12 @@ export const ZRawEnv = z.object({
     "Payment logs written per batch transaction (a block's logs are never split).",
   ),
   RPC_TIMEOUT_MS: envDefault(envInteger({ min: 100 }), 10_000).describe("Timeout of one JSON-RPC request."),
-  /** No new head for this long raises the lag alert (checklist A6: a stalled node must not look healthy). */
+  /**
+   * No new head for this long raises the lag alert (checklist A6: a stalled node must not look healthy). On a local
+   * chain (`local` in the manifest) an idle head is normal and only noted at info, unless STALL_ALERT_MS_<NAME> is set.
+   */
   STALL_ALERT_MS: envDefault(envInteger({ min: 1_000 }), 120_000).describe(
-    "No new head for this long raises the stalled alert.",
+    "No new head for this long raises the stalled alert (on a local chain only when STALL_ALERT_MS_<NAME> is set).",
   ),
   /** 32 bytes, base64 or hex: AES-256-GCM key for webhook secrets (DESIGN §8). */
   WEBHOOK_SECRET_KEY: envOptional(z.string()).describe(
@@ -103,6 +110,7 @@ export interface NetworkOverrides {
   maxReorgDepth?: number;
   startBlock?: number;
   pollIntervalMs?: number;
+  stallAlertMs?: number;
 }
 
 export interface IndexerEnv {
@@ -179,6 +187,7 @@ export function loadIndexerEnv(source: EnvSource = process.env): IndexerEnv {
     if (values.MAX_REORG_DEPTH !== undefined) o.maxReorgDepth = values.MAX_REORG_DEPTH;
     if (values.START_BLOCK !== undefined) o.startBlock = values.START_BLOCK;
     if (values.POLL_INTERVAL_MS !== undefined) o.pollIntervalMs = values.POLL_INTERVAL_MS;
+    if (values.STALL_ALERT_MS !== undefined) o.stallAlertMs = values.STALL_ALERT_MS;
     overrides[network] = o;
   }
   return {

@@ -61,8 +61,7 @@ export function watchHeads(
     () => sleeper.wake(),
     (error) => {
       // Logged once per outage: a node without eth_subscribe would otherwise log at every poll.
-      if (!errorLogged)
-        log.warn({ err: error, network: status.network }, "newHeads subscription failed; polling");
+      if (!errorLogged) log.warn({ err: error }, "newHeads subscription failed; polling");
       errorLogged = true;
     },
   );
@@ -70,8 +69,7 @@ export function watchHeads(
     async refresh() {
       if (!heads) return;
       const live = await heads.ensure();
-      if (live && status.headSource === "polling")
-        log.info({ network: status.network }, "following new heads over WebSocket");
+      if (live && status.headSource === "polling") log.info("following new heads over WebSocket");
       if (live) errorLogged = false;
       status.headSource = live ? "websocket" : "polling";
     },
@@ -81,26 +79,33 @@ export function watchHeads(
   };
 }
 
-/** Alerts once per stall while running; `lastHeadChange` is read at every tick (ms since the epoch). */
+/**
+ * Alerts once per stall while running; `lastHeadChange` is read at every tick (ms since the epoch). On a chain where
+ * an idle head is normal (an automining local chain, config.ts) the stall is only noted, once, through `idle`.
+ */
 export function startStallWatchdog(
   cfg: NetworkConfig,
   status: Pick<FollowerStatus, "state" | "stalled">,
   lastHeadChange: () => number,
   alert: (a: Alert) => void,
+  idle: (message: string) => void,
 ): NodeJS.Timeout {
+  let noted = 0;
   const watchdog = setInterval(
     () => {
       if (status.state !== "running") return;
-      const idleMs = Date.now() - lastHeadChange();
-      if (idleMs > cfg.stallAlertMs && !status.stalled) {
-        status.stalled = true;
-        alert({
-          kind: "stalled",
-          network: cfg.network,
-          chainId: cfg.chainId,
-          message: `no new head on ${cfg.network} for ${Math.round(idleMs / 1000)} s`,
-        });
+      const since = lastHeadChange();
+      const idleMs = Date.now() - since;
+      if (idleMs <= cfg.stallAlertMs) return;
+      const message = `no new head on ${cfg.network} for ${Math.round(idleMs / 1000)} s`;
+      if (cfg.idleHeadIsNormal) {
+        if (noted !== since) idle(`${message}: a local chain mines only when a transaction comes`);
+        noted = since;
+        return;
       }
+      if (status.stalled) return;
+      status.stalled = true;
+      alert({ kind: "stalled", network: cfg.network, chainId: cfg.chainId, message });
     },
     Math.min(cfg.stallAlertMs, 5_000),
   );

@@ -5,7 +5,9 @@
  *   each follower is its own loop;
  * - a reorg deeper than maxReorgDepth halts this network with an alert and writes nothing but the halt
  *   (`network_halts`): the follower keeps its lock, does not follow while the halt is open (after a
- *   restart too), and follows again once an operator resumed the network;
+ *   restart too), and follows again once an operator resumed the network, re-anchoring its cursor at the
+ *   deepest common ancestor (reorg/reanchor.ts, docs/decisions/0059-network-halts-resume-and-operations.md);
+ * - `log` is a child logger that already names the network: lines here never add `network` again;
  * - the lag watchdog alerts when the head has not moved for `stallAlertMs` (checklist A6: a stalled node must
  *   not look healthy; follower-wait.ts, with the sleep and the new-heads wake-up).
  */
@@ -14,11 +16,13 @@ import type { Logger } from "pino";
 import type { NetworkConfig } from "./config";
 import { createSleeper, type HeadWatch, type Sleeper, startStallWatchdog, watchHeads } from "./follower-wait";
 import { LockLostError, type NetworkLock, tryLockNetwork } from "./lock";
-import { openHalt, recordHalt } from "./reorg/halts";
+import { openHalt, pendingResume, recordHalt, recordReanchor } from "./reorg/halts";
+import { reanchorAfterResume } from "./reorg/reanchor";
 import { ReorgTooDeepError } from "./reorg/reorg";
 import type { HeadSource } from "./rpc/heads";
 import { createRpc, type Rpc, type RpcRequest } from "./rpc/rpc";
-import { newSyncState, type StepResult, type SyncState, syncStep } from "./sync/sync-step";
+import { recordHead } from "./settlements/repo";
+import { newSyncState, policyOf, type StepResult, type SyncState, syncStep } from "./sync/sync-step";
 
 export type FollowerState = "starting" | "standby" | "running" | "halted" | "stopped";
 
@@ -88,6 +92,8 @@ interface Run {
   lastHeadChange: number;
   /** `checked`: the halt table was read since the lock was taken; `recorded: false`: a halt is still to be written. */
   halt: { checked: boolean; recorded: boolean; cursor: bigint | undefined };
+  /** A resumed halt not yet acted on (halts.ts): the next too-deep reorg re-anchors instead of halting. */
+  resume: { id: number } | undefined;
   sleeper: Sleeper;
   heads: HeadWatch;
 }
@@ -99,6 +105,7 @@ export function startFollower(options: FollowerOptions): Follower {
     run.status,
     () => run.lastHeadChange,
     (a) => raiseAlert(run, a),
+    (message) => run.log.info({ chainId: options.cfg.chainId }, message),
   );
   const loop = follow(run);
   return {
@@ -145,13 +152,14 @@ function newRun(options: FollowerOptions): Run {
     lock: undefined,
     lastHeadChange: Date.now(),
     halt: { checked: false, recorded: true, cursor: undefined },
+    resume: undefined,
     sleeper,
     heads: watchHeads(options.subscribeHeads, sleeper, status, log),
   };
 }
 
-function raiseAlert(run: Run, a: Alert) {
-  run.log.error({ alert: a.kind, network: a.network, chainId: a.chainId }, a.message);
+function raiseAlert(run: Run, a: Alert, level: "error" | "warn" = "error") {
+  run.log[level]({ alert: a.kind, chainId: a.chainId }, a.message);
   run.options.onAlert?.(a);
 }
 
@@ -166,6 +174,7 @@ async function follow(run: Run): Promise<void> {
     }
     if (!run.halt.checked || run.status.state === "halted") {
       if (!(await checkHalt(run))) {
+        if (run.status.state === "halted") await recordHeadWhileHalted(run);
         await run.sleeper.sleep(retryMs);
         continue;
       }
@@ -188,7 +197,7 @@ async function acquireLock(run: Run): Promise<NetworkLock | undefined> {
   try {
     run.lock = await tryLockNetwork(run.options.handle, cfg.chainId);
   } catch (err) {
-    log.warn({ err, network: cfg.network }, "advisory lock attempt failed");
+    log.warn({ err }, "advisory lock attempt failed");
   }
   if (!run.lock) {
     status.state = "standby";
@@ -197,7 +206,7 @@ async function acquireLock(run: Run): Promise<NetworkLock | undefined> {
   }
   status.state = "running";
   run.lastHeadChange = Date.now();
-  log.info({ network: cfg.network, chainId: cfg.chainId }, "follower active");
+  log.info({ chainId: cfg.chainId }, "follower active");
   run.halt.checked = false;
   return run.lock;
 }
@@ -224,14 +233,15 @@ async function checkHalt(run: Run): Promise<boolean> {
     run.halt.checked = true;
     if (halt) {
       if (status.state !== "halted") {
-        log.error({ network: cfg.network, reason: halt.reason }, "network halted: not following it");
+        log.error({ reason: halt.reason }, "network halted: not following it until an operator resumes it");
       }
       status.state = "halted";
       status.haltReason = halt.reason;
       return false;
     }
+    run.resume = await pendingResume(db, cfg.chainId);
     if (status.state === "halted") {
-      log.warn({ network: cfg.network }, "halt cleared by an operator: following again");
+      log.info("halt cleared by an operator: following again");
       run.sync = newSyncState(cfg);
       run.lastHeadChange = Date.now();
     }
@@ -239,8 +249,22 @@ async function checkHalt(run: Run): Promise<boolean> {
     status.haltReason = undefined;
     return true;
   } catch (err) {
-    log.warn({ err, network: cfg.network }, "reading the network halt failed; retrying");
+    log.warn({ err }, "reading the network halt failed; retrying");
     return false;
+  }
+}
+
+/**
+ * A halted network still has its head recorded (never its cursor), so the lag the metrics and the overview show
+ * grows honestly instead of freezing at the halt (docs/decisions/0059-network-halts-resume-and-operations.md).
+ */
+async function recordHeadWhileHalted(run: Run): Promise<void> {
+  try {
+    const head = await run.rpc.blockNumber();
+    run.status.head = head;
+    await recordHead(run.options.handle.db, run.cfg.chainId, head, run.now());
+  } catch (err) {
+    run.log.debug({ err }, "reading the head of a halted network failed");
   }
 }
 
@@ -266,6 +290,9 @@ async function followStep(run: Run, held: NetworkLock): Promise<boolean> {
     status.stalled = false;
   }
   status.head = result.head;
+  // An idle step below the cursor (the node's head is lower) has compared nothing yet: the resume stays pending.
+  const verified = result.kind !== "idle" || result.head === result.cursor;
+  if (run.resume && verified) await settleResume(run, result);
   options.onStep?.(result);
   if (result.kind === "indexed") {
     status.indexed = result.to;
@@ -273,7 +300,7 @@ async function followStep(run: Run, held: NetworkLock): Promise<boolean> {
   }
   if (result.kind === "reorg") {
     status.indexed = result.ancestor;
-    run.log.warn({ network: cfg.network, ...stringifyBigints(result) }, "reorg repaired");
+    run.log.warn(stringifyBigints(result), "reorg repaired");
     return true;
   }
   status.indexed = result.cursor;
@@ -284,12 +311,16 @@ async function followStep(run: Run, held: NetworkLock): Promise<boolean> {
 async function onStepError(run: Run, err: unknown): Promise<void> {
   const { cfg, status, log } = run;
   if (err instanceof LockLostError) {
-    log.error({ network: cfg.network }, "advisory lock lost: not following until it is held again");
+    log.error("advisory lock lost: not following until it is held again");
     await run.lock?.release().catch(() => {});
     run.lock = undefined;
     run.sync = newSyncState(cfg);
     status.state = "standby";
     status.lockLosses++;
+    return;
+  }
+  if (err instanceof ReorgTooDeepError && run.resume) {
+    await reanchor(run, run.resume);
     return;
   }
   if (err instanceof ReorgTooDeepError) {
@@ -308,8 +339,53 @@ async function onStepError(run: Run, err: unknown): Promise<void> {
   status.consecutiveErrors++;
   status.lastError = err instanceof Error ? err.message : String(err);
   const backoff = Math.min(MAX_BACKOFF_MS, 200 * 2 ** Math.min(status.consecutiveErrors, 8));
-  log.warn({ err, network: cfg.network, retryInMs: backoff }, "follower step failed; retrying");
+  log.warn({ err, retryInMs: backoff }, "follower step failed; retrying");
   await run.sleeper.sleep(backoff);
+}
+
+/** The first step after a resume went through without a deep reorg: the resume is done, from where it stood. */
+async function settleResume(run: Run, result: StepResult): Promise<void> {
+  const resume = run.resume;
+  if (!resume) return;
+  const block =
+    result.kind === "indexed" ? result.from - 1n : result.kind === "reorg" ? result.ancestor : result.cursor;
+  const orphaned = result.kind === "reorg" ? result.orphaned : 0;
+  await recordReanchor(run.options.handle.db, resume.id, { block, orphaned, at: run.now() });
+  run.resume = undefined;
+  run.log.info({ block: block.toString(), orphaned }, "resumed: following on from the indexed block");
+}
+
+/** The operator resumed a halted network: re-anchor at the deepest common ancestor and go on from there. */
+async function reanchor(run: Run, resume: { id: number }): Promise<void> {
+  const { cfg, status } = run;
+  try {
+    const outcome = await reanchorAfterResume(
+      run.options.handle.db,
+      run.rpc,
+      policyOf(cfg),
+      cfg.startBlock,
+      resume,
+      run.now(),
+    );
+    run.resume = undefined;
+    run.sync = newSyncState(cfg);
+    status.indexed = outcome.ancestor.number;
+    run.log.warn(
+      {
+        ancestor: outcome.ancestor.number.toString(),
+        ancestorHash: outcome.ancestor.hash,
+        compared: outcome.compared,
+        orphaned: outcome.orphaned,
+        reverted: outcome.reverted,
+      },
+      "resumed: cursor re-anchored at the deepest common ancestor; settlements above it orphaned and re-indexed",
+    );
+  } catch (err) {
+    status.consecutiveErrors++;
+    status.lastError = err instanceof Error ? err.message : String(err);
+    run.log.warn({ err }, "re-anchoring after the resume failed; retrying");
+    await run.sleeper.sleep(Math.min(MAX_BACKOFF_MS, 200 * 2 ** Math.min(status.consecutiveErrors, 8)));
+  }
 }
 
 function stringifyBigints(value: Record<string, unknown>): Record<string, unknown> {

@@ -4,13 +4,13 @@
  * with PGlite.
  */
 
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type DatabaseHandle, openDatabase, prepareSchema } from "@tollgate/db";
 import { createOutboundClient } from "@tollgate/outbound";
-import { type DeploymentManifest, parseDeploymentManifest } from "@tollgate/shared/deployment";
+import type { DeploymentManifest } from "@tollgate/shared/deployment";
+import { createLogger, type Logger } from "@tollgate/shared/logger";
+import { KeyFileError } from "@tollgate/shared/startup-check";
 import { loadWebhookSecretKey } from "@tollgate/webhooks";
-import pino, { type Logger } from "pino";
 import { checkChainIds } from "./chain-id-check";
 import { type NetworkConfig, networkConfigs } from "./config";
 import type { IndexerEnv } from "./env";
@@ -18,6 +18,14 @@ import { type Alert, type Follower, type FollowerStatus, startFollower } from ".
 import { isWebSocketUrl, webSocketRpc } from "./rpc/heads";
 import { httpRequest, type RpcRequest } from "./rpc/rpc";
 import { createDispatcher, type Dispatcher } from "./webhooks/dispatcher";
+
+/** The indexer's logger: the one factory (decision 0059) with `service` tollgate-indexer. */
+export function createIndexerLogger(
+  level: string,
+  destination?: Parameters<typeof createLogger>[0]["destination"],
+) {
+  return createLogger({ service: "tollgate-indexer", level, ...(destination ? { destination } : {}) });
+}
 
 export interface StartIndexerOptions {
   env: IndexerEnv;
@@ -44,11 +52,24 @@ export interface RunningIndexer {
 
 export async function startIndexer(options: StartIndexerOptions): Promise<RunningIndexer> {
   const { env } = options;
-  const log = options.log ?? pino({ level: env.logLevel, base: { service: "tollgate-indexer" } });
-  const manifest =
-    options.manifest ??
-    env.manifest ??
-    parseDeploymentManifest(JSON.parse(readFileSync(env.manifestPath, "utf8")) as unknown);
+  const log = options.log ?? createIndexerLogger(env.logLevel);
+  // Files first, before any socket or the database opens: a file that fails is one line and leaves nothing open.
+  const webhookKey =
+    (options.webhooks ?? true)
+      ? loadWebhookSecretKey({
+          value: env.webhooks.secretKey,
+          dataDir: env.dataDir,
+          development: env.developmentMode,
+        })
+      : undefined;
+  const manifest = options.manifest ?? env.manifest;
+  if (!manifest) {
+    throw new KeyFileError(
+      "DEPLOYMENT_MANIFEST",
+      env.manifestPath,
+      "no such file; deploy the contracts first (`pnpm start` writes it for local chains)",
+    );
+  }
   const configured = networkConfigs(manifest, env);
   // ws(s):// RPC URLs also push new heads (lower latency); http(s) ones are polled.
   const sockets = new Map(
@@ -98,12 +119,8 @@ export async function startIndexer(options: StartIndexerOptions): Promise<Runnin
   });
   let dispatcher: Dispatcher | undefined;
   let outbound: ReturnType<typeof createOutboundClient> | undefined;
-  if (options.webhooks ?? true) {
-    const key = loadWebhookSecretKey({
-      value: env.webhooks.secretKey,
-      dataDir: env.dataDir,
-      development: env.developmentMode,
-    });
+  if (webhookKey) {
+    const key = webhookKey;
     outbound = createOutboundClient({
       allowLoopback: env.webhooks.allowLoopback,
       timeoutMs: env.webhooks.timeoutMs,

@@ -5,6 +5,7 @@
 import type { LocalChains } from "@tollgate/contracts/local-chains";
 import { type DatabaseHandle, indexerCursors, settlements } from "@tollgate/db";
 import { eq } from "drizzle-orm";
+import pino from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Alert, startFollower } from "../src/follower";
 import type { RpcRequest } from "../src/rpc/rpc";
@@ -152,8 +153,14 @@ describe.each(testDatabaseKinds())("followers on %s", (kind) => {
     }
   });
 
-  it("the lag watchdog alerts when the head stops moving", async () => {
-    const cfg = { ...configFor(chains, "amoy"), pollIntervalMs: 30, stallAlertMs: 1_000 };
+  it("the lag watchdog alerts at error when a real chain's head stops moving", async () => {
+    // A chain that is not local (`idleHeadIsNormal` false): its unmoving head is a stalled node.
+    const cfg = {
+      ...configFor(chains, "amoy"),
+      pollIntervalMs: 30,
+      stallAlertMs: 1_000,
+      idleHeadIsNormal: false,
+    };
     const alerts: Alert[] = [];
     const f = startFollower({
       handle,
@@ -168,5 +175,32 @@ describe.each(testDatabaseKinds())("followers on %s", (kind) => {
     } finally {
       await f.stop();
     }
+  });
+
+  it("an idle local chain is noted once at info, never alerted", async () => {
+    const cfg = { ...configFor(chains, "amoy"), pollIntervalMs: 30, stallAlertMs: 1_000 };
+    expect(cfg.idleHeadIsNormal).toBe(true);
+    const lines: Record<string, unknown>[] = [];
+    const log = pino({ level: "debug" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const alerts: Alert[] = [];
+    const f = startFollower({
+      handle,
+      cfg,
+      request: requestOf(chainOf(chains, "amoy")),
+      log,
+      onAlert: (a) => alerts.push(a),
+    });
+    const idle = () => lines.filter((l) => String(l.msg).startsWith("no new head on amoy"));
+    try {
+      await waitFor(() => idle().length > 0, 8_000);
+    } finally {
+      await f.stop();
+    }
+    expect(idle()).toHaveLength(1);
+    expect(idle()[0]).toMatchObject({ level: 30 });
+    expect(String(idle()[0]?.msg)).toMatch(/a local chain mines only when a transaction comes$/);
+    expect(alerts).toEqual([]);
+    expect(f.status().stalled).toBe(false);
+    expect(lines.filter((l) => Number(l.level) >= 50)).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { LocalChains } from "@tollgate/contracts/local-chains";
 import { type RpcFaultProxy, startRpcFaultProxy } from "@tollgate/contracts/rpc-fault-proxy";
 import { openDatabase, settlements } from "@tollgate/db";
+import { logLineProblems } from "@tollgate/shared/logger";
 import { spawnTsx, type TestProcess } from "@tollgate/shared/test-process";
 import { inArray } from "drizzle-orm";
 import postgres from "postgres";
@@ -87,7 +88,7 @@ describe.each(kinds)("the indexer process on %s", (kind) => {
     }
     const env = {
       NODE_ENV: "test",
-      LOG_LEVEL: "warn",
+      LOG_LEVEL: "info",
       DATA_DIR: dataDir,
       DEPLOYMENT_MANIFEST: manifestPath,
       INDEXER_NETWORKS: "amoy",
@@ -103,7 +104,7 @@ describe.each(kinds)("the indexer process on %s", (kind) => {
     try {
       for (const signal of ["SIGTERM", "SIGINT"] as const) {
         const running = startProcess(env);
-        await waitFor(() => running.output().includes("indexer: following amoy"), 90_000);
+        await waitFor(() => running.output().includes('"msg":"following amoy"'), 90_000);
         const tx = await pay(chain, 17, merchant, `qt_idxmain${kind}${signal}`);
         txs.push(tx);
         await mine(chain, 2);
@@ -121,6 +122,12 @@ describe.each(kinds)("the indexer process on %s", (kind) => {
           await stopWith(running, signal);
         }
         expect(running.output()).not.toMatch(/"level":(50|60)/);
+        // Every line the process wrote has the one log shape: JSON, ISO time, each key once (decision 0059).
+        const lines = running.output().trim().split("\n");
+        expect(lines.length).toBeGreaterThan(2);
+        expect(
+          lines.flatMap((line) => logLineProblems(line).map((problem) => `${problem}: ${line}`)),
+        ).toEqual([]);
       }
       const handle = databaseUrl
         ? await openDatabase({ kind: "postgres", url: databaseUrl })

@@ -1,9 +1,11 @@
 /**
  * `tollgate-mcp --stdio | --http [--port N] [--host H] [--allow-actions]` (docs/mcp.md). The one place
  * this process reads its environment. Configuration errors print one message and exit 2; a key that cannot be
- * used is reported on stderr and by the tools that need it, and the server runs on.
+ * used is reported in the log and by the tools that need it, and the server runs on. Logs are the one shape of every
+ * process (@tollgate/shared/logger, decision 0059) on stderr: stdout is the protocol channel with --stdio.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { createLogger } from "@tollgate/shared/logger";
 import { ConfigError, loadConfig, USAGE } from "./config";
 import { startHttpServer } from "./http";
 import { createRuntime } from "./runtime";
@@ -24,11 +26,11 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  // stdout is the protocol channel with --stdio: every human message goes to stderr.
-  const say = (text: string) => process.stderr.write(`tollgate-mcp: ${text}\n`);
-  if (!config.account.ok) say(`agent tools disabled: ${config.account.reason}`);
+  // stdout is the protocol channel with --stdio: every log line goes to stderr.
+  const log = createLogger({ service: "tollgate-mcp", level: "info", destination: "stderr" });
+  if (!config.account.ok) log.warn(`agent tools disabled: ${config.account.reason}`);
   const runtime = createRuntime(config);
-  if (runtime.agent.ok) say(`agent ${runtime.agent.value.address}`);
+  if (runtime.agent.ok) log.info({ agent: runtime.agent.value.address }, "agent ready");
   if (config.transport.kind === "stdio") {
     const server = createMcpServer(runtime);
     await server.connect(new StdioServerTransport());
@@ -37,7 +39,7 @@ async function main(): Promise<void> {
     return;
   }
   const http = await startHttpServer(runtime, config.transport);
-  say(`listening on ${http.url}`);
+  log.info({ url: http.url }, "listening");
   const stop = () => void http.close().finally(() => process.exit(0));
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);

@@ -9,6 +9,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { buildNetworkList, type DeploymentManifest, DeploymentManifestSchema } from "./deployment";
 import { KNOWN_NETWORK_NAMES, type NetworkList, networkEnvSuffix } from "./networks";
+import { fileProblem } from "./startup-check";
 
 /** What an environment parser reads: `process.env` in an entry point, a plain record in tests. */
 export type EnvSource = Readonly<Record<string, string | undefined>>;
@@ -77,6 +78,21 @@ export function envLogLevel() {
   return envDefault(z.enum(LOG_LEVELS), "info");
 }
 
+/**
+ * REDIS_KEY_PREFIX: the first part of every Redis key a process writes (limiters, nonces, quotas, bridge orders,
+ * telemetry), so two deployments sharing one Redis never read each other's keys (decision 0059). Default `tollgate:`.
+ */
+export function envRedisKeyPrefix() {
+  return envDefault(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9:_.-]{0,63}$/, "letters, digits, ':', '_', '.' or '-', at most 64"),
+    "tollgate:",
+  ).describe(
+    "First part of every Redis key this process writes (rate limits, sign-in limiter, identity nonces, quotas, bridge orders, telemetry). Deployments sharing one Redis use different prefixes; every replica of one deployment the same.",
+  );
+}
+
 /** One line per failing variable, `  NAME: message`, for the parser's own error. */
 export function envIssueLines(error: z.ZodError, pathPrefix = ""): string[] {
   return error.issues.map((issue) => {
@@ -126,7 +142,15 @@ export function loadNetworkList(
   makeError: (message: string) => Error,
 ): { manifest: DeploymentManifest | undefined; networks: NetworkList } {
   if (!existsSync(manifestPath)) return { manifest: undefined, networks: buildNetworkList(undefined) };
-  const parsed = DeploymentManifestSchema.safeParse(JSON.parse(readFileSync(manifestPath, "utf8")));
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(manifestPath, "utf8"));
+  } catch (error) {
+    // One line naming the variable and the path, like any other environment error (decision 0059).
+    const problem = error instanceof SyntaxError ? `not JSON (${error.message})` : fileProblem(error);
+    throw makeError(`DEPLOYMENT_MANIFEST: ${manifestPath}: ${problem}`);
+  }
+  const parsed = DeploymentManifestSchema.safeParse(json);
   if (!parsed.success) {
     throw makeError(
       `Invalid deployment manifest ${manifestPath}:\n${envIssueLines(parsed.error).join("\n")}`,

@@ -4,9 +4,58 @@
  * readiness reasons (an RPC client's error carries the request body, the docs URL and a version banner).
  */
 
+import { readFileSync } from "node:fs";
+
 /** A refusal to start: `message` is one line for the operator; the process prints it without a stack trace. */
 export class StartupRefusal extends Error {
   override readonly name: string = "StartupRefusal";
+  /** The exit code the process ends with: 1, or 2 for configuration (like an environment error). */
+  readonly exitCode: 1 | 2 = 1;
+}
+
+/**
+ * A file a process reads at start (a key file, a password file) is missing, unreadable or not what it should hold:
+ * one line naming the variable that points at it and the path, exit code 2 like any other environment error
+ * (docs/decisions/0059-network-halts-resume-and-operations.md).
+ */
+export class KeyFileError extends StartupRefusal {
+  override readonly name = "KeyFileError";
+  override readonly exitCode = 2;
+  constructor(
+    readonly variable: string,
+    readonly path: string,
+    problem: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${variable}: ${path}: ${problem}`, options);
+  }
+}
+
+/** What a failed file read means to an operator, from its errno code. */
+export function fileProblem(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case "ENOENT":
+      return "no such file";
+    case "EACCES":
+    case "EPERM":
+      return "not readable (permission denied)";
+    case "EISDIR":
+      return "is a directory, not a file";
+    case "ENOTDIR":
+      return "a part of the path is not a directory";
+    default:
+      return `not readable (${code ?? (error instanceof Error ? error.message : String(error))})`;
+  }
+}
+
+/** The text of the file `variable` names; any failure is a KeyFileError. */
+export function readKeyFile(variable: string, path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    throw new KeyFileError(variable, path, fileProblem(error), { cause: error });
+  }
 }
 
 /** Scheme, host and port of an RPC URL: its path and query often carry an API key (Alchemy, Infura). */

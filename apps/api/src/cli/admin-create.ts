@@ -8,6 +8,7 @@
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { DatabaseLockedError, openDatabase, prepareSchema } from "@tollgate/db";
+import { KeyFileError } from "@tollgate/shared/startup-check";
 import { ZodError } from "zod";
 import { EnvError, loadEnv } from "../env";
 import { ADMIN_ROLES_FOR_CLI, createAdmin, readPasswordFile } from "../modules/operators";
@@ -59,7 +60,9 @@ async function main(): Promise<number> {
     return 2;
   }
   const env = loadEnv();
-  const password = values["password-file"] ? readPasswordFile(values["password-file"]) : await readPassword();
+  const password = values["password-file"]
+    ? readPasswordFile(values["password-file"], "--password-file")
+    : await readPassword();
   const handle = env.databaseUrl
     ? await openDatabase({ kind: "postgres", url: env.databaseUrl, maxConnections: 2 })
     : await openDatabase({ kind: "pglite", dataDir: `${env.dataDir}/pglite` });
@@ -90,7 +93,10 @@ main().then(
       console.error(
         `✖ ${error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ")}`,
       );
-    else console.error(`✖ ${error instanceof Error ? error.message : String(error)}`);
+    else if (error instanceof KeyFileError) {
+      console.error(error.message);
+      process.exit(error.exitCode);
+    } else console.error(`✖ ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   },
 );

@@ -74,7 +74,11 @@ describe.skipIf(!REDIS_SERVER)("drill: Redis killed during a paid bridge call", 
   beforeAll(async () => {
     chains = await startTestChains(dataDir, ["amoy"]);
     redis = await startThrowawayRedis({ durable: true });
-    const redisStore = createRedisOrderStore({ url: redis.url, connectWaitMs: 1_000 });
+    const redisStore = createRedisOrderStore({
+      url: redis.url,
+      prefix: "tollgate:bridge:",
+      connectWaitMs: 1_000,
+    });
     // The real store; the drill only chooses the moment Redis dies (between settlement and the used mark).
     store = {
       ...redisStore,

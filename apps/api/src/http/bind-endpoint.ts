@@ -12,7 +12,7 @@ import { clientKey, type RateLimiter } from "../infra/rate-limit";
 import { BODY_LIMITS, jsonBody, rawBody } from "./body";
 import { etagOf, matchesEtag } from "./cached-json";
 import type { CallContext, EndpointDefinition, EndpointInput, Reply, RequestSpec } from "./endpoint";
-import { sendProblem, toAppError } from "./errors";
+import { logFailure, sendProblem, toAppError } from "./errors";
 
 /** An endpoint with its dependencies: what a module hands to the app to mount and to document. */
 export interface BoundEndpoint {
@@ -81,7 +81,7 @@ export function bindEndpoint<D, R extends RequestSpec>(
       send(req, res, await handle(deps, input as EndpointInput<RequestSpec>, call), definition.noStore);
     } catch (error) {
       const problem = toAppError(error);
-      if (problem.status >= 500) log.error({ err: error, request_id: requestId }, "request failed");
+      logFailure(log, error, problem, "request failed", requestId);
       sendProblem(res, problem, requestId);
     }
   };

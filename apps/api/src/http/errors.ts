@@ -159,6 +159,26 @@ function formatBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
+/**
+ * How a refused request is logged (docs/decisions/0059-network-halts-resume-and-operations.md: levels that mean
+ * something): nothing below 500; an operator's pause (`service_paused`) is the service doing what it was told, so
+ * `info` without a stack; every other 5xx is a fault, `error` with its cause. `requestId` only where the logger does
+ * not already carry it (a request's child logger does), so no line names it twice.
+ */
+export function logFailure(
+  log: Pick<Logger, "info" | "error"> | undefined,
+  error: unknown,
+  appError: AppError,
+  message: string,
+  requestId?: string,
+): void {
+  if (!log || appError.status < 500) return;
+  const id = requestId === undefined ? {} : { request_id: requestId };
+  if (appError.code === "service_paused")
+    log.info({ ...id, code: appError.code }, `${message}: ${appError.message}`);
+  else log.error({ ...id, err: error }, message);
+}
+
 export interface SendProblemOptions {
   /** When given, a 5xx is logged here with its cause (the client sees only the generic title). */
   log?: Logger;
@@ -174,6 +194,6 @@ export function sendProblem(
   options: SendProblemOptions = {},
 ): void {
   const appError = toAppError(error);
-  if (appError.status >= 500) options.log?.error({ err: error, request_id: requestId }, "request failed");
+  logFailure(options.log, error, appError, "request failed", requestId);
   writeProblem(res, appError, { requestId, extensions: options.extensions });
 }

@@ -19,15 +19,21 @@ export interface RateLimitRule {
   durationSeconds: number;
 }
 
-export function createRateLimiter(rule: RateLimitRule, redis?: Redis): RateLimiter {
+/** A Redis client and the prefix every key written through it starts with (REDIS_KEY_PREFIX, decision 0059). */
+export interface RedisKeyspace {
+  client: Redis;
+  prefix: string;
+}
+
+export function createRateLimiter(rule: RateLimitRule, redis?: RedisKeyspace): RateLimiter {
   const options = {
-    keyPrefix: `tollgate:rl:${rule.name}`,
+    keyPrefix: `${redis?.prefix ?? ""}rl:${rule.name}`,
     points: rule.points,
     duration: rule.durationSeconds,
   };
   const memory = new RateLimiterMemory(options);
   const limiter = redis
-    ? new RateLimiterRedis({ ...options, storeClient: redis, insuranceLimiter: memory })
+    ? new RateLimiterRedis({ ...options, storeClient: redis.client, insuranceLimiter: memory })
     : memory;
   return {
     async consume(key) {

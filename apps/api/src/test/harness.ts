@@ -19,7 +19,7 @@ import { createApp } from "../app";
 import { buildDeps, type Deps } from "../deps";
 import { loadEnv } from "../env";
 import type { Clock } from "../infra/clock";
-import { createLogger } from "../infra/logger";
+import { createLogger, type Logger } from "../infra/logger";
 import type { BridgeHandle } from "../modules/bridge/router";
 import type { ChainRegistry } from "../modules/chains";
 
@@ -58,7 +58,8 @@ export interface TestApi {
 export async function startTestApi(
   kind: DatabaseKind,
   envOverrides: Record<string, string> = {},
-  options: { clock?: Clock; db?: DatabaseHandle; chains?: ChainRegistry } = {},
+  /** `log`: the logger the API writes to (default: one at LOG_LEVEL, silent in tests). */
+  options: { clock?: Clock; db?: DatabaseHandle; chains?: ChainRegistry; log?: Logger } = {},
 ): Promise<TestApi> {
   // A shared database (a second API instance over the same data) is left open for its owner to close.
   const db = options.db ?? (await createTestDatabase(kind));
@@ -81,7 +82,7 @@ export async function startTestApi(
     USER_NONCES_PER_MINUTE: "100000",
     ...envOverrides,
   });
-  const deps = await buildDeps(env, createLogger(env.logLevel), {
+  const deps = await buildDeps(env, options.log ?? createLogger(env.logLevel), {
     db,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.chains ? { chains: options.chains } : {}),

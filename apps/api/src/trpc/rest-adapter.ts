@@ -7,7 +7,7 @@
 import { AppError } from "@tollgate/shared";
 import type { AnyTRPCProcedure, AnyTRPCRouter } from "@trpc/server";
 import { type Request, type Response, Router } from "express";
-import { sendProblem, toAppError } from "../http/errors";
+import { logFailure, sendProblem, toAppError } from "../http/errors";
 import { type Context, isCsvExport, type Meta } from "./trpc";
 
 export interface RestRoute {
@@ -100,7 +100,7 @@ export function createRestRouter(
         res.status(route.meta.rest?.status ?? 200).json(output);
       } catch (error) {
         const appError = toAppError(error);
-        if (appError.status >= 500) ctx.log.error({ err: error }, "request failed");
+        logFailure(ctx.log, error, appError, "request failed");
         sendProblem(res, appError, ctx.requestId);
       }
     });

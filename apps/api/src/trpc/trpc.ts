@@ -5,7 +5,7 @@
 import { problemResponse } from "@tollgate/shared";
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
-import { toAppError } from "../http/errors";
+import { logFailure, toAppError } from "../http/errors";
 import type { Logger } from "../infra/logger";
 import { clientKey, type RateLimiter } from "../infra/rate-limit";
 
@@ -49,7 +49,7 @@ const t = initTRPC
     // tRPC frames its own error envelope; its `data` is the problem the one writer would send (DESIGN.md §7).
     errorFormatter({ shape, error, ctx }) {
       const appError = toAppError(error);
-      if (appError.status >= 500) ctx?.log.error({ err: error }, "procedure failed");
+      logFailure(ctx?.log, error, appError, "procedure failed");
       const problem = problemResponse(appError, { requestId: ctx?.requestId });
       for (const [name, value] of Object.entries(problem.headers))
         if (name.toLowerCase() !== "content-type") ctx?.setHeader(name, value);

@@ -1,12 +1,12 @@
 import { describe, expect, it, vi } from "vitest";
-import { fetchNetworks, networksFromCapabilities, networksInMode } from "./networks";
+import { fetchNetworks, networkLabel, networksFromCapabilities, networksInMode } from "./networks";
 
 const capabilities = {
   contract: "payment-capabilities-v1",
   chains: [
     { network: "polygon", family: "evm", chain_id: 137, mode: "live" },
     { network: "amoy", family: "evm", chain_id: 80002, mode: "test" },
-    { network: "base-sepolia", family: "evm", chain_id: 84532, mode: "test" },
+    { network: "base-sepolia", family: "evm", chain_id: 84532, mode: "test", halt: null },
     { network: "solana", family: "solana", chain_id: null, mode: "live" },
   ],
 };
@@ -20,6 +20,25 @@ describe("networks from the API", () => {
       { name: "base-sepolia", chainId: 84532, mode: "test" },
     ]);
     expect(() => networksFromCapabilities({})).toThrow(/no chains/);
+  });
+
+  it("a network the indexer halted says so wherever its label shows", () => {
+    const [amoy] = networksFromCapabilities({
+      chains: [
+        {
+          network: "amoy",
+          family: "evm",
+          chain_id: 80002,
+          mode: "test",
+          halt: { reason: "reorg not repaired", halted_at: "2026-01-01T00:00:00.000Z", block_number: "120" },
+        },
+      ],
+    });
+    expect(amoy).toEqual({ name: "amoy", chainId: 80002, mode: "test", halted: true });
+    expect(networkLabel(amoy!)).toBe("Polygon Amoy (testnet) · chain 80002 · indexing halted");
+    expect(networkLabel({ name: "amoy", chainId: 80002, mode: "test" })).toBe(
+      "Polygon Amoy (testnet) · chain 80002",
+    );
   });
 
   it("reads GET /api/payment-capabilities from the API's origin", async () => {

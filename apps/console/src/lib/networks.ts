@@ -9,6 +9,8 @@ export interface ConsoleNetwork {
   name: string;
   chainId: number;
   mode: NetworkMode;
+  /** Present while the indexer halted the network (the capabilities' `halt`): settlements there are not recorded. */
+  halted?: true;
 }
 
 /** Friendlier names for the networks people know; any other network shows its own name. */
@@ -20,7 +22,8 @@ const LABELS: Readonly<Record<string, string>> = {
 };
 
 export function networkLabel(network: ConsoleNetwork): string {
-  return `${LABELS[network.name] ?? network.name} · chain ${network.chainId}`;
+  const label = `${LABELS[network.name] ?? network.name} · chain ${network.chainId}`;
+  return network.halted ? `${label} · indexing halted` : label;
 }
 
 interface CapabilityChain {
@@ -28,6 +31,7 @@ interface CapabilityChain {
   family?: unknown;
   chain_id?: unknown;
   mode?: unknown;
+  halt?: unknown;
 }
 
 /** The EVM networks of a capabilities document, in its order (the canonical ones first, legacy defaults first). */
@@ -39,7 +43,14 @@ export function networksFromCapabilities(body: unknown): ConsoleNetwork[] {
     typeof chain.network === "string" &&
     typeof chain.chain_id === "number" &&
     (chain.mode === "live" || chain.mode === "test")
-      ? [{ name: chain.network, chainId: chain.chain_id, mode: chain.mode }]
+      ? [
+          {
+            name: chain.network,
+            chainId: chain.chain_id,
+            mode: chain.mode,
+            ...(chain.halt ? { halted: true as const } : {}),
+          },
+        ]
       : [],
   );
 }

@@ -1,10 +1,12 @@
 /**
  * Persistent network halts (nothing past finality is guessed): a reorg deeper than maxReorgDepth writes a
  * `network_halts` row, and a follower never follows a network with an open halt, across restarts too. Only an
- * operator clears it (the API's `POST /api/admin/networks/{network}/resume`); this side only records and reads.
+ * operator clears it (the API's `POST /api/admin/networks/{network}/resume`). A resumed halt stays pending until
+ * the follower has acted on it (re-anchored, reanchor.ts) and recorded that on the row, so a resume made while the
+ * indexer was down is honoured at its next start (docs/decisions/0059-network-halts-resume-and-operations.md).
  */
-import { type Database, networkHalts } from "@tollgate/db";
-import { and, eq, isNull } from "drizzle-orm";
+import { type Database, networkHalts, type Transaction } from "@tollgate/db";
+import { and, desc, eq, isNotNull, isNull } from "drizzle-orm";
 
 export interface OpenHalt {
   reason: string;
@@ -35,4 +37,33 @@ export async function recordHalt(
       haltedAt: halt.at,
     })
     .onConflictDoNothing();
+}
+
+/** The resumed halt the follower has not acted on yet (the operator's resume is its licence to re-anchor). */
+export async function pendingResume(db: Database, chainId: number): Promise<{ id: number } | undefined> {
+  const [row] = await db
+    .select({ id: networkHalts.id })
+    .from(networkHalts)
+    .where(
+      and(
+        eq(networkHalts.chainId, chainId),
+        isNotNull(networkHalts.resumedAt),
+        isNull(networkHalts.reanchoredAt),
+      ),
+    )
+    .orderBy(desc(networkHalts.id))
+    .limit(1);
+  return row;
+}
+
+/** Records on the resumed halt where the follower went on from, and how many settlements that orphaned. */
+export async function recordReanchor(
+  db: Database | Transaction,
+  id: number,
+  reanchor: { block: bigint; orphaned: number; at: Date },
+): Promise<void> {
+  await db
+    .update(networkHalts)
+    .set({ reanchoredAt: reanchor.at, reanchoredBlock: reanchor.block, reanchorOrphaned: reanchor.orphaned })
+    .where(eq(networkHalts.id, id));
 }

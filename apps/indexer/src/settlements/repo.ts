@@ -277,6 +277,8 @@ export async function orphanAbove(
   policy: ChainPolicy,
   ancestor: Cursor,
   now: Date,
+  /** Runs in the same transaction with the counts (the re-anchoring after a resume records itself there). */
+  within?: (tx: Transaction, counts: { orphaned: number; reverted: number }) => Promise<void>,
 ): Promise<{ orphaned: number; reverted: number }> {
   return db.transaction(async (tx) => {
     const orphaned = await tx
@@ -322,6 +324,8 @@ export async function orphanAbove(
       .update(indexerCursors)
       .set({ blockNumber: ancestor.number, blockHash: ancestor.hash.toLowerCase(), updatedAt: now })
       .where(eq(indexerCursors.chainId, policy.chainId));
-    return { orphaned: orphaned.length, reverted: notified.length };
+    const counts = { orphaned: orphaned.length, reverted: notified.length };
+    await within?.(tx, counts);
+    return counts;
   });
 }

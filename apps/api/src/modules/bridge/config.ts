@@ -16,6 +16,7 @@ import {
   envNodeEnv,
   envOptional,
   envPrivateKey,
+  envRedisKeyPrefix,
   envUrl,
   parseEnv,
 } from "@tollgate/shared/env";
@@ -55,6 +56,8 @@ export interface BridgeConfig {
   /** Public base URL of the bridge (absolute x402 `resource`); derived from the request when absent. */
   publicUrl: string | undefined;
   redisUrl: string | undefined;
+  /** REDIS_KEY_PREFIX: bridge orders and claims are keyed `<prefix>bridge:` (decision 0059). */
+  redisKeyPrefix: string;
   orderTtlSeconds: number;
   /** How long an order is kept after its TTL so a payment mined in time but confirmed late is honoured. */
   lateConfirmationGraceSeconds: number;
@@ -180,6 +183,7 @@ const CommonEnvSchema = z.object({
   BRIDGE_NETWORK: envDefault(ZNetworkName, "amoy"),
   BRIDGE_PUBLIC_URL: envOptional(httpUrl),
   REDIS_URL: envOptional(envUrl({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" })),
+  REDIS_KEY_PREFIX: envRedisKeyPrefix(),
   BRIDGE_ORDER_TTL_SECONDS: envDefault(envInteger({ min: 30 }), 600),
   BRIDGE_LATE_CONFIRMATION_GRACE_SECONDS: envDefault(envInteger({ min: 0 }), 86_400),
   BRIDGE_CHALLENGES_PER_MINUTE: envDefault(envInteger({ min: 1 }), 120),
@@ -224,6 +228,7 @@ function common(source: EnvSource) {
     network: raw.BRIDGE_NETWORK,
     publicUrl: raw.BRIDGE_PUBLIC_URL?.replace(/\/$/, ""),
     redisUrl: raw.REDIS_URL,
+    redisKeyPrefix: raw.REDIS_KEY_PREFIX,
     orderTtlSeconds: raw.BRIDGE_ORDER_TTL_SECONDS,
     lateConfirmationGraceSeconds: raw.BRIDGE_LATE_CONFIRMATION_GRACE_SECONDS,
     challengesPerMinute: raw.BRIDGE_CHALLENGES_PER_MINUTE,

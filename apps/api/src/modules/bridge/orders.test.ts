@@ -141,7 +141,11 @@ if (redisUrl) {
 
 describe("redis order store without a server", () => {
   it("fails closed with 503 bridge_store_unavailable, never falls back", async () => {
-    const store = createRedisOrderStore({ url: "redis://127.0.0.1:1", connectWaitMs: 100 });
+    const store = createRedisOrderStore({
+      url: "redis://127.0.0.1:1",
+      prefix: "tollgate:bridge:",
+      connectWaitMs: 100,
+    });
     try {
       await expect(store.putOrder(order("ord_x1"), 1000)).rejects.toMatchObject({
         code: "bridge_store_unavailable",

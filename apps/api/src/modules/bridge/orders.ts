@@ -205,8 +205,8 @@ const MAX_PENDING_RELEASES = 10_000;
 
 export interface RedisOrderStoreOptions {
   url: string;
-  /** Key prefix; tests isolate themselves with a unique one. */
-  prefix?: string;
+  /** Key prefix: `<REDIS_KEY_PREFIX>bridge:` (decision 0059); tests isolate themselves with a unique one. */
+  prefix: string;
   /** How long an operation waits for a (re)connection before answering 503. */
   connectWaitMs?: number;
   onError?: (error: unknown) => void;
@@ -296,7 +296,7 @@ async function run<T>(connection: RedisStoreConnection, what: string, op: () => 
  * script touches several keys. Commands fail fast while Redis is down (no offline queue) and surface as 503.
  */
 export function createRedisOrderStore(options: RedisOrderStoreOptions): OrderStore {
-  const prefix = options.prefix ?? "tollgate:bridge:";
+  const { prefix } = options;
   const redis = new Redis(options.url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,

@@ -72,7 +72,11 @@ describe("bridge router: relayer, limits and the shared store", () => {
   });
 
   it("fails closed with 503 when Redis is configured but unreachable", async () => {
-    const store = createRedisOrderStore({ url: "redis://127.0.0.1:1", connectWaitMs: 200 });
+    const store = createRedisOrderStore({
+      url: "redis://127.0.0.1:1",
+      prefix: "tollgate:bridge:",
+      connectWaitMs: 200,
+    });
     const down = await startTestBridge(chains, [provider()], {}, { store }).catch((error: unknown) => error);
     // ready() itself refuses: the process would not start.
     expect(down).toBeInstanceOf(Error);

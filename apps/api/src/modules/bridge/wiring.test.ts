@@ -83,7 +83,11 @@ describe("bridge wiring", () => {
   });
 
   it("ready() refuses to start when the configured Redis store is unreachable", async () => {
-    const store = createRedisOrderStore({ url: "redis://127.0.0.1:1", connectWaitMs: 100 });
+    const store = createRedisOrderStore({
+      url: "redis://127.0.0.1:1",
+      prefix: "tollgate:bridge:",
+      connectWaitMs: 100,
+    });
     const { handle } = createBridgeContext(deps(), routerConfig(providers), { store });
     const error = await handle.ready().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);

@@ -8,11 +8,10 @@
  */
 import { createOutboundClient, type OutboundClient } from "@tollgate/outbound";
 import { AppError, type EvmNetworkName } from "@tollgate/shared";
-import type { Redis } from "ioredis";
 import type { Address, LocalAccount } from "viem";
 import type { Clock } from "../../infra/clock";
 import type { Logger } from "../../infra/logger";
-import { createRateLimiter, type RateLimiter } from "../../infra/rate-limit";
+import { createRateLimiter, type RateLimiter, type RedisKeyspace } from "../../infra/rate-limit";
 import type { ChainContext, ChainRegistry } from "../chains";
 import type { PauseGate } from "../controls/pause-service";
 import type { UpstreamPolicy } from "../paid-forward";
@@ -53,7 +52,7 @@ export interface BridgeRouterOptions {
   /** Relayer for x402 settlement; default from config (or Hardhat #4 on local chains in development). */
   relayer?: LocalAccount;
   /** Shared Redis for the challenge limiter (rate-limiter-flexible); default: per-process memory. */
-  limiterRedis?: Redis;
+  limiterRedis?: RedisKeyspace;
   outbound?: OutboundClient;
   /** Starts the provider pinger for providers with a `ping_url` (registry views); off when absent. */
   pingIntervalMs?: number;
@@ -154,7 +153,11 @@ export function createBridgeContext(
   const store =
     options.store ??
     (config.redisUrl
-      ? createRedisOrderStore({ url: config.redisUrl, onError: (error) => log.warn({ err: error }, "redis") })
+      ? createRedisOrderStore({
+          url: config.redisUrl,
+          prefix: `${config.redisKeyPrefix}bridge:`,
+          onError: (error) => log.warn({ err: error }, "redis"),
+        })
       : createMemoryOrderStore(() => deps.clock.now().getTime()));
   const outbound =
     options.outbound ??

@@ -28,7 +28,7 @@ export const adminPauseProcedure = (deps: ControlsDeps) =>
         ip: ctx.ip,
         requestId: ctx.requestId,
       });
-      ctx.log.warn(
+      ctx.log.info(
         { scope: input.scope, admin_id: ctx.admin.id, onchain: result.onchain },
         "service paused by an operator",
       );

@@ -5,7 +5,8 @@ import { resumeNetwork } from "./network-halt-service";
 
 /**
  * POST /api/admin/networks/{network}/resume: clears the halt the indexer recorded for a reorg deeper
- * than maxReorgDepth, so it follows that network again. Only this clears a halt. Audited.
+ * than maxReorgDepth, so it re-anchors and follows that network again
+ * (docs/decisions/0059-network-halts-resume-and-operations.md). Only this clears a halt. Audited.
  */
 export const adminResumeNetworkProcedure = (deps: ControlsDeps) =>
   adminProcedure(deps.adminAuth)
@@ -16,7 +17,7 @@ export const adminResumeNetworkProcedure = (deps: ControlsDeps) =>
         tags: ["operators"],
         summary: "Resume a halted network",
         description:
-          "The indexer halts a network when a reorg is deeper than its maxReorgDepth and follows nothing there until an operator resumes it (after checking the node and the settlements). 409 `network_not_halted` when it is not halted. Audited. If the chain still disagrees beyond the window, the indexer halts it again.",
+          "The indexer halts a network when a reorg is deeper than its maxReorgDepth and follows nothing there until an operator resumes it (after checking the node and the settlements). On resume the indexer re-anchors its cursor at the deepest block the node still agrees with among everything it recorded (or before its start block when nothing agrees), marks the settlements above it orphaned (merchants told `settlement.reverted`) and re-indexes from there, so no payment still on the chain is skipped; the halt row records where it went on from. 409 `network_not_halted` when it is not halted. Audited.",
         errorResponses: [400, 401, 403, 409],
       },
     })
@@ -28,6 +29,6 @@ export const adminResumeNetworkProcedure = (deps: ControlsDeps) =>
         ip: ctx.ip,
         requestId: ctx.requestId,
       });
-      ctx.log.warn({ network: input.network, admin_id: ctx.admin.id }, "network resumed by an operator");
+      ctx.log.info({ network: input.network, admin_id: ctx.admin.id }, "network resumed by an operator");
       return result;
     });

@@ -25,6 +25,6 @@ export const adminUnpauseProcedure = (deps: ControlsDeps) =>
         ip: ctx.ip,
         requestId: ctx.requestId,
       });
-      ctx.log.warn({ scope: input.scope, admin_id: ctx.admin.id }, "service unpaused by an operator");
+      ctx.log.info({ scope: input.scope, admin_id: ctx.admin.id }, "service unpaused by an operator");
       return result;
     });

@@ -2,8 +2,9 @@
  * Network halts: the indexer writes a `network_halts` row when a reorg is deeper than maxReorgDepth and
  * follows nothing on that network while the row is open (after restarts too). `/readyz` and the operator overview
  * list the open halts; only an operator clears one: `POST /api/admin/networks/{network}/resume {reason}` closes
- * the row (it stays as history) in the same transaction as its audit event. The follower re-reads the row and
- * follows again; if the chain still disagrees beyond the window it halts again with a new row.
+ * the row (it stays as history) in the same transaction as its audit event. The follower re-reads the row,
+ * re-anchors its cursor at the deepest common ancestor it can find among what it recorded, and follows again
+ * (docs/decisions/0059-network-halts-resume-and-operations.md).
  */
 import { type Database, networkHalts } from "@tollgate/db";
 import { AppError, type EvmNetworkName, type NetworkList } from "@tollgate/shared";

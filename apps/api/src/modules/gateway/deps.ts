@@ -13,6 +13,8 @@ export type GatewayDeps = GatewayServiceDeps &
     keys: ReceiptKeyStore;
     env: {
       redisUrl: string | undefined;
+      /** REDIS_KEY_PREFIX: quota counters are keyed `<prefix>quota:` (decision 0059). */
+      redisKeyPrefix: string;
       receipts: { ttlSeconds: number };
       gateway: { url: string; timeoutMs: number; maxBodyBytes: number };
     };

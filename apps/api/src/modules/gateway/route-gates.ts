@@ -49,6 +49,7 @@ export function createRouteGates(deps: GatewayDeps, cacheMs: number): RouteGates
     if (!store) {
       store = new RedisQuotaStore({
         redis: deps.env.redisUrl,
+        keyPrefix: `${deps.env.redisKeyPrefix}quota:`,
         merchantId,
         // An emptied Redis fails closed until acknowledged or until every older receipt has expired (docs/gateway.md).
         resetGuard: {

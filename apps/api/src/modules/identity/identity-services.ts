@@ -3,9 +3,8 @@
 import { PublicKey } from "@solana/web3.js";
 import type { DatabaseHandle } from "@tollgate/db";
 import type { NetworkList } from "@tollgate/shared";
-import type { Redis } from "ioredis";
 import type { Clock } from "../../infra/clock";
-import { createRateLimiter } from "../../infra/rate-limit";
+import { createRateLimiter, type RedisKeyspace } from "../../infra/rate-limit";
 import { type IdentityDocuments, identityDocuments } from "./identity-documents";
 import { IdentityGate } from "./identity-gate";
 import { databaseNonceStore, redisNonceStore } from "./nonce-store";
@@ -53,7 +52,7 @@ export function buildIdentity(
   config: IdentityConfig,
   clock: Clock,
   db: DatabaseHandle,
-  redis: Redis | undefined,
+  redis: RedisKeyspace | undefined,
 ): IdentityServices {
   const documents = identityDocuments({
     baseUrl: config.baseUrl,
@@ -76,7 +75,7 @@ export function buildIdentity(
   // Issuance is limited per client and in total: with a 60 s lifetime the store holds at most total x 1 min.
   const gate = new IdentityGate({
     clock,
-    store: redis ? redisNonceStore(redis) : databaseNonceStore(db),
+    store: redis ? redisNonceStore(redis.client, `${redis.prefix}identity-nonce:`) : databaseNonceStore(db),
     seats,
     prefix: config.prefix,
     lifetimeSeconds: config.nonceTtlSeconds,

@@ -92,7 +92,7 @@ describe("redis nonce store with Redis down", () => {
     });
     redis.on("error", () => {});
     try {
-      const store = redisNonceStore(redis);
+      const store = redisNonceStore(redis, "tollgate:identity-nonce:");
       const put = store.put("n", T0, at(60_000)).catch((error: unknown) => error);
       const consume = store.consume("n", T0).catch((error: unknown) => error);
       for (const error of [await put, await consume]) {

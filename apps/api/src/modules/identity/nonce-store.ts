@@ -55,7 +55,8 @@ export function databaseNonceStore(db: DatabaseHandle): NonceStore {
   };
 }
 
-export function redisNonceStore(redis: Redis, keyPrefix = "tollgate:identity-nonce:"): NonceStore {
+/** `keyPrefix`: `<REDIS_KEY_PREFIX>identity-nonce:` (decision 0059). */
+export function redisNonceStore(redis: Redis, keyPrefix: string): NonceStore {
   return {
     kind: "redis",
     async put(nonce, issuedAt, expiresAt) {

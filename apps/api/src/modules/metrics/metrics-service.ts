@@ -1,12 +1,14 @@
 /**
- * Operational figures for GET /api/metrics: per-network head, indexed block, lag and cursor age
- * (from the indexer cursors), settlements by state and webhook deliveries by outcome. Read from the
- * database, so any API replica reports the same figures whichever process runs the indexer.
+ * Operational figures for GET /api/metrics: per-network head, indexed block, lag, cursor age and halt
+ * (from the indexer cursors and `network_halts`), settlements by state and webhook deliveries by outcome. Read from
+ * the database, so any API replica reports the same figures whichever process runs the indexer. A halted follower
+ * keeps recording the head, so the lag of a halted network grows (docs/decisions/0059-network-halts-resume-and-operations.md).
  */
 import { type Database, indexerCursors, settlements, webhookDeliveries } from "@tollgate/db";
 import { count } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
 import type { ChainHealth } from "../chains";
+import { listOpenHalts } from "../controls";
 import type { ProcessMonitor } from "./process-monitor";
 
 export interface MetricsServiceDeps {
@@ -34,7 +36,7 @@ const networkLabels = (row: { network: string; chainId: number }) => ({
 /** Reads every figure in one round of queries. */
 export async function collectMetrics(deps: MetricsServiceDeps): Promise<MetricFamily[]> {
   const db = deps.db.db;
-  const [cursors, byState, byOutcome] = await Promise.all([
+  const [cursors, byState, byOutcome, halts] = await Promise.all([
     db.select().from(indexerCursors),
     db
       .select({
@@ -49,7 +51,19 @@ export async function collectMetrics(deps: MetricsServiceDeps): Promise<MetricFa
       .select({ status: webhookDeliveries.status, n: count() })
       .from(webhookDeliveries)
       .groupBy(webhookDeliveries.status),
+    listOpenHalts(db),
   ]);
+  const haltedChains = new Set(halts.map((halt) => halt.chain_id));
+  // Every network with a cursor or an open halt: 1 while halted, so an alert can fire on the value alone.
+  const haltSamples = new Map(
+    cursors.map((c) => [c.chainId, { labels: networkLabels(c), value: haltedChains.has(c.chainId) ? 1 : 0 }]),
+  );
+  for (const halt of halts) {
+    haltSamples.set(halt.chain_id, {
+      labels: networkLabels({ network: halt.network, chainId: halt.chain_id }),
+      value: 1,
+    });
+  }
   const nowMs = deps.clock.now().getTime();
   return [
     ...processFamilies(deps.processMonitor),
@@ -70,12 +84,18 @@ export async function collectMetrics(deps: MetricsServiceDeps): Promise<MetricFa
     },
     {
       name: "tollgate_indexer_lag_blocks",
-      help: "Head minus indexed block",
+      help: "Head minus indexed block (a halted network's head is still recorded, so its lag grows)",
       type: "gauge",
       samples: cursors.map((c) => {
         const lag = (c.headNumber ?? c.blockNumber) - c.blockNumber;
         return { labels: networkLabels(c), value: lag > 0n ? lag : 0n };
       }),
+    },
+    {
+      name: "tollgate_indexer_halted",
+      help: "1 while the indexer halted the network (a reorg deeper than maxReorgDepth) until an operator resumes it",
+      type: "gauge",
+      samples: [...haltSamples.values()],
     },
     {
       name: "tollgate_indexer_cursor_age_seconds",

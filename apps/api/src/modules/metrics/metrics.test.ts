@@ -1,4 +1,11 @@
-import { indexerCursors, openDatabase, settlements, webhookDeliveries, webhookEvents } from "@tollgate/db";
+import {
+  indexerCursors,
+  networkHalts,
+  openDatabase,
+  settlements,
+  webhookDeliveries,
+  webhookEvents,
+} from "@tollgate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 
@@ -70,6 +77,29 @@ describe.each(storageDatabaseKinds("pglite"))("GET /api/metrics on %s", (kind) =
     expect(res.text).toContain('tollgate_settlements{network="amoy",chain_id="80002",state="seen"} 1');
     expect(res.text).toContain('tollgate_webhook_deliveries{outcome="dead"} 1');
     expect(res.text).toMatch(/# TYPE tollgate_indexer_lag_blocks gauge/);
+    expect(res.text).toContain('tollgate_indexer_halted{network="amoy",chain_id="80002"} 0');
+  });
+
+  it("happy: a halted network is 1 in tollgate_indexer_halted, also before it has a cursor", async () => {
+    const db = api.deps.db.db;
+    const halt = (network: string, chainId: number) =>
+      db.insert(networkHalts).values({
+        chainId,
+        network,
+        reason: "reorg not repaired",
+        blockNumber: 90n,
+        haltedAt: new Date(),
+      });
+    await halt("amoy", 80002);
+    await halt("base", 8453);
+    try {
+      const res = await api.call("GET", "/api/metrics");
+      expect(res.text).toMatch(/# TYPE tollgate_indexer_halted gauge/);
+      expect(res.text).toContain('tollgate_indexer_halted{network="amoy",chain_id="80002"} 1');
+      expect(res.text).toContain('tollgate_indexer_halted{network="base",chain_id="8453"} 1');
+    } finally {
+      await db.delete(networkHalts);
+    }
   });
   it("happy: reports the answering process's RSS, heap used and event-loop delay", async () => {
     const res = await api.call("GET", "/api/metrics");

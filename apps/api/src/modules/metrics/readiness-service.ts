@@ -66,9 +66,10 @@ function quoteSignerPart(deps: MetricsDeps): Readyz["quote_signer"] {
       );
 }
 
-function networkPart(state: NetworkState): NetworkReadiness {
+function networkPart(state: NetworkState, halted: boolean): NetworkReadiness {
   return {
     status: state.available ? "ok" : "down",
+    halted,
     ...(state.problem ? { reason: state.problem } : {}),
     chain_id: state.chainId,
     rpc: state.rpcUrl,
@@ -97,10 +98,13 @@ export async function readReadiness(deps: MetricsDeps): Promise<Readyz> {
   const receiptKey: Readyz["receipt_key"] =
     key.ok && key.kid ? { status: "ok", kid: key.kid } : down(key.reason ?? "no receipt signing key");
   const quoteSigner = quoteSignerPart(deps);
-  const networks = Object.fromEntries(
-    deps.readiness.chainHealth.states().map((state) => [state.network, networkPart(state)]),
-  );
   const indexer = await indexerPart(deps, database);
+  const halted = new Set(indexer.halted_networks);
+  const networks = Object.fromEntries(
+    deps.readiness.chainHealth
+      .states()
+      .map((state) => [state.network, networkPart(state, halted.has(state.network))]),
+  );
   const required: Part[] = [database, receiptKey, quoteSigner, ...Object.values(networks)];
   const optional: Part[] = [indexer, ...(redis ? [redis] : [])];
   const status = required.some((part) => part.status !== "ok")

@@ -22,6 +22,11 @@ export const ZNetworkReadiness = ZPart.extend({
     .int()
     .nullable()
     .describe("Age of the head block at that check; null: not read"),
+  halted: z
+    .boolean()
+    .describe(
+      "true while the indexer halted the network (a reorg deeper than maxReorgDepth): it records no settlement there until an operator resumes it",
+    ),
   checks: z.object({
     rpc: ZCheck,
     chain_id: ZCheck,

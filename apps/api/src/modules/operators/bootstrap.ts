@@ -3,14 +3,17 @@
  * `ADMIN_BOOTSTRAP_PASSWORD_FILE` create an owner at start-up when no admin exists yet, and are ignored after.
  * There is never a default password.
  */
-import { readFileSync } from "node:fs";
 import type { Database } from "@tollgate/db";
+import { readKeyFile } from "@tollgate/shared/startup-check";
 import type { Logger } from "../../infra/logger";
 import { countAdmins, createAdmin } from "./admin-accounts";
 
-/** Reads a password file: the first line, without its line ending. */
-export function readPasswordFile(path: string): string {
-  const [first = ""] = readFileSync(path, "utf8").split(/\r?\n/);
+/**
+ * Reads a password file: the first line, without its line ending. A missing or unreadable file is a KeyFileError
+ * naming `variable` (the environment variable or flag that gave the path) and the path.
+ */
+export function readPasswordFile(path: string, variable = "ADMIN_BOOTSTRAP_PASSWORD_FILE"): string {
+  const [first = ""] = readKeyFile(variable, path).split(/\r?\n/);
   return first;
 }
 

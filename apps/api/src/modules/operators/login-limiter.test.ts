@@ -61,8 +61,8 @@ describe.skipIf(!TEST_REDIS_URL)("login limiter (Redis)", () => {
     const redisA = connect(TEST_REDIS_URL!);
     const redisB = connect(TEST_REDIS_URL!);
     await Promise.all([redisA, redisB].map((r) => new Promise((resolve) => r.once("ready", resolve))));
-    const a = createLoginLimiter(policy, redisA);
-    const b = createLoginLimiter(policy, redisB);
+    const a = createLoginLimiter(policy, { client: redisA, prefix: "tollgate:" });
+    const b = createLoginLimiter(policy, { client: redisB, prefix: "tollgate:" });
     const email = `shared-${randomUUID()}@example.com`;
     await a.recordFailure("10.1.0.1", email);
     await b.recordFailure("10.1.0.1", email);
@@ -73,7 +73,7 @@ describe.skipIf(!TEST_REDIS_URL)("login limiter (Redis)", () => {
 
   it("fails closed when Redis is configured but down", async () => {
     const down = connect("redis://127.0.0.1:1");
-    const limiter = createLoginLimiter(policy, down);
+    const limiter = createLoginLimiter(policy, { client: down, prefix: "tollgate:" });
     expect(await codeOf(limiter.assertAllowed("10.1.0.2", "x@example.com"))).toBe("service_unavailable");
     expect(await codeOf(limiter.recordFailure("10.1.0.2", "x@example.com"))).toBe("service_unavailable");
   });

@@ -7,8 +7,8 @@
  * it fails closed (503): a login limiter that silently turns into per-process memory would multiply attempts.
  */
 import { AppError } from "@tollgate/shared";
-import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
+import type { RedisKeyspace } from "../../infra/rate-limit";
 
 export interface LoginLimitPolicy {
   failuresPerIpPerDay: number;
@@ -40,19 +40,17 @@ export function loginLocked(msBeforeNext: number): AppError {
   });
 }
 
-export function createLoginLimiter(policy: LoginLimitPolicy, redis?: Redis): LoginLimiter {
-  const make = (keyPrefix: string, points: number, duration: number, blockDuration: number): Limiter =>
-    redis
-      ? new RateLimiterRedis({ storeClient: redis, keyPrefix, points, duration, blockDuration })
+export function createLoginLimiter(policy: LoginLimitPolicy, redis?: RedisKeyspace): LoginLimiter {
+  const prefix = redis?.prefix ?? "";
+  const make = (name: string, points: number, duration: number, blockDuration: number): Limiter => {
+    const keyPrefix = `${prefix}${name}`;
+    return redis
+      ? new RateLimiterRedis({ storeClient: redis.client, keyPrefix, points, duration, blockDuration })
       : new RateLimiterMemory({ keyPrefix, points, duration, blockDuration });
-  const byIp = make("tollgate:login:ip", policy.failuresPerIpPerDay, 86_400, 86_400);
+  };
+  const byIp = make("login:ip", policy.failuresPerIpPerDay, 86_400, 86_400);
   // Consecutive failures are remembered for 14 days: the recipe's 90 overflow the memory store's timers.
-  const byEmailIp = make(
-    "tollgate:login:email-ip",
-    policy.consecutiveFailures,
-    14 * 86_400,
-    policy.lockoutSeconds,
-  );
+  const byEmailIp = make("login:email-ip", policy.consecutiveFailures, 14 * 86_400, policy.lockoutSeconds);
   const pair = (ip: string, email: string) => `${email.toLowerCase()}|${ip}`;
 
   async function blockedFor(limiter: Limiter, key: string, points: number): Promise<number> {

@@ -5,6 +5,7 @@
  */
 import type { QuoteAsset } from "@tollgate/shared";
 import { getAddress } from "viem";
+import type { HaltView } from "../controls";
 import { type Availability, type NetworkAvailability, summarize } from "./availability";
 import { AGENT_TRANSACTIONS_PATH, QUOTE_FLOW } from "./paths";
 import type { CapabilityAsset, ChainCapability, PaymentCapabilities } from "./payment-capabilities.types";
@@ -16,7 +17,25 @@ export const GEN1_PROFILE_ID = "aifp1-gross-inclusive-100-0-v1";
 
 const view = (answer: Availability) => ({ status: answer.status, refusal: answer.refusal });
 
-function evmCapability(entry: NetworkAvailability): ChainCapability {
+/** What the history coverage says: settlements stop being recorded while the indexer halted the network. */
+function historyCoverage(network: string, configured: boolean, halt: HaltView | undefined) {
+  if (halt) {
+    return {
+      supported: false,
+      via: AGENT_TRANSACTIONS_PATH,
+      note:
+        `indexing of ${network} is halted since ${halt.halted_at} (at block ${halt.block_number ?? "?"}): ` +
+        "settlements after it are not recorded until an operator resumes the network; what was recorded before is answered",
+    };
+  }
+  return {
+    supported: configured,
+    via: configured ? AGENT_TRANSACTIONS_PATH : null,
+    note: "settlements indexed from the splitters' Payment events, newest first",
+  };
+}
+
+function evmCapability(entry: NetworkAvailability, halt: HaltView | undefined): ChainCapability {
   const network = entry.info;
   const quoteAssets = network.quoteAssets as readonly QuoteAsset[];
   const combos = entry.versions.flatMap((version) =>
@@ -45,6 +64,7 @@ function evmCapability(entry: NetworkAvailability): ChainCapability {
     configured,
     native_symbol: network.nativeSymbol,
     pause: entry.pause ? { reason: entry.pause.reason, paused_at: entry.pause.paused_at } : null,
+    halt: halt ? { reason: halt.reason, halted_at: halt.halted_at, block_number: halt.block_number } : null,
     assets,
     settlement_versions: entry.versions.map((version) => {
       const splitter = entry.chain?.deployment.splitters[version.version === "1.2" ? "v1.2" : "v1.4"];
@@ -72,11 +92,7 @@ function evmCapability(entry: NetworkAvailability): ChainCapability {
         via: configured ? "eth_getBalance / ERC-20 balanceOf on the network's own RPC" : null,
         note: "the service does not proxy balances; token addresses and decimals are listed under assets",
       },
-      history: {
-        supported: configured,
-        via: configured ? AGENT_TRANSACTIONS_PATH : null,
-        note: "settlements indexed from the splitters' Payment events, newest first",
-      },
+      history: historyCoverage(entry.network, configured, halt),
     },
   };
 }
@@ -94,6 +110,7 @@ function solanaCapability(mints: { usdc: string; usdt: string }): ChainCapabilit
     configured: false,
     native_symbol: "SOL",
     pause: null,
+    halt: null,
     assets: [
       { symbol: "USDC", native: false, address: mints.usdc, decimals: 6, status: "disabled" },
       { symbol: "USDT", native: false, address: mints.usdt, decimals: 6, status: "disabled" },
@@ -115,13 +132,14 @@ export function buildCapabilities(
   availability: NetworkAvailability[],
   mints: { usdc: string; usdt: string },
   now: Date,
+  halts: ReadonlyMap<string, HaltView> = new Map(),
 ): PaymentCapabilities {
   return {
     contract: CAPABILITIES_CONTRACT,
     generated_at: now.toISOString(),
     chains: [
       // Every network of the runtime list, known defaults first, then the manifest's own (decision 0057).
-      ...availability.map(evmCapability),
+      ...availability.map((entry) => evmCapability(entry, halts.get(entry.network))),
       solanaCapability(mints),
     ],
   };

@@ -1,3 +1,4 @@
+import { networkHalts } from "@tollgate/db";
 import { getAddress } from "viem";
 import { describe, expect, it } from "vitest";
 import { useApiOnChains } from "../../test/api-on-chains";
@@ -101,6 +102,40 @@ describe.each(storageDatabaseKinds("pglite"))("GET /api/payment-capabilities on 
         body: { scope: "amoy", reason: "done" },
       });
       expect(chainOf((await read()).capabilities, "amoy").status).toBe("enabled");
+    });
+
+    it("a network the indexer halted carries the halt (also in /readyz), and its history is not claimed while halted", async () => {
+      const db = stack.api.deps.db.db;
+      await db.insert(networkHalts).values({
+        chainId: 80002,
+        network: "amoy",
+        reason: "reorg on chain 80002 at indexed block 120 not repaired",
+        blockNumber: 120n,
+        haltedAt: new Date("2026-01-01T00:00:00Z"),
+      });
+      // A process started now (the snapshot of the shared one may be cached for its lifetime).
+      const fresh = await startTestApi(kind, { DATA_DIR: stack.dataDir }, { db: stack.api.deps.db });
+      try {
+        const amoy = chainOf((await read(fresh)).capabilities, "amoy");
+        expect(amoy.halt).toEqual({
+          reason: "reorg on chain 80002 at indexed block 120 not repaired",
+          halted_at: "2026-01-01T00:00:00.000Z",
+          block_number: "120",
+        });
+        expect(amoy.coverage.history.supported).toBe(false);
+        expect(amoy.coverage.history.note).toContain("halted since 2026-01-01T00:00:00.000Z (at block 120)");
+        expect(chainOf((await read(fresh)).capabilities, "base").halt).toBeNull();
+        // /readyz names it on the network's own entry too (the chain itself is fine: the answer is 200).
+        const ready = await fresh.call("GET", "/readyz");
+        expect(ready.json).toMatchObject({
+          status: "degraded",
+          networks: { amoy: { status: "ok", halted: true } },
+          indexer: { halted_networks: ["amoy"] },
+        });
+      } finally {
+        await fresh.close();
+        await db.delete(networkHalts);
+      }
     });
   });
 

@@ -50,6 +50,12 @@ export const ZChainCapability = z.object({
   configured: z.boolean().describe("the network has a deployment on this service"),
   native_symbol: z.string(),
   pause: z.object({ reason: z.string(), paused_at: z.string() }).nullable(),
+  halt: z
+    .object({ reason: z.string(), halted_at: z.string(), block_number: z.string().nullable() })
+    .nullable()
+    .describe(
+      "set while the indexer halted the network (a reorg deeper than maxReorgDepth): no settlement is recorded there until an operator resumes it",
+    ),
   assets: z.array(ZCapabilityAsset),
   settlement_versions: z.array(ZCapabilityVersion),
   coverage: z.object({ payment: ZCoverage, balance_read: ZCoverage, history: ZCoverage }),

@@ -25,6 +25,7 @@ export async function paymentCapabilities(deps: DocumentDeps): Promise<PaymentCa
     snapshot.availability,
     { usdc: solana.usdcMint, usdt: solana.usdtMint },
     snapshot.at,
+    snapshot.halts,
   );
 }
 

@@ -9,13 +9,13 @@ import {
   existsSync,
   mkdirSync,
   openSync,
-  readFileSync,
   renameSync,
   rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
 import { dirname } from "node:path";
+import { fileProblem, KeyFileError, readKeyFile as readKeyFileText } from "@tollgate/shared/startup-check";
 import { z } from "zod";
 import {
   type KeySchedule,
@@ -42,8 +42,16 @@ export interface RotationResult {
   first: boolean;
 }
 
+/** The key file; missing, unreadable or malformed is a KeyFileError naming RECEIPT_KEYS_FILE and the path. */
 function readKeyFile(path: string): KeyFile {
-  return ZKeyFile.parse(JSON.parse(readFileSync(path, "utf8")));
+  const text = readKeyFileText("RECEIPT_KEYS_FILE", path);
+  try {
+    return ZKeyFile.parse(JSON.parse(text));
+  } catch (error) {
+    throw new KeyFileError("RECEIPT_KEYS_FILE", path, "not a receipt keys file (JSON with a `keys` list)", {
+      cause: error,
+    });
+  }
 }
 
 function writeKeyFile(path: string, file: KeyFile): void {
@@ -120,7 +128,15 @@ export function fileReceiptKeyStore(
     const now = Date.now();
     if (now - checkedAt < (options.reloadMs ?? RECEIPT_KEYS_RELOAD_MS) && loadedMtime >= 0) return;
     checkedAt = now;
-    const mtime = statSync(path).mtimeMs;
+    let mtime: number;
+    try {
+      mtime = statSync(path).mtimeMs;
+    } catch (error) {
+      if (keys.length === 0)
+        throw new KeyFileError("RECEIPT_KEYS_FILE", path, fileProblem(error), { cause: error });
+      options.onError?.(error);
+      return;
+    }
     if (mtime === loadedMtime) return;
     try {
       keys = readKeyFile(path).keys;

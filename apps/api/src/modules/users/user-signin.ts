@@ -1,7 +1,6 @@
 /** Wallet sign-in as configured (docs/users.md): session policy, nonce limits, and what a signed message must name. */
 import type { NetworkList } from "@tollgate/shared";
-import type { Redis } from "ioredis";
-import { createRateLimiter, type RateLimiter } from "../../infra/rate-limit";
+import { createRateLimiter, type RateLimiter, type RedisKeyspace } from "../../infra/rate-limit";
 import { Ed25519Verifier } from "../identity";
 import type { SessionPolicy } from "../sessions";
 import type { SigninExpectation } from "./signin-message";
@@ -32,7 +31,7 @@ export interface UserSignin {
 
 export function buildUserSignin(
   config: UsersConfig,
-  redis: Redis | undefined,
+  redis: RedisKeyspace | undefined,
   secureCookie: boolean,
 ): UserSignin {
   const base = new URL(config.baseUrl);
