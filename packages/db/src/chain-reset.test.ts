@@ -77,6 +77,9 @@ describe.each(testDatabaseKinds(servers))("resetLocalChainData on %s", (kind) =>
     const [halt] = await db.select().from(networkHalts).where(eq(networkHalts.chainId, AMOY));
     expect(halt).toMatchObject({ resumedBy: CHAIN_RESET_ACTOR });
     expect(halt!.resumedAt).toBeInstanceOf(Date);
+    // Acted on already: the indexer must not try to re-anchor a cursor that no longer exists.
+    expect(halt!.reanchoredAt).toBeInstanceOf(Date);
+    expect(halt!.reanchorOrphaned).toBe(0);
     const [open] = await db.select().from(networkHalts).where(eq(networkHalts.chainId, POLYGON));
     expect(open!.resumedAt).toBeNull();
     // Quotes and merchants are not chain data.

@@ -68,7 +68,15 @@ export async function resetLocalChainData(
       .returning({ chainId: indexerCursors.chainId });
     const halts = await tx
       .update(networkHalts)
-      .set({ resumedAt: now, resumedBy: CHAIN_RESET_ACTOR, resumeReason: "the local chain was started anew" })
+      // Closed and already acted on: with its cursor and settlements gone there is nothing to re-anchor
+      // (docs/decisions/0059-network-halts-resume-and-operations.md).
+      .set({
+        resumedAt: now,
+        resumedBy: CHAIN_RESET_ACTOR,
+        resumeReason: "the local chain was started anew",
+        reanchoredAt: now,
+        reanchorOrphaned: 0,
+      })
       .where(and(inArray(networkHalts.chainId, ids), isNull(networkHalts.resumedAt)))
       .returning({ id: networkHalts.id });
     return {
