@@ -194,7 +194,7 @@ describe("deploy/kubernetes", () => {
     }
   });
 
-  it("probes the API: readiness on /readyz, liveness on /healthz, at the port it listens on", () => {
+  it("probes the API: readiness on /readyz?scope=replica, liveness on /healthz, at the port it listens on", () => {
     const api = podSpecOf(named("Deployment", "tollgate-api"))?.containers[0] as Record<string, unknown>;
     const ports = api.ports as { name: string; containerPort: number }[];
     expect(ports).toEqual([{ name: "http", containerPort: entries.port }]);

@@ -125,8 +125,8 @@ describe("chain checks of the API process", () => {
       await api?.kill("SIGTERM");
       await proxy?.close();
     });
-    const readyz = async () => {
-      const response = await fetch(`${api?.baseUrl}/readyz`);
+    const readyz = async (query = "") => {
+      const response = await fetch(`${api?.baseUrl}/readyz${query}`);
       return { status: response.status, body: (await response.json()) as Readyz };
     };
     /** Polls until `check` holds (the periodic check runs every 200 ms); no timing is asserted. */
@@ -157,6 +157,14 @@ describe("chain checks of the API process", () => {
       );
       expect(down.body.networks.amoy?.checks.rpc.status).toBe("failed");
       expect(down.body.database.status).toBe("ok");
+      // A load balancer's probe: the network is shared by every replica, so this replica stays in, degraded.
+      const probe = await readyz("?scope=replica");
+      expect(probe.status).toBe(200);
+      expect(probe.body.status).toBe("degraded");
+      expect(probe.body.networks.amoy?.status).toBe("down");
+      const bad = await fetch(`${api?.baseUrl}/readyz?scope=everything`);
+      expect(bad.status).toBe(400);
+      expect(bad.headers.get("content-type")).toMatch(/^application\/problem\+json/);
 
       proxy.fault = undefined;
       const back = await until((r) => r.status === 200);

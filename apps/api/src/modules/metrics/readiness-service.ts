@@ -88,8 +88,17 @@ async function indexerPart(deps: MetricsDeps, database: Part): Promise<Readyz["i
     : { status: "ok", halted_networks: [] };
 }
 
-/** Every part, and the overall status: `not_ready` when a required part is down. */
-export async function readReadiness(deps: MetricsDeps): Promise<Readyz> {
+/**
+ * Whose readiness the status speaks for. `service` (the default): every required part, networks included, as an
+ * operator's monitor wants it. `replica`: only what can differ between replicas (this process's database connection,
+ * its receipt key and quote signer) decides; networks, Redis and halts are shared by every replica, so a load
+ * balancer's probe that counted them would take every replica out at once for one network's RPC outage and stop the
+ * other networks, the JWKS and every read with it (docs/decisions/0062-containers-orchestration-and-config-reference.md).
+ */
+export type ReadinessScope = "service" | "replica";
+
+/** Every part, and the overall status: `not_ready` when a part required in `scope` is down. */
+export async function readReadiness(deps: MetricsDeps, scope: ReadinessScope = "service"): Promise<Readyz> {
   const [database, redis] = await Promise.all([
     databasePart(deps),
     deps.readiness.redis ? redisPart(deps.readiness.redis) : undefined,
@@ -105,8 +114,9 @@ export async function readReadiness(deps: MetricsDeps): Promise<Readyz> {
       .states()
       .map((state) => [state.network, networkPart(state, halted.has(state.network))]),
   );
-  const required: Part[] = [database, receiptKey, quoteSigner, ...Object.values(networks)];
-  const optional: Part[] = [indexer, ...(redis ? [redis] : [])];
+  const shared: Part[] = Object.values(networks);
+  const required: Part[] = [database, receiptKey, quoteSigner, ...(scope === "service" ? shared : [])];
+  const optional: Part[] = [indexer, ...(redis ? [redis] : []), ...(scope === "replica" ? shared : [])];
   const status = required.some((part) => part.status !== "ok")
     ? "not_ready"
     : optional.some((part) => part.status !== "ok")
