@@ -4,8 +4,6 @@
  * readiness reasons (an RPC client's error carries the request body, the docs URL and a version banner).
  */
 
-import { readFileSync } from "node:fs";
-
 /** A refusal to start: `message` is one line for the operator; the process prints it without a stack trace. */
 export class StartupRefusal extends Error {
   override readonly name: string = "StartupRefusal";
@@ -46,15 +44,6 @@ export function fileProblem(error: unknown): string {
       return "a part of the path is not a directory";
     default:
       return `not readable (${code ?? (error instanceof Error ? error.message : String(error))})`;
-  }
-}
-
-/** The text of the file `variable` names; any failure is a KeyFileError. */
-export function readKeyFile(variable: string, path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    throw new KeyFileError(variable, path, fileProblem(error), { cause: error });
   }
 }
 

@@ -6,7 +6,8 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { AppError } from "@tollgate/shared/errors";
-import { fileProblem, KeyFileError, readKeyFile } from "@tollgate/shared/startup-check";
+import { readKeyFile } from "@tollgate/shared/key-file";
+import { fileProblem, KeyFileError } from "@tollgate/shared/startup-check";
 import { parseWebhookKey } from "./secrets";
 
 export const WEBHOOK_KEY_FILE = "webhook-secret.key";

@@ -4,7 +4,7 @@
  * There is never a default password.
  */
 import type { Database } from "@tollgate/db";
-import { readKeyFile } from "@tollgate/shared/startup-check";
+import { readKeyFile } from "@tollgate/shared/key-file";
 import type { Logger } from "../../infra/logger";
 import { countAdmins, createAdmin } from "./admin-accounts";
 

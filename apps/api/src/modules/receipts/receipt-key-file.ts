@@ -15,7 +15,8 @@ import {
   writeFileSync,
 } from "node:fs";
 import { dirname } from "node:path";
-import { fileProblem, KeyFileError, readKeyFile as readKeyFileText } from "@tollgate/shared/startup-check";
+import { readKeyFile as readKeyFileText } from "@tollgate/shared/key-file";
+import { fileProblem, KeyFileError } from "@tollgate/shared/startup-check";
 import { z } from "zod";
 import {
   type KeySchedule,
