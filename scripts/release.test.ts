@@ -247,8 +247,12 @@ describe("the production build and release", () => {
     expect(await api.exited, api.output()).toBe(0);
 
     // The indexer in development on the same data (PGlite is one process at a time; production needs PostgreSQL).
-    const indexer = run(release, "indexer/main.js", { DATA_DIR: dataDir, WEBHOOK_SECRET_KEY });
-    expect(await until(() => indexer.output().includes("webhooks dispatcher on")), indexer.output()).toBe(
+    const indexer = run(release, "indexer/main.js", {
+      DATA_DIR: dataDir,
+      WEBHOOK_SECRET_KEY,
+      LOG_LEVEL: "info",
+    });
+    expect(await until(() => indexer.output().includes('"msg":"indexer started"')), indexer.output()).toBe(
       true,
     );
     indexer.child.kill("SIGTERM");
@@ -312,8 +316,8 @@ describe("the production build and release", () => {
     expect(await until(() => answers(`${baseUrl}/healthz`)), api.output()).toBe(true);
     await expectServing(baseUrl);
 
-    const indexer = run(release, "indexer/main.js", production);
-    expect(await printed(indexer, "database postgres"), indexer.output()).toBe(true);
+    const indexer = run(release, "indexer/main.js", { ...production, LOG_LEVEL: "info" });
+    expect(await printed(indexer, '"database":"postgres"'), indexer.output()).toBe(true);
     indexer.child.kill("SIGTERM");
     expect(await indexer.exited, indexer.output()).toBe(0);
     api.child.kill("SIGTERM");
