@@ -87,6 +87,19 @@ function readRecord(file: string): ChainRecord | string {
   }
 }
 
+/**
+ * The genesis date of a chain started anew: now, in whole seconds, but never the recorded chain's own, so the new chain
+ * never shares the genesis hash the dev stack tells chains apart by (docs/decisions/0058), even when the one it
+ * replaces was started within the same second.
+ */
+function newGenesisDate(recordFile: string): Date {
+  const now = Math.floor(Date.now() / 1000);
+  const previous = readRecord(recordFile);
+  const recorded = typeof previous === "string" ? Number.NaN : Date.parse(previous.initialDate);
+  const after = Number.isFinite(recorded) ? Math.floor(recorded / 1000) + 1 : 0;
+  return new Date(Math.max(now, after) * 1000);
+}
+
 export interface OpenedChain {
   /** The journaled provider everyone uses. */
   provider: EIP1193Provider;
@@ -137,7 +150,7 @@ export async function openChain(opts: {
     };
   }
   const hadState = existsSync(recordFile) || existsSync(journalFile);
-  const initialDate = new Date(Math.floor(Date.now() / 1000) * 1000);
+  const initialDate = newGenesisDate(recordFile);
   const raw = await createInProcessNetwork({ ...opts.options, initialDate });
   const journal = new JournalWriter(journalFile, 0);
   const provider = journaledProvider(raw, journal);

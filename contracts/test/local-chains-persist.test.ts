@@ -3,7 +3,15 @@
  * journal of accepted calls with their block timestamps brings yesterday's chain back; a journal that cannot be
  * replayed gives a new chain (new genesis) and says why; a crash's torn last line is dropped.
  */
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { splitterV12Abi } from "@tollgate/shared/abi/index";
@@ -201,10 +209,15 @@ describe("local chains kept across starts", () => {
     // One recorded chain, copied for each case.
     const template = tempDir();
     let genesis: Hex;
+    let genesisSecond: number;
     beforeAll(async () => {
       const chains = await start(template);
       genesis = chains.chains[0]!.state!.genesisHash;
       await chains.stop();
+      const record = JSON.parse(
+        readFileSync(path.join(chainDir(template, "amoy"), CHAIN_RECORD_FILE), "utf8"),
+      );
+      genesisSecond = Math.floor(Date.parse(record.initialDate) / 1000);
     });
 
     it.each([
@@ -226,6 +239,13 @@ describe("local chains kept across starts", () => {
       const dataDir = tempDir();
       cpSync(template, dataDir, { recursive: true });
       damage(chainDir(dataDir, "amoy"));
+      // Without its record nothing says when the old chain began: a chain started in that same second would share
+      // its genesis (a damaged record is stepped past by the start itself).
+      while (
+        !existsSync(path.join(chainDir(dataDir, "amoy"), CHAIN_RECORD_FILE)) &&
+        Date.now() / 1000 < genesisSecond + 1
+      )
+        await new Promise((resolve) => setTimeout(resolve, 50));
       const second = await start(dataDir);
       try {
         const state = second.chains[0]!.state!;
