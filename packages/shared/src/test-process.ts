@@ -22,7 +22,16 @@ export function spawnTsx(
   env: Record<string, string | undefined>,
   args: readonly string[] = [],
 ): TestProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+  return spawnNode(cwd, ["--import", "tsx", script, ...args], env);
+}
+
+/** `node <args>` in `cwd` with only `env` (and PATH), its stdout and stderr collected. */
+export function spawnNode(
+  cwd: string,
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+): TestProcess {
+  const child = spawn(process.execPath, args, {
     cwd,
     env: { PATH: process.env.PATH, ...env },
     stdio: ["ignore", "pipe", "pipe"],

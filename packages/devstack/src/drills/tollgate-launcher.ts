@@ -6,10 +6,9 @@
  * Chosen by TOLLGATE_DRILL_FROM (`dist` | `source`); unset: `dist` when a release folder exists at
  * TOLLGATE_RELEASE_DIR (default `<repo>/release`), else `source`. Both take the same environment variables.
  */
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { TestProcess } from "@tollgate/shared/test-process";
+import { spawnNode, type TestProcess } from "@tollgate/shared/test-process";
 
 const REPO = resolve(import.meta.dirname, "../../../..");
 
@@ -78,20 +77,4 @@ export function tollgateLauncher(source: Readonly<Record<string, string | undefi
       return spawnNode(releaseDir, ["--enable-source-maps", script], env);
     },
   };
-}
-
-function spawnNode(cwd: string, args: string[], env: Record<string, string | undefined>): TestProcess {
-  const child = spawn(process.execPath, args, {
-    cwd,
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  const collect = (chunk: unknown) => {
-    output += String(chunk);
-  };
-  child.stdout?.on("data", collect);
-  child.stderr?.on("data", collect);
-  const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
-  return { child, output: () => output, exited };
 }
