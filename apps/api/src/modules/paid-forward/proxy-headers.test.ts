@@ -25,7 +25,7 @@ describe("request headers to the upstream", () => {
         "aifp-receipt": "eyJ...",
         "if-none-match": '"named by Connection"',
         accept: "application/json",
-        "accept-language": ["en", "de"],
+        "idempotency-key": ["k-1", "k-2"],
         "content-type": "application/json",
         "user-agent": "agent/1.0",
         "x-multi": ["en", "de"],
@@ -41,7 +41,7 @@ describe("request headers to the upstream", () => {
     );
     expect(forwarded).toEqual({
       accept: "application/json",
-      "accept-language": "en, de",
+      "idempotency-key": "k-1, k-2",
       "user-agent": "agent/1.0",
     });
   });
