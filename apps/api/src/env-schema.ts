@@ -168,7 +168,7 @@ export const ZRawEnv = z.object({
   ),
   LOGIN_LOCKOUT_SECONDS: envDefault(envInteger({ min: 1 }), 900).describe("Length of a sign-in lockout."),
   METRICS_TOKEN: envOptional(z.string().min(24, "at least 24 characters")).describe(
-    "Bearer token (24 characters or more) Prometheus sends to /api/metrics.",
+    "Bearer token (24 characters or more) a Prometheus scraper sends to /api/metrics; unset, only an operator session opens it.",
   ),
   /**
    * How often each API process re-reads the operator pause: a pause is seen everywhere within it. Also
