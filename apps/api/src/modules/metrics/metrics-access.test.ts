@@ -2,14 +2,14 @@ import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
 import { signInAs } from "../operators/admin-testing";
-import { registerMerchant } from "../operators/testing";
+import { operatorBearer, registerMerchant } from "../operators/testing";
 
 const TOKEN = "metrics-token-for-tests-0123456789";
 // What a Prometheus server sends (scrape_protocols default).
 const PROMETHEUS_ACCEPT =
   "application/openmetrics-text;version=1.0.0;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2";
 
-describe.each(storageDatabaseKinds("pglite"))("GET /api/metrics access and formats on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("GET /api/metrics access and formats on %s", (kind) => {
   let api: TestApi;
   beforeAll(async () => {
     api = await startTestApi(kind, { METRICS_TOKEN: TOKEN });
@@ -68,6 +68,8 @@ describe.each(storageDatabaseKinds("pglite"))("GET /api/metrics access and forma
     const text = await api.call("GET", "/api/metrics", { headers: { cookie: viewer.cookie } });
     expect(text.status, text.text).toBe(200);
     expect(text.headers.get("content-type")).toContain("text/plain");
+    const asTool = await api.call("GET", "/api/metrics", { headers: await operatorBearer(api) });
+    expect(asTool.status, asTool.text).toBe(200);
     const json = await api.call("GET", "/api/metrics", {
       headers: { cookie: viewer.cookie, accept: "application/json" },
     });
@@ -80,7 +82,7 @@ describe.each(storageDatabaseKinds("pglite"))("GET /api/metrics access and forma
   });
 });
 
-describe.each(storageDatabaseKinds("pglite"))("GET /api/metrics without METRICS_TOKEN on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("GET /api/metrics without METRICS_TOKEN on %s", (kind) => {
   it("security: any bearer but an operator session is refused", async () => {
     const api = await startTestApi(kind);
     try {
