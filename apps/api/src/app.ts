@@ -37,6 +37,7 @@ import {
 import { noteMerchant, telemetryMiddleware } from "./modules/metrics";
 import { createRestRouter } from "./trpc/rest-adapter";
 import { type Context, createCallerFactory } from "./trpc/trpc";
+import { refuseUnknownProcedures } from "./trpc/unknown-procedure";
 
 /** The bridge router at `/bridge`, when BRIDGE_PROVIDERS_FILE names providers (docs/bridge.md). */
 function mountedBridge(deps: Deps): BridgeRouter | undefined {
@@ -112,7 +113,8 @@ export function createApp(deps: Deps): express.Express {
       deps.log,
     ),
   );
-  app.use(telemetryMiddleware(deps.telemetry, new Set(Object.keys(appRouter._def.procedures))));
+  const procedureNames = new Set(Object.keys(appRouter._def.procedures));
+  app.use(telemetryMiddleware(deps.telemetry, procedureNames));
   // Before every router: a preflight is answered here and never forwarded to a gateway upstream.
   app.use(corsForAgents(deps.env.cors.allowedOrigins));
   // A declared, required body must be there: before every reader, /g and /bridge included.
@@ -153,6 +155,7 @@ export function createApp(deps: Deps): express.Express {
       else res.setHeader(name, value);
     },
   });
+  app.use("/trpc", refuseUnknownProcedures(procedureNames));
   app.use(
     "/trpc",
     createExpressMiddleware({ router: appRouter, createContext: ({ req, res }) => createContext(req, res) }),

@@ -176,7 +176,7 @@ export const ZRawEnv = z.object({
     "Older name of LOGIN_MAX_DELAY_SECONDS, read when that is unset.",
   ),
   METRICS_TOKEN: envOptional(z.string().min(24, "at least 24 characters")).describe(
-    "Bearer token (24 characters or more) Prometheus sends to /api/metrics.",
+    "Bearer token (24 characters or more) a Prometheus scraper sends to /api/metrics; unset, only an operator session opens it.",
   ),
   /**
    * How often each API process re-reads the operator pause: a pause is seen everywhere within it. Also

@@ -2,6 +2,7 @@
 export { ADMIN_ROLES_FOR_CLI, adminView, createAdmin } from "./admin-accounts";
 export {
   type AdminAuth,
+  adminCredential,
   adminProcedure,
   assertAdminSameOrigin,
   createAdminAuth,
