@@ -44,7 +44,8 @@ export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number];
 /**
  * Append-only audit trail (DESIGN §9), tamper-evident. Each row's `hash` is SHA-256 over the previous row's hash and
  * this row's canonical content, so an edited or deleted row breaks the chain at that point. Rows are written in the
- * same transaction as the change they record; a trigger (migration 0005) refuses UPDATE and DELETE.
+ * same transaction as the change they record; a trigger (migration 0005) refuses UPDATE and DELETE, except the DELETE
+ * of an event a retention checkpoint covers (migration 0021).
  */
 export const auditEvents = pgTable(
   "audit_events",
