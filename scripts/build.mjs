@@ -27,6 +27,8 @@ const GROUPS = [
       "cli/admin-unlock": "apps/api/src/cli/admin-unlock.ts",
       "cli/keys-rotate": "apps/api/src/cli/rotate-receipt-key.ts",
       "cli/audit-verify": "apps/api/src/cli/audit-verify.ts",
+      "cli/audit-export": "apps/api/src/cli/audit-export.ts",
+      "cli/audit-prune": "apps/api/src/cli/audit-prune.ts",
       "cli/replay-webhook": "apps/indexer/src/cli/replay-webhook.ts",
       "cli/quote-signer": "contracts/scripts/quote-signer.ts",
     },

@@ -85,6 +85,8 @@ describe("app", () => {
         "/api/admin/unpause",
         "/api/admin/networks/{network}/resume",
         "/api/admin/initialize-config",
+        "/api/admin/audit/export",
+        "/api/admin/audit/prune",
         "/api/dashboard/webhooks",
         "/api/dashboard/fees",
         "/api/dashboard/webhooks/{event_id}/replay",
