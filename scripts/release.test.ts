@@ -173,6 +173,7 @@ describe("the production build and release", () => {
       "dist/console/index.html",
       ...[
         "admin-create",
+        "admin-unlock",
         "keys-rotate",
         "quote-signer",
         "audit-verify",
