@@ -1,20 +1,27 @@
 /**
  * The identity gate's signature check over real HTTP (SPEC §5; decisions 0017, 0068): degenerate Ed25519 keys
- * are refused before the nonce is touched, on PGlite and PostgreSQL (when TEST_DATABASE_URL is set).
+ * are refused before the nonce is touched, on PGlite and PostgreSQL (when TEST_DATABASE_URL is set), with the
+ * nonces in the database and in Redis (when TEST_REDIS_URL is set).
  */
 import { PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { startTestApi, TEST_REDIS_URL, type TestApi, testDatabaseKinds } from "../../test/harness";
 import { type LocalSolanaRpc, startLocalSolanaRpc } from "./solana-local-rpc";
 import { giveSeat, IDENTITY_POINT_KEY, IDENTITY_POINT_SIGNATURE, testAgent } from "./testing";
 
-describe.each(testDatabaseKinds())("identity gate signature check on %s", (kind) => {
+// The nonce store: the database, and Redis too when TEST_REDIS_URL is set (decision 0017).
+const setups = testDatabaseKinds().flatMap((kind) => [
+  { name: `${kind}, nonces in the database`, kind, env: {} as Record<string, string> },
+  ...(TEST_REDIS_URL ? [{ name: `${kind}, nonces in Redis`, kind, env: { REDIS_URL: TEST_REDIS_URL } }] : []),
+]);
+
+describe.each(setups)("identity gate signature check on $name", ({ kind, env }) => {
   let api: TestApi;
   let rpc: LocalSolanaRpc;
   beforeAll(async () => {
     rpc = await startLocalSolanaRpc();
-    api = await startTestApi(kind, { SOLANA_RPC_URL: rpc.url });
+    api = await startTestApi(kind, { SOLANA_RPC_URL: rpc.url, ...env });
   });
   afterAll(async () => {
     await api?.close();
