@@ -24,6 +24,7 @@ const GROUPS = [
       "indexer/main": "apps/indexer/src/main.ts",
       "mcp/main": "packages/mcp/src/main.ts",
       "cli/admin-create": "apps/api/src/cli/admin-create.ts",
+      "cli/admin-unlock": "apps/api/src/cli/admin-unlock.ts",
       "cli/keys-rotate": "apps/api/src/cli/rotate-receipt-key.ts",
       "cli/audit-verify": "apps/api/src/cli/audit-verify.ts",
       "cli/replay-webhook": "apps/indexer/src/cli/replay-webhook.ts",

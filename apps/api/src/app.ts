@@ -3,6 +3,7 @@
  * console at /trpc, REST from the same procedures), the OpenAPI document and reference page, the built console,
  * and problem+json for every error. The modules are composed in ./compose.ts; this file only mounts them.
  */
+
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { AppError, ERROR_CODES, ERROR_STATUS, ERROR_TITLES } from "@tollgate/shared";
@@ -17,6 +18,7 @@ import { BODY_LIMITS, jsonBody, requireDeclaredBodies } from "./http/body";
 import { corsForAgents } from "./http/cors";
 import { sendProblem } from "./http/errors";
 import { buildOpenApiDocument, type EndpointMount } from "./http/openapi-document";
+import { warnUntrustedProxy } from "./http/proxy-warning";
 import {
   DOCS_STYLESHEET,
   DOCS_STYLESHEET_PATH,
@@ -104,6 +106,12 @@ export function createApp(deps: Deps): express.Express {
   app.set("query parser", "simple");
   app.locals.bridge = bridge?.bridge;
   app.use(requestLog(deps.log));
+  app.use(
+    warnUntrustedProxy(
+      { production: deps.env.nodeEnv === "production", trustProxy: deps.env.trustProxy },
+      deps.log,
+    ),
+  );
   app.use(telemetryMiddleware(deps.telemetry, new Set(Object.keys(appRouter._def.procedures))));
   // Before every router: a preflight is answered here and never forwarded to a gateway upstream.
   app.use(corsForAgents(deps.env.cors.allowedOrigins));

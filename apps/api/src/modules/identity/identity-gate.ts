@@ -14,7 +14,7 @@ import { randomBytes } from "node:crypto";
 import { AppError } from "@tollgate/shared";
 import bs58 from "bs58";
 import type { Clock } from "../../infra/clock";
-import type { RateLimiter } from "../../infra/rate-limit";
+import { ALL_CLIENTS, type ClientKey, type RateLimiter } from "../../infra/rate-limit";
 import {
   decodeBase58Exact,
   ED25519_SIGNATURE_BYTES,
@@ -83,9 +83,9 @@ export class IdentityGate {
     return this.options.seats;
   }
 
-  async issueNonce(client: string): Promise<IssuedNonce> {
+  async issueNonce(client: ClientKey): Promise<IssuedNonce> {
     await this.options.issueLimiters.perClient.consume(client);
-    await this.options.issueLimiters.total.consume("all");
+    await this.options.issueLimiters.total.consume(ALL_CLIENTS);
     const issuedAt = this.options.clock.now();
     const expiresAt = new Date(issuedAt.getTime() + this.options.lifetimeSeconds * 1000);
     const nonce = bs58.encode(randomBytes(NONCE_BYTES));

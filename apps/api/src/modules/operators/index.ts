@@ -11,4 +11,5 @@ export type { AdminSessionPolicy, AuthenticatedAdmin } from "./admin-sessions";
 export { bootstrapFirstAdmin, readPasswordFile } from "./bootstrap";
 export type { OperatorsDeps } from "./deps";
 export { createLoginLimiter, type LoginLimiter } from "./login-limiter";
+export { unlockSignIns } from "./login-unlock";
 export { operatorsModule } from "./router";
