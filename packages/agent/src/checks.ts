@@ -3,6 +3,7 @@
  * the challenge's Tollgate origin is trusted, the quote is for what the challenge sold, the settlement call is
  * exactly what the service signed for this payer, and the quote has time left.
  */
+import { KeyObject } from "node:crypto";
 import {
   type GateChallenge,
   JWKS_PATH,
@@ -14,7 +15,8 @@ import {
   SETTLEMENT_CALL_JWS_TYPE,
   type SettlementCallClaims,
 } from "@tollgate/shared";
-import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
+import { ed25519SignatureProblem, strictEd25519Key } from "@tollgate/shared/ed25519";
+import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey, jwtVerify } from "jose";
 import { decodeFunctionData, erc20Abi, type Hex } from "viem";
 import { type Clock, systemClock } from "./clock";
 import { AgentError, QuoteRejectedError } from "./errors";
@@ -116,6 +118,24 @@ export class JwksCache {
   }
 }
 
+/**
+ * jose's key selection from a JWKS, refusing what strict Ed25519 refuses (decision 0068): a small-order or
+ * non-canonical key, and a signature with S >= L or a small-order or non-canonical R. jose then verifies.
+ */
+function strictEd25519Jwks(jwks: JSONWebKeySet): JWTVerifyGetKey {
+  const select = createLocalJWKSet(jwks);
+  return async (header, token) => {
+    const signature = Buffer.from(token.signature, "base64url");
+    const signatureProblem = ed25519SignatureProblem(signature);
+    if (signatureProblem) throw new Error(`the signature is refused by strict Ed25519: ${signatureProblem}`);
+    const key = await select(header, token);
+    const strict = strictEd25519Key(key instanceof KeyObject ? key : KeyObject.from(key));
+    if (typeof strict === "string")
+      throw new Error(`the published key ${String(header.kid)} is refused by strict Ed25519: ${strict}`);
+    return key;
+  };
+}
+
 /** Verifies the settlement-call JWS and returns its claims; refuses on any mismatch with the call as returned. */
 export async function verifySettlementCall(input: {
   quote: QuoteResponse;
@@ -126,7 +146,7 @@ export async function verifySettlementCall(input: {
   const { quote, endpoints, payer } = input;
   const call = quote.settlement_call;
   const verifyWith = async (force: boolean) =>
-    jwtVerify(call.signature, createLocalJWKSet(await input.jwks.get(endpoints.jwksUrl, force)), {
+    jwtVerify(call.signature, strictEd25519Jwks(await input.jwks.get(endpoints.jwksUrl, force)), {
       algorithms: [RECEIPT_ALGORITHM],
       typ: SETTLEMENT_CALL_JWS_TYPE,
       issuer: endpoints.base,

@@ -1,7 +1,7 @@
 /**
  * The agent side of the identity gate (SPEC §5): answer a 402 that carries `x-nonce` by signing the raw
  * 32-byte sha256 of `<prefix>-x402:{nonce}:{pubkey}` with the agent's Ed25519 (Solana) key, and retry once.
- * tweetnacl signs here (client side only; the server verifies with node:crypto).
+ * tweetnacl signs here (client side only; the server verifies strictly, @tollgate/shared/ed25519, decision 0068).
  */
 import { createHash } from "node:crypto";
 import bs58 from "bs58";

@@ -136,6 +136,30 @@ describe("quote client", () => {
     const foreign = await (await settlementSigner()).sign(quote, endpoints.base);
     expect((await rejection(client.check(foreign, challenge, endpoints))).reason).toBe("signature_invalid");
   });
+
+  it("refuses a settlement call signed R = identity, S = 0 under a published identity-point key (strict Ed25519)", async () => {
+    const { client, endpoints, challenge, signer, quote } = await setup();
+    const identity = Buffer.from([1, ...new Array<number>(31).fill(0)]);
+    const kid = "identity-point";
+    signer.jwks.keys.push({
+      kty: "OKP",
+      crv: "Ed25519",
+      x: identity.toString("base64url"),
+      kid,
+      alg: "EdDSA",
+      use: "sig",
+    });
+    const [header, payload] = quote.settlement_call.signature.split(".");
+    const withKid = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(header!, "base64url").toString()), kid }),
+    ).toString("base64url");
+    const forged = `${withKid}.${payload}.${Buffer.concat([identity, Buffer.alloc(32)]).toString("base64url")}`;
+    const forgedQuote = { ...quote, settlement_call: { ...quote.settlement_call, signature: forged } };
+    const error = await rejection(client.check(forgedQuote, challenge, endpoints));
+    expect(error.reason).toBe("signature_invalid");
+    expect(String(error.message)).toMatch(/strict Ed25519/);
+    await client.check(quote, challenge, endpoints); // the real signature still verifies
+  });
 });
 
 describe("JwksCache", () => {

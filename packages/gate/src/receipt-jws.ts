@@ -1,8 +1,9 @@
 /**
  * The receipt's compact JWS, checked with node:crypto directly (decision "Gate receipt verification without
  * jose's verify"). jose's `jwtVerify` runs WebCrypto's `subtle.verify`, a thread-pool job per receipt:
- * the main thread waited on it for more than half of every uncached verification. The key is a node:crypto
- * KeyObject made once per `kid` (verifier.ts); the verification itself is synchronous.
+ * the main thread waited on it for more than half of every uncached verification. The key is checked and made
+ * once per `kid` (receipt-keys.ts); the verification itself is synchronous, the strict Ed25519 of
+ * @tollgate/shared/ed25519 (decision 0068: canonical S and R, R not of small order, then node:crypto).
  *
  * Allocation-light (receipt checks run on every paid call): the signed bytes, the signature and the payload are
  * decoded into one module-level scratch buffer instead of fresh pooled buffers. Safe because every use is
@@ -18,7 +19,7 @@
  *   this verifier's options (required iss/aud/sub/jti/iat/exp, issuer, audience, iat/nbf/exp with tolerance).
  */
 import { isUtf8 } from "node:buffer";
-import { type KeyObject, verify } from "node:crypto";
+import { type StrictEd25519Key, verifyEd25519 } from "@tollgate/shared/ed25519";
 import { type ReceiptVerification, refuse } from "./verdicts";
 
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
@@ -118,21 +119,17 @@ function signatureSegmentProblem(encoded: string): ReceiptVerification {
   return refuse("signature_invalid", "receipt signature does not verify"); // canonical, but not 64 bytes
 }
 
-/** undefined when `jws` carries a canonical 64-byte signature that verifies with `key` (Ed25519); else the refusal. */
-export function verifyEd25519Jws(jws: CompactJws, key: KeyObject): ReceiptVerification | undefined {
+/** undefined when `jws` carries a canonical 64-byte signature that verifies with `key` (strict Ed25519); else the refusal. */
+export function verifyEd25519Jws(jws: CompactJws, key: StrictEd25519Key): ReceiptVerification | undefined {
   const signature = canonicalSignature(jws.encodedSignature);
   if (!signature) return signatureSegmentProblem(jws.encodedSignature);
   const signed =
     jws.signedLength <= SIGNATURE_OFFSET
       ? scratch.subarray(0, scratch.write(jws.token, 0, jws.signedLength, "latin1"))
       : Buffer.from(jws.token.slice(0, jws.signedLength), "latin1");
-  let valid = false;
-  try {
-    valid = verify(null, signed, key, signature);
-  } catch {
-    valid = false;
-  }
-  return valid ? undefined : refuse("signature_invalid", "receipt signature does not verify");
+  return verifyEd25519(key, signed, signature)
+    ? undefined
+    : refuse("signature_invalid", "receipt signature does not verify");
 }
 
 export interface ClaimRules {

@@ -5,6 +5,7 @@
  * `kid` (no per-request JWKS work). Split from verifier.ts, which composes it.
  */
 import { KeyObject, type webcrypto } from "node:crypto";
+import { type StrictEd25519Key, strictEd25519Key } from "@tollgate/shared/ed25519";
 import { AppError } from "@tollgate/shared/errors";
 import {
   createLocalJWKSet,
@@ -39,9 +40,9 @@ export interface ReceiptKeySourceOptions {
 
 export interface ReceiptKeySource {
   /** The remembered key when it is still good; synchronous, so the common case awaits nothing. */
-  knownKey(kid: string): KeyObject | undefined;
+  knownKey(kid: string): StrictEd25519Key | undefined;
   /** The key for `kid` through the JWKS (fetching when needed), or the refusal; rejects with `jwks_unavailable`. */
-  keyFor(kid: string, jws: CompactJws): Promise<KeyObject | ReceiptVerification>;
+  keyFor(kid: string, jws: CompactJws): Promise<StrictEd25519Key | ReceiptVerification>;
   /** False only when the last JWKS document received no longer lists `kid` (a retired key). */
   isPublished(kid: string): boolean;
   /** Starts a background refetch when the key set is due and the endpoint is not in its error back-off. */
@@ -71,7 +72,7 @@ interface KeySourceState {
    * JWKS document it came from is the current one and fresh; anything else (stale keys, a refetch, an unknown
    * kid) goes through {@link getKey}.
    */
-  keysByKid: Map<string, { key: KeyObject; generation: number }>;
+  keysByKid: Map<string, { key: StrictEd25519Key; generation: number }>;
 }
 
 export function createReceiptKeySource(options: ReceiptKeySourceOptions): ReceiptKeySource {
@@ -187,7 +188,7 @@ async function getKey(
   }
 }
 
-function knownKey(state: KeySourceState, kid: string): KeyObject | undefined {
+function knownKey(state: KeySourceState, kid: string): StrictEd25519Key | undefined {
   const known = state.keysByKid.get(kid);
   return known && known.generation === state.observed.generation && state.remote.fresh
     ? known.key
@@ -198,7 +199,7 @@ async function keyFor(
   state: KeySourceState,
   kid: string,
   jws: CompactJws,
-): Promise<KeyObject | ReceiptVerification> {
+): Promise<StrictEd25519Key | ReceiptVerification> {
   const { remote, observed, keysByKid } = state;
   const before = observed.generation;
   const wasFresh = remote.fresh;
@@ -215,10 +216,17 @@ async function keyFor(
     if (refusal) return refusal;
     throw error; // jwks_unavailable and anything unexpected: the caller fails closed
   }
-  const key = found instanceof KeyObject ? found : KeyObject.from(found as webcrypto.CryptoKey);
-  // jose selected an OKP/Ed25519 key for EdDSA; anything else is not a receipt key.
-  if (key.type !== "public" || key.asymmetricKeyType !== "ed25519")
+  const keyObject = found instanceof KeyObject ? found : KeyObject.from(found as webcrypto.CryptoKey);
+  // jose selected an OKP/Ed25519 key for EdDSA; anything else is not a receipt key, nor is a small-order or
+  // non-canonical point (strict Ed25519, decision 0068).
+  const key = strictEd25519Key(keyObject);
+  if (key === "not_ed25519")
     return refuse("kid_unknown", "the published key for this kid is not an Ed25519 public key");
+  if (typeof key === "string")
+    return refuse(
+      "kid_unknown",
+      "the published key for this kid is a small-order or non-canonical Ed25519 point",
+    );
   // Remember it only when it came from the current, fresh document (not from stale keys, not across a refetch).
   const { generation } = observed;
   if (wasFresh && remote.fresh && generation === before) {

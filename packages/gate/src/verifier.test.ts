@@ -183,6 +183,45 @@ describe("createReceiptVerifier", () => {
     }
   });
 
+  it("refuses a published small-order key with R = identity, S = 0, and that signature under a real key (strict Ed25519)", async () => {
+    // The identity point as a published key: node:crypto alone verifies R = identity, S = 0 under it for any token.
+    const identity = Buffer.from([1, ...new Array<number>(31).fill(0)]);
+    const forgedSignature = b64url(Buffer.concat([identity, Buffer.alloc(32)]));
+    const real = [...api.keys.values()][0]!;
+    const kid = "k_identity_point";
+    api.keys.set(kid, {
+      ...real,
+      kid,
+      publicJwk: {
+        kty: "OKP",
+        crv: "Ed25519",
+        x: identity.toString("base64url"),
+        kid,
+        alg: "EdDSA",
+        use: "sig",
+      },
+    });
+    api.publish(kid);
+    try {
+      const claims = api.claims({ aud: MERCHANT, scope: RESOURCE });
+      const forged = (signingKid: string) =>
+        `${b64url(JSON.stringify({ alg: "EdDSA", typ: "aifp-receipt+jwt", kid: signingKid }))}.${b64url(JSON.stringify(claims))}.${forgedSignature}`;
+      const verifier = verifierFor();
+      expect(await verifier.verify(forged(kid), expectation)).toMatchObject({
+        ok: false,
+        reason: "kid_unknown",
+      });
+      expect(await verifier.verify(forged(real.kid), expectation)).toMatchObject({
+        ok: false,
+        reason: "signature_invalid",
+      });
+      expect((await verifier.verify(await validToken(), expectation)).ok).toBe(true);
+    } finally {
+      api.unpublish(kid);
+      api.keys.delete(kid);
+    }
+  });
+
   it("refuses a wrong typ, e.g. a plain JWT or an access token offered as a receipt", async () => {
     const verifier = verifierFor();
     for (const typ of ["JWT", "at+jwt", "aifp-settlement-call+jws"]) {

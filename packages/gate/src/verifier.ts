@@ -18,8 +18,8 @@
  * the signature check ("cache hit"); a hit still checks audience, scope, tier, expiry and that the signing
  * key is still published.
  */
-import { KeyObject } from "node:crypto";
 import { RECEIPT_ALGORITHM, RECEIPT_JWT_TYPE, type ReceiptClaims } from "@tollgate/shared/aifp";
+import type { StrictEd25519Key } from "@tollgate/shared/ed25519";
 import { AppError } from "@tollgate/shared/errors";
 import type { JWTPayload } from "jose";
 import {
@@ -288,7 +288,7 @@ function verifyWithKey(
   token: string,
   jws: CompactJws,
   kid: string,
-  key: KeyObject,
+  key: StrictEd25519Key,
   expect: ReceiptExpectation,
 ): ReceiptVerification {
   const { verifiedHeaders, clockToleranceSec } = state;
@@ -320,7 +320,7 @@ async function verifyWithKeyLookup(
   expect: ReceiptExpectation,
 ): Promise<ReceiptVerification> {
   const key = await state.keys.keyFor(kid, jws);
-  return key instanceof KeyObject ? verifyWithKey(state, token, jws, kid, key, expect) : key;
+  return "keyObject" in key ? verifyWithKey(state, token, jws, kid, key, expect) : key;
 }
 
 /** The verdict, synchronously when the signing key is already known; a promise when it must be looked up. */

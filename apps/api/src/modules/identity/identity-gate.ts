@@ -6,7 +6,7 @@
  *   a header malformed (pubkey or signature: base58, lengths; any sent twice) → 400 identity_header_malformed
  *   nonce not of our form (it cannot be one we issued) → 402 identity_nonce_invalid (with a fresh nonce)
  *   signature invalid → 403 identity_signature_invalid   (before the nonce is touched: a bad signature never
- *                                                           burns anyone's nonce)
+ *                                                           burns anyone's nonce; strict Ed25519, decision 0068)
  *   nonce unknown, expired or used → 402 identity_nonce_invalid (with a fresh nonce)
  *   seat missing / for an older agreement → 403 identity_seat_missing / identity_seat_outdated
  * The nonce is consumed before the seat check: a signer without a seat spends its own nonce (it signed it).
@@ -124,11 +124,14 @@ export class IdentityGate {
     if (!NONCE_PATTERN.test(nonce)) throw this.nonceRefused();
 
     const digest = identityMessageDigest(this.options.prefix, nonce, pubkey);
+    // Strict Ed25519 (decision 0068): a small-order or non-canonical key, R or S fails here, before the nonce.
     if (key === null || !this.verifier.verifyWith(key, digest, sig)) {
       this.counts.refusedSignature++;
       throw new AppError(
         "identity_signature_invalid",
-        `signature does not verify over sha256("${this.options.prefix}-x402:{nonce}:{pubkey}") for this public key`,
+        key === null
+          ? "x-agent-pubkey is a small-order or non-canonical Ed25519 point: no signature by it is accepted"
+          : `signature does not verify over sha256("${this.options.prefix}-x402:{nonce}:{pubkey}") for this public key`,
       );
     }
     if (!(await this.options.store.consume(nonce, this.options.clock.now()))) throw this.nonceRefused();

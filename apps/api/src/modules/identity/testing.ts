@@ -42,6 +42,13 @@ export function testAgent(): TestAgent {
   };
 }
 
+/**
+ * The degenerate key of decision 0068: the identity point (0, 1) as a public key, and R = identity, S = 0 as its
+ * "signature". node:crypto alone accepts that pair over any message; the strict verifier refuses it.
+ */
+export const IDENTITY_POINT_KEY = bs58.encode(Buffer.from([1, ...new Array<number>(31).fill(0)]));
+export const IDENTITY_POINT_SIGNATURE = bs58.encode(Buffer.from([1, ...new Array<number>(63).fill(0)]));
+
 export function giveSeat(
   rpc: LocalSolanaRpc,
   agent: PublicKey,

@@ -9,6 +9,7 @@ import { eq } from "drizzle-orm";
 import type { LocalAccount } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditTrailOf, bearer, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { IDENTITY_POINT_KEY, IDENTITY_POINT_SIGNATURE } from "../identity/testing";
 import { settlementRow } from "../operators/testing";
 import { newEvmWallet, newSolanaWallet } from "../users/testing";
 import { findMerchantCached } from "./merchant-service";
@@ -259,6 +260,25 @@ describe.each(testDatabaseKinds())("POST /v1/merchants/{id}/payout-change on %s"
     });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.json.pay_to).toEqual({ solana: next.address });
+  });
+
+  it("security: a Solana payout at the identity point cannot be confirmed with R = identity, S = 0", async () => {
+    // node:crypto alone accepts this pair over any message, so a stolen msec_ alone would pass the step-up.
+    const m = await register({ solana: IDENTITY_POINT_KEY });
+    const next = newSolanaWallet();
+    const c = await challenge(m, { solana: next.address });
+    expect(c.signer).toEqual({ kind: "solana", address: IDENTITY_POINT_KEY });
+    const forged = await confirm(m, {
+      nonce: c.nonce,
+      signature: IDENTITY_POINT_SIGNATURE,
+      pay_to: { solana: next.address },
+    });
+    expect(forged.status, forged.text).toBe(403);
+    expect(forged.headers.get("content-type")).toContain("application/problem+json");
+    expect(forged.json.code).toBe("payout_change_signature_invalid");
+    const me = await api.call("GET", "/v1/merchants/me", { headers: bearer(m.secret) });
+    expect(me.status).toBe(200);
+    expect(me.json.pay_to).toEqual({ solana: IDENTITY_POINT_KEY });
   });
 
   it("error: a NEAR-only payout has no wallet that can sign: stable 409 code", async () => {

@@ -1,5 +1,8 @@
+import { sign } from "node:crypto";
+import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
+import { IDENTITY_POINT_KEY, IDENTITY_POINT_SIGNATURE } from "../identity/testing";
 import { askNonce, evmSignin, newEvmWallet, newSolanaWallet, solanaMessage, solanaSignin } from "./testing";
 
 describe.each(testDatabaseKinds())("POST /api/user/nonce and /api/user/login on %s", (kind) => {
@@ -81,6 +84,34 @@ describe.each(testDatabaseKinds())("POST /api/user/nonce and /api/user/login on 
     expect(without.json.account_id).toBe(res.json.account_id);
   });
 
+  it("security (Solana): the identity point with R = identity, S = 0 gets no session (strict Ed25519)", async () => {
+    const answer = await askNonce(api, "solana");
+    const messageFor = (address: string) =>
+      solanaMessage(address, {
+        domain: answer.domain,
+        uri: answer.uri,
+        nonce: answer.nonce,
+        issuedAt: answer.issued_at,
+        expirationTime: answer.expiration_time,
+        chain: "mainnet",
+      });
+    const res = await login({
+      kind: "solana",
+      message: messageFor(IDENTITY_POINT_KEY),
+      signature: IDENTITY_POINT_SIGNATURE,
+      public_key: IDENTITY_POINT_KEY,
+    });
+    expectCode(res, 401, "signin_signature_invalid");
+    expect(res.json.token).toBeUndefined();
+    expect(res.headers.getSetCookie().some((line) => line.startsWith("tollgate_user="))).toBe(false);
+    // The refusal came before the nonce was used: a real wallet signs in with the same nonce.
+    const wallet = newSolanaWallet();
+    const message = messageFor(wallet.address);
+    const signature = bs58.encode(sign(null, Buffer.from(message, "utf8"), wallet.privateKey));
+    const ok = await login({ kind: "solana", message, signature, public_key: wallet.address });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.json.token).toMatch(/^usr_/);
+  });
   it("security: a replayed nonce is refused; of two parallel logins with one nonce exactly one wins", async () => {
     const body = await evmSignin(api, newEvmWallet());
     expect((await login(body)).status).toBe(200);
