@@ -84,7 +84,7 @@ describe.each(storageDatabaseKinds("postgres"))("find_apis on %s", (kind) => {
     expect(listing.status, listing.text).toBe(201);
     const id = String(listing.json.id);
     expect(await findApis("Mcp find probe")).toEqual([]);
-    await decide(id, "approve", { revision_id: listing.json.pending_revision.id });
+    await decide(id, "approve", { revision_id: (listing.json.pending_revision as { id: string }).id });
     expect((await findApis("Mcp find probe")).map((l) => l.merchant_name)).toEqual(["Mcp Original"]);
 
     const renamed = await api.call("PATCH", `/v1/merchants/${merchant.id}`, {
@@ -98,7 +98,7 @@ describe.each(storageDatabaseKinds("postgres"))("find_apis on %s", (kind) => {
     const view = await api.call("GET", `/v1/merchants/${merchant.id}/listings/${id}`, {
       headers: bearer(merchant.secret),
     });
-    await decide(id, "approve", { revision_id: view.json.pending_revision.id });
+    await decide(id, "approve", { revision_id: (view.json.pending_revision as { id: string }).id });
     expect((await findApis("Mcp find probe")).map((l) => l.merchant_name)).toEqual(["Mcp Impostor"]);
 
     await decide(id, "suspend", { reason: "Impersonation" });

@@ -55,7 +55,7 @@ describe.each(storageDatabaseKinds("postgres"))("POST /admin/api/marketplace/{id
         decided_by: operator.id,
         published: { route: "/v1/search", title: "Web search", category: "search" },
       });
-      expect((await row(id))?.liveRevisionId).toBe(approved.json.live_revision.id);
+      expect((await row(id))?.liveRevisionId).toBe((approved.json.live_revision as { id: string }).id);
       expect(approved.json.pending_revision).toBeNull();
       const audit = await auditFor(id);
       expect(audit).toHaveLength(1);
@@ -120,7 +120,7 @@ describe.each(storageDatabaseKinds("postgres"))("POST /admin/api/marketplace/{id
       });
       expect(edited.json.revision).toBe(2);
       const stale = await decide(api, operator, id, "approve", {
-        revision_id: created.json.pending_revision.id,
+        revision_id: (created.json.pending_revision as { id: string }).id,
       });
       expect(stale.status).toBe(409);
       expect(stale.json.code).toBe("listing_revision_stale");

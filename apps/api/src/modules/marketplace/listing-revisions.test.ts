@@ -181,8 +181,9 @@ describe.each(storageDatabaseKinds("postgres"))("listing revisions on %s", (kind
     const queue = await api.call("GET", `/admin/api/marketplace?merchant_id=${merchant.id}`, {
       headers: operator.headers,
     });
-    expect(queue.json.listings).toHaveLength(1);
-    expect(queue.json.listings[0]).toMatchObject({
+    const queued = queue.json.listings as Record<string, unknown>[];
+    expect(queued).toHaveLength(1);
+    expect(queued[0]).toMatchObject({
       live_revision: { merchant_name: `Acme Original ${n}` },
       pending_revision: { merchant_name: `Evil Corp ${n}` },
     });

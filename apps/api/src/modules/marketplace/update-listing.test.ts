@@ -57,7 +57,9 @@ describe.each(storageDatabaseKinds("postgres"))(
           live_revision: { number: 1, status: "approved", title: "Live title" },
           pending_revision: { number: 2, status: "pending", cause: "listing_edited", title: "Draft title" },
         });
-        expect((await stored(id))?.pendingRevisionId).toBe(response.json.pending_revision.id);
+        expect((await stored(id))?.pendingRevisionId).toBe(
+          (response.json.pending_revision as { id: string }).id,
+        );
       });
     });
 
