@@ -78,6 +78,8 @@ describe("app", () => {
         "/admin/api/marketplace",
         "/admin/api/marketplace/{id}/approve",
         "/admin/api/marketplace/{id}/reject",
+        "/admin/api/marketplace/{id}/suspend",
+        "/admin/api/marketplace/{id}/republish",
         "/api/network/marketplace",
         "/discovery/resources",
         "/.well-known/x402",

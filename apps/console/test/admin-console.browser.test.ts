@@ -307,7 +307,8 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
       const response = await fetch(`/admin/api/marketplace/${listingId}/approve`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-tollgate-csrf": "1" },
-        body: "{}",
+        // A well-formed revision id: the refusal is about the role, not the body.
+        body: JSON.stringify({ revision_id: "lrev_1111111111111111111111" }),
       });
       return { status: response.status, code: ((await response.json()) as { code: string }).code };
     }, id);

@@ -66,6 +66,9 @@ export const ERROR_STATUS = {
   listing_not_found: 404,
   listing_limit_reached: 409,
   listing_not_pending: 409,
+  listing_revision_stale: 409,
+  listing_not_approved: 409,
+  listing_not_suspended: 409,
   // Bridge security (docs/bridge.md "Threat model"): the paid ip creator must be the quoted one.
   payment_ip_creator_mismatch: 422,
   // Identity gate (SPEC §5, §7; docs/identity-gate.md).
@@ -203,6 +206,9 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   listing_not_found: "Listing not found",
   listing_limit_reached: "Listing limit reached",
   listing_not_pending: "Listing is not waiting for a decision",
+  listing_revision_stale: "Listing revision is not the one waiting for a decision",
+  listing_not_approved: "Listing is not public",
+  listing_not_suspended: "Listing is not suspended",
   payment_ip_creator_mismatch: "Payment does not pay the quoted ip creator",
   identity_required: "Identity signature required",
   identity_nonce_invalid: "Nonce expired, unknown or already used",

@@ -11,7 +11,8 @@ import { codePointLength, findRefusedCharacter, isReservedKeyName, safeText } fr
 
 export const LISTING_CATEGORIES = ["search", "inference", "compute", "data", "tools", "other"] as const;
 export type ListingCategory = (typeof LISTING_CATEGORIES)[number];
-export const LISTING_STATES = ["pending", "approved", "rejected"] as const;
+/** `suspended`: an operator unpublished an approved listing (docs/decisions/0067-listing-revisions.md). */
+export const LISTING_STATES = ["pending", "approved", "rejected", "suspended"] as const;
 export type ListingState = (typeof LISTING_STATES)[number];
 export const LISTING_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
@@ -157,7 +158,8 @@ export const ZCreateListingInput = z.strictObject({
   category: ZListingCategory,
   title: ZListingTitle,
   description: ZListingDescription.optional(),
-  tier: ZListingTier,
+  /** Optional (SPEC §2.3 does not list it): the merchant's default tier when omitted (docs/decisions/0067-listing-revisions.md). */
+  tier: ZListingTier.optional(),
   method: ZListingMethod.optional(),
   /** Where agents call `route` when the merchant has no hosted gateway (`/g/<slug>`); same rules as upstreams. */
   base_url: ZUpstreamUrl.nullable().optional(),

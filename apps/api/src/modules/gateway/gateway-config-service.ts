@@ -9,6 +9,7 @@ import { AppError, isLoopbackHttpUrl, ownValue } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
 import { type AuditRequest, recordAudit } from "../audit";
+import { reviseMerchantListings } from "../marketplace/revision-service";
 import type { MerchantRecord } from "../merchants";
 
 export type GatewayRoute = typeof gatewayRoutes.$inferSelect;
@@ -65,6 +66,9 @@ export async function setGatewayRoute(
         .where(eq(gatewayRoutes.merchantId, merchant.id))
         .returning();
       await auditRoute(tx, "gateway.route.changed", merchant.id, request, now, existing, route!);
+      // The route is exported with the merchant's listings: a change waits for review as new revisions
+      // (docs/decisions/0067-listing-revisions.md).
+      await reviseMerchantListings(tx, merchant.id, "gateway_changed", request, now);
       return { route: route!, created: false };
     }
     const [route] = await tx
@@ -83,6 +87,7 @@ export async function setGatewayRoute(
     // A concurrent request took the slug between our check and insert.
     if (!route) throw new AppError("conflict", `the slug ${input.slug} is taken`);
     await auditRoute(tx, "gateway.route.created", merchant.id, request, now, undefined, route);
+    await reviseMerchantListings(tx, merchant.id, "gateway_changed", request, now);
     return { route, created: true };
   });
 }

@@ -3,7 +3,16 @@ import { ADMIN_CSRF_HEADER } from "@tollgate/shared";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
-import { decide, newListing, registerMerchant, signInOperator, type TestMerchant } from "./listings-testing";
+import {
+  createListing,
+  decide,
+  listingBody,
+  newListing,
+  pendingRevisionId,
+  registerMerchant,
+  signInOperator,
+  type TestMerchant,
+} from "./listings-testing";
 
 describe.each(storageDatabaseKinds("postgres"))("POST /admin/api/marketplace/{id}/approve on %s", (kind) => {
   let api: TestApi;
@@ -20,11 +29,14 @@ describe.each(storageDatabaseKinds("postgres"))("POST /admin/api/marketplace/{id
 
   const row = async (id: string) =>
     (await api.deps.db.db.select().from(listings).where(eq(listings.id, id)))[0];
-  const auditFor = (id: string) =>
-    api.deps.db.db
-      .select()
-      .from(auditEvents)
-      .where(and(eq(auditEvents.targetType, "listing"), eq(auditEvents.targetId, id)));
+  /** Decisions only: each merchant edit is audited too, as `listing.revision.created`. */
+  const auditFor = async (id: string) =>
+    (
+      await api.deps.db.db
+        .select()
+        .from(auditEvents)
+        .where(and(eq(auditEvents.targetType, "listing"), eq(auditEvents.targetId, id)))
+    ).filter((event) => event.action !== "listing.revision.created");
   const eventsFor = async (id: string) =>
     (
       await api.deps.db.db.select().from(webhookEvents).where(eq(webhookEvents.merchantId, merchant.id))
@@ -43,7 +55,8 @@ describe.each(storageDatabaseKinds("postgres"))("POST /admin/api/marketplace/{id
         decided_by: operator.id,
         published: { route: "/v1/search", title: "Web search", category: "search" },
       });
-      expect((await row(id))?.publishedCategory).toBe("search");
+      expect((await row(id))?.liveRevisionId).toBe((approved.json.live_revision as { id: string }).id);
+      expect(approved.json.pending_revision).toBeNull();
       const audit = await auditFor(id);
       expect(audit).toHaveLength(1);
       expect(audit[0]).toMatchObject({
@@ -65,9 +78,10 @@ describe.each(storageDatabaseKinds("postgres"))("POST /admin/api/marketplace/{id
       expect(merchantView.json).toMatchObject({ status: "approved", published: { title: "Web search" } });
     });
 
-    it("with a revision: approves when it is the latest one", async () => {
+    it("with the pending revision's id: approves it", async () => {
       const id = await newListing(api, merchant, { route: "/rev" });
-      expect((await decide(api, operator, id, "approve", { revision: 1 })).status).toBe(200);
+      const revisionId = await pendingRevisionId(api, id);
+      expect((await decide(api, operator, id, "approve", { revision_id: revisionId })).status).toBe(200);
     });
   });
 
@@ -78,6 +92,13 @@ describe.each(storageDatabaseKinds("postgres"))("POST /admin/api/marketplace/{id
       expect(unknown.json.code).toBe("listing_not_found");
       const malformed = await decide(api, operator, "mrch_1111111111111111", "approve");
       expect(malformed.status).toBe(400);
+      const id = await newListing(api, merchant, { route: "/no-revision" });
+      const withoutRevision = await api.call("POST", `/admin/api/marketplace/${id}/approve`, {
+        headers: operator.headers,
+        body: {},
+      });
+      expect(withoutRevision.status).toBe(400);
+      expect(withoutRevision.json.code).toBe("validation_failed");
     });
 
     it("approving twice answers 409 listing_not_pending and changes nothing more", async () => {
@@ -91,15 +112,19 @@ describe.each(storageDatabaseKinds("postgres"))("POST /admin/api/marketplace/{id
     });
 
     it("a stale revision answers 409: an edit the operator has not seen is never published", async () => {
-      const id = await newListing(api, merchant, { route: "/stale" });
+      const created = await createListing(api, merchant, listingBody({ route: "/stale" }));
+      const id = String(created.json.id);
       const edited = await api.call("PATCH", `/v1/merchants/${merchant.id}/listings/${id}`, {
         headers: bearer(merchant.secret),
         body: { title: "Edited title" },
       });
       expect(edited.json.revision).toBe(2);
-      const stale = await decide(api, operator, id, "approve", { revision: 1 });
+      const stale = await decide(api, operator, id, "approve", {
+        revision_id: (created.json.pending_revision as { id: string }).id,
+      });
       expect(stale.status).toBe(409);
-      expect((await row(id))?.published).toBeNull();
+      expect(stale.json.code).toBe("listing_revision_stale");
+      expect((await row(id))?.liveRevisionId).toBeNull();
     });
 
     it("parallel approve and reject of one listing: one wins, the other is 409", async () => {
@@ -125,7 +150,9 @@ describe.each(storageDatabaseKinds("postgres"))("POST /admin/api/marketplace/{id
   describe("security", () => {
     it("needs an operator session: none or a merchant secret is 401, a viewer 403; nothing changes", async () => {
       const id = await newListing(api, merchant, { route: "/secure" });
-      const none = await api.call("POST", `/admin/api/marketplace/${id}/approve`, { body: {} });
+      const none = await api.call("POST", `/admin/api/marketplace/${id}/approve`, {
+        body: { revision_id: await pendingRevisionId(api, id) },
+      });
       expect(none.status).toBe(401);
       expect(none.json.code).toBe("admin_auth_required");
       const asMerchant = await decide(api, { headers: bearer(merchant.secret) }, id, "approve");
@@ -141,15 +168,16 @@ describe.each(storageDatabaseKinds("postgres"))("POST /admin/api/marketplace/{id
     it("a cookie session without the same-origin proof is refused", async () => {
       const id = await newListing(api, merchant, { route: "/csrf" });
       const token = operator.headers.authorization!.replace("Bearer ", "");
+      const body = { revision_id: await pendingRevisionId(api, id) };
       const response = await api.call("POST", `/admin/api/marketplace/${id}/approve`, {
         headers: { cookie: `tollgate_admin=${token}` },
-        body: {},
+        body,
       });
       expect(response.status).toBe(403);
       expect(response.json.code).toBe("csrf_check_failed");
       const withProof = await api.call("POST", `/admin/api/marketplace/${id}/approve`, {
         headers: { cookie: `tollgate_admin=${token}`, [ADMIN_CSRF_HEADER]: "1" },
-        body: {},
+        body,
       });
       expect(withProof.status).toBe(200);
     });

@@ -5,8 +5,9 @@ import { approveListing } from "./moderation-service";
 import { decisionView } from "./moderation-view";
 
 /**
- * POST /admin/api/marketplace/{id}/approve (SPEC §3.1): publishes the pending revision. Audited and a
- * `listing.approved` webhook, in the same transaction; a listing no longer pending answers 409.
+ * POST /admin/api/marketplace/{id}/approve `{revision_id}` (SPEC §3.1): makes the reviewed pending revision live.
+ * Audited and a `listing.approved` webhook, in the same transaction; nothing pending answers 409
+ * `listing_not_pending`, a newer revision than the one reviewed 409 `listing_revision_stale`.
  */
 export const approveListingProcedure = (deps: MarketplaceDeps) =>
   adminProcedure(deps.adminAuth)
@@ -24,13 +25,13 @@ export const approveListingProcedure = (deps: MarketplaceDeps) =>
     .mutation(async ({ ctx, input }) => {
       const row = await approveListing(deps, {
         listingId: input.id,
-        revision: input.revision,
+        revisionId: input.revision_id,
         admin: ctx.admin,
         ip: ctx.ip,
         requestId: ctx.requestId,
       });
       ctx.log.info(
-        { listing_id: row.id, admin_id: ctx.admin.id, revision: row.revision },
+        { listing_id: row.id, admin_id: ctx.admin.id, revision_id: input.revision_id },
         "listing approved",
       );
       return decisionView(deps, row);

@@ -2,13 +2,16 @@
  * Discovery exports (x402-wire e.5, e.11; docs/marketplace.md "Discovery exports"): the x402 Bazaar
  * catalogue `GET /discovery/resources` and x402scan's `/.well-known/x402`, both from the same rows as the feed.
  *
- * Invariants: approved content only (`listings.published`); only listings whose merchant has a hosted gateway
- * (the one place Tollgate answers the live 402 itself, docs/decisions/0012-marketplace.md); each entry's `accepts` comes from
+ * Invariants: live approved revisions only, through the one public view (public-listings.ts); only listings whose
+ * approved revision carries a hosted gateway route that is still the merchant's route, with the same slug, upstream
+ * and tier (an unreviewed upstream is never advertised; docs/decisions/0067-listing-revisions.md; the gateway is the
+ * one place Tollgate answers the live 402 itself, docs/decisions/0012-marketplace.md); each entry's `accepts` comes from
  * `gatewayOffer`, the function behind the live 402's `PAYMENT-REQUIRED` header. A listing whose merchant cannot be
  * paid right now (tier removed, network paused, no USDC route) is left out of the page rather than advertised.
  */
-import { gatewayRoutes, type ListingContentColumn, listings, merchants } from "@tollgate/db";
-import { and, asc, count, eq, isNotNull } from "drizzle-orm";
+import { gatewayRoutes, type ListingContentColumn } from "@tollgate/db";
+import { and, asc, count, eq, sql } from "drizzle-orm";
+import { publicListings } from "./public-listings";
 import { bazaarExtension, gatewayOffer, type OfferDeps, type X402Accept } from "./x402-offer";
 
 /** `/.well-known/x402` lists at most this many resources (x402scan reads one document). */
@@ -51,34 +54,35 @@ async function exportRows(
   page: { limit: number; offset: number },
 ): Promise<{ total: number; rows: ExportRow[] }> {
   const db = deps.db.db;
-  const where = and(isNotNull(listings.published), isNotNull(listings.publishedAt));
+  const live = publicListings(db);
+  // The route the approved revision froze must still be the merchant's route, unchanged.
+  const reviewedRoute = and(
+    eq(gatewayRoutes.merchantId, live.merchantId),
+    eq(gatewayRoutes.slug, sql`${live.gateway} ->> 'slug'`),
+    eq(gatewayRoutes.upstreamUrl, sql`${live.gateway} ->> 'upstream_url'`),
+    eq(gatewayRoutes.tier, sql`${live.gateway} ->> 'tier'`),
+  );
   const [total, rows] = await Promise.all([
-    db
-      .select({ n: count() })
-      .from(listings)
-      .innerJoin(gatewayRoutes, eq(gatewayRoutes.merchantId, listings.merchantId))
-      .where(where),
+    db.select({ n: count() }).from(live).innerJoin(gatewayRoutes, reviewedRoute),
     db
       .select({
-        id: listings.id,
-        merchantId: listings.merchantId,
-        merchantName: merchants.name,
+        id: live.id,
+        merchantId: live.merchantId,
+        merchantName: live.merchantName,
         slug: gatewayRoutes.slug,
         tier: gatewayRoutes.tier,
-        published: listings.published,
-        publishedAt: listings.publishedAt,
+        published: live.content,
+        publishedAt: live.publishedAt,
       })
-      .from(listings)
-      .innerJoin(gatewayRoutes, eq(gatewayRoutes.merchantId, listings.merchantId))
-      .innerJoin(merchants, eq(merchants.id, listings.merchantId))
-      .where(where)
-      .orderBy(asc(listings.publishedAt), asc(listings.id))
+      .from(live)
+      .innerJoin(gatewayRoutes, reviewedRoute)
+      .orderBy(asc(live.publishedAt), asc(live.id))
       .limit(page.limit)
       .offset(page.offset),
   ]);
   return {
     total: total[0]?.n ?? 0,
-    rows: rows.map((row) => ({ ...row, published: row.published!, publishedAt: row.publishedAt! })),
+    rows: rows.map((row) => ({ ...row, publishedAt: row.publishedAt! })),
   };
 }
 
@@ -129,9 +133,10 @@ export async function approvedListingsOf(
   deps: Pick<OfferDeps, "db">,
   merchantId: string,
 ): Promise<ListingContentColumn[]> {
+  const live = publicListings(deps.db.db);
   const rows = await deps.db.db
-    .select({ published: listings.published })
-    .from(listings)
-    .where(and(eq(listings.merchantId, merchantId), isNotNull(listings.published)));
-  return rows.map((row) => row.published!);
+    .select({ content: live.content })
+    .from(live)
+    .where(eq(live.merchantId, merchantId));
+  return rows.map((row) => row.content);
 }

@@ -1,10 +1,12 @@
 /**
- * The public marketplace feed (SPEC §2.3, §4.2): approved content only (`listings.published`), never
- * an internal merchant id. Newest approval first, keyset-paginated over (published_at, id).
+ * The public marketplace feed (SPEC §2.3, §4.2): live approved revisions only, read through the one public view
+ * (public-listings.ts), with the merchant name the revision froze; never an internal merchant id. Newest approval
+ * first, keyset-paginated over (published_at, id).
  */
-import { type Database, listings, merchants } from "@tollgate/db";
+import type { Database } from "@tollgate/db";
 import { AppError, type ListingCategory, type ListingPublicView } from "@tollgate/shared";
-import { and, count, desc, eq, isNotNull, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, count, desc, eq, lt, or, type SQL, sql } from "drizzle-orm";
+import { publicListings } from "./public-listings";
 
 export interface FeedQuery {
   category?: ListingCategory | undefined;
@@ -43,41 +45,37 @@ export function likePattern(text: string): string {
 }
 
 export async function readFeed(deps: { db: { db: Database } }, query: FeedQuery): Promise<FeedPage> {
-  const filters: SQL[] = [isNotNull(listings.published)];
-  if (query.category) filters.push(eq(listings.publishedCategory, query.category));
+  const db = deps.db.db;
+  const live = publicListings(db);
+  const filters: SQL[] = [];
+  if (query.category) filters.push(eq(live.category, query.category));
   if (query.q) {
     const pattern = likePattern(query.q.toLowerCase());
     filters.push(
-      sql`(lower(${listings.published} ->> 'title') like ${pattern} escape '\\'
-        or lower(coalesce(${listings.published} ->> 'description', '')) like ${pattern} escape '\\'
-        or lower(${listings.published} ->> 'route') like ${pattern} escape '\\'
-        or lower(${merchants.name}) like ${pattern} escape '\\')`,
+      sql`(lower(${live.content} ->> 'title') like ${pattern} escape '\\'
+        or lower(coalesce(${live.content} ->> 'description', '')) like ${pattern} escape '\\'
+        or lower(${live.content} ->> 'route') like ${pattern} escape '\\'
+        or lower(${live.merchantName}) like ${pattern} escape '\\')`,
     );
   }
-  const where = and(...filters);
+  const where = filters.length ? and(...filters) : undefined;
   const page: SQL[] = [];
   if (query.cursor) {
     const { at, id } = decodeCursor(query.cursor);
-    page.push(or(lt(listings.publishedAt, at), and(eq(listings.publishedAt, at), lt(listings.id, id)))!);
+    page.push(or(lt(live.publishedAt, at), and(eq(live.publishedAt, at), lt(live.id, id)))!);
   }
-  const db = deps.db.db;
   const [total, rows] = await Promise.all([
-    db
-      .select({ n: count() })
-      .from(listings)
-      .innerJoin(merchants, eq(merchants.id, listings.merchantId))
-      .where(where),
+    db.select({ n: count() }).from(live).where(where),
     db
       .select({
-        id: listings.id,
-        published: listings.published,
-        publishedAt: listings.publishedAt,
-        merchantName: merchants.name,
+        id: live.id,
+        content: live.content,
+        publishedAt: live.publishedAt,
+        merchantName: live.merchantName,
       })
-      .from(listings)
-      .innerJoin(merchants, eq(merchants.id, listings.merchantId))
+      .from(live)
       .where(and(where, ...page))
-      .orderBy(desc(listings.publishedAt), desc(listings.id))
+      .orderBy(desc(live.publishedAt), desc(live.id))
       .limit(query.limit + 1),
   ]);
   const shown = rows.slice(0, query.limit);
@@ -86,10 +84,10 @@ export async function readFeed(deps: { db: { db: Database } }, query: FeedQuery)
     count: total[0]?.n ?? 0,
     listings: shown.map((row) => ({
       merchant_name: row.merchantName,
-      route: row.published!.route,
-      category: row.published!.category,
-      title: row.published!.title,
-      description: row.published!.description,
+      route: row.content.route,
+      category: row.content.category,
+      title: row.content.title,
+      description: row.content.description,
     })),
     next_cursor: rows.length > query.limit && last ? encodeCursor(last.publishedAt!, last.id) : null,
   };

@@ -2,7 +2,7 @@ import { assertSameMerchant, merchantProcedure } from "../merchants";
 import type { MarketplaceDeps } from "./deps";
 import { ZGetListingRequest, ZGetListingResponse } from "./get-listing.types";
 import { getMerchantListing } from "./listing-service";
-import { listingView } from "./listing-view";
+import { loadListingView } from "./listing-view";
 
 /** GET /v1/merchants/{id}/listings/{listing_id}: another merchant's listing is 404. */
 export const getListingProcedure = (deps: MarketplaceDeps) =>
@@ -21,5 +21,5 @@ export const getListingProcedure = (deps: MarketplaceDeps) =>
     .output(ZGetListingResponse)
     .query(async ({ ctx, input }) => {
       assertSameMerchant(ctx.merchant, input.id);
-      return listingView(await getMerchantListing(deps, input.id, input.listing_id));
+      return loadListingView(deps, await getMerchantListing(deps, input.id, input.listing_id));
     });

@@ -2,7 +2,7 @@ import { assertSameMerchant, merchantProcedure } from "../merchants";
 import type { MarketplaceDeps } from "./deps";
 import { ZListListingsRequest, ZListListingsResponse } from "./list-listings.types";
 import { listMerchantListings } from "./listing-service";
-import { listingView } from "./listing-view";
+import { listingView, withRevisions } from "./listing-view";
 
 /** GET /v1/merchants/{id}/listings: the merchant's own listings (at most 10), oldest first. */
 export const listListingsProcedure = (deps: MarketplaceDeps) =>
@@ -21,5 +21,6 @@ export const listListingsProcedure = (deps: MarketplaceDeps) =>
     .output(ZListListingsResponse)
     .query(async ({ ctx, input }) => {
       assertSameMerchant(ctx.merchant, input.id);
-      return { listings: (await listMerchantListings(deps, input.id)).map(listingView) };
+      const rows = await withRevisions(deps, await listMerchantListings(deps, input.id));
+      return { listings: rows.map(listingView) };
     });

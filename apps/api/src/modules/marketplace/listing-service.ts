@@ -2,8 +2,8 @@
  * Marketplace listings, merchant side (SPEC §2.3, §3.1, §8). Dependencies come in as arguments.
  * - at most MAX_LISTINGS_PER_MERCHANT per merchant, counted under a lock on the merchant row, so parallel
  *   creations cannot overshoot;
- * - every edit starts a new pending revision; `published` (what an operator approved) is untouched, so an
- *   approved listing stays public while its edit waits;
+ * - creation and every edit open a new pending revision (revision-service.ts); the live revision (what an
+ *   operator approved) is untouched, so an approved listing stays public while its edit waits;
  * - another merchant's listing is answered exactly like a missing one (404).
  */
 import { type Database, type ListingContentColumn, listings, merchants } from "@tollgate/db";
@@ -17,6 +17,8 @@ import {
 } from "@tollgate/shared";
 import { and, asc, count, eq } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
+import type { AuditRequest } from "../audit";
+import { openRevision, publishedWith } from "./revision-service";
 
 export interface ListingServiceDeps {
   db: { db: Database };
@@ -35,6 +37,20 @@ export interface ListingOwner {
 /** A stored description is null rather than empty. */
 function orNull(text: string | null | undefined): string | null {
   return text === undefined || text === null || text === "" ? null : text;
+}
+
+/**
+ * The tier a listing sells when the merchant names none (SPEC §2.3 has no `tier`): `standard`, the tier every
+ * merchant gets at registration and the gateway route's default, else the merchant's cheapest tier (ties by name).
+ * docs/decisions/0067-listing-revisions.md.
+ */
+export function defaultListingTier(tiers: Readonly<Record<string, bigint>>): string | undefined {
+  if (Object.hasOwn(tiers, "standard")) return "standard";
+  const names = Object.keys(tiers).sort((a, b) => {
+    const byPrice = tiers[a]! - tiers[b]!;
+    return byPrice !== 0n ? (byPrice < 0n ? -1 : 1) : a < b ? -1 : 1;
+  });
+  return names[0];
 }
 
 function checkContent(owner: ListingOwner, content: ListingContentColumn, developmentMode: boolean): void {
@@ -57,13 +73,14 @@ export async function createListing(
   deps: ListingServiceDeps,
   owner: ListingOwner,
   input: CreateListingInput,
+  request: AuditRequest = {},
 ): Promise<ListingRow> {
   const content: ListingContentColumn = {
     route: input.route,
     category: input.category,
     title: input.title,
     description: orNull(input.description),
-    tier: input.tier,
+    tier: input.tier ?? defaultListingTier(owner.tiers) ?? "standard",
     method: input.method ?? null,
     base_url: input.base_url ?? null,
     input_schema: input.input_schema ?? null,
@@ -95,13 +112,21 @@ export async function createListing(
         id: newId("listing"),
         merchantId: owner.id,
         status: "pending",
-        revision: 1,
+        revision: 0,
         content,
         createdAt: now,
         updatedAt: now,
       })
       .returning();
-    return row!;
+    const opened = await openRevision(tx, row!, {
+      content,
+      with: await publishedWith(tx, owner.id),
+      cause: "listing_created",
+      actor: { type: "merchant", id: owner.id },
+      request,
+      now,
+    });
+    return opened.listing;
   });
 }
 
@@ -130,12 +155,13 @@ export async function getMerchantListing(
   return row;
 }
 
-/** PATCH: omitted fields keep their value; the result is a new pending revision (SPEC §3.1; docs/decisions/0012-marketplace.md). */
+/** PATCH: omitted fields keep their value; the result is a new pending revision (SPEC §3.1; docs/decisions/0067-listing-revisions.md). */
 export async function updateListing(
   deps: ListingServiceDeps,
   owner: ListingOwner,
   listingId: string,
   input: UpdateListingInput,
+  request: AuditRequest = {},
 ): Promise<ListingRow> {
   return deps.db.db.transaction(async (tx) => {
     const [current] = await tx
@@ -157,18 +183,15 @@ export async function updateListing(
       output_schema: input.output_schema === undefined ? before.output_schema : input.output_schema,
     };
     checkContent(owner, content, deps.env.developmentMode);
-    const [row] = await tx
-      .update(listings)
-      .set({
-        content,
-        status: "pending",
-        revision: current.revision + 1,
-        rejectionReason: null,
-        updatedAt: deps.clock.now(),
-      })
-      .where(eq(listings.id, listingId))
-      .returning();
-    return row!;
+    const opened = await openRevision(tx, current, {
+      content,
+      with: await publishedWith(tx, owner.id),
+      cause: "listing_edited",
+      actor: { type: "merchant", id: owner.id },
+      request,
+      now: deps.clock.now(),
+    });
+    return opened.listing;
   });
 }
 

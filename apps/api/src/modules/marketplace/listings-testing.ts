@@ -1,5 +1,7 @@
 /** Fixtures for the marketplace tests: merchants, listings and a signed-in operator (bearer session). */
 
+import { listings } from "@tollgate/db";
+import { eq } from "drizzle-orm";
 import { bearer, registrationBody, type TestApi } from "../../test/harness";
 import { createAdmin } from "../operators";
 
@@ -93,13 +95,45 @@ export async function signInOperator(
   return { headers: bearer(login.json.token), id: String(account?.id) };
 }
 
-/** POSTs a decision as the operator whose headers are given. */
-export function decide(
+/** A well-formed revision id no revision has. */
+export const NO_REVISION_ID = "lrev_1111111111111111111111";
+
+/** The id of the listing's pending revision (what an operator reviews), read from the database. */
+export async function pendingRevisionId(api: TestApi, listingId: string): Promise<string | null> {
+  const [row] = await api.deps.db.db
+    .select({ id: listings.pendingRevisionId })
+    .from(listings)
+    .where(eq(listings.id, listingId));
+  return row?.id ?? null;
+}
+
+/**
+ * POSTs a decision as the operator whose headers are given. Without `revision_id` in `body` it names the pending
+ * revision of the moment (the operator reviewed the latest one).
+ */
+export async function decide(
   api: TestApi,
   operator: { headers: Record<string, string> },
   listingId: string,
   action: "approve" | "reject",
   body: Record<string, unknown> = action === "reject" ? { reason: "Not a paid API" } : {},
+) {
+  // Nothing pending (or no such listing): a well-formed id of no revision, so the answer is about the listing.
+  const revision =
+    "revision_id" in body ? {} : { revision_id: (await pendingRevisionId(api, listingId)) ?? NO_REVISION_ID };
+  return api.call("POST", `/admin/api/marketplace/${listingId}/${action}`, {
+    headers: operator.headers,
+    body: { ...revision, ...body },
+  });
+}
+
+/** POSTs a suspension or a republication as the operator whose headers are given. */
+export function publication(
+  api: TestApi,
+  operator: { headers: Record<string, string> },
+  listingId: string,
+  action: "suspend" | "republish",
+  body: Record<string, unknown> = action === "suspend" ? { reason: "Upstream serves malware" } : {},
 ) {
   return api.call("POST", `/admin/api/marketplace/${listingId}/${action}`, {
     headers: operator.headers,

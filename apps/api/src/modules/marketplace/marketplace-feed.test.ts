@@ -89,7 +89,11 @@ describe.each(storageDatabaseKinds("postgres"))("GET /api/network/marketplace on
       headers: bearer(m.secret),
       body: { title: "Unreviewed title" },
     });
-    expect(edited.json).toMatchObject({ status: "pending", published: { title: "Approved title" } });
+    expect(edited.json).toMatchObject({
+      status: "approved",
+      pending_revision: { title: "Unreviewed title" },
+      published: { title: "Approved title" },
+    });
     expireCache();
     const titles = (await feed("?category=inference")).feed.listings.map((l) => l.title);
     expect(titles).toContain("Approved title");

@@ -1,5 +1,6 @@
 import { adminProcedure } from "../operators";
 import type { MarketplaceDeps } from "./deps";
+import { withRevisions } from "./listing-view";
 import {
   QUEUE_DEFAULTS,
   ZMarketplaceQueueRequest,
@@ -17,7 +18,8 @@ export const marketplaceQueueProcedure = (deps: MarketplaceDeps) =>
         path: "/admin/api/marketplace",
         tags: ["operators"],
         summary: "Marketplace moderation queue",
-        description: "Listings by status (default pending), category and merchant; cursor-paginated.",
+        description:
+          "Listings by status (default pending: a revision waits for a decision, whatever is live), category and merchant; cursor-paginated. Each shows its live and pending revision.",
         errorResponses: [400, 401],
       },
     })
@@ -31,5 +33,5 @@ export const marketplaceQueueProcedure = (deps: MarketplaceDeps) =>
         cursor: input.cursor,
         limit: input.limit,
       });
-      return { listings: rows.map(moderationView), next_cursor: nextCursor };
+      return { listings: (await withRevisions(deps, rows)).map(moderationView), next_cursor: nextCursor };
     });

@@ -1,14 +1,17 @@
 /**
- * Marketplace moderation (SPEC §3.1, §4.3): the operator queue and the two decisions.
- * A decision is one conditional UPDATE (`status = 'pending'`, and the revision the operator saw when named), so of
- * two parallel decisions on one listing exactly one changes the row and the other answers 409
- * `listing_not_pending`. The audit event and the `listing.approved` / `listing.rejected` webhook are written in
- * the same transaction as the decision (DESIGN §8).
+ * Marketplace moderation (SPEC §3.1, §4.3; docs/decisions/0067-listing-revisions.md): the operator queue and the
+ * two decisions. A decision names the revision the operator reviewed (`revision_id`); it applies only while that
+ * revision is still the pending one, under the listing row's lock (the same lock every edit takes), so an edit
+ * racing the decision answers the operator 409 `listing_revision_stale` and is never approved unseen. The audit
+ * event and the `listing.approved` / `listing.rejected` webhook are written in the same transaction (DESIGN §8).
+ *
+ * Approving makes the revision live (public while the listing is `approved`); rejecting keeps the live revision,
+ * if any, public; a listing never approved and rejected is `rejected` and never public.
  */
-import { type Database, type ListingContentColumn, listings, merchants } from "@tollgate/db";
+import { type Database, listingRevisions, listings, merchants, type Transaction } from "@tollgate/db";
 import { AppError, type ListingCategory, type ListingState } from "@tollgate/shared";
 import { enqueueWebhookEvents } from "@tollgate/webhooks";
-import { and, asc, eq, gt, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNotNull, or, type SQL, sql } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
 import { recordAudit } from "../audit";
 import type { ListingRow } from "./listing-service";
@@ -49,7 +52,12 @@ export async function listModerationQueue(
   deps: Pick<ModerationDeps, "db">,
   filter: QueueFilter,
 ): Promise<{ rows: QueueRow[]; nextCursor: string | null }> {
-  const conditions: SQL[] = [eq(listings.status, filter.status ?? "pending")];
+  // `pending` is what waits for a decision: a listing with a pending revision, whatever is live meanwhile.
+  const conditions: SQL[] = [
+    (filter.status ?? "pending") === "pending"
+      ? isNotNull(listings.pendingRevisionId)
+      : eq(listings.status, filter.status!),
+  ];
   if (filter.category) conditions.push(sql`${listings.content} ->> 'category' = ${filter.category}`);
   if (filter.merchantId) conditions.push(eq(listings.merchantId, filter.merchantId));
   if (filter.cursor) {
@@ -72,13 +80,20 @@ export async function listModerationQueue(
 
 export interface Decision {
   listingId: string;
-  /** When given, the decision applies only if the latest revision is still this one (the one reviewed). */
-  revision?: number | undefined;
+  /** The revision the operator reviewed: the decision applies only while it is the pending one. */
+  revisionId: string;
   /** Rejections only: shown to the merchant. */
   reason?: string | undefined;
   admin: { id: string };
   ip?: string | undefined;
   requestId?: string | undefined;
+}
+
+/** The listing, locked; 404 when missing. */
+export async function lockListing(tx: Transaction, listingId: string): Promise<ListingRow> {
+  const [row] = await tx.select().from(listings).where(eq(listings.id, listingId)).for("update");
+  if (!row) throw new AppError("listing_not_found", `no listing ${listingId}`);
+  return row;
 }
 
 async function decide(
@@ -88,64 +103,74 @@ async function decide(
 ): Promise<ListingRow> {
   const now = deps.clock.now();
   return deps.db.db.transaction(async (tx) => {
-    const pending = and(
-      eq(listings.id, decision.listingId),
-      eq(listings.status, "pending"),
-      ...(decision.revision !== undefined ? [eq(listings.revision, decision.revision)] : []),
-    );
-    const [before] = await tx
-      .select()
-      .from(listings)
-      .where(eq(listings.id, decision.listingId))
-      .for("update");
-    if (!before) throw new AppError("listing_not_found", `no listing ${decision.listingId}`);
-    // Approving publishes the reviewed revision: the SQL copies `content` into `published` in the same statement,
-    // so an edit racing the decision can never be published unseen.
+    const before = await lockListing(tx, decision.listingId);
+    if (before.pendingRevisionId === null) {
+      throw new AppError(
+        "listing_not_pending",
+        `listing ${decision.listingId} has no revision waiting for a decision; it was decided already`,
+      );
+    }
+    if (before.pendingRevisionId !== decision.revisionId) {
+      throw new AppError(
+        "listing_revision_stale",
+        `listing ${decision.listingId} has a newer revision (${before.pendingRevisionId}) than the one reviewed`,
+      );
+    }
+    const [revision] = await tx
+      .update(listingRevisions)
+      .set({
+        status: outcome,
+        reason: outcome === "rejected" ? (decision.reason ?? null) : null,
+        decidedAt: now,
+        decidedBy: decision.admin.id,
+      })
+      .where(and(eq(listingRevisions.id, decision.revisionId), eq(listingRevisions.status, "pending")))
+      .returning();
+    if (!revision)
+      throw new AppError("listing_revision_stale", `revision ${decision.revisionId} is not pending`);
     const [row] = await tx
       .update(listings)
       .set(
         outcome === "approved"
           ? {
-              status: "approved",
+              // A suspended listing stays suspended: the approved revision shows once it is republished.
+              status: before.status === "suspended" ? "suspended" : "approved",
+              liveRevisionId: revision.id,
+              pendingRevisionId: null,
               rejectionReason: null,
-              published: sql<ListingContentColumn>`${listings.content}`,
-              publishedCategory: sql<string>`${listings.content} ->> 'category'`,
               publishedAt: now,
               decidedAt: now,
               decidedBy: decision.admin.id,
             }
           : {
-              status: "rejected",
+              status: before.liveRevisionId === null ? "rejected" : before.status,
+              pendingRevisionId: null,
               rejectionReason: decision.reason ?? null,
               decidedAt: now,
               decidedBy: decision.admin.id,
             },
       )
-      .where(pending)
+      .where(eq(listings.id, before.id))
       .returning();
-    if (!row) {
-      throw new AppError(
-        "listing_not_pending",
-        decision.revision !== undefined && before.revision !== decision.revision
-          ? `listing ${decision.listingId} has a newer revision (${before.revision}) than the one reviewed`
-          : `listing ${decision.listingId} is ${before.status}, not pending; it was decided already`,
-      );
-    }
     await recordAudit(
       tx,
       {
         actor: { type: "admin", id: decision.admin.id },
         action: `listing.${outcome}`,
-        target: { type: "listing", id: row.id },
+        target: { type: "listing", id: row!.id },
         ip: decision.ip,
         requestId: decision.requestId,
-        before: { status: before.status, revision: before.revision },
-        after: { status: row.status, revision: row.revision },
+        before: { status: before.status, live_revision_id: before.liveRevisionId },
+        after: { status: row!.status, live_revision_id: row!.liveRevisionId },
         details: {
-          merchant_id: row.merchantId,
-          route: row.content.route,
-          title: row.content.title,
-          ...(outcome === "rejected" ? { reason: row.rejectionReason } : {}),
+          merchant_id: row!.merchantId,
+          revision_id: revision.id,
+          revision: revision.number,
+          route: revision.content.route,
+          title: revision.content.title,
+          merchant_name: revision.merchantName,
+          gateway: revision.gateway,
+          ...(outcome === "rejected" ? { reason: revision.reason } : {}),
         },
       },
       now,
@@ -154,23 +179,23 @@ async function decide(
       tx,
       [
         {
-          merchantId: row.merchantId,
+          merchantId: row!.merchantId,
           type: outcome === "approved" ? "listing.approved" : "listing.rejected",
           data: {
-            listing_id: row.id,
-            merchant_id: row.merchantId,
-            revision: row.revision,
-            route: row.content.route,
-            title: row.content.title,
+            listing_id: row!.id,
+            merchant_id: row!.merchantId,
+            revision: revision.number,
+            route: revision.content.route,
+            title: revision.content.title,
             status: outcome,
-            reason: row.rejectionReason,
+            reason: revision.reason,
             decided_at: now.toISOString(),
           },
         },
       ],
       now,
     );
-    return row;
+    return row!;
   });
 }
 

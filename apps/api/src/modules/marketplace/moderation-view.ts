@@ -1,10 +1,10 @@
 import { type Database, merchants } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import type { ListingRow } from "./listing-service";
-import { listingView } from "./listing-view";
+import { type ListingWithRevisions, listingView, withRevisions } from "./listing-view";
 import type { TModerationListingView } from "./marketplace-queue.types";
 
-export function moderationView(row: ListingRow & { merchantName: string }): TModerationListingView {
+export function moderationView(row: ListingWithRevisions & { merchantName: string }): TModerationListingView {
   return {
     ...listingView(row),
     merchant_id: row.merchantId,
@@ -14,7 +14,7 @@ export function moderationView(row: ListingRow & { merchantName: string }): TMod
   };
 }
 
-/** The decided row with its merchant's name, as the queue shows it. */
+/** The decided row with its revisions and its merchant's name, as the queue shows it. */
 export async function decisionView(
   deps: { db: { db: Database } },
   row: ListingRow,
@@ -23,5 +23,6 @@ export async function decisionView(
     .select({ name: merchants.name })
     .from(merchants)
     .where(eq(merchants.id, row.merchantId));
-  return moderationView({ ...row, merchantName: merchant?.name ?? "" });
+  const [loaded] = await withRevisions(deps, [row]);
+  return moderationView({ ...loaded!, merchantName: merchant?.name ?? "" });
 }

@@ -5,8 +5,8 @@ import { rejectListing } from "./moderation-service";
 import { decisionView } from "./moderation-view";
 
 /**
- * POST /admin/api/marketplace/{id}/reject `{reason}` (SPEC §3.1): the merchant sees the reason. Audited
- * and a `listing.rejected` webhook, in the same transaction; a listing no longer pending answers 409.
+ * POST /admin/api/marketplace/{id}/reject `{revision_id, reason}` (SPEC §3.1): the merchant sees the reason; a
+ * live revision stays public. Audited and a `listing.rejected` webhook, in the same transaction; 409 as approve.
  */
 export const rejectListingProcedure = (deps: MarketplaceDeps) =>
   adminProcedure(deps.adminAuth)
@@ -24,14 +24,14 @@ export const rejectListingProcedure = (deps: MarketplaceDeps) =>
     .mutation(async ({ ctx, input }) => {
       const row = await rejectListing(deps, {
         listingId: input.id,
-        revision: input.revision,
+        revisionId: input.revision_id,
         reason: input.reason,
         admin: ctx.admin,
         ip: ctx.ip,
         requestId: ctx.requestId,
       });
       ctx.log.info(
-        { listing_id: row.id, admin_id: ctx.admin.id, revision: row.revision },
+        { listing_id: row.id, admin_id: ctx.admin.id, revision_id: input.revision_id },
         "listing rejected",
       );
       return decisionView(deps, row);

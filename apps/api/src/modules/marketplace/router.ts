@@ -16,6 +16,8 @@ import { listListingsProcedure } from "./list-listings";
 import { marketplaceFeedEndpoint } from "./marketplace-feed";
 import { marketplaceQueueProcedure } from "./marketplace-queue";
 import { rejectListingProcedure } from "./reject-listing";
+import { republishListingProcedure } from "./republish-listing";
+import { suspendListingProcedure } from "./suspend-listing";
 import { updateListingProcedure } from "./update-listing";
 import { wellKnownX402Endpoint } from "./well-known-x402";
 
@@ -33,6 +35,8 @@ export function marketplaceModule(deps: MarketplaceDeps, log: Logger) {
       queue: marketplaceQueueProcedure(deps),
       approve: approveListingProcedure(deps),
       reject: rejectListingProcedure(deps),
+      suspend: suspendListingProcedure(deps),
+      republish: republishListingProcedure(deps),
     },
     endpoints: bindEndpoints(withFeeds, log, [
       marketplaceFeedEndpoint,

@@ -3,12 +3,19 @@
  * merchant (SPEC §8), each already approved and public. Not an API path: it skips review on purpose.
  */
 import { randomBytes } from "node:crypto";
-import { type Database, type ListingContentColumn, listings, merchants } from "@tollgate/db";
+import {
+  type Database,
+  type ListingContentColumn,
+  listingRevisions,
+  listings,
+  merchants,
+} from "@tollgate/db";
 import { LISTING_CATEGORIES, MAX_LISTINGS_PER_MERCHANT, newId } from "@tollgate/shared";
 
 export async function seedApprovedListings(db: Database, count: number, now = new Date()): Promise<void> {
   const merchantRows: (typeof merchants.$inferInsert)[] = [];
   const listingRows: (typeof listings.$inferInsert)[] = [];
+  const revisionRows: (typeof listingRevisions.$inferInsert)[] = [];
   for (let index = 0; index < count; index++) {
     if (index % MAX_LISTINGS_PER_MERCHANT === 0) {
       merchantRows.push({
@@ -36,14 +43,28 @@ export async function seedApprovedListings(db: Database, count: number, now = ne
       output_schema: null,
     };
     const publishedAt = new Date(now.getTime() - index * 1000);
+    const listingId = newId("listing");
+    const revisionId = newId("listingRevision");
+    revisionRows.push({
+      id: revisionId,
+      listingId,
+      number: 1,
+      status: "approved",
+      cause: "listing_created",
+      content,
+      merchantName: merchantRows.at(-1)!.name,
+      gateway: null,
+      createdAt: publishedAt,
+      decidedAt: publishedAt,
+      decidedBy: "adm_seed",
+    });
     listingRows.push({
-      id: newId("listing"),
+      id: listingId,
       merchantId: merchantRows.at(-1)!.id,
       status: "approved",
       revision: 1,
       content,
-      published: content,
-      publishedCategory: content.category,
+      liveRevisionId: revisionId,
       publishedAt,
       decidedAt: publishedAt,
       decidedBy: "adm_seed",
@@ -55,4 +76,6 @@ export async function seedApprovedListings(db: Database, count: number, now = ne
     await db.insert(merchants).values(merchantRows.slice(i, i + 500));
   for (let i = 0; i < listingRows.length; i += 500)
     await db.insert(listings).values(listingRows.slice(i, i + 500));
+  for (let i = 0; i < revisionRows.length; i += 500)
+    await db.insert(listingRevisions).values(revisionRows.slice(i, i + 500));
 }

@@ -51,11 +51,15 @@ describe.each(storageDatabaseKinds("postgres"))(
         expect((await decide(api, operator, id, "approve")).status).toBe(200);
         const response = await patch(id, { title: "Draft title" });
         expect(response.json).toMatchObject({
-          status: "pending",
+          status: "approved",
           title: "Draft title",
           published: { title: "Live title", route: "/approved" },
+          live_revision: { number: 1, status: "approved", title: "Live title" },
+          pending_revision: { number: 2, status: "pending", cause: "listing_edited", title: "Draft title" },
         });
-        expect((await stored(id))?.publishedCategory).toBe("search");
+        expect((await stored(id))?.pendingRevisionId).toBe(
+          (response.json.pending_revision as { id: string }).id,
+        );
       });
     });
 

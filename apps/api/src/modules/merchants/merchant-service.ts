@@ -24,6 +24,7 @@ import {
 import { and, eq, isNull } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
 import { type AuditRequest, recordAudit, selfAuditEntry } from "../audit";
+import { reviseMerchantListings } from "../marketplace/revision-service";
 import type { MerchantCache } from "./merchant-cache";
 
 export interface MerchantServiceDeps {
@@ -233,6 +234,7 @@ export async function updateMerchant(
   deps: MerchantServiceDeps,
   merchantId: string,
   input: UpdateMerchantInput,
+  request: AuditRequest = {},
 ): Promise<MerchantRecord> {
   checkWebhookPolicy(input.webhook_url, deps.env.webhookAllowLoopback);
   const updated = await deps.db.db.transaction(async (tx) => {
@@ -290,6 +292,11 @@ export async function updateMerchant(
       })
       .where(eq(merchants.id, merchantId))
       .returning();
+    // The name is published with every listing: a rename waits for review as new revisions (SPEC §3.1;
+    // docs/decisions/0067-listing-revisions.md).
+    if (input.name !== undefined && input.name !== current.name) {
+      await reviseMerchantListings(tx, merchantId, "merchant_renamed", request, now);
+    }
     if (input.tiers) {
       await tx.delete(merchantTiers).where(eq(merchantTiers.merchantId, merchantId));
       await tx

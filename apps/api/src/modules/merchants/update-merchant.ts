@@ -22,7 +22,7 @@ export const updateMerchantProcedure = (deps: MerchantsDeps) =>
     .output(ZUpdateMerchantResponse)
     .mutation(async ({ ctx, input: { id, ...changes } }) => {
       assertSameMerchant(ctx.merchant, id);
-      const merchant = await updateMerchant(deps, id, changes);
+      const merchant = await updateMerchant(deps, id, changes, { ip: ctx.ip, requestId: ctx.requestId });
       ctx.log.info({ merchant_id: id, fields: Object.keys(changes) }, "merchant updated");
       return toPrivateView(merchant);
     });

@@ -1,6 +1,11 @@
-/** Marketplace moderation queue: approve, or reject with a reason; approved listings reach the feed. */
+/**
+ * Marketplace moderation (docs/decisions/0067-listing-revisions.md): each listing's live revision beside its pending
+ * one; approve or reject the pending revision (the decision names it, so an edit made meanwhile answers 409);
+ * unpublish an approved listing with a reason the merchant sees, republish a suspended one.
+ */
 import { useState } from "react";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
+import { RevisionDiff } from "../../features/listings/RevisionDiff";
 import { useAction } from "../../hooks/useAction";
 import { usePagedLoad } from "../../hooks/usePagedLoad";
 import { ActionButton } from "../../ui/ActionButton";
@@ -12,7 +17,8 @@ import { useAdmin } from "../context";
 import { MerchantLink } from "../links";
 import { Loaded, Time } from "../ui";
 
-const STATUSES = ["pending", "approved", "rejected"] as const;
+const STATUSES = ["pending", "approved", "suspended", "rejected"] as const;
+const WRAP = { overflowWrap: "anywhere" } as const;
 
 export function ModerationPage() {
   const { client, canAct } = useAdmin();
@@ -21,12 +27,21 @@ export function ModerationPage() {
     client.admin.marketplace.queue.query({ status, limit: 25, ...page }),
   );
   const [rejecting, setRejecting] = useState<ModerationListing>();
+  const [suspending, setSuspending] = useState<ModerationListing>();
   const action = useAction({ keepNotice: true });
-  const approve = (listing: ModerationListing) =>
+  const approve = (listing: ModerationListing, revisionId: string) =>
     action.run(async () => {
-      await client.admin.marketplace.approve.mutate({ id: listing.id, revision: listing.revision });
+      await client.admin.marketplace.approve.mutate({ id: listing.id, revision_id: revisionId });
       void queue.reload();
-      return `Approved “${listing.title}”: it is in the public marketplace feed now.`;
+      return listing.status === "suspended"
+        ? `Approved “${listing.title}”: it stays unpublished until you republish it.`
+        : `Approved “${listing.title}”: it is in the public marketplace feed now.`;
+    });
+  const republish = (listing: ModerationListing) =>
+    action.run(async () => {
+      await client.admin.marketplace.republish.mutate({ id: listing.id });
+      void queue.reload();
+      return `Republished “${listing.title}”: its live revision is public again.`;
     });
 
   return (
@@ -48,53 +63,84 @@ export function ModerationPage() {
             empty={status === "pending" ? "Nothing waits for review." : `No ${status} listings.`}
             columns={[
               {
-                header: "Title",
-                cell: (l) => <strong data-testid={`listing-title-${l.id}`}>{l.title}</strong>,
-              },
-              {
-                header: "Merchant",
+                header: "Listing",
                 cell: (l) => (
-                  <>
+                  <span style={WRAP}>
+                    <strong data-testid={`listing-title-${l.id}`}>{l.title}</strong>
+                    <br />
                     {l.merchant_name} <MerchantLink id={l.merchant_id} />
-                  </>
+                  </span>
                 ),
               },
-              { header: "Route", cell: (l) => <code>{l.route}</code> },
-              { header: "Category", cell: (l) => l.category },
-              { header: "Description", cell: (l) => l.description ?? "—" },
-              { header: "Rev.", cell: (l) => l.revision, numeric: true },
+              {
+                header: "State",
+                cell: (l) => (
+                  <span style={WRAP} data-testid={`listing-state-${l.id}`}>
+                    {l.status}
+                    {l.suspension_reason ? `: ${l.suspension_reason}` : ""}
+                    {l.rejection_reason ? ` (last revision rejected: ${l.rejection_reason})` : ""}
+                  </span>
+                ),
+              },
+              {
+                header: "Live and pending revision",
+                cell: (l) => (
+                  <RevisionDiff live={l.live_revision} pending={l.pending_revision} testId={`diff-${l.id}`} />
+                ),
+              },
               { header: "Updated", cell: (l) => <Time at={l.updated_at} /> },
               {
                 header: "Decision",
-                cell: (l) =>
-                  l.status === "pending" ? (
-                    <span className="actions">
-                      <ActionButton
-                        busy={action.busy}
-                        disabled={!canAct}
-                        onClick={() => approve(l)}
-                        testId={`approve-${l.id}`}
-                        label={`Approve ${l.title}`}
-                      >
-                        Approve
-                      </ActionButton>
+                cell: (l) => (
+                  <span className="actions">
+                    {l.pending_revision ? (
+                      <>
+                        <ActionButton
+                          busy={action.busy}
+                          disabled={!canAct}
+                          onClick={() => approve(l, l.pending_revision!.id)}
+                          testId={`approve-${l.id}`}
+                          label={`Approve revision ${l.pending_revision.number} of ${l.title}`}
+                        >
+                          Approve
+                        </ActionButton>
+                        <button
+                          type="button"
+                          className="button button--danger"
+                          disabled={!canAct}
+                          onClick={() => setRejecting(l)}
+                          data-testid={`reject-${l.id}`}
+                          aria-label={`Reject ${l.title}`}
+                        >
+                          Reject…
+                        </button>
+                      </>
+                    ) : null}
+                    {l.status === "approved" ? (
                       <button
                         type="button"
                         className="button button--danger"
                         disabled={!canAct}
-                        onClick={() => setRejecting(l)}
-                        data-testid={`reject-${l.id}`}
-                        aria-label={`Reject ${l.title}`}
+                        onClick={() => setSuspending(l)}
+                        data-testid={`unpublish-${l.id}`}
+                        aria-label={`Unpublish ${l.title}`}
                       >
-                        Reject…
+                        Unpublish…
                       </button>
-                    </span>
-                  ) : (
-                    <span>
-                      {l.status}
-                      {l.rejection_reason ? `: ${l.rejection_reason}` : ""}
-                    </span>
-                  ),
+                    ) : null}
+                    {l.status === "suspended" ? (
+                      <ActionButton
+                        busy={action.busy}
+                        disabled={!canAct}
+                        onClick={() => republish(l)}
+                        testId={`republish-${l.id}`}
+                        label={`Republish ${l.title}`}
+                      >
+                        Republish
+                      </ActionButton>
+                    ) : null}
+                  </span>
+                ),
               },
             ]}
           />
@@ -111,7 +157,55 @@ export function ModerationPage() {
           }}
         />
       ) : null}
+      {suspending ? (
+        <SuspendDialog
+          listing={suspending}
+          onCancel={() => setSuspending(undefined)}
+          onDone={() => {
+            action.setNotice(`Unpublished “${suspending.title}”: it is gone from every public surface.`);
+            setSuspending(undefined);
+            queue.reload();
+          }}
+        />
+      ) : null}
     </>
+  );
+}
+
+function SuspendDialog({
+  listing,
+  onCancel,
+  onDone,
+}: {
+  listing: ModerationListing;
+  onCancel: () => void;
+  onDone: () => void;
+}) {
+  const { client } = useAdmin();
+  const [reason, setReason] = useState("");
+  return (
+    <FormDialog
+      title={`Unpublish “${listing.title}”?`}
+      onCancel={onCancel}
+      testId="suspend-dialog"
+      problemTestId="suspend-problem"
+      listFieldErrors
+      submitLabel="Unpublish"
+      submitClassName="button button--danger"
+      submitTestId="suspend-confirm"
+      onSubmit={() => client.admin.marketplace.suspend.mutate({ id: listing.id, reason })}
+      onDone={onDone}
+    >
+      {() => (
+        <TextAreaField
+          id="suspend-reason"
+          label="Reason (shown to the merchant)"
+          value={reason}
+          onChange={setReason}
+          testId="suspend-reason"
+        />
+      )}
+    </FormDialog>
   );
 }
 
@@ -137,7 +231,11 @@ function RejectDialog({
       submitClassName="button button--danger"
       submitTestId="reject-confirm"
       onSubmit={() =>
-        client.admin.marketplace.reject.mutate({ id: listing.id, revision: listing.revision, reason })
+        client.admin.marketplace.reject.mutate({
+          id: listing.id,
+          revision_id: listing.pending_revision?.id ?? "",
+          reason,
+        })
       }
       onDone={onDone}
     >

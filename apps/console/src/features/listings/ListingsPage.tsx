@@ -8,6 +8,7 @@ import { errorFor, type FormProblem } from "../../lib/errors";
 import type { Listing, MerchantApi, MerchantProfile } from "../../lib/trpc";
 import { type Column, DataTable } from "../../ui/Table";
 import { Loaded } from "../common/States";
+import { RevisionDiff } from "./RevisionDiff";
 
 type Draft = {
   route: string;
@@ -18,7 +19,10 @@ type Draft = {
 };
 const EMPTY: Draft = { route: "", title: "", category: "search", tier: "standard", description: "" };
 
-/** Marketplace listings (docs/marketplace.md): create, edit, status and rejection reason, resubmit. */
+/**
+ * Marketplace listings (docs/marketplace.md): create, edit, status with the rejection or suspension reason, the
+ * live revision beside the pending one, resubmit.
+ */
 export function ListingsPage({ api, merchant }: { api: MerchantApi; merchant: MerchantProfile }) {
   const id = merchant.merchant_id;
   const listings = useLoad(() => api.listListings(id));
@@ -59,7 +63,8 @@ export function ListingsPage({ api, merchant }: { api: MerchantApi; merchant: Me
         route: draft.route.trim(),
         title: draft.title.trim(),
         category: draft.category,
-        tier: draft.tier.trim(),
+        // Blank: the merchant's default tier (docs/decisions/0067-listing-revisions.md).
+        ...(draft.tier.trim() ? { tier: draft.tier.trim() } : {}),
         ...(draft.description.trim() ? { description: draft.description.trim() } : {}),
       };
       if (editing) {
@@ -132,13 +137,37 @@ function listingColumns({
       cell: (listing) => (
         <>
           {listing.status} (revision {listing.revision})
+          {listing.suspension_reason ? (
+            <span
+              className="field__error"
+              style={{ overflowWrap: "anywhere" }}
+              data-testid={`listing-suspension-${listing.id}`}
+            >
+              {" "}
+              Unpublished by an operator: {listing.suspension_reason}
+            </span>
+          ) : null}
           {listing.rejection_reason ? (
-            <span className="field__error" data-testid={`listing-reason-${listing.id}`}>
+            <span
+              className="field__error"
+              style={{ overflowWrap: "anywhere" }}
+              data-testid={`listing-reason-${listing.id}`}
+            >
               {" "}
               Reason: {listing.rejection_reason}
             </span>
           ) : null}
         </>
+      ),
+    },
+    {
+      header: "Live and pending",
+      cell: (listing) => (
+        <RevisionDiff
+          live={listing.live_revision}
+          pending={listing.pending_revision}
+          testId={`listing-diff-${listing.id}`}
+        />
       ),
     },
     {
@@ -226,7 +255,7 @@ function ListingForm({
           ))}
         </select>
       </div>
-      {text("tier", "Tier")}
+      {text("tier", "Tier", "blank: your default tier (standard, else your cheapest)")}
       {text("description", "Description")}
       <div className="actions">
         <button type="submit" className="button" disabled={busy} data-testid="listing-submit">
