@@ -207,4 +207,8 @@ function mountConsole(app: express.Express, deps: Deps) {
   app.get("/", (_req, res) => {
     res.redirect(302, "/console/");
   });
+  // Browsers ask for /favicon.ico on every page without an icon link (the API's own pages): the console's icon.
+  app.get("/favicon.ico", (_req, res) => {
+    res.redirect(301, "/console/favicon.svg");
+  });
 }

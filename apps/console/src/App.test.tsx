@@ -1,14 +1,25 @@
 import { fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { TRPCClientError } from "@trpc/client";
+import { MemoryRouter } from "react-router";
 import { describe, expect, it, vi } from "vitest";
 import { App } from "./App";
+import type { MerchantApi } from "./lib/trpc";
 import { fakeApi, profile } from "./test-fakes";
+
+/** The app as main.tsx mounts it, on a path under the console's base. */
+function renderApp(api: MerchantApi, path = "/") {
+  return render(
+    <MemoryRouter initialEntries={[path]}>
+      <App api={api} />
+    </MemoryRouter>,
+  );
+}
 
 describe("App", () => {
   it("signs in with a secret kept in sessionStorage only, and signing out clears it", async () => {
     const merchant = profile();
     const api = fakeApi({ me: vi.fn().mockResolvedValue(merchant) });
-    render(<App api={api} />);
+    renderApp(api);
     fireEvent.click(screen.getByTestId("nav-signin"));
     fireEvent.change(screen.getByTestId("signin-secret"), { target: { value: " msec_secret1 " } });
     fireEvent.click(screen.getByTestId("signin-submit"));
@@ -29,7 +40,7 @@ describe("App", () => {
 
   it("refuses a value that is not a merchant secret without calling the server", () => {
     const api = fakeApi();
-    render(<App api={api} />);
+    renderApp(api);
     fireEvent.click(screen.getByTestId("nav-signin"));
     fireEvent.change(screen.getByTestId("signin-secret"), { target: { value: "mrch_notasecret" } });
     fireEvent.click(screen.getByTestId("signin-submit"));
@@ -45,14 +56,19 @@ describe("App", () => {
         .mockResolvedValue({ merchant_id: merchant.merchant_id, secret: "msec_new", merchant }),
       me: vi.fn().mockResolvedValue(merchant),
     });
-    render(<App api={api} />);
+    renderApp(api);
+    // A visitor lands on Sign in, which links to Register.
+    expect(screen.getByTestId("signin-form")).toBeTruthy();
+    fireEvent.click(screen.getByTestId("landing-register"));
     fireEvent.change(screen.getByTestId("register-name"), { target: { value: "Acme Search" } });
     fireEvent.change(screen.getByTestId("register-pay-to-evm"), { target: { value: merchant.pay_to.evm } });
     fireEvent.click(screen.getByTestId("register-submit"));
     expect(((await screen.findByTestId("secret-value")) as HTMLInputElement).value).toBe("msec_new");
 
     fireEvent.click(screen.getByTestId("secret-continue"));
-    expect(await screen.findByTestId("dashboard")).toBeTruthy();
+    // "Continue to profile" opens the profile, with the next step.
+    expect((await screen.findByTestId("profile-notice")).textContent).toContain("Next: ");
+    expect(screen.getByTestId("profile-view")).toBeTruthy();
     expect(window.sessionStorage.getItem("tollgate.console.merchantSecret")).toBe("msec_new");
     expect(screen.queryByTestId("secret-value")).toBeNull();
   });
@@ -66,7 +82,7 @@ describe("App", () => {
         .fn()
         .mockResolvedValue({ merchant_id: merchant.merchant_id, secret: "msec_rotated", rotated_at: "x" }),
     });
-    render(<App api={api} />);
+    renderApp(api);
     fireEvent.click(await screen.findByTestId("nav-profile"));
     fireEvent.click(await screen.findByTestId("rotate-start"));
     fireEvent.click(screen.getByTestId("rotate-confirm"));
@@ -90,7 +106,7 @@ describe("App", () => {
         httpStatus: 401,
       },
     });
-    render(<App api={fakeApi({ me: vi.fn().mockRejectedValue(error) })} />);
+    renderApp(fakeApi({ me: vi.fn().mockRejectedValue(error) }));
     expect((await screen.findByTestId("signin-notice")).textContent).toMatch(/no longer valid/);
     await waitFor(() => expect(window.sessionStorage.length).toBe(0));
   });

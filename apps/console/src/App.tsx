@@ -1,4 +1,5 @@
-import type { ReactNode } from "react";
+import { type ReactNode, useEffect, useRef } from "react";
+import { Link, NavLink } from "react-router";
 import { Notice, ProblemBanner } from "./components/ProblemBanner";
 import { Dashboard } from "./features/dashboard/Dashboard";
 import { GatewayPage } from "./features/gateway/GatewayPage";
@@ -26,30 +27,56 @@ import {
 export type { SecretStore } from "./shell/merchantSession";
 
 export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets?: SecretStore }) {
-  const { screen, setScreen, problem, busy, mainRef, show, loadProfile } = useMerchantSession(api, secrets);
+  const { screen, setScreen, problem, busy, mainRef, show, go, loadProfile, section, location } =
+    useMerchantSession(api, secrets);
 
   function signOut() {
     secrets.clear();
-    show({ kind: "signin", notice: "Signed out. The secret was removed from this tab." });
+    show({ kind: "signed-out", notice: "Signed out. The secret was removed from this tab." });
+    go("/signin");
   }
 
-  const section: Section = screen.kind === "profile" ? (screen.section ?? "dashboard") : "dashboard";
-  const nav = merchantNav(screen, section, show);
+  const nav = merchantNav(screen);
   const account =
     screen.kind === "profile" ? <SignedInAs name={screen.merchant.name} onSignOut={signOut} /> : null;
-  const keepSection = (merchant: MerchantProfile, notice?: string) =>
-    setScreen({ kind: "profile", merchant, section, ...(notice ? { notice } : {}) });
+  const registering = location.pathname === "/register";
+
+  // A notice belongs to the page it was given on: moving to another section drops it.
+  const shownSection = useRef(section);
+  useEffect(() => {
+    const before = shownSection.current;
+    shownSection.current = section;
+    if (before && section && before !== section) {
+      setScreen((current) =>
+        current.kind === "profile" && current.notice
+          ? { kind: "profile", merchant: current.merchant }
+          : current,
+      );
+    }
+  }, [section, setScreen]);
 
   return (
     <AppLayout area="Merchant" nav={nav} account={account}>
       <div ref={mainRef}>
         <ProblemBanner problem={problem} testId="app-problem" />
         {screen.kind === "loading" ? (
-          <p role="status" className="muted">
-            Loading your profile…
-          </p>
+          problem ? (
+            <button
+              type="button"
+              className="button button--secondary"
+              disabled={busy}
+              onClick={() => void loadProfile()}
+              data-testid="app-retry"
+            >
+              {busy ? "Trying again…" : "Retry"}
+            </button>
+          ) : (
+            <p role="status" className="muted">
+              Loading your profile…
+            </p>
+          )
         ) : null}
-        {screen.kind === "register" ? (
+        {screen.kind === "signed-out" && registering ? (
           <RegisterForm
             api={api}
             onRegistered={(result) =>
@@ -62,13 +89,15 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
             }
           />
         ) : null}
-        {screen.kind === "signin" ? (
+        {screen.kind === "signed-out" && !registering ? (
           <>
             <Notice message={screen.notice} testId="signin-notice" />
+            <Landing />
             <SignInForm
               api={api}
               onSignedIn={(secret, merchant) => {
                 secrets.store(secret);
+                // The URL effect then opens the page asked for (`next`) or the dashboard.
                 show({ kind: "profile", merchant });
               }}
             />
@@ -80,18 +109,25 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
             busy={busy}
             onContinue={() => {
               secrets.store(screen.secret);
-              void loadProfile(screen.reason === "rotated" ? "Secret rotated." : undefined);
+              void loadProfile(
+                screen.reason === "rotated" ? "Secret rotated." : REGISTERED_NEXT_STEP,
+                "profile",
+              );
             }}
           />
         ) : null}
-        {screen.kind === "profile" ? (
+        {screen.kind === "profile" && section ? (
           <SectionPage
             api={api}
             section={section}
             merchant={screen.merchant}
             notice={screen.notice}
             onSaved={(saved, notice) =>
-              saved ? keepSection(saved, notice) : setScreen({ ...screen, notice })
+              setScreen({
+                kind: "profile",
+                merchant: saved ?? screen.merchant,
+                ...(notice ? { notice } : {}),
+              })
             }
             onRotated={(result) => {
               // The old secret is already dead: keep the new one before anything else can fail.
@@ -110,33 +146,50 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
   );
 }
 
-/** The merchant console's navigation: the sections when signed in, else register and sign in. */
-function merchantNav(screen: Screen, section: Section, show: (next: Screen) => void): ReactNode {
-  return screen.kind === "profile" ? (
-    SECTIONS.map(([key, label]) => (
-      <NavButton
-        key={key}
-        name={key}
-        current={section === key}
-        onClick={() => show({ kind: "profile", merchant: screen.merchant, section: key })}
-      >
+/** What a new merchant does next, shown on the profile they land on after registering. */
+const REGISTERED_NEXT_STEP =
+  "Registered and signed in. Next: check your profile and payout below, then open Gateway to put your API behind the hosted gateway (or use the gate middleware).";
+
+/** What Tollgate is, for a visitor who is not signed in: the way in, and the way to register. */
+function Landing() {
+  return (
+    <section className="card" aria-labelledby="landing-heading" data-testid="landing">
+      <h1 id="landing-heading">Sell your API to AI agents, paid per call</h1>
+      <p>
+        Tollgate answers unpaid calls to your API with HTTP 402 and a price. An agent pays on chain in USDC or
+        the network's coin, gets a signed receipt, and calls again; the payment goes to your wallet.
+      </p>
+      <p>
+        Sign in below with your merchant secret, or{" "}
+        <Link to="/register" data-testid="landing-register">
+          register a merchant
+        </Link>{" "}
+        if you have none yet.
+      </p>
+    </section>
+  );
+}
+
+/** The merchant console's navigation: the sections when signed in, else sign in and register. */
+function merchantNav(screen: Screen): ReactNode {
+  if (screen.kind === "profile") {
+    return SECTIONS.map(([key, label]) => (
+      <NavItem key={key} name={key} to={`/${key}`}>
         {label}
-      </NavButton>
-    ))
-  ) : screen.kind === "register" || screen.kind === "signin" ? (
+      </NavItem>
+    ));
+  }
+  if (screen.kind !== "signed-out") return null;
+  return (
     <>
-      <NavButton
-        name="register"
-        current={screen.kind === "register"}
-        onClick={() => show({ kind: "register" })}
-      >
-        Register
-      </NavButton>
-      <NavButton name="signin" current={screen.kind === "signin"} onClick={() => show({ kind: "signin" })}>
+      <NavItem name="signin" to="/signin">
         Sign in
-      </NavButton>
+      </NavItem>
+      <NavItem name="register" to="/register">
+        Register
+      </NavItem>
     </>
-  ) : null;
+  );
 }
 
 /** The signed-in merchant's current section. */
@@ -204,28 +257,12 @@ function NewSecret({
   );
 }
 
-/** A navigation button of the merchant console; the current one is marked for assistive technology. */
-function NavButton({
-  name,
-  current,
-  onClick,
-  children,
-}: {
-  name: string;
-  current: boolean;
-  onClick: () => void;
-  children: ReactNode;
-}) {
+/** A navigation link of the merchant console (a real URL); the current one is marked for assistive technology. */
+function NavItem({ name, to, children }: { name: string; to: string; children: ReactNode }) {
   return (
-    <button
-      type="button"
-      className="button button--quiet"
-      aria-current={current ? "page" : undefined}
-      onClick={onClick}
-      data-testid={`nav-${name}`}
-    >
+    <NavLink to={to} className="button button--quiet" data-testid={`nav-${name}`}>
       {children}
-    </button>
+    </NavLink>
   );
 }
 

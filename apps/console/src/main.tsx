@@ -1,5 +1,6 @@
 import { lazy, StrictMode, Suspense } from "react";
 import { createRoot } from "react-dom/client";
+import { BrowserRouter } from "react-router";
 import { App } from "./App";
 import { readSecret } from "./lib/session";
 import { createMerchantApi } from "./lib/trpc";
@@ -15,7 +16,12 @@ if (!root) throw new Error("index.html lacks #root");
 function merchant() {
   // The API serves the console and /trpc from the same origin (Vite's dev server proxies /trpc to it).
   const api = createMerchantApi({ baseUrl: window.location.origin, getSecret: readSecret });
-  return <App api={api} />;
+  // Each section is a path under /console/ (decision 0069), routed as the operator console is.
+  return (
+    <BrowserRouter basename="/console">
+      <App api={api} />
+    </BrowserRouter>
+  );
 }
 
 createRoot(root).render(

@@ -66,7 +66,7 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
     page.on("request", (request) => {
       if (request.resourceType() === "script") scripts.push(new URL(request.url()).pathname);
     });
-    await page.goto(`${h.api.baseUrl}/console/`);
+    await page.goto(`${h.api.baseUrl}/console/register`);
     await page.getByTestId("register-name").waitFor();
     expect(scripts.some((path) => path.includes("AdminApp"))).toBe(false);
     await page.goto(`${h.api.baseUrl}/console/admin/`);

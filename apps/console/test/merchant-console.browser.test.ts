@@ -154,6 +154,8 @@ describe.skipIf(!hasChromium)("merchant console in Chromium", () => {
     await page.getByTestId("gateway-upstream").fill("https://api.example.com/v1");
     await page.getByTestId("gateway-save").click();
     await page.getByTestId("gateway-current").waitFor();
+    // The slug is named once: agents call <origin>/g/webhook-shop/<path>.
+    expect(await page.getByTestId("gateway-agent-url").textContent()).toBe(`${api.baseUrl}/g/webhook-shop/…`);
     const first = await page.getByTestId("gateway-origin-secret").inputValue();
     expect(first.length).toBeGreaterThan(10);
     await page.getByTestId("gateway-rotate").click();

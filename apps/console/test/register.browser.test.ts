@@ -37,6 +37,8 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
     const errors = collectErrors(page);
 
     await page.goto(`${api.baseUrl}/console/`);
+    // A visitor lands on Sign in, which links to Register.
+    await page.getByTestId("landing-register").click();
     await page.getByTestId("register-name").fill("Browser Test Shop");
     await page.getByTestId("register-pay-to-evm").fill(VALID_EVM);
     await page.getByTestId("register-mode-test").check();
@@ -54,10 +56,9 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
     expect(me.status).toBe(200);
 
     await page.getByTestId("secret-continue").click();
-    // Signed in, the console lands on the dashboard; the profile is one section away.
-    await page.getByTestId("dashboard").waitFor();
-    await page.getByTestId("nav-profile").click();
+    // Signed in, "Continue to profile" opens the profile (its own URL), with the next step.
     await page.getByTestId("profile-view").waitFor();
+    expect(new URL(page.url()).pathname).toBe("/console/profile");
     expect(await page.getByTestId("profile-view-name").textContent()).toBe("Browser Test Shop");
     expect(await page.getByTestId("profile-merchant-id").textContent()).toBe(merchantId);
     expect(await page.getByTestId("profile-view-tier-standard").textContent()).toContain("0.001");
@@ -105,12 +106,12 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
   });
 
   it("at a phone's width (390 px) nothing is wider than the screen: the register form and the API reference", async () => {
-    // A new tab: its sessionStorage holds no merchant secret, so the console opens on the register form.
+    // A new tab: its sessionStorage holds no merchant secret, so /console/register shows the register form.
     const phone = await browser!.context.newPage();
     try {
       await phone.setViewportSize({ width: 390, height: 844 });
       const overflow = () => phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      await phone.goto(`${api.baseUrl}/console/`);
+      await phone.goto(`${api.baseUrl}/console/register`);
       await phone.getByTestId("tiers-editor").waitFor();
       expect(await overflow()).toBe(0);
       await phone.goto(`${api.baseUrl}/docs`);

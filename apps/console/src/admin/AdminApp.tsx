@@ -44,9 +44,21 @@ const SECTIONS: readonly [path: string, label: string][] = [
 
 export default function AdminApp() {
   const client = useMemo(() => createAdminClient(window.location.origin), []);
-  const me = useLoad(() => client.admin.me.query(), "me");
+  // admin.session answers 200 signed in or not (decision 0069): being signed out is expected, not an error.
+  const me = useLoad(() => client.admin.session.query(), "me");
   const session: AdminSession | undefined = useMemo(
-    () => (me.status === "ready" ? { client, me: me.data, canAct: me.data.can_act } : undefined),
+    () =>
+      me.status === "ready" && me.data.signed_in
+        ? {
+            client,
+            me: {
+              admin: me.data.admin,
+              session_expires_at: me.data.session_expires_at,
+              can_act: me.data.can_act,
+            },
+            canAct: me.data.can_act,
+          }
+        : undefined,
     [client, me.status, me.data],
   );
 
@@ -58,13 +70,15 @@ export default function AdminApp() {
     );
   }
   if (!session) {
-    const signedOut = me.status === "error" && codeOf(me.error) === "admin_auth_required";
+    const signedOut =
+      (me.status === "ready" && !me.data.signed_in) ||
+      (me.status === "error" && codeOf(me.error) === "admin_auth_required");
     return (
       <AppLayout area="Operator">
         {signedOut ? (
           <SignIn client={client} onSignedIn={me.reload} />
         ) : (
-          <ErrorState error={me.status === "error" ? me.error : undefined} />
+          <ErrorState error={me.status === "error" ? me.error : undefined} retry={() => void me.reload()} />
         )}
       </AppLayout>
     );

@@ -2,6 +2,8 @@
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 
+const HALF_DAY = 43_200;
+
 export interface DailySeries {
   label: string;
   /** One value per day of `days`, already scaled to whole units. */
@@ -23,12 +25,27 @@ export function DailyChart({
     const element = ref.current;
     if (!element || days.length === 0) return;
     const xs = days.map((day) => Date.parse(`${day}T00:00:00Z`) / 1000);
+    const first = xs[0] ?? 0;
+    const last = xs[xs.length - 1] ?? first;
     const plot = new uPlot(
       {
         title,
         width: Math.max(320, element.clientWidth || 600),
         height: 220,
-        scales: { x: { time: true } },
+        // x is in seconds (uPlot's time scale). With one day of data uPlot would pad the single value by its
+        // magnitude (years); the range is the days shown, half a day either side. Taken from the data, not from
+        // the min/max passed in: uPlot re-ranges its current range on redraws, which would widen it every time.
+        scales: { x: { time: true, range: () => [first - HALF_DAY, last + HALF_DAY] } },
+        hooks: {
+          // What the x axis spans, for tests and for people inspecting the page (seconds since the epoch).
+          setScale: [
+            (u: uPlot, key: string) => {
+              if (key !== "x") return;
+              element.dataset.xMin = String(u.scales.x?.min ?? "");
+              element.dataset.xMax = String(u.scales.x?.max ?? "");
+            },
+          ],
+        },
         series: [
           {},
           ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, points: { show: true } })),
@@ -44,6 +61,7 @@ export function DailyChart({
       ref={ref}
       className="chart"
       role="img"
+      data-testid="daily-chart"
       aria-label={`${title}: chart of ${series.map((s) => s.label).join(", ")} per day`}
     />
   );

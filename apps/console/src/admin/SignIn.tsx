@@ -1,4 +1,5 @@
 /** Operator sign-in (POST /api/admin/login through admin.login) and the locked-out screen (429 login_locked). */
+import type { FieldError } from "@tollgate/shared";
 import { type FormEvent, useState } from "react";
 import { Field } from "../components/Field";
 import { ProblemBanner } from "../components/ProblemBanner";
@@ -14,6 +15,12 @@ export function SignIn({ client, onSignedIn }: { client: AdminClient; onSignedIn
 
   async function submit(event: FormEvent) {
     event.preventDefault();
+    // Checked here first, so an empty or mistyped field gets a sentence beside it, not a schema's message.
+    const missing = signInFieldErrors(email, password);
+    if (missing.length > 0) {
+      setProblem({ message: "Some fields need attention.", errors: missing });
+      return;
+    }
     setBusy(true);
     setProblem(undefined);
     try {
@@ -64,6 +71,26 @@ export function SignIn({ client, onSignedIn }: { client: AdminClient; onSignedIn
       </form>
     </section>
   );
+}
+
+/** The operator sign-in's own field checks: what is missing or malformed, in words (decision 0069). */
+export function signInFieldErrors(email: string, password: string): FieldError[] {
+  const errors: FieldError[] = [];
+  if (email.trim() === "") {
+    errors.push({
+      path: "email",
+      code: "required",
+      message: "Enter the email address of your operator account.",
+    });
+  } else if (!/^[^\s@]+@[^\s@]+$/.test(email.trim())) {
+    errors.push({
+      path: "email",
+      code: "invalid_format",
+      message: "Enter an email address, like name@example.com.",
+    });
+  }
+  if (password === "") errors.push({ path: "password", code: "required", message: "Enter your password." });
+  return errors;
 }
 
 /** Too many failed sign-ins: the wait comes from Retry-After (or the problem's detail) and is shown as a time. */

@@ -6,6 +6,7 @@
 import type { AppRouter } from "@tollgate/api/router";
 import { ADMIN_CSRF_HEADER } from "@tollgate/shared";
 import { createTRPCClient, httpBatchLink, type TRPCClient, TRPCClientError } from "@trpc/client";
+import { statusAwareFetch } from "../lib/errors";
 
 export type AdminClient = TRPCClient<AppRouter>;
 type Q<P extends { query: (...args: never[]) => unknown }> = Awaited<ReturnType<P["query"]>>;
@@ -31,7 +32,9 @@ export function createAdminClient(baseUrl: string, fetchImpl?: typeof globalThis
       httpBatchLink({
         url: `${baseUrl.replace(/\/+$/, "")}/trpc`,
         headers: () => ({ [ADMIN_CSRF_HEADER]: "1" }),
-        fetch: (url, init) => (fetchImpl ?? globalThis.fetch)(url, { ...init, credentials: "same-origin" }),
+        fetch: statusAwareFetch((url, init) =>
+          (fetchImpl ?? globalThis.fetch)(url, { ...init, credentials: "same-origin" }),
+        ),
       }),
     ],
   });

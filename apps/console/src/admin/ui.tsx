@@ -14,7 +14,16 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
-export function ErrorState({ error, testId = "load-error" }: { error: unknown; testId?: string }) {
+export function ErrorState({
+  error,
+  testId = "load-error",
+  retry,
+}: {
+  error: unknown;
+  testId?: string;
+  /** Reads again: offered for every failure but an ended session (which needs a sign-in, not a retry). */
+  retry?: () => void;
+}) {
   if (problemOf(error)?.code === "admin_auth_required") {
     // The session ended (idle or absolute expiry, or signed out elsewhere): back to the sign-in form.
     return (
@@ -24,8 +33,21 @@ export function ErrorState({ error, testId = "load-error" }: { error: unknown; t
       </div>
     );
   }
+  const problem = toFormProblem(error);
   return (
-    <ProblemBanner problem={toFormProblem(error)} testId={testId} extraErrors={toFormProblem(error).errors} />
+    <>
+      <ProblemBanner problem={problem} testId={testId} extraErrors={problem.errors} />
+      {retry ? (
+        <button
+          type="button"
+          className="button button--secondary"
+          onClick={retry}
+          data-testid={`${testId}-retry`}
+        >
+          Retry
+        </button>
+      ) : null}
+    </>
   );
 }
 
@@ -35,11 +57,13 @@ export function Loaded<T>({
   what,
   children,
 }: {
-  load: Load<T>;
+  load: Load<T> & { reload?: () => Promise<void> };
   what: string;
   children: (data: T) => ReactNode;
 }) {
-  if (load.status === "error") return <ErrorState error={load.error} />;
+  const { reload } = load;
+  if (load.status === "error")
+    return <ErrorState error={load.error} {...(reload ? { retry: () => void reload() } : {})} />;
   if (load.data === undefined) return <Loading what={what} />;
   return <>{children(load.data)}</>;
 }

@@ -25,7 +25,7 @@ export function Field({ label, hint, error, testId, className, ...input }: Field
         {...input}
       />
       {hint ? (
-        <p id={hintId} className="field__hint">
+        <p id={hintId} className="field__hint" data-testid={`${testId}-hint`}>
           {hint}
         </p>
       ) : null}

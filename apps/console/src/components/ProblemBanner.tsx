@@ -24,7 +24,17 @@ export function ProblemBanner({
           ))}
         </ul>
       ) : null}
-      {problem.requestId ? <p className="banner__meta">Request id: {problem.requestId}</p> : null}
+      {problem.code || problem.requestId ? (
+        <p className="banner__meta">
+          {problem.code ? (
+            <>
+              Code: <code data-testid={`${testId}-code`}>{problem.code}</code>
+            </>
+          ) : null}
+          {problem.code && problem.requestId ? " · " : null}
+          {problem.requestId ? `Request id: ${problem.requestId}` : null}
+        </p>
+      ) : null}
     </div>
   );
 }

@@ -38,9 +38,55 @@ export function problemOf(error: unknown): (Problem & { httpStatus?: number }) |
   };
 }
 
-/** Any thrown value as a banner message plus field errors. */
+/**
+ * An HTTP answer the tRPC client cannot read (not JSON: a proxy's or load balancer's error page). Thrown by
+ * `statusAwareFetch`, so the console can tell "the server answered with an error" from "the server was not reached".
+ */
+export class HttpAnswerError extends Error {
+  constructor(
+    readonly status: number,
+    statusText: string,
+  ) {
+    super(`HTTP ${status}${statusText ? ` ${statusText}` : ""}`);
+    this.name = "HttpAnswerError";
+  }
+}
+
+/** The fetch both consoles' tRPC clients use: an error answer that is not JSON becomes an HttpAnswerError. */
+export function statusAwareFetch(base?: typeof globalThis.fetch): typeof globalThis.fetch {
+  return async (input, init) => {
+    const response = await (base ?? globalThis.fetch)(input, init);
+    if (!response.ok && !/json/i.test(response.headers.get("content-type") ?? "")) {
+      throw new HttpAnswerError(response.status, response.statusText);
+    }
+    return response;
+  };
+}
+
+/** The HTTP status a failed call was answered with; undefined when no answer arrived (a network failure). */
+export function httpStatusOf(error: unknown): number | undefined {
+  if (error instanceof HttpAnswerError) return error.status;
+  if (!(error instanceof TRPCClientError)) return undefined;
+  if (error.cause instanceof HttpAnswerError) return error.cause.status;
+  const response: unknown = (error.meta as { response?: unknown } | undefined)?.response;
+  if (response instanceof Response) return response.status;
+  const status: unknown = (error.data as { httpStatus?: unknown } | undefined)?.httpStatus;
+  return typeof status === "number" ? status : undefined;
+}
+
+/** A problem the API sent as the body itself (not in tRPC's error shape), e.g. an Express-level answer. */
+function bodyProblem(error: unknown) {
+  if (!(error instanceof TRPCClientError)) return undefined;
+  return problemOf((error.meta as { responseJSON?: unknown } | undefined)?.responseJSON);
+}
+
+/**
+ * Any thrown value as a banner message plus field errors. Three kinds are told apart (decision 0069): a problem
+ * from the API (its title, detail and code), a server error with no problem (its HTTP status: the API or a proxy
+ * in front of it failed, the connection is fine) and no answer at all (the API was not reached).
+ */
 export function toFormProblem(error: unknown): FormProblem {
-  const problem = problemOf(error);
+  const problem = problemOf(error) ?? bodyProblem(error);
   if (problem) {
     return {
       message:
@@ -51,6 +97,16 @@ export function toFormProblem(error: unknown): FormProblem {
       ...(problem.request_id ? { requestId: problem.request_id } : {}),
       errors: problem.errors ?? [],
     };
+  }
+  const status = httpStatusOf(error);
+  if (status !== undefined && status >= 500) {
+    return {
+      message: `The Tollgate API failed with a server error (HTTP ${status}). Your connection is fine: try again, and tell the operator if it keeps failing.`,
+      errors: [],
+    };
+  }
+  if (status !== undefined) {
+    return { message: `The Tollgate API refused the request (HTTP ${status}).`, errors: [] };
   }
   if (error instanceof TRPCClientError || error instanceof TypeError) {
     return { message: "Could not reach the Tollgate API. Check your connection and try again.", errors: [] };

@@ -4,6 +4,7 @@
  */
 import type { AppRouter } from "@tollgate/api/router";
 import { createTRPCClient, httpBatchLink, type TRPCClient } from "@trpc/client";
+import { statusAwareFetch } from "./errors";
 import { type ConsoleNetwork, fetchNetworks } from "./networks";
 
 export type ConsoleClient = TRPCClient<AppRouter>;
@@ -26,7 +27,7 @@ export function createConsoleClient({ baseUrl, getSecret, fetch }: ConsoleClient
           const secret = getSecret();
           return secret ? { authorization: `Bearer ${secret}` } : {};
         },
-        ...(fetch ? { fetch } : {}),
+        fetch: statusAwareFetch(fetch),
       }),
     ],
   });

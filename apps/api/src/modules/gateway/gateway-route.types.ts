@@ -16,7 +16,7 @@ export const ZGatewayRouteView = z.object({
   slug: z.string(),
   upstream_url: z.string(),
   tier: z.string(),
-  gateway_url: z.string().describe("where agents call: {gateway_url}/<slug>/..."),
+  gateway_url: z.string().describe("the route's base URL, slug included: agents call {gateway_url}/<path>"),
   origin_secret_header: z.string(),
   origin_secret: z
     .string()

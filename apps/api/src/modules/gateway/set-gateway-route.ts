@@ -14,7 +14,7 @@ export const setGatewayRouteProcedure = (deps: GatewayDeps) =>
         tags: ["gateway"],
         summary: "Configure the hosted gateway",
         description:
-          "Agents call {gateway_url}/<slug>/...; paid requests are forwarded to upstream_url with the origin secret header. The origin secret is returned when the route is created.",
+          "Agents call {gateway_url}/<path> (gateway_url ends with the slug); paid requests are forwarded to upstream_url with the origin secret header. The origin secret is returned when the route is created.",
         protect: true,
         errorResponses: [400, 401, 403, 409],
       },

@@ -96,6 +96,13 @@ describe.each(storageDatabaseKinds("postgres"))("GET /api/dashboard/fees on %s",
       expect(response.status, query).toBe(400);
       expect(response.headers.get("content-type")).toContain("application/problem+json");
     }
+    // A reversed or too long range names the field it blames.
+    for (const query of ["?from=2026-11-23&to=2026-11-01", "?from=2024-01-01&to=2026-01-01"]) {
+      const response = await fees(query);
+      expect(response.json.errors, query).toEqual([
+        expect.objectContaining({ path: "from", code: "invalid_value" }),
+      ]);
+    }
   });
 
   it("security: no session is 401", async () => {

@@ -30,10 +30,12 @@ export const dashboardFeesProcedure = (deps: OperatorDeps) =>
       const from = input.from ? new Date(`${input.from}T00:00:00Z`) : new Date(to.getTime() - 30 * DAY_MS);
       const days = (to.getTime() - from.getTime()) / DAY_MS + 1;
       if (days < 1 || days > MAX_DAYS) {
-        throw new AppError(
-          "validation_failed",
-          `from must not be after to, and the range at most ${MAX_DAYS} days`,
-        );
+        // The field is named, as a schema refinement names it, so a form can mark it (decision 0069).
+        const message =
+          days < 1 ? "from must not be after to" : `the range from..to is at most ${MAX_DAYS} days`;
+        throw new AppError("validation_failed", message, {
+          errors: [{ path: "from", code: "invalid_value", message }],
+        });
       }
       assertListedNetwork(deps.chains.networks, input.network);
       const rows = await feeIncome(deps, {

@@ -5,6 +5,7 @@
 import { adminLoginProcedure } from "./admin-login";
 import { adminLogoutProcedure } from "./admin-logout";
 import { adminMeProcedure } from "./admin-me";
+import { adminSessionProcedure } from "./admin-session";
 import type { OperatorsDeps } from "./deps";
 
 export function operatorsModule(deps: OperatorsDeps) {
@@ -13,6 +14,7 @@ export function operatorsModule(deps: OperatorsDeps) {
       login: adminLoginProcedure(deps),
       logout: adminLogoutProcedure(deps),
       me: adminMeProcedure(deps),
+      session: adminSessionProcedure(deps),
     },
   };
 }

@@ -159,7 +159,8 @@ export async function issueReceipt(
     id: receiptId,
     quoteId: quote.id,
     merchantId: quote.merchantId,
-    payer: quote.payer,
+    // Lower-case, as settlements store it: every payer filter compares lower-case addresses (decision 0069).
+    payer: quote.payer.toLowerCase(),
     chainId: quote.chainId,
     txHash,
     logIndex: payment.logIndex,

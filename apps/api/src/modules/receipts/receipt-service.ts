@@ -81,7 +81,8 @@ export function toReceiptView({ receipt, quote, history }: ReceiptRecord) {
     receipt_id: receipt.id,
     quote_id: receipt.quoteId,
     merchant_id: receipt.merchantId,
-    payer: receipt.payer,
+    // The quote keeps the payer as it was asked for (checksummed); the receipt row stores it lower-case.
+    payer: quote.payer,
     resource: quote.resource,
     tier: quote.tier,
     quota: receipt.quota,

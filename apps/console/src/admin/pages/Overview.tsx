@@ -131,7 +131,7 @@ function Indexer({ data }: { data: Overview }) {
     <section className="section" aria-labelledby="indexer-title">
       <h2 id="indexer-title">Indexer</h2>
       <Table
-        caption="Lag per network (blocks behind the head)"
+        caption="Lag per network (blocks behind the head); a halted network shows its halt instead"
         testId="indexer-table"
         rows={data.indexer}
         rowKey={(r) => r.network}
@@ -139,8 +139,31 @@ function Indexer({ data }: { data: Overview }) {
         columns={[
           { header: "Network", cell: (r) => r.network },
           { header: "Indexed", cell: (r) => r.indexed_block, numeric: true },
-          { header: "Head", cell: (r) => r.head_block ?? "—", numeric: true },
-          { header: "Lag", cell: (r) => r.lag_blocks ?? "—", numeric: true },
+          // A halted network is not followed: its head is the last one read before the halt and its lag is no
+          // measure of anything, so the halt is shown in their place.
+          {
+            header: "Head",
+            cell: (r) => (r.halted_reason ? "not followed" : (r.head_block ?? "—")),
+            numeric: true,
+          },
+          {
+            header: "Lag",
+            cell: (r) =>
+              r.halted_reason ? (
+                <span data-testid={`indexer-lag-${r.network}`}>
+                  halted
+                  {r.halted_at ? (
+                    <>
+                      {" "}
+                      since <Time at={r.halted_at} />
+                    </>
+                  ) : null}
+                </span>
+              ) : (
+                <span data-testid={`indexer-lag-${r.network}`}>{r.lag_blocks ?? "—"}</span>
+              ),
+            numeric: true,
+          },
           {
             header: "State",
             cell: (r) =>

@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { useLoad } from "../../hooks/useLoad";
+import { useNetworks } from "../../hooks/useNetworks";
 import type { MerchantApi, MerchantDashboard } from "../../lib/trpc";
 import { formatUnits } from "../../lib/units";
 import { SelectFilter } from "../../ui/Filters";
@@ -14,7 +15,7 @@ const REVENUE_COLUMNS: Column<Data["revenue"][number]>[] = [
   { header: "Day", cell: (row) => row.day },
   { header: "Network", cell: (row) => row.network },
   { header: "Asset", cell: (row) => row.asset ?? row.token },
-  { header: "Payments", cell: (row) => row.settlements, numeric: true },
+  { header: "Settlements", cell: (row) => row.settlements, numeric: true },
   {
     header: "Received",
     cell: (row) => (
@@ -39,15 +40,21 @@ const SETTLEMENT_COLUMNS: Column<Data["settlements"]["recent"][number]>[] = [
 const RESOURCE_COLUMNS: Column<Data["top_resources"][number]>[] = [
   { header: "Resource", cell: (row) => <code>{row.resource}</code> },
   { header: "Quotes", cell: (row) => row.quotes, numeric: true },
-  { header: "Paid", cell: (row) => row.receipts, numeric: true },
+  { header: "Receipts", cell: (row) => row.receipts, numeric: true },
   { header: "Units", cell: (row) => row.units, numeric: true },
   { header: "USD", cell: (row) => row.amount_usd, numeric: true },
 ];
 
-/** The merchant dashboard: revenue chart, settlements, receipts, top resources, quota, webhook health. */
+/**
+ * The merchant dashboard: revenue chart, settlements, receipts, top resources, quota, webhook health. Two sources
+ * feed it and each figure says which (decision 0069): receipts are issued by Tollgate when it verifies a payment;
+ * revenue and settlements are the Payment logs the indexer has read from the chain, so they lag the receipts and
+ * stop on a network whose indexing is halted (flagged here from the payment capabilities).
+ */
 export function Dashboard({ api }: { api: MerchantApi }) {
   const [days, setDays] = useState<number>(30);
   const dashboard = useLoad(() => api.dashboard(days), days);
+  const halted = (useNetworks(api) ?? []).filter((network) => network.halted).map((network) => network.name);
   return (
     <section aria-labelledby="dashboard-heading" data-testid="dashboard">
       <div className="section-head">
@@ -63,21 +70,32 @@ export function Dashboard({ api }: { api: MerchantApi }) {
         <RefreshButton load={dashboard} testId="dashboard-refresh" />
       </div>
       <Loaded load={dashboard} what="the dashboard" testId="dashboard">
-        {(data) => <DashboardBody data={data} />}
+        {(data) => <DashboardBody data={data} halted={halted} />}
       </Loaded>
     </section>
   );
 }
 
-function DashboardBody({ data }: { data: MerchantDashboard }) {
+function DashboardBody({ data, halted }: { data: MerchantDashboard; halted: readonly string[] }) {
   const settled = data.settlements.by_state.reduce(
     (n, row) => n + (row.state === "orphaned" ? 0 : row.settlements),
     0,
   );
+  const heldBack = halted.length > 0 ? <HeldBack networks={halted} /> : null;
   return (
     <div className="grid">
+      {halted.length > 0 ? (
+        <p className="banner banner--warning card--wide" role="status" data-testid="dashboard-halted">
+          Indexing is halted on {halted.join(", ")}: payments settled there are not counted in Revenue and
+          Settlements until an operator resumes it. Receipts issued are not affected.
+        </p>
+      ) : null}
       <section className="card card--wide" aria-labelledby="revenue-heading">
-        <h2 id="revenue-heading">Revenue</h2>
+        <h2 id="revenue-heading">Revenue {heldBack}</h2>
+        <p className="muted" data-testid="revenue-source">
+          From settlements: the payments the indexer has read on chain, so a payment shows here after its
+          receipt.
+        </p>
         {data.revenue.length === 0 ? (
           <p className="muted" data-testid="revenue-empty">
             No confirmed payments in this window yet.
@@ -86,7 +104,7 @@ function DashboardBody({ data }: { data: MerchantDashboard }) {
           <>
             <RevenueChart revenue={data.revenue} from={data.window.from} days={data.window.days} />
             <DataTable
-              caption="Merchant share per day, network and asset (base units)"
+              caption="Merchant share per day, network and asset, in tokens (hover a figure for base units)"
               testId="revenue-table"
               rows={data.revenue}
               rowKey={(row) => `${row.day}:${row.network}:${row.token}`}
@@ -96,7 +114,10 @@ function DashboardBody({ data }: { data: MerchantDashboard }) {
         )}
       </section>
       <section className="card card--wide" aria-labelledby="settlements-heading">
-        <h2 id="settlements-heading">Settlements</h2>
+        <h2 id="settlements-heading">Settlements {heldBack}</h2>
+        <p className="muted" data-testid="settlements-source">
+          Indexed from the chain.
+        </p>
         <p data-testid="settlements-count">{settled} settled in the window</p>
         <DataTable
           testId="settlements-recent"
@@ -108,6 +129,9 @@ function DashboardBody({ data }: { data: MerchantDashboard }) {
       </section>
       <section className="card" aria-labelledby="receipts-heading">
         <h2 id="receipts-heading">Receipts and quota</h2>
+        <p className="muted" data-testid="receipts-source">
+          Issued by Tollgate when it verifies a payment, before the indexer reads it.
+        </p>
         <dl className="facts">
           <dt>Receipts issued</dt>
           <dd data-testid="receipts-issued">{data.receipts.issued}</dd>
@@ -125,6 +149,9 @@ function DashboardBody({ data }: { data: MerchantDashboard }) {
       </section>
       <section className="card" aria-labelledby="resources-heading">
         <h2 id="resources-heading">Top resources</h2>
+        <p className="muted" data-testid="resources-source">
+          Quotes asked and receipts issued per resource (receipts, not indexed settlements).
+        </p>
         <DataTable
           testId="top-resources"
           rows={data.top_resources}
@@ -143,5 +170,14 @@ function DashboardBody({ data }: { data: MerchantDashboard }) {
         <p>Hosted gateway: {data.gateway.status.replace("_", " ")}</p>
       </section>
     </div>
+  );
+}
+
+/** Marks a figure the halted networks hold back. */
+function HeldBack({ networks }: { networks: readonly string[] }) {
+  return (
+    <span className="pill pill--bad" data-testid="held-back">
+      held back: {networks.join(", ")} halted
+    </span>
   );
 }

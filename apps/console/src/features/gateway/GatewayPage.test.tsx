@@ -9,7 +9,7 @@ const route = {
   slug: "acme",
   upstream_url: "https://api.example.com/v1",
   tier: "standard",
-  gateway_url: "http://127.0.0.1:3000/g",
+  gateway_url: "http://127.0.0.1:3000/g/acme",
   origin_secret_header: "x-tollgate-origin-secret",
   updated_at: "2026-01-01T00:00:00.000Z",
 };
@@ -42,6 +42,8 @@ describe("GatewayPage", () => {
       "gos_secret",
     );
     expect(await screen.findByTestId("gateway-current")).toBeTruthy();
+    // gateway_url already ends with the slug: it is not repeated.
+    expect(screen.getByTestId("gateway-agent-url").textContent).toBe("http://127.0.0.1:3000/g/acme/…");
     expect(api.setGateway).toHaveBeenCalledWith({
       id: route.merchant_id,
       slug: "acme",

@@ -125,9 +125,8 @@ function RouteFacts({ route }: { route: GatewayRoute }) {
     <dl className="facts" data-testid="gateway-current">
       <dt>Agents call</dt>
       <dd>
-        <code>
-          {route.gateway_url}/{route.slug}/…
-        </code>
+        {/* gateway_url already ends with the slug (gateway-route-view.ts): agents add only their path. */}
+        <code data-testid="gateway-agent-url">{route.gateway_url}/…</code>
       </dd>
       <dt>Forwards to</dt>
       <dd>

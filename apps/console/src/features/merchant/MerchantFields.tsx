@@ -91,6 +91,13 @@ export function SettlementAndTiers({
   );
 }
 
+/**
+ * The one statement of what a webhook URL may be, as the API checks it (merchant-service.ts checkWebhookPolicy,
+ * WEBHOOK_ALLOW_LOOPBACK: on outside production only); every webhook URL field shows it.
+ */
+export const WEBHOOK_URL_RULE =
+  "https, or http to a loopback address (localhost, 127.0.0.1) where this deployment allows it (not in production).";
+
 export function WebhookUrlField({
   label,
   hint,
@@ -100,6 +107,7 @@ export function WebhookUrlField({
   errors,
 }: {
   label: string;
+  /** What the field is for; the URL rule (WEBHOOK_URL_RULE) follows it. */
   hint: string;
   testId: string;
   value: string;
@@ -114,7 +122,7 @@ export function WebhookUrlField({
       value={value}
       onChange={(event) => onChange(event.target.value)}
       error={errorFor(errors, "webhook_url")}
-      hint={hint}
+      hint={`${hint} ${WEBHOOK_URL_RULE}`}
       spellCheck={false}
       autoComplete="url"
     />

@@ -80,7 +80,7 @@ export function ProfileEditForm({ api, merchant, onSaved }: ProfileEditFormProps
       />
       <WebhookUrlField
         label="Settlement webhook URL"
-        hint="https only. Leave empty to stop webhook deliveries."
+        hint="Leave empty to stop webhook deliveries."
         testId="profile-webhook"
         value={webhookUrl}
         onChange={setWebhookUrl}

@@ -59,9 +59,9 @@ export function ProfileView({
           </div>
         ))}
       </dl>
-      <p className="field__hint">
-        Payout wallets are read-only here. Changing them needs an owner step-up, which the console will offer
-        later.
+      <p className="field__hint" data-testid="profile-view-payout-hint">
+        To change the payout wallet, use "Change the payout" on this page: the current payout wallet signs the
+        change (owner step-up).
       </p>
 
       <h3>Tiers</h3>

@@ -53,7 +53,11 @@ describe("RegisterForm", () => {
     render(<RegisterForm api={api} onRegistered={vi.fn()} />);
     const chain = screen.getByTestId("settlement-chain") as HTMLSelectElement;
     const values = () => [...chain.options].map((option) => option.value);
-    await waitFor(() => expect(values()).toEqual(["polygon", "base"]));
+    // Test mode is the default.
+    await waitFor(() => expect(values()).toEqual(["amoy"]));
+    fireEvent.click(screen.getByTestId("register-mode-live"));
+    expect(values()).toEqual(["polygon", "base"]);
+    expect(chain.value).toBe("polygon");
     fireEvent.click(screen.getByTestId("register-mode-test"));
     expect(values()).toEqual(["amoy"]);
     expect(chain.value).toBe("amoy");
@@ -72,14 +76,20 @@ describe("RegisterForm", () => {
     });
     render(<RegisterForm api={api} onRegistered={vi.fn()} />);
     const chain = screen.getByTestId("settlement-chain") as HTMLSelectElement;
-    await waitFor(() => expect(chain.options).toHaveLength(2));
-    fireEvent.click(screen.getByTestId("register-mode-test"));
+    await waitFor(() => expect(chain.options).toHaveLength(3));
     expect([...chain.options].map((option) => [option.value, option.textContent])).toEqual([
       ["amoy", "Polygon Amoy (testnet) · chain 80002"],
       ["base-sepolia", "Base Sepolia (testnet) · chain 84532"],
       ["devnet", "devnet · chain 31337"],
     ]);
     expect(chain.value).toBe("amoy");
+  });
+
+  it("defaults to test mode, the permanent choice explained beside it", () => {
+    render(<RegisterForm api={fakeApi()} onRegistered={vi.fn()} />);
+    expect((screen.getByTestId("register-mode-test") as HTMLInputElement).checked).toBe(true);
+    expect((screen.getByTestId("register-mode-live") as HTMLInputElement).checked).toBe(false);
+    expect(screen.getByText(/cannot be changed later/)).toBeTruthy();
   });
 
   it("sends the form input and hands the result over", async () => {
@@ -100,9 +110,9 @@ describe("RegisterForm", () => {
     expect(api.register).toHaveBeenCalledWith({
       name: "Acme Search",
       pay_to: { evm: VALID_EVM.toLowerCase(), near: "acme.near" },
-      network_mode: "live",
+      network_mode: "test",
       settlement_version: "1.2",
-      settlement_chain: "polygon",
+      settlement_chain: "amoy",
       tiers: { standard: "0.001", premium: "0.01", bulk: "0.0005" },
     });
   });

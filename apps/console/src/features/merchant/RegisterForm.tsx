@@ -48,10 +48,11 @@ interface RegisterFormProps {
 export function RegisterForm({ api, onRegistered }: RegisterFormProps) {
   const [name, setName] = useState("");
   const [payTo, setPayTo] = useState<Record<PayoutKey, string>>({ evm: "", solana: "", near: "", aptos: "" });
-  const [mode, setMode] = useState<NetworkMode>("live");
+  // Test first (decision 0069): the mode is permanent, and a first registration is usually a trial.
+  const [mode, setMode] = useState<NetworkMode>("test");
   const terms = useSettlementAndTiers({
     version: "1.2",
-    chain: LEGACY_DEFAULT_BY_MODE.live,
+    chain: LEGACY_DEFAULT_BY_MODE.test,
     tierRows: defaultTierRows,
   });
   const { version, chain, setChain, tierRows } = terms;
@@ -117,7 +118,7 @@ export function RegisterForm({ api, onRegistered }: RegisterFormProps) {
 
       <WebhookUrlField
         label="Settlement webhook URL (optional)"
-        hint="https only. Tollgate POSTs a signed notice here after every settlement."
+        hint="Tollgate POSTs a signed notice here after every settlement."
         testId="register-webhook"
         value={webhookUrl}
         onChange={setWebhookUrl}
@@ -185,11 +186,12 @@ function NetworkModeFields({
     <fieldset className="group" aria-describedby="mode-hint">
       <legend>Network mode</legend>
       <p className="field__hint" id="mode-hint">
-        <strong>Permanent:</strong> the mode is fixed at registration and cannot be changed later. Live
-        settles real funds on Polygon or Base; test settles on the Amoy testnet.
+        <strong>Permanent:</strong> the mode is fixed at registration and cannot be changed later. Test
+        settles on testnets with no real money; live settles real funds on mainnets. To go live after trying
+        it out, register a second merchant in live mode.
       </p>
       <div className="radios">
-        {(["live", "test"] as const).map((value) => (
+        {(["test", "live"] as const).map((value) => (
           <label key={value} className="radio">
             <input
               type="radio"

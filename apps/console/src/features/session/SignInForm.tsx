@@ -22,6 +22,10 @@ export function SignInForm({ api, onSignedIn }: SignInFormProps) {
     event.preventDefault();
     const value = secret.trim();
     setProblem(undefined);
+    if (value === "") {
+      setError(`Enter your merchant secret (it starts with ${ID_PREFIXES.merchantSecret}).`);
+      return;
+    }
     if (!value.startsWith(ID_PREFIXES.merchantSecret)) {
       setError(`a merchant secret starts with ${ID_PREFIXES.merchantSecret}`);
       return;

@@ -1,13 +1,12 @@
 import { useState } from "react";
-import { Field } from "../../components/Field";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import { type Load, useLoad } from "../../hooks/useLoad";
-import { errorFor } from "../../lib/errors";
 import type { MerchantApi, MerchantProfile, WebhookDeliveries } from "../../lib/trpc";
 import { ActionButton, SubmitActions } from "../../ui/ActionButton";
 import { type Column, DataTable } from "../../ui/Table";
 import { Loaded, OnceSecret, RefreshButton } from "../common/States";
+import { WebhookUrlField } from "../merchant/MerchantFields";
 
 type Delivery = WebhookDeliveries["deliveries"][number];
 
@@ -64,14 +63,13 @@ export function WebhooksPage({
           }}
         >
           <h2 id="webhook-url-heading">Endpoint</h2>
-          <Field
+          <WebhookUrlField
             label="Webhook URL"
-            hint="https (http only for loopback in development). Empty removes it."
+            hint="Empty removes it."
             testId="webhook-url"
-            type="url"
             value={url}
-            onChange={(event) => setUrl(event.target.value)}
-            error={errorFor(problem?.errors ?? [], "webhook_url")}
+            onChange={setUrl}
+            errors={problem?.errors ?? []}
           />
           <SubmitActions busy={busy} testId="webhook-url-save" label="Save URL" />
         </form>
