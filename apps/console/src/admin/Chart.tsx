@@ -1,6 +1,7 @@
 /** A uPlot line chart of daily values; the figures are also in a table beside it for screen readers. */
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
+import { chartWidth, followBoxWidth } from "../ui/chartWidth";
 
 export interface DailySeries {
   label: string;
@@ -26,7 +27,7 @@ export function DailyChart({
     const plot = new uPlot(
       {
         title,
-        width: Math.max(320, element.clientWidth || 600),
+        width: chartWidth(element),
         height: 220,
         scales: { x: { time: true } },
         series: [
@@ -37,7 +38,11 @@ export function DailyChart({
       [xs, ...series.map((s) => s.values)],
       element,
     );
-    return () => plot.destroy();
+    const unfollow = followBoxWidth(element, plot, 220);
+    return () => {
+      unfollow();
+      plot.destroy();
+    };
   }, [title, days, series]);
   return (
     <div
