@@ -38,6 +38,7 @@ if (widths.some((width) => !Number.isInteger(width) || width < 200 || width > 40
 if (!hasChromium) throw new Error(`${CHROMIUM} is missing: install Debian's chromium`);
 assertBuilt();
 
+const MENU_PAGES = ["operator-overview", "merchant-dashboard"];
 const OUT = resolve(import.meta.dirname, "..", "shots");
 const started = performance.now();
 rmSync(OUT, { recursive: true, force: true });
@@ -55,6 +56,14 @@ try {
         await browser.page.setViewportSize({ width, height: width < 700 ? 844 : 900 });
         await browser.page.screenshot({ path: join(folder, `${name}-${width}.png`), fullPage: true });
         files += 1;
+        // The first signed-in page of each console also shows its narrow-screen menu open.
+        const toggle = browser.page.getByTestId("menu-toggle");
+        if (MENU_PAGES.includes(name) && (await toggle.isVisible())) {
+          await toggle.click();
+          await browser.page.screenshot({ path: join(folder, `${name}-${width}-menu.png`) });
+          await browser.page.keyboard.press("Escape");
+          files += 1;
+        }
       }
     });
   }
