@@ -5,7 +5,7 @@
  */
 import type { Page } from "playwright-core";
 import { settled as operatorSettled, signIn as operatorSignIn } from "./admin-harness";
-import type { LayoutSeed } from "./layout-seed";
+import { type LayoutSeed, long } from "./layout-seed";
 import { signIn as merchantSignIn } from "./merchant-browser";
 
 export const WIDE = { width: 1366, height: 768 } as const;
@@ -83,7 +83,17 @@ export async function walkConsoles(
   await page.getByTestId("nav-register").click();
   await page.getByTestId("register-name").waitFor();
   await visit("merchant-register");
+  // Registering shows the new secret once; the longest name the form takes, one unbroken token.
   await page.setViewportSize(WIDE);
+  await page.getByTestId("register-name").fill(long("Registered", 80));
+  await page.getByTestId("register-pay-to-evm").fill("0x52908400098527886E0F7030069857D2E4169EE7");
+  await page.getByTestId("register-mode-test").check();
+  await page.getByTestId("tier-price-1").fill("0.02");
+  await page.getByTestId("register-submit").click();
+  await page.getByTestId("secret-value").waitFor();
+  await visit("merchant-secret");
+  await page.setViewportSize(WIDE);
+  await page.reload(); // the secret was not kept (not continued): the tab is signed out again
   await page.getByTestId("nav-signin").click();
   await page.getByTestId("signin-secret").waitFor();
   await visit("merchant-signin");
