@@ -4,6 +4,7 @@
  * - every action (a visible button, a link drawn as a button, a submit input, anything marked `data-primary`)
  *   lies inside the viewport, or inside a horizontal scroll box of its own that itself lies inside the viewport
  *   and is at most MAX_SCROLL_WIDTH wide, so no content can push an action thousands of pixels away;
+ * - a dialog's actions are on screen without scrolling (a dialog names data in its title);
  * - the header takes at most a fifth of the screen's height (a narrow screen gets the menu toggle instead).
  */
 import type { Page } from "playwright-core";
@@ -68,6 +69,10 @@ export async function layoutProblems(page: Page): Promise<string[]> {
       for (const action of actions) {
         if (!visible(action)) continue;
         const rect = action.getBoundingClientRect();
+        if (action.closest('[role="dialog"]') && (rect.top < -0.5 || rect.bottom > window.innerHeight + 0.5))
+          problems.push(
+            `${describe(action)} of a dialog is off screen (${Math.round(rect.top)}..${Math.round(rect.bottom)}px)`,
+          );
         const box = scrollBoxOf(action);
         if (!box) {
           if (rect.left < -0.5 || rect.right > width + 0.5)
