@@ -6,6 +6,7 @@
  * warm-up; the verdict compares the mean of the last third with the second third (the baseline from the same run).
  * Run: pnpm bench soak (BENCH_SOAK_SECONDS=120 for a short one). Figures: bench/results/soak.json.
  */
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -20,6 +21,8 @@ import { type ApiProcess, reachable, startApiProcess, table, writeResults } from
 const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
 const SAMPLE_SECONDS = Number(process.env.BENCH_SAMPLE_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 2);
+/** The API under test is started with it: /api/metrics answers only an operator session or this token. */
+const METRICS_TOKEN = `soak-metrics-${randomBytes(12).toString("hex")}`;
 /** Growth of the last third over the second third above this counts as growth (shared-machine noise below). */
 const GROWTH_TOLERANCE = 0.1;
 const PG_URL =
@@ -45,7 +48,9 @@ interface Sample {
 }
 
 async function scrape(api: ApiProcess): Promise<Omit<Sample, "t_s" | "paid_calls" | "payments">> {
-  const text = await (await fetch(`${api.baseUrl}/api/metrics`)).text();
+  const text = await (
+    await fetch(`${api.baseUrl}/api/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+  ).text();
   const value = (name: string) => {
     const match = text.match(new RegExp(`^${name.replace(/[{}."=]/g, "\\$&")} (\\S+)$`, "m"));
     if (!match) throw new Error(`/api/metrics has no ${name}`);
@@ -90,6 +95,7 @@ try {
     SERVE_CONSOLE: "false",
     DATA_DIR: dataDir,
     BASE_URL: `http://127.0.0.1:${port}`,
+    METRICS_TOKEN,
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     CONFIRMATIONS_AMOY: "1",
     RATE_LIMIT_QUOTES_PER_MINUTE: "100000000",

@@ -171,9 +171,16 @@ describe("the production build and release", () => {
       "dist/migrate.js",
       "dist/drizzle/meta/_journal.json",
       "dist/console/index.html",
-      ...["admin-create", "keys-rotate", "quote-signer", "audit-verify", "replay-webhook"].map(
-        (name) => `dist/cli/${name}.js`,
-      ),
+      ...[
+        "admin-create",
+        "admin-unlock",
+        "keys-rotate",
+        "quote-signer",
+        "audit-verify",
+        "audit-export",
+        "audit-prune",
+        "replay-webhook",
+      ].map((name) => `dist/cli/${name}.js`),
     ])
       expect(existsSync(join(release, file)), file).toBe(true);
     const modules = join(release, "node_modules");

@@ -13,6 +13,7 @@ export function createAppRouter(m: Modules) {
       ...m.controls.procedures,
       registerPartner: m.public.registerPartner,
       bridgeProviders: router(m.bridge.providers),
+      auditRetention: router(m.operator.auditRetention),
     }),
     adminRead: router(m.operator.reads),
     dashboard: router({

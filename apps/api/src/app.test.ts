@@ -85,6 +85,8 @@ describe("app", () => {
         "/api/admin/unpause",
         "/api/admin/networks/{network}/resume",
         "/api/admin/initialize-config",
+        "/api/admin/audit/export",
+        "/api/admin/audit/prune",
         "/api/dashboard/webhooks",
         "/api/dashboard/fees",
         "/api/dashboard/webhooks/{event_id}/replay",
@@ -210,6 +212,27 @@ describe("app", () => {
     }
     const wrongMethod = await api.call("DELETE", "/v1/merchants");
     expect(wrongMethod.status).toBe(404);
+  });
+
+  it("answers an unknown tRPC procedure with a problem+json 404, not tRPC's envelope", async () => {
+    for (const [method, path] of [
+      ["GET", "/trpc/no.such.procedure"],
+      ["POST", "/trpc/no.such.procedure"],
+      ["GET", "/trpc/merchant.get,no.such?batch=1"],
+      ["GET", "/trpc"],
+      ["GET", "/trpc/%zz"],
+      ["GET", "/trpc/__proto__"],
+    ] as const) {
+      const response = await api.call(method, path);
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get("content-type"), path).toContain("application/problem+json");
+      expect(response.json.code, path).toBe("not_found");
+      expect(response.json.error, path).toBeUndefined();
+    }
+    // A known procedure keeps tRPC's wire format (the console's client reads it).
+    const known = await api.call("GET", "/trpc/merchant.get?input=%7B%7D");
+    expect(known.status).toBe(400);
+    expect((known.json.error as { data?: { code?: string } }).data?.code).toBe("validation_failed");
   });
 
   it("puts a request id on every response and error body; honours a well-formed incoming one", async () => {

@@ -3,6 +3,7 @@
  * console at /trpc, REST from the same procedures), the OpenAPI document and reference page, the built console,
  * and problem+json for every error. The modules are composed in ./compose.ts; this file only mounts them.
  */
+
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { AppError, ERROR_CODES, ERROR_STATUS, ERROR_TITLES } from "@tollgate/shared";
@@ -17,6 +18,7 @@ import { BODY_LIMITS, jsonBody, requireDeclaredBodies } from "./http/body";
 import { corsForAgents } from "./http/cors";
 import { sendProblem } from "./http/errors";
 import { buildOpenApiDocument, type EndpointMount } from "./http/openapi-document";
+import { warnUntrustedProxy } from "./http/proxy-warning";
 import {
   DOCS_STYLESHEET,
   DOCS_STYLESHEET_PATH,
@@ -35,6 +37,7 @@ import {
 import { noteMerchant, telemetryMiddleware } from "./modules/metrics";
 import { createRestRouter } from "./trpc/rest-adapter";
 import { type Context, createCallerFactory } from "./trpc/trpc";
+import { refuseUnknownProcedures } from "./trpc/unknown-procedure";
 
 /** The bridge router at `/bridge`, when BRIDGE_PROVIDERS_FILE names providers (docs/bridge.md). */
 function mountedBridge(deps: Deps): BridgeRouter | undefined {
@@ -104,7 +107,14 @@ export function createApp(deps: Deps): express.Express {
   app.set("query parser", "simple");
   app.locals.bridge = bridge?.bridge;
   app.use(requestLog(deps.log));
-  app.use(telemetryMiddleware(deps.telemetry, new Set(Object.keys(appRouter._def.procedures))));
+  app.use(
+    warnUntrustedProxy(
+      { production: deps.env.nodeEnv === "production", trustProxy: deps.env.trustProxy },
+      deps.log,
+    ),
+  );
+  const procedureNames = new Set(Object.keys(appRouter._def.procedures));
+  app.use(telemetryMiddleware(deps.telemetry, procedureNames));
   // Before every router: a preflight is answered here and never forwarded to a gateway upstream.
   app.use(corsForAgents(deps.env.cors.allowedOrigins));
   // A declared, required body must be there: before every reader, /g and /bridge included.
@@ -145,6 +155,7 @@ export function createApp(deps: Deps): express.Express {
       else res.setHeader(name, value);
     },
   });
+  app.use("/trpc", refuseUnknownProcedures(procedureNames));
   app.use(
     "/trpc",
     createExpressMiddleware({ router: appRouter, createContext: ({ req, res }) => createContext(req, res) }),

@@ -4,6 +4,7 @@
  * Chains come from the deployment manifest (`DATA_DIR`/`DEPLOYMENT_MANIFEST`, `RPC_URL_*`) through the API's
  * own Env parser, so the bridge and the API read the same settings the same way.
  */
+
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { AppError, newId } from "@tollgate/shared";
@@ -13,6 +14,7 @@ import { loadEnv } from "./env";
 import { requireDeclaredBodies } from "./http/body";
 import { sendProblem } from "./http/errors";
 import { endpointPaths } from "./http/openapi-document";
+import { warnUntrustedProxy } from "./http/proxy-warning";
 import { systemClock } from "./infra/clock";
 import { createLogger } from "./infra/logger";
 import {
@@ -57,6 +59,7 @@ export async function startBridgeServer(source: Record<string, string | undefine
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", env.trustProxy);
+  app.use(warnUntrustedProxy({ production: env.nodeEnv === "production", trustProxy: env.trustProxy }, log));
   app.use((req, res, next) => {
     req.requestId = newId("request");
     res.setHeader("X-Request-Id", req.requestId);

@@ -159,6 +159,7 @@ function operatorModules(deps: Deps, auth: Auth) {
       clock,
       log,
       adminAuth,
+      metricsToken: deps.admin.metricsToken,
       telemetry: deps.telemetry,
       telemetryShare: deps.telemetryShare,
       processMonitor: deps.processMonitor,

@@ -41,7 +41,7 @@ export const ZRawEnv = z.object({
   ),
   LOG_LEVEL: envLogLevel().describe("Lowest log level written (pino JSON lines on stdout)."),
   TRUST_PROXY: envDefault(envInteger(), 0).describe(
-    "Number of reverse-proxy hops in front of the API whose X-Forwarded-For is trusted for the client address (0: the socket address).",
+    "Number of reverse-proxy hops in front of the API whose X-Forwarded-For is trusted for the client address (0: the socket address). Every limiter, the operator sign-in limiter included, keys clients by that address: behind a proxy with 0, all clients share the proxy's address and slow each other down (a production start warns once when a request carries X-Forwarded-For while this is 0).",
   ),
   RATE_LIMIT_REGISTRATIONS_PER_HOUR: envDefault(envInteger({ min: 1 }), 20).describe(
     "Merchant registrations per client address per hour.",
@@ -161,14 +161,22 @@ export const ZRawEnv = z.object({
     "Comma list of extra origins whose browser requests may change state with the operator cookie (the API's own origin always may).",
   ),
   LOGIN_FAILURES_PER_IP_PER_DAY: envDefault(envInteger({ min: 1 }), 100).describe(
-    "Failed operator sign-ins per client address per day before it is refused.",
+    "Failed operator sign-ins from one client (an IPv4 address or an IPv6 /64, any email) before its attempts are spaced out by growing waits (never a lockout; decision 0064). Behind a proxy, set TRUST_PROXY or every client counts as one.",
   ),
   LOGIN_CONSECUTIVE_FAILURES: envDefault(envInteger({ min: 1 }), 10).describe(
-    "Consecutive failed sign-ins of one account from one address before a lockout.",
+    "Failed sign-ins of one operator account from one client before its attempts are spaced out; a success clears them. Emails with no account never count against a real one.",
   ),
-  LOGIN_LOCKOUT_SECONDS: envDefault(envInteger({ min: 1 }), 900).describe("Length of a sign-in lockout."),
+  LOGIN_BASE_DELAY_SECONDS: envDefault(envInteger({ min: 1 }), 1).describe(
+    "First wait after the free sign-in failures are spent; each further failure doubles it, up to LOGIN_MAX_DELAY_SECONDS.",
+  ),
+  LOGIN_MAX_DELAY_SECONDS: envOptional(envInteger({ min: 1, max: 86_400 })).describe(
+    "Longest wait a sign-in is ever refused for (429 Retry-After), whatever the failures: the bound on every block. Default 900, or LOGIN_LOCKOUT_SECONDS when that older name is set.",
+  ),
+  LOGIN_LOCKOUT_SECONDS: envOptional(envInteger({ min: 1, max: 86_400 })).describe(
+    "Older name of LOGIN_MAX_DELAY_SECONDS, read when that is unset.",
+  ),
   METRICS_TOKEN: envOptional(z.string().min(24, "at least 24 characters")).describe(
-    "Bearer token (24 characters or more) Prometheus sends to /api/metrics.",
+    "Bearer token (24 characters or more) a Prometheus scraper sends to /api/metrics; unset, only an operator session opens it.",
   ),
   /**
    * How often each API process re-reads the operator pause: a pause is seen everywhere within it. Also

@@ -16,6 +16,7 @@ import { parseSealingKey } from "@tollgate/shared/sealing";
 import { type RawEnv, ZPerNetworkEnv, ZRawEnv } from "./env-schema";
 import { type BridgeConfig, BridgeConfigError, routerConfigFromFile } from "./modules/bridge/config";
 import type { IdentitySettings } from "./modules/identity/identity-services";
+import type { LoginLimitPolicy } from "./modules/operators/login-limiter";
 
 /** The repository, or the release folder when running from a build (relative paths are taken from here). */
 export const REPO_ROOT = runtimePath(import.meta.url, { source: "../../..", release: "." });
@@ -94,7 +95,8 @@ export type Env = {
     sessionMaxMs: number;
     /** Origins whose browser requests may change state with the admin cookie: the API's own, plus these. */
     allowedOrigins: string[];
-    login: { failuresPerIpPerDay: number; consecutiveFailures: number; lockoutSeconds: number };
+    /** The sign-in limiter's policy (decision 0064). */
+    login: LoginLimitPolicy;
     /** Bearer token Prometheus sends to `/api/metrics` (cookies are for people). */
     metricsToken: string | undefined;
     /** Pause state cache per process. */
@@ -274,9 +276,10 @@ function adminSettings(raw: RawEnv, baseUrl: string, fromRoot: (path: string) =>
         .filter(Boolean),
     ],
     login: {
-      failuresPerIpPerDay: raw.LOGIN_FAILURES_PER_IP_PER_DAY,
-      consecutiveFailures: raw.LOGIN_CONSECUTIVE_FAILURES,
-      lockoutSeconds: raw.LOGIN_LOCKOUT_SECONDS,
+      freeFailuresPerClient: raw.LOGIN_FAILURES_PER_IP_PER_DAY,
+      freeFailuresPerAccount: raw.LOGIN_CONSECUTIVE_FAILURES,
+      baseDelaySeconds: raw.LOGIN_BASE_DELAY_SECONDS,
+      maxDelaySeconds: raw.LOGIN_MAX_DELAY_SECONDS ?? raw.LOGIN_LOCKOUT_SECONDS ?? 900,
     },
     metricsToken: raw.METRICS_TOKEN,
     pausePollMs: raw.PAUSE_POLL_MS,

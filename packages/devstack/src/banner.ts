@@ -68,7 +68,7 @@ export function bannerLines(p: {
       : []),
     `  Solana RPC       ${p.env.identity.solana.rpcUrl}${p.localSolanaRpc ? "  (local: seats from pnpm seat:reserve <pubkey>)" : ""}`,
     `  Identity gate    ${p.env.baseUrl}/api/live-stats, ${p.env.baseUrl}/api/protocol-docs  (nonce ${p.env.baseUrl}/nonce; docs/identity-gate.md)`,
-    `  Indexer          following ${p.indexedNetworks.join(", ")}; metrics ${p.env.baseUrl}/api/metrics`,
+    `  Indexer          following ${p.indexedNetworks.join(", ")}; metrics ${p.env.baseUrl}/api/metrics (operator sign-in or METRICS_TOKEN)`,
     `  Database         ${p.database === "pglite" ? `PGlite in ${p.env.dataDir}/pglite` : "PostgreSQL"}`,
     "",
     "  Try it: pnpm demo   (an agent pays for the example merchant's search, step by step)",

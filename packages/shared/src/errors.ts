@@ -130,6 +130,11 @@ export const ERROR_STATUS = {
   payout_change_signature_invalid: 403,
   payout_change_mismatch: 409,
   payout_change_signer_unavailable: 409,
+  // Audit retention (docs/operations.md "Audit trail retention"): export, checkpoint and prune.
+  audit_cut_in_future: 422,
+  audit_cut_empty: 409,
+  audit_prune_leaves_nothing: 409,
+  audit_export_mismatch: 409,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -254,6 +259,10 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   payout_change_signature_invalid: "Payout-change signature is not the current payout wallet's",
   payout_change_mismatch: "Payout change does not match its challenge",
   payout_change_signer_unavailable: "No current payout wallet (EVM or Solana) can sign the payout change",
+  audit_cut_in_future: "The cut point is in the future or past the newest audit event",
+  audit_cut_empty: "No audit event lies between the latest checkpoint and the cut point",
+  audit_prune_leaves_nothing: "A prune must leave at least the newest audit event in the trail",
+  audit_export_mismatch: "That export does not match the audit events it would prune",
 };
 
 /**

@@ -6,7 +6,13 @@
  * `pnpm start` demo upstream and the example merchant. Server-side only (node:http): imported as
  * `@tollgate/shared/http-server`, never through the browser-safe index.
  */
-import { createServer, type RequestListener, type Server } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { Duplex } from "node:stream";
 import { AppError, type ErrorCode } from "./errors";
 import { newId } from "./ids";
@@ -72,12 +78,54 @@ export function handleClientError(error: NodeJS.ErrnoException, socket: Duplex):
   socket.end(clientErrorResponse(error, newId("request")), () => socket.destroy());
 }
 
-/** Applies the limits and the clientError handler to `server`. */
+/**
+ * RFC 9112 §3.2: an HTTP/1.1 request without exactly one non-empty Host is answered 400. Node's own check
+ * (`requireHostHeader`) answers an empty 400 and lets an empty or a repeated Host through; this one answers the
+ * problem. An HTTP/1.0 request may omit Host (nothing here reads it: BASE_URL names the service).
+ */
+function badHost(req: IncomingMessage): boolean {
+  if (req.httpVersionMajor !== 1 || req.httpVersionMinor < 1) return false;
+  let hosts = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i]!.toLowerCase() === "host") hosts++;
+  }
+  return hosts !== 1 || !req.headers.host?.trim();
+}
+
+function answerBadHost(res: ServerResponse): void {
+  const requestId = newId("request");
+  const problem = problemResponse(
+    new AppError("malformed_request", "an HTTP/1.1 request needs exactly one non-empty Host header"),
+    { requestId },
+  );
+  const body = JSON.stringify(problem.body);
+  res.shouldKeepAlive = false;
+  res.writeHead(problem.status, {
+    ...problem.headers,
+    "X-Request-Id": requestId,
+    "Content-Length": String(Buffer.byteLength(body)),
+    Connection: "close",
+  });
+  res.end(body);
+}
+
+/**
+ * Applies the limits, the clientError handler and the Host check to `server`. The Host check sits in front of every
+ * `request` listener, those attached later included, so no application sees a request that fails it.
+ */
 export function hardenServer(server: Server, limits: HttpServerLimits = HTTP_SERVER_LIMITS): Server {
   server.headersTimeout = limits.headersTimeoutMs;
   server.requestTimeout = limits.requestTimeoutMs;
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.on("clientError", handleClientError);
+  const emit = server.emit.bind(server) as (event: string | symbol, ...args: unknown[]) => boolean;
+  server.emit = ((event: string | symbol, ...args: unknown[]) => {
+    if (event === "request" && badHost(args[0] as IncomingMessage)) {
+      answerBadHost(args[1] as ServerResponse);
+      return true;
+    }
+    return emit(event, ...args);
+  }) as Server["emit"];
   return server;
 }
 
@@ -92,6 +140,8 @@ export function createHttpServer(
 ): Server {
   const server = createServer({
     maxHeaderSize: limits.maxHeaderSize,
+    // Checked by hardenServer, which answers a problem instead of Node's empty 400.
+    requireHostHeader: false,
     connectionsCheckingInterval: limits.connectionsCheckingIntervalMs,
   });
   if (listener) server.on("request", listener);

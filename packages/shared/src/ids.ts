@@ -15,6 +15,8 @@ export const ID_PREFIXES = {
   /** An admin session token (a bearer secret; stored only as its SHA-256). */
   adminSession: "ases_",
   audit: "aud_",
+  /** An audit retention checkpoint (docs/decisions/0065-audit-retention-and-checkpoints.md). */
+  auditCheckpoint: "ackp_",
   /** A wallet-signed-in user account (SPEC §5 `userSession`). */
   userAccount: "acct_",
   /** A user session token (a bearer secret; stored only as its SHA-256). */
@@ -50,6 +52,7 @@ const ID_BYTES: Record<IdKind, number> = {
   admin: 16,
   adminSession: 32,
   audit: 16,
+  auditCheckpoint: 16,
   userAccount: 16,
   userSession: 32,
 };

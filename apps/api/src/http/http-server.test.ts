@@ -29,6 +29,24 @@ describe("HTTP parser errors on the API", () => {
     },
   );
 
+  it.each([
+    ["HTTP/1.1 without Host", "GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n"],
+    ["HTTP/1.1 with an empty Host", "GET /healthz HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n"],
+    ["HTTP/1.1 with two Hosts", "GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n"],
+  ])("answers %s with a 400 malformed_request problem", async (_label, request) => {
+    const raw = await rawExchange(api.baseUrl, request);
+    const response = parseRawResponse(raw);
+    expect(response.status, raw).toBe(400);
+    expect(response.headers.get("content-type"), raw).toContain("application/problem+json");
+    expect(response.body, raw).toMatchObject({ status: 400, code: "malformed_request" });
+  });
+
+  it("serves an HTTP/1.0 request without Host (valid HTTP/1.0; nothing reads Host)", async () => {
+    const response = parseRawResponse(await rawExchange(api.baseUrl, "GET /healthz HTTP/1.0\r\n\r\n"));
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ status: "ok" });
+  });
+
   it("still serves well-formed requests on the hardened server", async () => {
     expect((await api.call("GET", "/healthz")).status).toBe(200);
   });

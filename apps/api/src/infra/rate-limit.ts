@@ -5,11 +5,15 @@
  */
 import { AppError } from "@tollgate/shared";
 import type { Redis } from "ioredis";
+import ipaddr from "ipaddr.js";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 
 export interface RateLimiter {
-  /** Consumes one point for `key`; throws `rate_limited` (429 + Retry-After) when the budget is spent. */
-  consume(key: string): Promise<void>;
+  /**
+   * Consumes one point for a client (its `clientKey`) or for everyone (`ALL_CLIENTS`); throws `rate_limited`
+   * (429 + Retry-After) when the budget is spent.
+   */
+  consume(key: ClientKey): Promise<void>;
 }
 
 export interface RateLimitRule {
@@ -56,18 +60,31 @@ export function createRateLimiter(rule: RateLimitRule, redis?: RedisKeyspace): R
   };
 }
 
-/** Limiter key for a client address: IPv6 clients are keyed by their /64, since one host holds a whole /64. */
-export function clientKey(ip: string): string {
-  const address = ip.startsWith("::ffff:") && ip.includes(".") ? ip.slice(7) : ip;
-  if (!address.includes(":")) return address;
-  const [head = "", tail = ""] = address.split("::");
-  const left = head === "" ? [] : head.split(":");
-  const right = tail === "" ? [] : tail.split(":");
-  const groups = address.includes("::")
-    ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right]
-    : left;
-  return `${groups
-    .slice(0, 4)
-    .map((group) => Number.parseInt(group || "0", 16).toString(16))
-    .join(":")}::/64`;
+/**
+ * The one limiter key of a client (decision 0064): every limiter keys clients through this, never by `req.ip`.
+ * A branded string, so a raw address cannot be passed where a client key is expected.
+ */
+export type ClientKey = string & { readonly __clientKey: true };
+
+/** The key of a limiter that counts every client together. */
+export const ALL_CLIENTS = "all" as ClientKey;
+
+/** What every malformed address shares: one bucket, so varying garbage never buys fresh budgets. */
+const UNPARSEABLE = "unparseable" as ClientKey;
+
+/**
+ * Limiter key for a client address (decision 0064): an IPv4 address as itself (an IPv4-mapped IPv6 address is
+ * its IPv4 address), an IPv6 address as its /64 (one host or home holds a whole /64), zone id dropped, any
+ * spelling (upper case, leading zeros, `::`) the same key. Malformed input never throws.
+ */
+export function clientKey(ip: string): ClientKey {
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.process(ip.trim());
+  } catch {
+    return UNPARSEABLE;
+  }
+  if (parsed.kind() === "ipv4") return parsed.toString() as ClientKey;
+  const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4);
+  return `${parts.map((part) => part.toString(16)).join(":")}::/64` as ClientKey;
 }

@@ -19,9 +19,11 @@ import {
   webhookEndpoints,
   webhookEvents,
 } from "@tollgate/db";
+import { parseRawResponse, rawExchange } from "@tollgate/shared/raw-http";
 import { count } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { storageDatabaseKinds } from "./harness";
+import { testAgent } from "../modules/identity/testing";
+import { bearer, storageDatabaseKinds } from "./harness";
 import {
   answersChallenge,
   bodySchema,
@@ -260,6 +262,64 @@ describe.each(storageDatabaseKinds("postgres"))("hostile-input corpus over every
         headersFor(op, fixture),
       );
       expectNoServerError(label(op, "hostile query"), response, op);
+    }
+  });
+
+  it("edges: metrics credentials, unknown tRPC procedures, Host-less requests and nonces not of our form", async () => {
+    // /api/metrics: only an operator session or METRICS_TOKEN (none is configured here).
+    for (const headers of [{}, bearer("not-the-metrics-token-000000000"), { authorization: "Basic eDp5" }]) {
+      sent++;
+      expectProblem(
+        "GET /api/metrics",
+        await sendRaw(api, "GET", "/api/metrics", headers),
+        "metrics_auth_required",
+      );
+    }
+    // An unknown tRPC procedure is a problem like any unknown path, whatever the method or batch.
+    for (const path of [
+      "/trpc/no.such",
+      "/trpc/merchant.get,no.such?batch=1",
+      "/trpc/%zz",
+      "/trpc/constructor",
+    ]) {
+      for (const method of ["GET", "POST"]) {
+        sent++;
+        expectProblem(`${method} ${path}`, await sendRaw(api, method, path, {}), "not_found");
+      }
+    }
+    // HTTP/1.1 without exactly one non-empty Host, on every route: a problem, never Node's empty 400.
+    for (const op of operations) {
+      const path = fillPath(op.path, fixture.pathValues);
+      for (const host of ["", "Host:\r\n", "Host: a\r\nHost: b\r\n"]) {
+        sent++;
+        const raw = await rawExchange(
+          api.baseUrl,
+          `${op.method.toUpperCase()} ${path} HTTP/1.1\r\n${host}Connection: close\r\n\r\n`,
+        );
+        const response = parseRawResponse(raw);
+        expect(response.status, label(op, `Host ${JSON.stringify(host)}`)).toBe(400);
+        expect(response.headers.get("content-type"), raw).toContain("application/problem+json");
+        expect(response.body.code, raw).toBe("malformed_request");
+      }
+    }
+    // Identity-gated routes: a nonce not of our form is an unknown nonce, 402 problem with a fresh one.
+    const gated = operations.filter((op) => parameters(op, "header").some(({ name }) => name === "x-nonce"));
+    expect(gated.length).toBeGreaterThan(0);
+    const agent = testAgent();
+    for (const op of gated) {
+      for (const nonce of ["", "0OIl", "a".repeat(200), "%00", "\u00ff"]) {
+        sent++;
+        const response = await sendRaw(
+          api,
+          op.method,
+          fillPath(op.path, fixture.pathValues),
+          agent.headers(nonce),
+        );
+        expect(response.status, label(op, `x-nonce ${JSON.stringify(nonce)}`)).toBe(402);
+        expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+        expect(response.json.code).toBe("identity_nonce_invalid");
+        expect(response.headers.get("x-nonce")).toBeTruthy();
+      }
     }
   });
 

@@ -44,7 +44,8 @@ export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number];
 /**
  * Append-only audit trail (DESIGN §9), tamper-evident. Each row's `hash` is SHA-256 over the previous row's hash and
  * this row's canonical content, so an edited or deleted row breaks the chain at that point. Rows are written in the
- * same transaction as the change they record; a trigger (migration 0005) refuses UPDATE and DELETE.
+ * same transaction as the change they record; a trigger (migration 0005) refuses UPDATE and DELETE, except the DELETE
+ * of an event a retention checkpoint covers (migration 0021).
  */
 export const auditEvents = pgTable(
   "audit_events",
@@ -71,5 +72,38 @@ export const auditEvents = pgTable(
     index("audit_events_actor_idx").on(table.actorType, table.actorId, table.at),
     index("audit_events_action_idx").on(table.action, table.at),
     index("audit_events_target_idx").on(table.targetType, table.targetId, table.at),
+  ],
+);
+
+/**
+ * Audit retention checkpoints (docs/decisions/0065-audit-retention-and-checkpoints.md). A prune records one row and
+ * deletes every audit event up to `through_seq` in the same transaction; verification then starts from the latest
+ * checkpoint's `anchor_hash` (the hash of the last pruned event) instead of the genesis. Checkpoints are chained
+ * like the events (`hash` over `prev_hash` and the content), append-only (migration 0021), and each is named by an
+ * `audit.pruned` event in the trail, so removing or altering one breaks verification.
+ */
+export const auditCheckpoints = pgTable(
+  "audit_checkpoints",
+  {
+    seq: bigint("seq", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: text("id").notNull().unique(),
+    at: timestamp("at", { withTimezone: true, mode: "date" }).notNull(),
+    actorType: text("actor_type", { enum: AUDIT_ACTOR_TYPES }).notNull(),
+    actorId: text("actor_id"),
+    /** The `seq` of the last pruned event: every event at or below it is gone. */
+    throughSeq: bigint("through_seq", { mode: "bigint" }).notNull(),
+    /** The hash of the last pruned event: the remaining trail's first `prev_hash`. */
+    anchorHash: text("anchor_hash").notNull(),
+    /** The anchor the pruned stretch started from (the previous checkpoint's, or the genesis). */
+    fromHash: text("from_hash").notNull(),
+    prunedCount: bigint("pruned_count", { mode: "bigint" }).notNull(),
+    /** SHA-256 of the export file that holds the pruned events. */
+    exportSha256: text("export_sha256").notNull(),
+    prevHash: text("prev_hash").notNull(),
+    hash: text("hash").notNull(),
+  },
+  (table) => [
+    check("audit_checkpoints_id_prefix", sql`${table.id} like 'ackp\\_%'`),
+    index("audit_checkpoints_through_idx").on(table.throughSeq),
   ],
 );

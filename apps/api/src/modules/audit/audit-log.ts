@@ -7,11 +7,11 @@
 import { createHash } from "node:crypto";
 import { type AuditActorType, auditEvents, type Database, type Transaction } from "@tollgate/db";
 import { newId } from "@tollgate/shared";
-import { asc, desc, gt, sql } from "drizzle-orm";
+import { desc, sql } from "drizzle-orm";
 
 export const AUDIT_GENESIS_HASH = "0".repeat(64);
 /** pg_advisory_xact_lock key for the chain head ("tollgate-audit" as ASCII, shortened to fit a bigint). */
-const AUDIT_LOCK_KEY = 0x746f6c6c61756469n;
+export const AUDIT_LOCK_KEY = 0x746f6c6c61756469n;
 
 export interface AuditActor {
   type: AuditActorType;
@@ -56,7 +56,7 @@ export function selfAuditEntry(
   };
 }
 
-type AuditRow = typeof auditEvents.$inferSelect;
+export type AuditRow = typeof auditEvents.$inferSelect;
 
 /** JSON with object keys sorted at every depth: the same content always hashes the same, whatever jsonb did. */
 export function canonicalJson(value: unknown): string {
@@ -68,7 +68,7 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([key, inner]) => `${JSON.stringify(key)}:${canonicalJson(inner)}`).join(",")}}`;
 }
 
-type HashedContent = Omit<AuditRow, "seq" | "prevHash" | "hash">;
+export type HashedContent = Omit<AuditRow, "seq" | "prevHash" | "hash">;
 
 export function auditHash(prevHash: string, row: HashedContent): string {
   const content = canonicalJson({
@@ -130,41 +130,4 @@ export async function recordAudit(tx: Database | Transaction, entry: AuditEntry,
  */
 export function recordAuditAlone(db: Database, entry: AuditEntry, at: Date): Promise<string> {
   return db.transaction((tx) => recordAudit(tx, entry, at));
-}
-
-export type AuditVerification =
-  | { ok: true; checked: number; head: string }
-  | {
-      ok: false;
-      checked: number;
-      /** The first row whose link does not hold. */
-      broken: { seq: string; id: string; reason: "prev_hash_mismatch" | "hash_mismatch" };
-    };
-
-/** Walks the whole chain in `seq` order (keyset pages) and reports the first broken link. */
-export async function verifyAuditChain(db: Database, pageSize = 1_000): Promise<AuditVerification> {
-  let prevHash = AUDIT_GENESIS_HASH;
-  let after = 0n;
-  let checked = 0;
-  for (;;) {
-    const rows = await db
-      .select()
-      .from(auditEvents)
-      .where(gt(auditEvents.seq, after))
-      .orderBy(asc(auditEvents.seq))
-      .limit(pageSize);
-    for (const row of rows) {
-      const broken = (reason: "prev_hash_mismatch" | "hash_mismatch") => ({
-        ok: false as const,
-        checked,
-        broken: { seq: row.seq.toString(), id: row.id, reason },
-      });
-      if (row.prevHash !== prevHash) return broken("prev_hash_mismatch");
-      if (auditHash(prevHash, row) !== row.hash) return broken("hash_mismatch");
-      prevHash = row.hash;
-      checked++;
-    }
-    if (rows.length < pageSize) return { ok: true, checked, head: prevHash };
-    after = rows[rows.length - 1]!.seq;
-  }
 }

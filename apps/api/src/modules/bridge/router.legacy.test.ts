@@ -37,9 +37,32 @@ describe("bridge router: legacy pay_matic proofs", () => {
     expect(await polBalance(merchant)).toBe(merchantBefore + legs.merchant);
     expect(await polBalance(treasury)).toBe(treasuryBefore + legs.treasury);
     const seenBefore = upstream.seen.length;
-    const response = await fetch(paidUrl(), { headers });
+    // Headers a browser or a proxy in front of us may add: only the allow-listed end-to-end ones pass.
+    const response = await fetch(paidUrl(), {
+      headers: {
+        ...headers,
+        accept: "application/json",
+        cookie: "tollgate_admin=ases_operatorsession; tollgate_user=usr_usersession",
+        authorization: "Bearer ases_operatorsession",
+        "x-tollgate-csrf": "1",
+        "x-forwarded-for": "10.0.0.1",
+        "x-custom": "not on the list",
+      },
+    });
     expect(response.status, await response.clone().text()).toBe(200);
     expect(await readJson(response)).toMatchObject({ answer: 42 });
+    const received = upstream.seen.at(-1)!.headers;
+    expect(received.accept).toBe("application/json");
+    for (const name of [
+      "cookie",
+      "authorization",
+      "x-tollgate-csrf",
+      "x-forwarded-for",
+      "x-custom",
+      "x-order-id",
+    ]) {
+      expect(received[name], name).toBeUndefined();
+    }
     const paid = JSON.parse(Buffer.from(response.headers.get("x-payment-receipt")!, "base64").toString());
     expect(paid).toMatchObject({ rail: "pay_matic", tx_hash: tx, payer: payerLegacy.address });
     expect(upstream.seen.length).toBe(seenBefore + 1);

@@ -1,26 +1,13 @@
 /**
- * What the bridge sends its providers (DESIGN §9; docs/bridge.md "Forwarding"): the client's request minus payment
- * proofs and client credentials, plus the provider's own key. The call itself and its error policy are the shared
+ * What the bridge sends its providers (DESIGN §9; docs/bridge.md "Forwarding"): the allow-listed end-to-end headers of
+ * the client's request (../paid-forward/proxy-headers.ts: never payment proofs, cookies or client credentials), plus
+ * the provider's own key and our request id. The call itself and its error policy are the shared
  * paid-forward step (../paid-forward); the bridge's policy adds that 401/402/403 refuse the bridge's credentials.
  */
 import type { Request } from "express";
 import type { UpstreamPolicy } from "../paid-forward";
 import { forwardableRequestHeaders } from "../paid-forward";
 import type { ProviderConfig } from "./config";
-
-/** Payment proofs and client credentials never reach the provider; the bridge attaches the provider's own key. */
-const NOT_FORWARDED = [
-  "x-tx-hash",
-  "x-order-id",
-  "x-payer-signature",
-  "x-solana-tx",
-  "x-payment",
-  "payment-signature",
-  "access-control-expose-headers",
-  "authorization",
-  "x-api-key",
-  "cookie",
-];
 
 /** 401/402/403 from a provider refuse the bridge's own key or credit, not the agent's request. */
 export function bridgeUpstreamPolicy(maxBodyBytes: number): UpstreamPolicy {
@@ -33,10 +20,8 @@ export function upstreamHeaders(
   requestId: string,
 ): Record<string, string> {
   const custom = provider.auth.header?.toLowerCase();
-  const headers = forwardableRequestHeaders(
-    req.headers,
-    new Set(custom ? [...NOT_FORWARDED, custom] : NOT_FORWARDED),
-  );
+  // A provider's key header carries only the provider's key, even when the allow-list names it.
+  const headers = forwardableRequestHeaders(req.headers, new Set(custom ? [custom] : []));
   const key = provider.auth.apiKey;
   if (key) {
     if (provider.auth.style === "bearer") headers.authorization = `Bearer ${key}`;

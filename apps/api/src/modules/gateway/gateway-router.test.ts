@@ -11,6 +11,10 @@ import { decodeJwt } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Agent, agentOn, type LocalChains, payChallenge, startTestChains } from "../../test/chains";
 import { bearer, registrationBody, startTestApi, type TestApi } from "../../test/harness";
+import { signInAs } from "../operators/admin-testing";
+import { operatorBearer } from "../operators/testing";
+import { FORWARDED_REQUEST_HEADERS } from "../paid-forward";
+import { signInUser } from "../users/testing";
 import type { GatewayRoute } from "./gateway-config-service";
 import { gatewayTarget } from "./gateway-router";
 
@@ -118,7 +122,7 @@ describe("hosted gateway (/g)", () => {
         [RECEIPT_HEADER]: token,
         "content-type": "text/plain",
         "x-tollgate-origin-secret": "forged",
-        "x-custom": "kept",
+        "x-custom": "not on the list",
       },
       body: "the body",
     });
@@ -129,9 +133,75 @@ describe("hosted gateway (/g)", () => {
     const forwarded = seen[0]!;
     expect(forwarded.body).toBe("the body");
     expect(forwarded.headers["x-tollgate-origin-secret"]).toBe(originSecret);
-    expect(forwarded.headers["x-custom"]).toBe("kept");
+    expect(forwarded.headers["x-custom"]).toBeUndefined();
     expect(forwarded.headers["aifp-receipt"]).toBeUndefined();
     expect(forwarded.headers["x-tollgate-payer"]).toBe(agent.address.toLowerCase());
+  });
+
+  it("security: only the allow-listed end-to-end headers reach the upstream, never our credentials", async () => {
+    const token = await receipt();
+    const operatorCookie = (await signInAs(api, "viewer")).cookie;
+    const operatorToken = (await operatorBearer(api)).authorization!;
+    const userCookie = `tollgate_user=${(await signInUser(api)).token}`;
+    const paid = await gw("/search", {
+      method: "POST",
+      headers: {
+        [RECEIPT_HEADER]: token,
+        accept: "application/json",
+        "accept-language": "de",
+        "content-type": "application/json",
+        "user-agent": "agent/1.0",
+        "idempotency-key": "k-1",
+        traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+        cookie: `${operatorCookie}; ${userCookie}`,
+        authorization: operatorToken,
+        "proxy-authorization": "Basic eDp5",
+        "x-tollgate-csrf": "1",
+        "x-forwarded-for": "10.0.0.1",
+        "x-forwarded-host": "evil.example",
+        forwarded: "for=10.0.0.1",
+        "x-api-key": "agent-key",
+        "x-payment": "eyJ4",
+        "payment-signature": "eyJ4",
+      },
+      body: "{}",
+    });
+    expect(paid.status, await paid.clone().text()).toBe(200);
+    const received = seen[0]!.headers;
+    expect(received).toMatchObject({
+      accept: "application/json",
+      "accept-language": "de",
+      "content-type": "application/json",
+      "user-agent": "agent/1.0",
+      "idempotency-key": "k-1",
+      traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+      "x-tollgate-origin-secret": originSecret,
+    });
+    // Ours (origin secret, payer, receipt id, request id) and the outbound client's own connection headers only.
+    const ours = ["x-tollgate-origin-secret", "x-tollgate-payer", "x-tollgate-receipt-id", "x-request-id"];
+    const connection = ["host", "connection", "content-length"];
+    for (const name of Object.keys(received)) {
+      expect(
+        FORWARDED_REQUEST_HEADERS.has(name) || ours.includes(name) || connection.includes(name),
+        name,
+      ).toBe(true);
+    }
+    const everything = JSON.stringify(received);
+    for (const secret of [
+      operatorCookie,
+      userCookie,
+      operatorToken,
+      "10.0.0.1",
+      "evil.example",
+      "agent-key",
+    ]) {
+      expect(everything).not.toContain(
+        secret
+          .split("=")
+          .pop()!
+          .replace(/^Bearer /, ""),
+      );
+    }
   });
 
   it("a receipt whose payment was orphaned is refused at once from the database's state", async () => {

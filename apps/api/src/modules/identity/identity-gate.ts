@@ -3,7 +3,8 @@
  *
  * Order of checks, each failing with its own code (docs/decisions/0017-identity-gate.md):
  *   headers missing → 402 identity_required (with a fresh nonce)
- *   a header malformed (base58, lengths) → 400 identity_header_malformed
+ *   a header malformed (pubkey or signature: base58, lengths; any sent twice) → 400 identity_header_malformed
+ *   nonce not of our form (it cannot be one we issued) → 402 identity_nonce_invalid (with a fresh nonce)
  *   signature invalid → 403 identity_signature_invalid   (before the nonce is touched: a bad signature never
  *                                                           burns anyone's nonce)
  *   nonce unknown, expired or used → 402 identity_nonce_invalid (with a fresh nonce)
@@ -14,7 +15,7 @@ import { randomBytes } from "node:crypto";
 import { AppError } from "@tollgate/shared";
 import bs58 from "bs58";
 import type { Clock } from "../../infra/clock";
-import type { RateLimiter } from "../../infra/rate-limit";
+import { ALL_CLIENTS, type ClientKey, type RateLimiter } from "../../infra/rate-limit";
 import {
   decodeBase58Exact,
   ED25519_SIGNATURE_BYTES,
@@ -83,9 +84,9 @@ export class IdentityGate {
     return this.options.seats;
   }
 
-  async issueNonce(client: string): Promise<IssuedNonce> {
+  async issueNonce(client: ClientKey): Promise<IssuedNonce> {
     await this.options.issueLimiters.perClient.consume(client);
-    await this.options.issueLimiters.total.consume("all");
+    await this.options.issueLimiters.total.consume(ALL_CLIENTS);
     const issuedAt = this.options.clock.now();
     const expiresAt = new Date(issuedAt.getTime() + this.options.lifetimeSeconds * 1000);
     const nonce = bs58.encode(randomBytes(NONCE_BYTES));
@@ -117,7 +118,10 @@ export class IdentityGate {
     if (key === undefined) throw malformed("x-agent-pubkey must be a base58 Ed25519 public key (32 bytes)");
     const sig = decodeBase58Exact(signature, ED25519_SIGNATURE_BYTES);
     if (!sig) throw malformed("x-signature must be a base58 Ed25519 signature (64 bytes)");
-    if (!NONCE_PATTERN.test(nonce)) throw malformed("x-nonce must be a nonce issued by this service");
+
+    // SPEC §5: an unknown nonce is 402 with a fresh one; text that cannot be a nonce of ours is an unknown nonce
+    // (nothing to burn, so before the signature is checked).
+    if (!NONCE_PATTERN.test(nonce)) throw this.nonceRefused();
 
     const digest = identityMessageDigest(this.options.prefix, nonce, pubkey);
     if (key === null || !this.verifier.verifyWith(key, digest, sig)) {
@@ -127,13 +131,7 @@ export class IdentityGate {
         `signature does not verify over sha256("${this.options.prefix}-x402:{nonce}:{pubkey}") for this public key`,
       );
     }
-    if (!(await this.options.store.consume(nonce, this.options.clock.now()))) {
-      this.counts.refusedNonce++;
-      throw new AppError(
-        "identity_nonce_invalid",
-        "nonce unknown, expired or already used; sign the new one",
-      );
-    }
+    if (!(await this.options.store.consume(nonce, this.options.clock.now()))) throw this.nonceRefused();
     const verdict = await this.options.seats.check(pubkey);
     if (!verdict.ok) {
       this.counts.refusedSeat++;
@@ -141,5 +139,10 @@ export class IdentityGate {
     }
     this.counts.verified++;
     return pubkey;
+  }
+
+  private nonceRefused(): AppError {
+    this.counts.refusedNonce++;
+    return new AppError("identity_nonce_invalid", "nonce unknown, expired or already used; sign the new one");
   }
 }

@@ -275,8 +275,6 @@ describe.each(storageDatabaseKinds("pglite"))("identity gate on GET /api/live-st
       { ...good, "x-signature": bs58.encode(Buffer.alloc(63, 9)) },
       { ...good, "x-signature": "not base58!" },
       { ...good, "x-signature": "1".repeat(5000) },
-      { ...good, "x-nonce": "nonce with spaces" },
-      { ...good, "x-nonce": "9".repeat(200) },
     ];
     for (const headers of bad) {
       const response = await api.call("GET", PATH, { headers });
@@ -284,6 +282,21 @@ describe.each(storageDatabaseKinds("pglite"))("identity gate on GET /api/live-st
       expect(response.json.code).toBe("identity_header_malformed");
     }
     // None of these touched the nonce.
+    expect((await api.call("GET", PATH, { headers: good })).status).toBe(200);
+  });
+
+  it("answers a malformed nonce like an unknown one: 402 with a fresh nonce (SPEC §5)", async () => {
+    const agent = seated();
+    const good = agent.headers(await nonce());
+    for (const bad of ["nonce with spaces", "9".repeat(200), "0OIl", ""]) {
+      const response = await api.call("GET", PATH, { headers: agent.headers(bad) });
+      expect(response.status, bad).toBe(402);
+      expect(response.headers.get("content-type")).toContain("application/problem+json");
+      expect(response.json.code, bad).toBe("identity_nonce_invalid");
+      expect(response.headers.get("x-nonce")).toMatch(/^[1-9A-HJ-NP-Za-km-z]{16,22}$/);
+      expect(response.json["x-nonce"]).toBe(response.headers.get("x-nonce"));
+    }
+    // The one issued before is untouched, and a fresh one from a refusal works.
     expect((await api.call("GET", PATH, { headers: good })).status).toBe(200);
   });
 

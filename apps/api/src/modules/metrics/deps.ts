@@ -14,6 +14,8 @@ export interface MetricsDeps {
   clock: Clock;
   log: Logger;
   adminAuth: AdminAuth;
+  /** The scraper's bearer token for `/api/metrics` (METRICS_TOKEN); undefined: operator sessions only. */
+  metricsToken: string | undefined;
   /** This process's request counts and latency (per route template and merchant). */
   telemetry: Telemetry;
   /** With Redis: the cluster's figures; undefined without Redis. */

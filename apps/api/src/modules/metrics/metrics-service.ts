@@ -23,7 +23,8 @@ export interface MetricsServiceDeps {
 export interface MetricFamily {
   name: string;
   help: string;
-  type: "gauge" | "counter";
+  /** Every figure here is a gauge (a count read from the database is not monotonic per scrape). */
+  type: "gauge";
   /** Label pairs (values unescaped) and the sample value. */
   samples: { labels: Record<string, string>; value: number | bigint }[];
 }
@@ -121,24 +122,15 @@ export async function collectMetrics(deps: MetricsServiceDeps): Promise<MetricFa
   ];
 }
 
-/** Per process, unlike the rest (read from the database): each replica reports its own. */
+/**
+ * Per process, unlike the rest (read from the database): each replica reports its own event-loop delay since its
+ * previous scrape. RSS and heap come with prom-client's default process metrics (./prometheus.ts).
+ */
 function processFamilies(monitor: MetricsServiceDeps["processMonitor"]): MetricFamily[] {
   if (!monitor) return [];
   const figures = monitor.read();
   const seconds = (ms: number) => ms / 1000;
   return [
-    {
-      name: "process_resident_memory_bytes",
-      help: "Resident set size of the answering API process",
-      type: "gauge",
-      samples: [{ labels: {}, value: figures.rssBytes }],
-    },
-    {
-      name: "nodejs_heap_size_used_bytes",
-      help: "V8 heap used by the answering API process",
-      type: "gauge",
-      samples: [{ labels: {}, value: figures.heapUsedBytes }],
-    },
     {
       name: "nodejs_eventloop_delay_seconds",
       help: "Event-loop delay of the answering process since its previous scrape (quantile 1 = max)",
@@ -174,21 +166,4 @@ function networkFamilies(health: Pick<ChainHealth, "states"> | undefined): Metri
       ),
     },
   ];
-}
-
-/** Prometheus label values: backslash, quote and newline escaped (exposition format 0.0.4). */
-const escapeLabel = (value: string) =>
-  value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
-
-/** Prometheus text exposition format 0.0.4. */
-export function toPrometheusText(families: readonly MetricFamily[]): string {
-  const lines: string[] = [];
-  for (const family of families) {
-    lines.push(`# HELP ${family.name} ${family.help}`, `# TYPE ${family.name} ${family.type}`);
-    for (const { labels, value } of family.samples) {
-      const pairs = Object.entries(labels).map(([name, v]) => `${name}="${escapeLabel(v)}"`);
-      lines.push(`${family.name}${pairs.length > 0 ? `{${pairs.join(",")}}` : ""} ${value.toString()}`);
-    }
-  }
-  return `${lines.join("\n")}\n`;
 }

@@ -7,12 +7,17 @@ import {
   webhookEvents,
 } from "@tollgate/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
+import { bearer, startTestApi, storageDatabaseKinds, type TestApi } from "../../test/harness";
+
+/** The scraper's token in these tests (METRICS_TOKEN: 24 characters or more). */
+const TEST_METRICS_TOKEN = "metrics-token-for-tests-0123456789";
 
 describe.each(storageDatabaseKinds("pglite"))("GET /api/metrics on %s", (kind) => {
   let api: TestApi;
+  const scrape = (target: TestApi = api) =>
+    target.call("GET", "/api/metrics", { headers: bearer(TEST_METRICS_TOKEN) });
   beforeAll(async () => {
-    api = await startTestApi(kind);
+    api = await startTestApi(kind, { METRICS_TOKEN: TEST_METRICS_TOKEN });
   });
   afterAll(async () => {
     await api?.close();
@@ -67,7 +72,7 @@ describe.each(storageDatabaseKinds("pglite"))("GET /api/metrics on %s", (kind) =
       createdAt: now,
     });
 
-    const res = await api.call("GET", "/api/metrics");
+    const res = await scrape();
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/plain");
     expect(res.text).toContain('tollgate_indexer_head_block{network="amoy",chain_id="80002"} 100');
@@ -93,7 +98,7 @@ describe.each(storageDatabaseKinds("pglite"))("GET /api/metrics on %s", (kind) =
     await halt("amoy", 80002);
     await halt("base", 8453);
     try {
-      const res = await api.call("GET", "/api/metrics");
+      const res = await scrape();
       expect(res.text).toMatch(/# TYPE tollgate_indexer_halted gauge/);
       expect(res.text).toContain('tollgate_indexer_halted{network="amoy",chain_id="80002"} 1');
       expect(res.text).toContain('tollgate_indexer_halted{network="base",chain_id="8453"} 1');
@@ -102,7 +107,7 @@ describe.each(storageDatabaseKinds("pglite"))("GET /api/metrics on %s", (kind) =
     }
   });
   it("happy: reports the answering process's RSS, heap used and event-loop delay", async () => {
-    const res = await api.call("GET", "/api/metrics");
+    const res = await scrape();
     expect(res.status).toBe(200);
     const value = (line: string) => Number(res.text.match(new RegExp(`^${line} (\\S+)$`, "m"))?.[1]);
     expect(value("process_resident_memory_bytes")).toBeGreaterThan(value("nodejs_heap_size_used_bytes"));
@@ -121,7 +126,7 @@ describe.each(storageDatabaseKinds("pglite"))("GET /api/metrics on %s", (kind) =
       headNumber: 7n,
       updatedAt: new Date(),
     });
-    const res = await api.call("GET", "/api/metrics");
+    const res = await scrape();
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
     expect(res.text).toContain(
@@ -133,9 +138,9 @@ describe.each(storageDatabaseKinds("pglite"))("GET /api/metrics on %s", (kind) =
   it("error: a database failure is a 500 problem that leaks nothing", async () => {
     // A database without the schema: every metrics query fails.
     const empty = await openDatabase({ kind: "pglite" });
-    const broken = await startTestApi(kind, {}, { db: empty });
+    const broken = await startTestApi(kind, { METRICS_TOKEN: TEST_METRICS_TOKEN }, { db: empty });
     try {
-      const res = await broken.call("GET", "/api/metrics");
+      const res = await scrape(broken);
       expect(res.status).toBe(500);
       expect(res.headers.get("content-type")).toContain("application/problem+json");
       expect(res.json.code).toBe("internal_error");

@@ -2,6 +2,7 @@ import { AUDIT_ACTOR_TYPES } from "@tollgate/db";
 import { queryInteger, safeText } from "@tollgate/shared";
 import { z } from "zod";
 import { ZInstant } from "../../http/list-query";
+import { AUDIT_BREAKS } from "../audit";
 
 const ZName = (label: string) => safeText({ min: 1, max: 100, label });
 
@@ -48,19 +49,35 @@ export const ZAuditEventView = z.object({
   hash: z.string(),
 });
 
+export const ZAuditCheckpointSummary = z.object({
+  id: z.string(),
+  at: z.string(),
+  through_seq: z.string(),
+  anchor_hash: z.string(),
+  pruned_count: z.number().int(),
+  pruned_total: z.number().int(),
+});
+
 export const ZListAuditResponse = z.object({
   events: z.array(ZAuditEventView),
   next_cursor: z.string().nullable(),
   verification: z
     .union([
-      z.object({ ok: z.literal(true), checked: z.number().int(), head: z.string() }),
+      z.object({
+        ok: z.literal(true),
+        checked: z.number().int(),
+        head: z.string(),
+        checkpoint: ZAuditCheckpointSummary.nullable().describe(
+          "the retention checkpoint verification started from (its anchor instead of the genesis); null when nothing was pruned",
+        ),
+      }),
       z.object({
         ok: z.literal(false),
         checked: z.number().int(),
         broken: z.object({
           seq: z.string(),
           id: z.string(),
-          reason: z.enum(["prev_hash_mismatch", "hash_mismatch"]),
+          reason: z.enum(AUDIT_BREAKS),
         }),
       }),
     ])

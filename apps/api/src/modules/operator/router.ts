@@ -1,11 +1,12 @@
 /**
  * The operator module (SPEC §4.3): what operators read (overview, merchants, agents, transactions, users, search,
- * the audit trail), the failed-payments queue with its resolution, and fee income. Published under `adminRead` and
- * `dashboard`.
+ * the audit trail), the failed-payments queue with its resolution, fee income, and the audit trail's retention
+ * (export, checkpoint and prune). Published under `adminRead`, `dashboard` and `admin.auditRetention`.
  */
 import { dashboardFailedProcedure } from "./dashboard-failed";
 import { dashboardFeesProcedure } from "./dashboard-fees";
 import type { OperatorDeps } from "./deps";
+import { exportAuditProcedure } from "./export-audit";
 import { getAgentDetailProcedure } from "./get-agent-detail";
 import { getMerchantDetailProcedure } from "./get-merchant-detail";
 import { getOverviewProcedure } from "./get-overview";
@@ -16,6 +17,7 @@ import { listAuditProcedure } from "./list-audit";
 import { listMerchantsProcedure } from "./list-merchants";
 import { listTransactionsProcedure } from "./list-transactions";
 import { listUsersProcedure } from "./list-users";
+import { pruneAuditProcedure } from "./prune-audit";
 import { resolveFailedProcedure } from "./resolve-failed";
 import { searchProcedure } from "./search";
 
@@ -38,6 +40,11 @@ export function operatorModule(deps: OperatorDeps) {
       fees: dashboardFeesProcedure(deps),
       failed: dashboardFailedProcedure(deps),
       resolveFailed: resolveFailedProcedure(deps),
+    },
+    /** Audit retention, owner only (docs/decisions/0065-audit-retention-and-checkpoints.md). */
+    auditRetention: {
+      export: exportAuditProcedure(deps),
+      prune: pruneAuditProcedure(deps),
     },
   };
 }

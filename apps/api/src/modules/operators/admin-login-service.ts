@@ -1,10 +1,13 @@
 /**
  * Admin sign-in and sign-out (SPEC §4.3, §5; checklist B6). Unknown emails and wrong passwords look the
- * same (same status, same body, one argon2id verification each); every failure and lockout is audited.
+ * same (same status, same body, one argon2id verification each). Every evaluated failure is audited; refusals
+ * while a wait window is open are counted, one row when the window first refuses and one with its total after
+ * it (decision 0064), so a flood of refused attempts cannot grow the trail.
  */
 import { type AdminRole, adminAccounts, type Database } from "@tollgate/db";
 import { AppError } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
+import { clientKey } from "../../infra/rate-limit";
 import { recordAudit, recordAuditAlone, selfAuditEntry } from "../audit";
 import { findAdminByEmail } from "./admin-accounts";
 import {
@@ -50,13 +53,23 @@ export async function loginAdmin(
       },
       deps.now(),
     );
-  try {
-    await deps.limiter.assertAllowed(meta.ip, email);
-  } catch (error) {
-    if (error instanceof AppError && error.code === "login_locked")
-      await audit("admin.login.refused_locked", { reason: "locked" });
-    throw error;
+  /** The summary of a wait window that has ended: how many attempts it refused (decision 0064). */
+  const client = clientKey(meta.ip);
+  const auditRefusedWindow = (limit: string, refused: number) =>
+    audit("admin.login.refused_window", { limit, client, refused });
+  const admission = await deps.limiter.admit(client, email, deps.now());
+  if (!admission.allowed) {
+    // One row when a wait window refuses its first attempt; the window's total comes with the next event.
+    if (admission.refusals === 1)
+      await audit("admin.login.refused", {
+        limit: admission.limit,
+        client,
+        refused: 1,
+        window_ends_at: admission.until.toISOString(),
+      });
+    throw loginLocked(admission.waitMs);
   }
+  for (const closed of admission.closed) await auditRefusedWindow(closed.limit, closed.refused);
   const account = await findAdminByEmail(deps.db, email);
   const usable = account !== undefined && account.disabledAt === null;
   // Always one verification: an unknown account costs what a known one does.
@@ -65,19 +78,15 @@ export async function loginAdmin(
     credentials.password,
   );
   if (!ok || !usable) {
-    const lockedMs = await deps.limiter.recordFailure(meta.ip, email);
-    await audit(
-      "admin.login.failed",
-      { reason: account ? "bad_password_or_disabled" : "unknown_email" },
-      undefined,
-    );
-    if (lockedMs > 0) {
-      await audit("admin.login.lockout", { lockout_seconds: Math.ceil(lockedMs / 1000) });
-      throw loginLocked(lockedMs);
-    }
+    const nextWaitMs = await deps.limiter.recordFailure(client, email, deps.now());
+    await audit("admin.login.failed", {
+      reason: account ? "bad_password_or_disabled" : "unknown_email",
+      ...(nextWaitMs > 0 ? { next_wait_seconds: Math.ceil(nextWaitMs / 1000) } : {}),
+    });
     throw new AppError("invalid_credentials", INVALID);
   }
-  await deps.limiter.recordSuccess(meta.ip, email);
+  const unreported = await deps.limiter.recordSuccess(client, email);
+  if (unreported > 0) await auditRefusedWindow("account", unreported);
   const now = deps.now();
   const rehashed = needsRehash(account.passwordHash) ? await hashPassword(credentials.password) : undefined;
   const session = await createAdminSession(deps.db, account, deps.policy, {

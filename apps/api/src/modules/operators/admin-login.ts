@@ -6,8 +6,8 @@ import { revokeAdminSession, sessionCookie } from "./admin-sessions";
 import type { OperatorsDeps } from "./deps";
 
 /**
- * POST /api/admin/login (SPEC §4.3, §5; DESIGN §9): a new server-side session on every sign-in. The strict login
- * limiter runs before the password is hashed; failures, lockouts and successes are audited.
+ * POST /api/admin/login (SPEC §4.3, §5; DESIGN §9): a new server-side session on every sign-in. The sign-in
+ * limiter (decision 0064) runs before the password is hashed; failures, refusals and successes are audited.
  */
 export const adminLoginProcedure = (deps: OperatorsDeps) =>
   publicProcedure
@@ -18,7 +18,7 @@ export const adminLoginProcedure = (deps: OperatorsDeps) =>
         tags: ["operators"],
         summary: "Sign in as an operator",
         description:
-          "Verifies the password (argon2id) and starts a session: an HttpOnly SameSite=Strict cookie, or a bearer token with `session: bearer`. Strictly rate limited by address and by email + address.",
+          "Verifies the password (argon2id) and starts a session: an HttpOnly SameSite=Strict cookie, or a bearer token with `session: bearer`. Failed sign-ins space out further attempts per client and per account + client with growing waits: 429 `login_locked` with Retry-After, never longer than LOGIN_MAX_DELAY_SECONDS; the right password signs in once the wait has passed.",
         errorResponses: [400, 401, 403, 415, 429, 503],
       },
     })

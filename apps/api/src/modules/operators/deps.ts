@@ -8,6 +8,6 @@ export interface OperatorsDeps {
   db: { db: Database };
   clock: Clock;
   adminAuth: AdminAuth;
-  /** The strict sign-in limiter (SPEC §8), by address and by email + address. */
+  /** The sign-in limiter (SPEC §8; decision 0064): growing waits per client and per account + client. */
   loginLimiter: LoginLimiter;
 }

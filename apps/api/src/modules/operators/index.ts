@@ -2,6 +2,7 @@
 export { ADMIN_ROLES_FOR_CLI, adminView, createAdmin } from "./admin-accounts";
 export {
   type AdminAuth,
+  adminCredential,
   adminProcedure,
   assertAdminSameOrigin,
   createAdminAuth,
@@ -11,4 +12,5 @@ export type { AdminSessionPolicy, AuthenticatedAdmin } from "./admin-sessions";
 export { bootstrapFirstAdmin, readPasswordFile } from "./bootstrap";
 export type { OperatorsDeps } from "./deps";
 export { createLoginLimiter, type LoginLimiter } from "./login-limiter";
+export { unlockSignIns } from "./login-unlock";
 export { operatorsModule } from "./router";

@@ -1,6 +1,6 @@
 /** The paid-forward module's public entry: claim, forward, release or consume, for the bridge and `/g`. */
 export { type DeliveredAnswer, forwardPaid, type HeldPayment, type PaidForward } from "./paid-forward";
-export { forwardableRequestHeaders, writeUpstreamResponse } from "./proxy-headers";
+export { FORWARDED_REQUEST_HEADERS, forwardableRequestHeaders, writeUpstreamResponse } from "./proxy-headers";
 export {
   FORWARDED_METHODS,
   hasDotSegment,

@@ -2,31 +2,65 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { forwardableRequestHeaders, returnableResponseHeaders, writeUpstreamResponse } from "./proxy-headers";
+import {
+  FORWARDED_REQUEST_HEADERS,
+  forwardableRequestHeaders,
+  HOP_BY_HOP_HEADERS,
+  returnableResponseHeaders,
+  writeUpstreamResponse,
+} from "./proxy-headers";
 
 describe("request headers to the upstream", () => {
-  it("drop hop-by-hop ones, those the Connection header names, x-tollgate-* and the caller's list", () => {
+  it("only the allow-list passes: no hop-by-hop, Connection-named, x-tollgate-*, credential or proxy header", () => {
     const forwarded = forwardableRequestHeaders(
       {
         host: "us.example",
-        connection: "keep-alive, X-Private-Hop",
+        connection: "keep-alive, X-Private-Hop, If-None-Match",
         "x-private-hop": "secret",
         "keep-alive": "timeout=5",
         "transfer-encoding": "chunked",
         "content-length": "12",
         "x-tollgate-origin-secret": "forged",
+        "x-tollgate-csrf": "1",
         "aifp-receipt": "eyJ...",
+        "if-none-match": '"named by Connection"',
         accept: "application/json",
+        "idempotency-key": ["k-1", "k-2"],
+        "content-type": "application/json",
+        "user-agent": "agent/1.0",
         "x-multi": ["en", "de"],
-        authorization: "Bearer agent",
+        authorization: "Bearer ases_operator",
+        cookie: "tollgate_admin=ases_x; tollgate_user=usr_y",
+        "proxy-authorization": "Basic eDp5",
+        "x-forwarded-for": "10.0.0.1",
+        "x-forwarded-host": "evil.example",
+        forwarded: "for=10.0.0.1",
+        "x-api-key": "agent-key",
       },
-      new Set(["aifp-receipt"]),
+      new Set(["content-type"]),
     );
     expect(forwarded).toEqual({
       accept: "application/json",
-      "x-multi": "en, de",
-      authorization: "Bearer agent",
+      "idempotency-key": "k-1, k-2",
+      "user-agent": "agent/1.0",
     });
+  });
+
+  it("the allow-list names no credential, hop-by-hop or proxy header", () => {
+    for (const name of [
+      "authorization",
+      "cookie",
+      "proxy-authorization",
+      "x-api-key",
+      "host",
+      "connection",
+    ]) {
+      expect(FORWARDED_REQUEST_HEADERS.has(name), name).toBe(false);
+    }
+    for (const name of FORWARDED_REQUEST_HEADERS) {
+      expect(HOP_BY_HOP_HEADERS.has(name), name).toBe(false);
+      expect(name.startsWith("x-forwarded-") || name.startsWith("x-tollgate-"), name).toBe(false);
+    }
   });
 });
 

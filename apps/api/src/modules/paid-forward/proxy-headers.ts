@@ -54,8 +54,37 @@ function connectionOptions(value: string | string[] | undefined): Set<string> {
 }
 
 /**
- * Request headers that may reach the upstream: all but hop-by-hop ones, `x-tollgate-*` (only we set those) and
- * the caller's own `drop` list (payment proofs, credentials meant for us). Names are lower-case.
+ * The only request headers that reach an upstream (docs/decisions/0066-metrics-access-forwarded-headers-and-edge-problems.md;
+ * docs/gateway.md "What the upstream receives"): end-to-end headers that describe the request's content and what
+ * the client accepts, conditional and range requests, idempotency and trace context. Everything else stays here:
+ * Cookie, Authorization and any other credential (ours: sessions, merchant secrets; the upstream authenticates the
+ * forwarder by its own secret or key), the CSRF and `x-tollgate-*` headers, payment proofs, hop-by-hop headers,
+ * and X-Forwarded-* / Forwarded (they describe the hops to us; we add none). Content-Length is the outbound
+ * client's, from the body it sends.
+ */
+export const FORWARDED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
+  "accept",
+  "accept-encoding",
+  "accept-language",
+  "cache-control",
+  "content-language",
+  "content-type",
+  "idempotency-key",
+  "if-match",
+  "if-modified-since",
+  "if-none-match",
+  "if-range",
+  "if-unmodified-since",
+  "range",
+  "traceparent",
+  "tracestate",
+  "user-agent",
+]);
+
+/**
+ * Request headers that may reach the upstream: those of {@link FORWARDED_REQUEST_HEADERS} the client sent, less
+ * any the `Connection` header names for this hop and the caller's own `drop` list. Names are lower-case; the
+ * caller adds its own headers (origin secret, provider key, request id) after.
  */
 export function forwardableRequestHeaders(
   incoming: IncomingHttpHeaders,
@@ -65,8 +94,8 @@ export function forwardableRequestHeaders(
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(incoming)) {
     const lower = name.toLowerCase();
-    if (value === undefined || HOP_BY_HOP_HEADERS.has(lower) || perMessage.has(lower)) continue;
-    if (lower.startsWith(OUR_PREFIX) || drop.has(lower)) continue;
+    if (value === undefined || !FORWARDED_REQUEST_HEADERS.has(lower)) continue;
+    if (perMessage.has(lower) || drop.has(lower)) continue;
     headers[lower] = Array.isArray(value) ? value.join(", ") : value;
   }
   return headers;

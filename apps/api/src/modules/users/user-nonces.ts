@@ -9,7 +9,7 @@ import { type Database, userNonces, type WalletKind } from "@tollgate/db";
 import { AppError } from "@tollgate/shared";
 import bs58 from "bs58";
 import { and, eq, gt, lte } from "drizzle-orm";
-import { clientKey, type RateLimiter } from "../../infra/rate-limit";
+import { ALL_CLIENTS, clientKey, type RateLimiter } from "../../infra/rate-limit";
 import { nonceHash } from "../identity/nonce-store";
 
 export interface NonceIssueDeps {
@@ -27,7 +27,7 @@ export async function issueNonce(
   meta: { ip: string; now: Date },
 ): Promise<{ nonce: string; issuedAt: Date; expiresAt: Date }> {
   await deps.limiters.perClient.consume(clientKey(meta.ip));
-  await deps.limiters.total.consume("all");
+  await deps.limiters.total.consume(ALL_CLIENTS);
   const nonce = bs58.encode(randomBytes(16));
   const expiresAt = new Date(meta.now.getTime() + deps.lifetimeMs);
   if (++issued % 100 === 0) await deps.db.delete(userNonces).where(lte(userNonces.expiresAt, meta.now));

@@ -3,12 +3,43 @@ import { useState } from "react";
 import { usePagedLoad } from "../../hooks/usePagedLoad";
 import { anyOption, FilterForm, pick, SelectFilter, TextFilter } from "../../ui/Filters";
 import { PagedTable } from "../../ui/Pager";
+import type { AdminClient } from "../api";
 import { useAdmin } from "../context";
 import { Loaded, Mono, Time } from "../ui";
 
 const FIELDS = ["actor_type", "actor_id", "action", "target_type", "target_id"] as const;
 type Filters = Partial<Record<(typeof FIELDS)[number], string>>;
 const ACTOR_TYPES = ["", "admin", "merchant", "user", "system", "anonymous"] as const;
+
+type Verification = NonNullable<
+  Awaited<ReturnType<AdminClient["adminRead"]["audit"]["query"]>>["verification"]
+>;
+
+/** The chain check; after a prune it starts from the retention checkpoint's anchor, and says so. */
+export function VerificationBanner({ verification: v }: { verification: Verification }) {
+  if (!v.ok) {
+    return (
+      <p className="banner banner--error" role="alert" data-testid="audit-verify">
+        Chain broken at {v.broken.seq} ({v.broken.id}): {v.broken.reason}, after {v.checked} good events.
+      </p>
+    );
+  }
+  return (
+    <p className="banner banner--success" data-testid="audit-verify">
+      Chain verified: {v.checked} events, head <Mono value={v.head} />.
+      {v.checkpoint ? (
+        <>
+          {" "}
+          Verified from checkpoint <Mono value={v.checkpoint.anchor_hash} /> ({v.checkpoint.pruned_total} rows
+          pruned
+          {v.checkpoint.pruned_total === v.checkpoint.pruned_count ? " on " : ", the last prune on "}
+          <Time at={v.checkpoint.at} />
+          ).
+        </>
+      ) : null}
+    </p>
+  );
+}
 
 export function AuditPage() {
   const { client } = useAdmin();
@@ -44,18 +75,7 @@ export function AuditPage() {
       <Loaded load={list} what="the audit log">
         {(d) => (
           <>
-            {d.verification ? (
-              d.verification.ok ? (
-                <p className="banner banner--success" data-testid="audit-verify">
-                  Chain verified: {d.verification.checked} events, head <Mono value={d.verification.head} />.
-                </p>
-              ) : (
-                <p className="banner banner--error" role="alert" data-testid="audit-verify">
-                  Chain broken at event {d.verification.broken.seq} ({d.verification.broken.id}):{" "}
-                  {d.verification.broken.reason}, after {d.verification.checked} good events.
-                </p>
-              )
-            ) : null}
+            {d.verification ? <VerificationBanner verification={d.verification} /> : null}
             <PagedTable
               label="Audit"
               cursor={cursor}
