@@ -17,9 +17,13 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+/** `kind`: the database the API runs on (PGlite unless a suite asks for PostgreSQL, docs/testing.md "Engines"). */
+export async function startHarness(
+  env: Record<string, string> = {},
+  kind: Parameters<typeof startTestApi>[0] = "pglite",
+): Promise<Harness> {
   assertBuilt();
-  const api = await startTestApi("pglite", { SERVE_CONSOLE: "true", CONSOLE_DIST: DIST, ...env });
+  const api = await startTestApi(kind, { SERVE_CONSOLE: "true", CONSOLE_DIST: DIST, ...env });
   const browser = await launch();
   return {
     api,

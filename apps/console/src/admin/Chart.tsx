@@ -1,6 +1,7 @@
 /** A uPlot line chart of daily values; the figures are also in a table beside it for screen readers. */
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
+import { chartWidth, followBoxWidth } from "../ui/chartWidth";
 
 const HALF_DAY = 43_200;
 
@@ -30,7 +31,7 @@ export function DailyChart({
     const plot = new uPlot(
       {
         title,
-        width: Math.max(320, element.clientWidth || 600),
+        width: chartWidth(element),
         height: 220,
         // x is in seconds (uPlot's time scale). With one day of data uPlot would pad the single value by its
         // magnitude (years); the range is the days shown, half a day either side. Taken from the data, not from
@@ -54,7 +55,11 @@ export function DailyChart({
       [xs, ...series.map((s) => s.values)],
       element,
     );
-    return () => plot.destroy();
+    const unfollow = followBoxWidth(element, plot, 220);
+    return () => {
+      unfollow();
+      plot.destroy();
+    };
   }, [title, days, series]);
   return (
     <div

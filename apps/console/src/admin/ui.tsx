@@ -94,7 +94,7 @@ export function Time({ at }: { at: string | null | undefined }) {
 export function Mono({ value }: { value: string }) {
   const short = value.length > 18 ? `${value.slice(0, 10)}…${value.slice(-6)}` : value;
   return (
-    <code title={value}>
+    <code className="short-id" title={value}>
       <span aria-hidden="true">{short}</span>
       <span className="visually-hidden">{value}</span>
     </code>

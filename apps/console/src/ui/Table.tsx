@@ -20,7 +20,12 @@ export interface DataTableProps<Row> {
   empty?: ReactNode;
 }
 
-/** A plain table: one header row from the columns, then a row per item. */
+/**
+ * A table: one header row from the columns, then a row per item, inside its own horizontal scroll box
+ * (decision 0070). The box is positioned, so nothing inside it (the visually hidden full values of shortened ids)
+ * can reach past it and widen the page; long unbroken strings wrap in their cells (styles.css), so the box only
+ * scrolls for many columns on a narrow screen. It is focusable and labelled so keyboard users can scroll it.
+ */
 export function DataTable<Row>({
   caption,
   rows,
@@ -31,34 +36,38 @@ export function DataTable<Row>({
   empty,
 }: DataTableProps<Row>) {
   if (rows.length === 0 && empty !== undefined) return <>{empty}</>;
+  const label = caption ?? `Table: ${columns.map((column) => column.header).join(", ")}`;
   return (
-    <table className="table" data-testid={testId}>
-      {caption ? <caption>{caption}</caption> : null}
-      <thead>
-        <tr>
-          {columns.map((column) => (
-            <th key={column.header} scope="col" className={column.numeric ? "num" : undefined}>
-              {column.header}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((row) => (
-          <tr key={rowKey(row)} data-testid={rowTestId?.(row)}>
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (WCAG 2.1.1).
+    <section className="table-wrap" tabIndex={0} aria-label={label}>
+      <table className="table" data-testid={testId}>
+        {caption ? <caption>{caption}</caption> : null}
+        <thead>
+          <tr>
             {columns.map((column) => (
-              <td
-                key={column.header}
-                className={column.numeric ? "num" : undefined}
-                data-testid={column.cellTestId?.(row)}
-              >
-                {column.cell(row)}
-              </td>
+              <th key={column.header} scope="col" className={column.numeric ? "num" : undefined}>
+                {column.header}
+              </th>
             ))}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={rowKey(row)} data-testid={rowTestId?.(row)}>
+              {columns.map((column) => (
+                <td
+                  key={column.header}
+                  className={column.numeric ? "num" : undefined}
+                  data-testid={column.cellTestId?.(row)}
+                >
+                  {column.cell(row)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
   );
 }
 
@@ -75,14 +84,8 @@ export interface TableProps<Row> extends Omit<DataTableProps<Row>, "caption" | "
   empty: string;
 }
 
-/** The operator console's table: a sentence when there is no row, else the table in a scrollable frame. */
+/** The operator console's table: a sentence when there is no row, else the table (in its scroll box). */
 export function Table<Row>({ caption, empty, ...table }: TableProps<Row>) {
   if (table.rows.length === 0) return <Empty>{empty}</Empty>;
-  return (
-    // A wide table scrolls sideways: the region is focusable so keyboard users can scroll it too.
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (WCAG 2.1.1).
-    <section className="table-wrap" tabIndex={0} aria-label={caption}>
-      <DataTable caption={caption} {...table} />
-    </section>
-  );
+  return <DataTable caption={caption} {...table} />;
 }

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "react";
 import type { MerchantDashboard } from "../../lib/trpc";
 import { formatUnits } from "../../lib/units";
+import { chartWidth, followBoxWidth } from "../../ui/chartWidth";
 import "uplot/dist/uPlot.min.css";
 
 type Revenue = MerchantDashboard["revenue"];
@@ -32,14 +33,15 @@ export function RevenueChart({ revenue, from, days }: { revenue: Revenue; from: 
     const target = box.current;
     if (!target || revenue.length === 0) return;
     let chart: { destroy(): void } | undefined;
+    let unfollow: () => void = () => undefined;
     let cancelled = false;
     const { x, keys, values } = revenueSeries(revenue, from, days);
     import("uplot")
       .then(({ default: UPlot }) => {
         if (cancelled) return;
-        chart = new UPlot(
+        const plot = new UPlot(
           {
-            width: Math.max(320, target.clientWidth || 640),
+            width: chartWidth(target),
             height: 240,
             series: [
               {},
@@ -50,10 +52,13 @@ export function RevenueChart({ revenue, from, days }: { revenue: Revenue; from: 
           [x, ...values],
           target,
         );
+        chart = plot;
+        unfollow = followBoxWidth(target, plot, 240);
       })
       .catch(() => undefined); // No canvas (tests): the table below still shows the numbers.
     return () => {
       cancelled = true;
+      unfollow();
       chart?.destroy();
     };
   }, [revenue, from, days]);

@@ -1,0 +1,102 @@
+/**
+ * What the layout suite holds every page to at every width (decision 0070), measured in the page:
+ * - the document is never wider than the viewport;
+ * - every action (a visible button, a link drawn as a button, a submit input, anything marked `data-primary`)
+ *   lies inside the viewport, or inside a horizontal scroll box of its own that itself lies inside the viewport
+ *   and is at most MAX_SCROLL_WIDTH wide, so no content can push an action thousands of pixels away;
+ * - a dialog's actions are on screen without scrolling (a dialog names data in its title);
+ * - the header takes at most a fifth of the screen's height (a narrow screen gets the menu toggle instead).
+ */
+import type { Page } from "playwright-core";
+
+export const WIDTHS = [
+  { width: 1366, height: 768 },
+  { width: 768, height: 1024 },
+  { width: 390, height: 844 },
+] as const;
+
+/** A table scrolls sideways for its columns; long strings wrap, so no scroll box needs more than this. */
+export const MAX_SCROLL_WIDTH = 1600;
+export const MAX_HEADER_SHARE = 0.2;
+
+export async function layoutProblems(page: Page): Promise<string[]> {
+  return page.evaluate(
+    ({ maxScroll, maxHeader }) => {
+      const problems: string[] = [];
+      const width = window.innerWidth;
+      const describe = (node: Element) => {
+        const id = node.getAttribute("data-testid");
+        const text = (node.textContent ?? "").trim().slice(0, 30);
+        const classes =
+          typeof node.className === "string" && node.className
+            ? `.${node.className.split(" ").join(".")}`
+            : "";
+        return `${node.tagName.toLowerCase()}${id ? `[data-testid=${id}]` : classes} "${text}"`;
+      };
+      const scrollBoxOf = (node: Element): Element | undefined => {
+        for (let up = node.parentElement; up && up !== document.body; up = up.parentElement) {
+          const overflow = getComputedStyle(up).overflowX;
+          if (overflow === "auto" || overflow === "scroll") return up;
+        }
+        return undefined;
+      };
+      const visible = (node: Element) => {
+        const rect = node.getBoundingClientRect();
+        return rect.width > 0 && rect.height > 0 && getComputedStyle(node).visibility !== "hidden";
+      };
+
+      const documentWidth = document.documentElement.scrollWidth;
+      if (documentWidth > width) {
+        // Name the outermost elements that stick out and are not inside a scroll box: the cause.
+        const sticksOut = [...document.body.querySelectorAll("*")].filter(
+          (node) => node.getBoundingClientRect().right > width + 0.5,
+        );
+        // Absolutely placed nodes whose containing block is not their scroll box escape it.
+        const escaped = sticksOut.filter((node) => getComputedStyle(node).position === "absolute");
+        const culprits = sticksOut
+          .filter((node) => node.getBoundingClientRect().right > width + 0.5 && !scrollBoxOf(node))
+          .filter(
+            (node) => !(node.parentElement && node.parentElement.getBoundingClientRect().right > width + 0.5),
+          );
+        problems.push(
+          `document is ${documentWidth}px wide in a ${width}px viewport: ${[...culprits, ...escaped].slice(0, 4).map(describe).join(", ")}`,
+        );
+      }
+
+      const actions = document.querySelectorAll(
+        'button, a.button, input[type="submit"], input[type="button"], [data-primary]',
+      );
+      for (const action of actions) {
+        if (!visible(action)) continue;
+        const rect = action.getBoundingClientRect();
+        if (action.closest('[role="dialog"]') && (rect.top < -0.5 || rect.bottom > window.innerHeight + 0.5))
+          problems.push(
+            `${describe(action)} of a dialog is off screen (${Math.round(rect.top)}..${Math.round(rect.bottom)}px)`,
+          );
+        const box = scrollBoxOf(action);
+        if (!box) {
+          if (rect.left < -0.5 || rect.right > width + 0.5)
+            problems.push(
+              `${describe(action)} is outside the viewport (${Math.round(rect.left)}..${Math.round(rect.right)}px)`,
+            );
+          continue;
+        }
+        const boxRect = box.getBoundingClientRect();
+        if (boxRect.left < -0.5 || boxRect.right > width + 0.5)
+          problems.push(`${describe(action)} is in a scroll box outside the viewport (${describe(box)})`);
+        if (box.scrollWidth > maxScroll)
+          problems.push(
+            `${describe(action)} is in a scroll box ${box.scrollWidth}px wide (${describe(box)})`,
+          );
+      }
+
+      const header = document.querySelector("header");
+      if (header && header.getBoundingClientRect().height > window.innerHeight * maxHeader)
+        problems.push(
+          `the header is ${Math.round(header.getBoundingClientRect().height)}px of ${window.innerHeight}px`,
+        );
+      return problems;
+    },
+    { maxScroll: MAX_SCROLL_WIDTH, maxHeader: MAX_HEADER_SHARE },
+  );
+}

@@ -1,0 +1,106 @@
+/**
+ * The layout suite (decision 0070): every page of both consoles at 390, 768 and 1366 px, over data whose texts are
+ * 500-character unbroken strings (./layout-seed), served by the real API (on PostgreSQL when the run has one,
+ * else PGlite) to one Chromium page. Each page at each width: no sideways scroll of the document, every action
+ * reachable (./layout-checks), no serious or critical axe-core violation. Then the narrow-screen menu of both consoles: a button with aria-expanded that
+ * closes on Escape and on navigation.
+ */
+import { storageDatabaseKinds } from "@tollgate/api/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Harness, hasChromium, seriousViolations, settled, startHarness } from "./admin-harness";
+import { walkConsoles } from "./console-pages";
+import { layoutProblems, WIDTHS } from "./layout-checks";
+import { type LayoutSeed, seedLayoutData } from "./layout-seed";
+
+describe.skipIf(!hasChromium).each(storageDatabaseKinds("postgres"))(
+  "console layout at 390, 768 and 1366 px on %s",
+  (kind) => {
+    let h: Harness;
+    let seed: LayoutSeed;
+
+    beforeAll(async () => {
+      h = await startHarness({}, kind);
+      seed = await seedLayoutData(h.api);
+    });
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    it("every page of both consoles holds at every width, with long unbroken strings in every row", async () => {
+      const { page } = h;
+      const started = performance.now();
+      const report: Record<string, string[]> = {};
+      let visited = 0;
+      await walkConsoles(page, h.api.baseUrl, seed, async (name) => {
+        visited += 1;
+        for (const size of WIDTHS) {
+          await page.setViewportSize(size);
+          const problems = [...(await layoutProblems(page)), ...(await seriousViolations(page))];
+          if (problems.length) report[`${name} @${size.width}`] = problems;
+        }
+      });
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      console.log(`layout suite: ${visited} pages x ${WIDTHS.length} widths in ${seconds} s`);
+      expect(visited).toBeGreaterThanOrEqual(28);
+      expect(report).toEqual({});
+      expect(h.errors).toEqual([]);
+    }, 240_000);
+
+    it("a narrow screen folds each console's navigation behind a menu button that closes on Escape and on navigation", async () => {
+      const { page } = h;
+      const toggle = page.getByTestId("menu-toggle");
+      const expanded = () => toggle.getAttribute("aria-expanded");
+      // The operator console (signed in by the walk above), at a phone's width.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(`${h.api.baseUrl}/console/admin/`);
+      await settled(page);
+      const merchants = page.getByRole("link", { name: "Merchants" });
+      expect(await expanded()).toBe("false");
+      expect(await merchants.isVisible()).toBe(false);
+      await toggle.click();
+      expect(await expanded()).toBe("true");
+      expect(await merchants.isVisible()).toBe(true);
+      expect(await page.getByTestId("admin-signout").isVisible()).toBe(true);
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.keyboard.press("Escape");
+      expect(await expanded()).toBe("false");
+      expect(await merchants.isVisible()).toBe(false);
+      expect(await toggle.evaluate((node) => node === document.activeElement)).toBe(true);
+      await toggle.click();
+      await merchants.click();
+      await page.locator("main h1", { hasText: "Merchants" }).waitFor();
+      expect(await expanded()).toBe("false");
+      expect(await merchants.isVisible()).toBe(false);
+      // A search sent from the menu is a navigation too; so is Back.
+      await toggle.click();
+      await page.getByTestId("global-search").fill(seed.merchant.id);
+      await page.getByTestId("global-search").press("Enter");
+      await page.getByTestId("search-results").waitFor();
+      expect(await expanded()).toBe("false");
+      await toggle.click();
+      await page.goBack();
+      await page.locator("main h1", { hasText: "Merchants" }).waitFor();
+      expect(await expanded()).toBe("false");
+
+      // The merchant console, still signed in by the walk (the secret is in this tab's storage).
+      await page.setViewportSize({ width: 1366, height: 768 });
+      await page.goto(`${h.api.baseUrl}/console/`);
+      await page.getByTestId("dashboard").waitFor();
+      expect(await toggle.isVisible()).toBe(false);
+      expect(await page.getByTestId("nav-listings").isVisible()).toBe(true);
+      await page.setViewportSize({ width: 390, height: 844 });
+      expect(await page.getByTestId("nav-listings").isVisible()).toBe(false);
+      await toggle.click();
+      expect(await expanded()).toBe("true");
+      await page.keyboard.press("Escape");
+      expect(await expanded()).toBe("false");
+      await toggle.click();
+      await page.getByTestId("nav-listings").click();
+      await page.getByTestId("listings-table").waitFor();
+      expect(await expanded()).toBe("false");
+      expect(await page.getByTestId("nav-listings").isVisible()).toBe(false);
+      expect(await layoutProblems(page)).toEqual([]);
+      expect(h.errors).toEqual([]);
+    });
+  },
+);
