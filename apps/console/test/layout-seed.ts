@@ -42,6 +42,7 @@ export async function seedLayoutData(api: TestApi): Promise<LayoutSeed> {
 
   // Listings: one left pending (the moderation queue), one rejected with a long reason (the merchant's view).
   const listingIds: string[] = [];
+  const revisionIds: string[] = [];
   for (const k of [1, 2]) {
     const listing = await api.call("POST", `/v1/merchants/${merchant.id}/listings`, {
       headers: auth,
@@ -55,15 +56,18 @@ export async function seedLayoutData(api: TestApi): Promise<LayoutSeed> {
     });
     if (listing.status !== 201) throw new Error(`listing: ${listing.text}`);
     listingIds.push(String(listing.json.id));
+    revisionIds.push(String((listing.json.pending_revision as { id: string }).id));
   }
   const rejected = await api.call("POST", `/admin/api/marketplace/${listingIds[1]}/reject`, {
     headers: operatorHeaders,
-    body: { reason: long("Reason") },
+    body: { reason: long("Reason"), revision_id: revisionIds[1] },
   });
   if (rejected.status !== 200) throw new Error(`reject: ${rejected.text}`);
-  await db.execute(
-    `update listings set content = jsonb_set(content, '{title}', to_jsonb(${quoted(long("Title"))}::text))`,
-  );
+  // The API caps titles at 80 characters: the draft and its revisions get a 500-character one in the database.
+  for (const table of ["listings", "listing_revisions"])
+    await db.execute(
+      `update ${table} set content = jsonb_set(content, '{title}', to_jsonb(${quoted(long("Title"))}::text))`,
+    );
 
   const gateway = await api.call("PUT", `/v1/merchants/${merchant.id}/gateway`, {
     headers: auth,
@@ -94,6 +98,7 @@ export async function seedLayoutData(api: TestApi): Promise<LayoutSeed> {
 
   // Every merchant name is one long token, and so is one operator's email.
   await db.execute(`update merchants set name = ${quoted(long("Merchant"))}`);
+  await db.execute(`update listing_revisions set merchant_name = ${quoted(long("Merchant"))}`);
   const viewer = await createAdminAccount(api, "viewer");
   await db.execute(
     `update admin_accounts set email = ${quoted(`${long("viewer", 480)}@example.com`)} where email = ${quoted(viewer.email)}`,

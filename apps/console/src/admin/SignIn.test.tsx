@@ -59,6 +59,17 @@ describe("operator SignIn", () => {
     expect(screen.getByTestId("admin-email")).toBeTruthy();
   });
 
+  it("says a wait under a minute in seconds", async () => {
+    const login = vi
+      .fn()
+      .mockRejectedValue(
+        problemError("login_locked", 429, "too many failed sign-ins", { "retry-after": "8" }),
+      );
+    render(<SignIn client={clientWith(login)} onSignedIn={vi.fn()} />);
+    submit("op@example.com", "nope");
+    expect((await screen.findByTestId("admin-locked-wait")).textContent).toContain("Try again in 8 seconds");
+  });
+
   it("falls back to the problem's detail when the header is not at hand", async () => {
     const error = Object.assign(new TRPCClientError("locked"), {
       data: {

@@ -93,6 +93,13 @@ export function signInFieldErrors(email: string, password: string): FieldError[]
   return errors;
 }
 
+/** A wait as people say it: seconds under a minute, whole minutes (rounded up) above. */
+function waitText(seconds: number): string {
+  if (seconds < 60) return `${seconds} ${seconds === 1 ? "second" : "seconds"}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} ${minutes === 1 ? "minute" : "minutes"}`;
+}
+
 /** Too many failed sign-ins: the wait comes from Retry-After (or the problem's detail) and is shown as a time. */
 export function LockedOut({
   seconds,
@@ -104,17 +111,16 @@ export function LockedOut({
   onBack: () => void;
 }) {
   const until = seconds === undefined ? undefined : new Date(at.getTime() + seconds * 1000);
-  const minutes = seconds === undefined ? undefined : Math.ceil(seconds / 60);
   return (
     <section className="card narrow" role="alert" aria-labelledby="locked-title" data-testid="admin-locked">
-      <h1 id="locked-title">Sign-in locked</h1>
+      <h1 id="locked-title">Sign-in paused</h1>
       <p>
-        Too many failed sign-ins from this address for this account. Every attempt is refused until the lock
-        ends, even with the right password.
+        Too many failed sign-ins from this address for this account. Sign-in waits a while, and each further
+        failure doubles the wait up to a fixed bound. Once the wait is over, the right password signs in.
       </p>
-      {until ? (
+      {until && seconds !== undefined ? (
         <p data-testid="admin-locked-wait">
-          Try again in {minutes} {minutes === 1 ? "minute" : "minutes"}, after{" "}
+          Try again in {waitText(seconds)}, after{" "}
           <time dateTime={until.toISOString()}>{until.toLocaleTimeString()}</time>.
         </p>
       ) : (
