@@ -73,6 +73,7 @@ describe("app", () => {
         "/api/admin/login",
         "/api/admin/logout",
         "/api/admin/me",
+        "/api/admin/session",
         "/v1/merchants/{id}/listings",
         "/v1/merchants/{id}/listings/{listing_id}",
         "/admin/api/marketplace",
@@ -157,14 +158,14 @@ describe("app", () => {
       });
     }
     // The scheme comes from the procedure builder that enforces it, so every operator path names it except
-    // the ones that start or end a session.
+    // the ones that start or end a session, or say whether there is one (answered signed in or not).
     const operatorPaths = Object.entries(paths).filter(([path]) =>
       /^\/(api\/admin|api\/dashboard|admin\/api)\//.test(path),
     );
     expect(operatorPaths.length).toBeGreaterThan(25);
     for (const [path, operations] of operatorPaths) {
       for (const [method, operation] of Object.entries(operations ?? {})) {
-        const opensSession = path === "/api/admin/login" || path === "/api/admin/logout";
+        const opensSession = ["/api/admin/login", "/api/admin/logout", "/api/admin/session"].includes(path);
         expect((operation as { security?: unknown }).security, `${method} ${path}`).toEqual(
           opensSession ? undefined : [{ adminSession: [] }, { adminSessionToken: [] }],
         );
