@@ -22,7 +22,7 @@ function typeCheck(sources: Record<string, string>): Record<string, string[]> {
   const found: Record<string, string[]> = Object.fromEntries(Object.keys(sources).map((name) => [name, []]));
   for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
     const name = diagnostic.file ? relative(API_SRC, diagnostic.file.fileName).replace(/\.ts$/, "") : "";
-    (found[name] ??= []).push(ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
+    found[name] = [...(found[name] ?? []), ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")];
   }
   return found;
 }
