@@ -69,7 +69,7 @@ function Steps({
             Add the gate middleware to your Express server (<code>npm install @tollgate/gate express</code>).
             Unpaid calls get a 402 with your price; paid ones reach your handler.
           </p>
-          <pre className="sample" data-testid="start-gate-sample">
+          <pre className="sample" data-testid="start-gate-sample" {...scrollable("Gate middleware sample")}>
             <code>{gateSample({ merchantId: id, apiBaseUrl })}</code>
           </pre>
           <p className="muted">
@@ -166,7 +166,11 @@ function PaidCallStep({
       {state.chainId === undefined ? (
         <p className="muted">The settlement network's chain id could not be read: refresh to try again.</p>
       ) : (
-        <pre className="sample" data-testid="start-paid-call-commands">
+        <pre
+          className="sample"
+          data-testid="start-paid-call-commands"
+          {...scrollable("Test paid call commands")}
+        >
           <code>
             {testPaidCallCommands({
               merchantId: merchant.merchant_id,
@@ -179,6 +183,11 @@ function PaidCallStep({
       )}
     </>
   );
+}
+
+/** A sample scrolls sideways inside its own box: keyboard users reach it (tab stop) and hear what it is. */
+function scrollable(label: string) {
+  return { tabIndex: 0, role: "region", "aria-label": label } as const;
 }
 
 function Step({
