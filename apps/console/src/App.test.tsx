@@ -48,9 +48,15 @@ describe("App", () => {
     expect(api.me).not.toHaveBeenCalled();
   });
 
-  it("registers, shows the secret once, and continues to the profile signed in", async () => {
+  it("registers, shows the secret once, and continues to Get started signed in", async () => {
     const merchant = profile();
     const api = fakeApi({
+      currentGateway: vi.fn().mockResolvedValue(null),
+      webhookDeliveries: vi
+        .fn()
+        .mockResolvedValue({ merchant_id: merchant.merchant_id, endpoint: null, deliveries: [] }),
+      dashboard: vi.fn().mockRejectedValue(new Error("not needed")),
+      listListings: vi.fn().mockResolvedValue([]),
       register: vi
         .fn()
         .mockResolvedValue({ merchant_id: merchant.merchant_id, secret: "msec_new", merchant }),
@@ -66,9 +72,9 @@ describe("App", () => {
     expect(((await screen.findByTestId("secret-value")) as HTMLInputElement).value).toBe("msec_new");
 
     fireEvent.click(screen.getByTestId("secret-continue"));
-    // "Continue to profile" opens the profile, with the next step.
-    expect((await screen.findByTestId("profile-notice")).textContent).toContain("Next: ");
-    expect(screen.getByTestId("profile-view")).toBeTruthy();
+    // "Continue to Get started" opens the checklist, with the next step.
+    expect((await screen.findByTestId("start-notice")).textContent).toContain("Work through the steps");
+    expect(await screen.findByTestId("start-progress")).toBeTruthy();
     expect(window.sessionStorage.getItem("tollgate.console.merchantSecret")).toBe("msec_new");
     expect(screen.queryByTestId("secret-value")).toBeNull();
   });

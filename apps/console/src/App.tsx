@@ -1,5 +1,6 @@
 import { type ReactNode, useEffect, useRef } from "react";
 import { Link, NavLink } from "react-router";
+import { GuideLink } from "./components/GuideLink";
 import { Notice, ProblemBanner } from "./components/ProblemBanner";
 import { Dashboard } from "./features/dashboard/Dashboard";
 import { GatewayPage } from "./features/gateway/GatewayPage";
@@ -11,8 +12,10 @@ import { RotateSecret } from "./features/merchant/RotateSecret";
 import { PayoutChange } from "./features/payout/PayoutChange";
 import { SecretPanel } from "./features/secret/SecretPanel";
 import { SignInForm } from "./features/session/SignInForm";
+import { GetStarted } from "./features/start/GetStarted";
 import { WebhooksPage } from "./features/webhooks/WebhooksPage";
 import { useNetworks } from "./hooks/useNetworks";
+import { SECTION_GUIDES } from "./lib/docs";
 import type { MerchantApi, MerchantProfile, RotateSecretResult } from "./lib/trpc";
 import { AppLayout } from "./shell/AppLayout";
 import {
@@ -111,44 +114,47 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
               secrets.store(screen.secret);
               void loadProfile(
                 screen.reason === "rotated" ? "Secret rotated." : REGISTERED_NEXT_STEP,
-                "profile",
+                screen.reason === "rotated" ? "profile" : "start",
               );
             }}
           />
         ) : null}
         {screen.kind === "profile" && section ? (
-          <SectionPage
-            api={api}
-            section={section}
-            merchant={screen.merchant}
-            notice={screen.notice}
-            onSaved={(saved, notice) =>
-              setScreen({
-                kind: "profile",
-                merchant: saved ?? screen.merchant,
-                ...(notice ? { notice } : {}),
-              })
-            }
-            onRotated={(result) => {
-              // The old secret is already dead: keep the new one before anything else can fail.
-              secrets.store(result.secret);
-              show({
-                kind: "secret",
-                reason: "rotated",
-                merchantId: result.merchant_id,
-                secret: result.secret,
-              });
-            }}
-          />
+          <>
+            <SectionPage
+              api={api}
+              section={section}
+              merchant={screen.merchant}
+              notice={screen.notice}
+              onSaved={(saved, notice) =>
+                setScreen({
+                  kind: "profile",
+                  merchant: saved ?? screen.merchant,
+                  ...(notice ? { notice } : {}),
+                })
+              }
+              onRotated={(result) => {
+                // The old secret is already dead: keep the new one before anything else can fail.
+                secrets.store(result.secret);
+                show({
+                  kind: "secret",
+                  reason: "rotated",
+                  merchantId: result.merchant_id,
+                  secret: result.secret,
+                });
+              }}
+            />
+            <GuideLink file={SECTION_GUIDES[section]} testId="section-guide" />
+          </>
         ) : null}
       </div>
     </AppLayout>
   );
 }
 
-/** What a new merchant does next, shown on the profile they land on after registering. */
+/** What a new merchant reads first, on the Get started checklist they land on after registering (decision 0074). */
 const REGISTERED_NEXT_STEP =
-  "Registered and signed in. Next: check your profile and payout below, then open Gateway to put your API behind the hosted gateway (or use the gate middleware).";
+  "Registered and signed in. Work through the steps below; your profile and payout are under Profile and payout.";
 
 /** What Tollgate is, for a visitor who is not signed in: the way in, and the way to register. */
 function Landing() {
@@ -160,12 +166,18 @@ function Landing() {
         the network's coin, gets a signed receipt, and calls again; the payment goes to your wallet.
       </p>
       <p>
-        Sign in below with your merchant secret, or{" "}
-        <Link to="/register" data-testid="landing-register">
-          register a merchant
-        </Link>{" "}
-        if you have none yet.
+        Put the gate in front of your API (or let Tollgate host the route), publish a listing so agents find
+        you, and follow every payment on the dashboard and through signed webhooks.
       </p>
+      <div className="actions">
+        <Link to="/register" className="button" data-testid="landing-register">
+          Register a merchant
+        </Link>
+        <a href="#signin-heading" className="button button--secondary" data-testid="landing-signin">
+          Sign in
+        </a>
+      </div>
+      <p className="muted">New here? Registering takes a minute and starts in test mode, on test networks.</p>
     </section>
   );
 }
@@ -209,6 +221,7 @@ function SectionPage({
   onSaved: (merchant: MerchantProfile | undefined, notice?: string) => void;
   onRotated: (result: RotateSecretResult) => void;
 }) {
+  if (section === "start") return <GetStarted api={api} merchant={merchant} notice={notice} />;
   if (section === "dashboard") return <Dashboard api={api} />;
   if (section === "listings") return <ListingsPage api={api} merchant={merchant} />;
   if (section === "webhooks")
@@ -248,7 +261,7 @@ function NewSecret({
       heading={screen.reason === "registered" ? "Merchant registered" : "Secret rotated"}
       {...(screen.reason === "rotated"
         ? { note: "The previous secret no longer works. This tab is already signed in with the new one." }
-        : {})}
+        : { continueLabel: "Continue to Get started" })}
       merchantId={screen.merchantId}
       secret={screen.secret}
       busy={busy}

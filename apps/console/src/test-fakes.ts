@@ -28,7 +28,7 @@ export function fakeApi(overrides: Partial<MerchantApi> = {}) {
     listListings: vi.fn<MerchantApi["listListings"]>(unexpected("listListings")),
     createListing: vi.fn<MerchantApi["createListing"]>(unexpected("createListing")),
     updateListing: vi.fn<MerchantApi["updateListing"]>(unexpected("updateListing")),
-    getGateway: vi.fn<MerchantApi["getGateway"]>(unexpected("getGateway")),
+    currentGateway: vi.fn<MerchantApi["currentGateway"]>(unexpected("currentGateway")),
     setGateway: vi.fn<MerchantApi["setGateway"]>(unexpected("setGateway")),
     rotateOriginSecret: vi.fn<MerchantApi["rotateOriginSecret"]>(unexpected("rotateOriginSecret")),
     // The canonical networks, as a deployment without extra networks lists them.

@@ -38,6 +38,7 @@ function operatorPages(seed: LayoutSeed): [name: string, path: string][] {
 
 /** The merchant console's sections after sign-in: the navigation button's test id and the page's own. */
 const MERCHANT_SECTIONS: [name: string, ready: string][] = [
+  ["start", "start-progress"],
   ["listings", "listings-table"],
   ["webhooks", "deliveries-table"],
   ["gateway", "gateway-current"],

@@ -60,7 +60,7 @@ describe.skipIf(!hasChromium)("merchant console places and words in Chromium", (
     expect(linked).toBe(`${api.baseUrl}/console/favicon.svg`);
   });
 
-  it("registers in test mode by default and continues to the profile with the next step", async () => {
+  it("registers in test mode by default and continues to Get started with the next step", async () => {
     await page.getByTestId("landing-register").click();
     expect(path()).toBe("/console/register");
     expect(await page.getByTestId("register-mode-test").isChecked()).toBe(true);
@@ -70,11 +70,15 @@ describe.skipIf(!hasChromium)("merchant console places and words in Chromium", (
     await page.getByTestId("register-pay-to-evm").fill(VALID_EVM);
     await page.getByTestId("register-submit").click();
     secret = await page.getByTestId("secret-value").inputValue();
-    expect(await page.getByTestId("secret-continue").textContent()).toBe("Continue to profile");
+    expect(await page.getByTestId("secret-continue").textContent()).toBe("Continue to Get started");
     await page.getByTestId("secret-continue").click();
+    // The checklist first (decision 0074), with the next step; the profile is one section away.
+    await page.getByTestId("start-progress").waitFor();
+    expect(path()).toBe("/console/start");
+    expect(await page.getByTestId("start-notice").textContent()).toContain("Registered and signed in.");
+    await page.getByTestId("nav-profile").click();
     await page.getByTestId("profile-view").waitFor();
     expect(path()).toBe("/console/profile");
-    expect(await page.getByTestId("profile-notice").textContent()).toContain("Next: ");
     expect(await page.getByTestId("profile-view-mode").textContent()).toContain("Test");
     // The payout form is right there: the profile does not promise it for later.
     await page.getByTestId("payout-change").waitFor();

@@ -56,7 +56,10 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
     expect(me.status).toBe(200);
 
     await page.getByTestId("secret-continue").click();
-    // Signed in, "Continue to profile" opens the profile (its own URL), with the next step.
+    // Signed in, "Continue to Get started" opens the checklist (decision 0074); the profile is one section away.
+    await page.getByTestId("start-progress").waitFor();
+    expect(new URL(page.url()).pathname).toBe("/console/start");
+    await page.getByTestId("nav-profile").click();
     await page.getByTestId("profile-view").waitFor();
     expect(new URL(page.url()).pathname).toBe("/console/profile");
     expect(await page.getByTestId("profile-view-name").textContent()).toBe("Browser Test Shop");

@@ -70,7 +70,8 @@ export interface MerchantApi {
   listListings(id: string): Promise<Listing[]>;
   createListing(input: CreateListingRequest): Promise<Listing>;
   updateListing(input: UpdateListingRequest): Promise<Listing>;
-  getGateway(id: string): Promise<GatewayRoute>;
+  /** The route, or null before one exists (`GET /v1/merchants/{id}/gateway/current`: 200 either way). */
+  currentGateway(id: string): Promise<GatewayRoute | null>;
   setGateway(input: SetGatewayRequest): Promise<GatewayRoute>;
   rotateOriginSecret(id: string): Promise<GatewayRoute>;
   /** The settlement networks of this deployment, from `GET /api/payment-capabilities` (decision 0057). */
@@ -96,7 +97,7 @@ export function createMerchantApi(options: ConsoleClientOptions): MerchantApi {
     listListings: async (id) => (await client.listing.list.query({ id })).listings,
     createListing: (input) => client.listing.create.mutate(input),
     updateListing: (input) => client.listing.update.mutate(input),
-    getGateway: (id) => client.gateway.get.query({ id }),
+    currentGateway: async (id) => (await client.gateway.current.query({ id })).route,
     setGateway: (input) => client.gateway.set.mutate(input),
     rotateOriginSecret: (id) => client.gateway.rotateOriginSecret.mutate({ id }),
     networks: () => fetchNetworks(options.baseUrl, options.fetch),

@@ -21,6 +21,7 @@ export const sessionStore: SecretStore = { read: readSecret, store: storeSecret,
 
 /** The signed-in merchant's sections; each is the path `/<key>` under the console's base (/console). */
 export const SECTIONS = [
+  ["start", "Get started"],
   ["dashboard", "Dashboard"],
   ["listings", "Listings"],
   ["webhooks", "Webhooks"],

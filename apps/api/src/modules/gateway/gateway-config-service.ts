@@ -96,12 +96,21 @@ export async function getGatewayRoute(
   deps: Pick<GatewayServiceDeps, "db">,
   merchantId: string,
 ): Promise<GatewayRoute> {
+  const route = await findGatewayRoute(deps, merchantId);
+  if (!route) throw new AppError("gateway_route_not_found", "this merchant has no gateway route yet");
+  return route;
+}
+
+/** The merchant's route, or null before one is configured. */
+export async function findGatewayRoute(
+  deps: Pick<GatewayServiceDeps, "db">,
+  merchantId: string,
+): Promise<GatewayRoute | null> {
   const [route] = await deps.db.db
     .select()
     .from(gatewayRoutes)
     .where(eq(gatewayRoutes.merchantId, merchantId));
-  if (!route) throw new AppError("gateway_route_not_found", "this merchant has no gateway route yet");
-  return route;
+  return route ?? null;
 }
 
 export async function findGatewayRouteBySlug(deps: Pick<GatewayServiceDeps, "db">, slug: string) {

@@ -25,3 +25,8 @@ export const ZGatewayRouteView = z.object({
   updated_at: z.string(),
 });
 export type TGatewayRouteView = z.infer<typeof ZGatewayRouteView>;
+
+/** The merchant's current route, or `route: null` before one exists (the console's read: no 404 for "none yet"). */
+export const ZCurrentGatewayRouteResponse = z.object({
+  route: ZGatewayRouteView.nullable().describe("null until the merchant configures a route"),
+});

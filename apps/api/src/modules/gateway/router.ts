@@ -5,6 +5,7 @@
  */
 import type { GatewayDeps } from "./deps";
 import { createHostedGatewayRouter } from "./gateway-router";
+import { getCurrentGatewayRouteProcedure } from "./get-current-gateway-route";
 import { getGatewayRouteProcedure } from "./get-gateway-route";
 import { rotateOriginSecretProcedure } from "./rotate-origin-secret";
 import { setGatewayRouteProcedure } from "./set-gateway-route";
@@ -14,6 +15,7 @@ export function gatewayModule(deps: GatewayDeps) {
     procedures: {
       set: setGatewayRouteProcedure(deps),
       get: getGatewayRouteProcedure(deps),
+      current: getCurrentGatewayRouteProcedure(deps),
       rotateOriginSecret: rotateOriginSecretProcedure(deps),
     },
     router: createHostedGatewayRouter(deps, {

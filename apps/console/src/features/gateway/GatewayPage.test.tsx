@@ -1,5 +1,4 @@
 import { fireEvent, render, screen } from "@testing-library/react";
-import { TRPCClientError } from "@trpc/client";
 import { describe, expect, it, vi } from "vitest";
 import { fakeApi, profile, validationError } from "../../test-fakes";
 import { GatewayPage } from "./GatewayPage";
@@ -14,21 +13,10 @@ const route = {
   updated_at: "2026-01-01T00:00:00.000Z",
 };
 
-const notFound = Object.assign(new TRPCClientError("none"), {
-  data: {
-    type: "/docs/errors#gateway_route_not_found",
-    title: "Gateway route not found",
-    status: 404,
-    detail: "no route",
-    code: "gateway_route_not_found",
-    httpStatus: 404,
-  },
-});
-
 describe("GatewayPage", () => {
   it("no route yet is the empty state; saving shows the origin secret once", async () => {
     const api = fakeApi({
-      getGateway: vi.fn().mockRejectedValueOnce(notFound).mockResolvedValue(route),
+      currentGateway: vi.fn().mockResolvedValueOnce(null).mockResolvedValue(route),
       setGateway: vi.fn().mockResolvedValue({ ...route, origin_secret: "gos_secret" }),
     });
     render(<GatewayPage api={api} merchant={profile()} />);
@@ -54,7 +42,7 @@ describe("GatewayPage", () => {
 
   it("shows field errors from the server beside the field", async () => {
     const api = fakeApi({
-      getGateway: vi.fn().mockRejectedValue(notFound),
+      currentGateway: vi.fn().mockResolvedValue(null),
       setGateway: vi
         .fn()
         .mockRejectedValue(

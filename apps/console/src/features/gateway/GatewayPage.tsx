@@ -3,7 +3,7 @@ import { Field } from "../../components/Field";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import { useLoad } from "../../hooks/useLoad";
-import { errorFor, problemOf, toFormProblem } from "../../lib/errors";
+import { errorFor, toFormProblem } from "../../lib/errors";
 import type { GatewayRoute, MerchantApi, MerchantProfile } from "../../lib/trpc";
 import { ActionButton, SubmitActions } from "../../ui/ActionButton";
 import { OnceSecret } from "../common/States";
@@ -18,14 +18,8 @@ const ROUTE_FIELDS: readonly [keyof RouteForm, string, string][] = [
 /** Hosted gateway (docs/merchants.md): the route agents call at /g/<slug>, and its origin secret. */
 export function GatewayPage({ api, merchant }: { api: MerchantApi; merchant: MerchantProfile }) {
   const id = merchant.merchant_id;
-  const gateway = useLoad(async (): Promise<GatewayRoute | null> => {
-    try {
-      return await api.getGateway(id);
-    } catch (error) {
-      if (problemOf(error)?.code === "gateway_route_not_found") return null;
-      throw error;
-    }
-  });
+  // "No route yet" is read as `route: null` (200), never as a 404 the browser logs as an error (decision 0074).
+  const gateway = useLoad(() => api.currentGateway(id));
   const current = gateway.data ?? null;
   const [form, setForm] = useState<RouteForm>();
   const values = form ?? {
