@@ -61,6 +61,7 @@ describe("app", () => {
         "/v1/merchants/{id}",
         "/v1/merchants/{id}/secret/rotate",
         "/v1/merchants/{id}/gateway",
+        "/v1/merchants/{id}/gateway/current",
         "/v1/merchants/{id}/gateway/origin-secret/rotate",
         "/v1/merchants/{id}/revocations",
         "/v1/pay",
