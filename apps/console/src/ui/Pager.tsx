@@ -54,11 +54,26 @@ export function Pager({ label, cursor, nextCursor, total, shown, pageSize }: Pag
 }
 
 /** One page of a cursor-paged list, and the pager under it. */
-export function PagedTable<Row>({ label, cursor, nextCursor, ...table }: TableProps<Row> & PagerProps) {
+export function PagedTable<Row>({
+  label,
+  cursor,
+  nextCursor,
+  total,
+  shown,
+  pageSize,
+  ...table
+}: TableProps<Row> & PagerProps) {
   return (
     <>
       <Table {...table} />
-      <Pager label={label} cursor={cursor} nextCursor={nextCursor} />
+      <Pager
+        label={label}
+        cursor={cursor}
+        nextCursor={nextCursor}
+        total={total}
+        shown={shown}
+        pageSize={pageSize}
+      />
     </>
   );
 }
