@@ -15,6 +15,7 @@ import { SignInForm } from "./features/session/SignInForm";
 import { GetStarted } from "./features/start/GetStarted";
 import { WebhooksPage } from "./features/webhooks/WebhooksPage";
 import { useNetworks } from "./hooks/useNetworks";
+import { usePageTitle } from "./hooks/usePageTitle";
 import { SECTION_GUIDES } from "./lib/docs";
 import type { MerchantApi, MerchantProfile, RotateSecretResult } from "./lib/trpc";
 import { AppLayout } from "./shell/AppLayout";
@@ -43,6 +44,7 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
   const account =
     screen.kind === "profile" ? <SignedInAs name={screen.merchant.name} onSignOut={signOut} /> : null;
   const registering = location.pathname === "/register";
+  usePageTitle(merchantPageTitle(screen, section, registering), "merchant");
 
   // A notice belongs to the page it was given on: moving to another section drops it.
   const shownSection = useRef(section);
@@ -150,6 +152,19 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
       </div>
     </AppLayout>
   );
+}
+
+/** The tab title of what the merchant console shows (decision 0072): its section, or sign-in / register. */
+export function merchantPageTitle(
+  screen: Screen,
+  section: Section | undefined,
+  registering: boolean,
+): string | undefined {
+  if (screen.kind === "profile") return SECTIONS.find(([name]) => name === section)?.[1];
+  if (screen.kind === "secret")
+    return screen.reason === "registered" ? "Merchant registered" : "Secret rotated";
+  if (screen.kind === "signed-out") return registering ? "Register" : "Sign in";
+  return undefined;
 }
 
 /** What a new merchant reads first, on the Get started checklist they land on after registering (decision 0074). */

@@ -68,3 +68,26 @@ export function typedId(prefix: string) {
     .max(80)
     .regex(new RegExp(`^${prefix}[1-9A-HJ-NP-Za-km-z]{1,64}$`), `must be a ${prefix}... id`);
 }
+
+/** A parsed `?sort=`: the column key and its direction. */
+export interface ListSort<K extends string> {
+  key: K;
+  direction: "asc" | "desc";
+}
+
+/**
+ * `?sort=key` (ascending) or `?sort=-key` (descending) over an allow-list of keys, each backed by an index so a
+ * sorted page costs what an unsorted one does (decision 0072). Anything else is a 400 naming the allowed values.
+ */
+export function sortQuery<K extends string>(keys: readonly [K, ...K[]]) {
+  const values = keys.flatMap((key) => [key, `-${key}`]) as [string, ...string[]];
+  return z
+    .enum(values)
+    .describe(`one of ${keys.join(", ")}; a leading - sorts descending`)
+    .transform(
+      (value): ListSort<K> =>
+        value.startsWith("-")
+          ? { key: value.slice(1) as K, direction: "desc" }
+          : { key: value as K, direction: "asc" },
+    );
+}

@@ -5,8 +5,9 @@
 import "uplot/dist/uPlot.min.css";
 import "./admin.css";
 import { type FormEvent, useMemo, useState } from "react";
-import { BrowserRouter, NavLink, Route, Routes, useNavigate } from "react-router";
+import { BrowserRouter, NavLink, Route, Routes, useLocation, useNavigate } from "react-router";
 import { useLoad } from "../hooks/useLoad";
+import { usePageTitle } from "../hooks/usePageTitle";
 import { AppLayout } from "../shell/AppLayout";
 import { codeOf, createAdminClient } from "./api";
 import { AdminContext, type AdminSession } from "./context";
@@ -24,23 +25,8 @@ import { TransactionDetailPage } from "./pages/TransactionDetail";
 import { TransactionsListPage } from "./pages/Transactions";
 import { WebhooksPage } from "./pages/Webhooks";
 import { SignIn } from "./SignIn";
+import { operatorPageTitle, SECTIONS } from "./sections";
 import { ErrorState, Loading } from "./ui";
-
-const SECTIONS: readonly [path: string, label: string][] = [
-  ["/", "Overview"],
-  ["/merchants", "Merchants"],
-  ["/agents", "Agents"],
-  ["/transactions", "Transactions"],
-  ["/marketplace", "Marketplace"],
-  ["/failed", "Failed payments"],
-  ["/webhooks", "Webhooks"],
-  ["/fees", "Fees"],
-  ["/telemetry", "Telemetry"],
-  ["/x402", "x402"],
-  ["/solana", "Solana"],
-  ["/audit", "Audit log"],
-  ["/accounts", "Accounts"],
-];
 
 export default function AdminApp() {
   const client = useMemo(() => createAdminClient(window.location.origin), []);
@@ -113,6 +99,11 @@ export default function AdminApp() {
   );
 }
 
+function PageTitle() {
+  usePageTitle(operatorPageTitle(useLocation().pathname), "operator");
+  return null;
+}
+
 function Frame({ children, onSignedOut }: { children: React.ReactNode; onSignedOut: () => void }) {
   return (
     <AdminContext.Consumer>
@@ -127,6 +118,7 @@ function Frame({ children, onSignedOut }: { children: React.ReactNode; onSignedO
             ))}
             account={<Account session={session} onSignedOut={onSignedOut} />}
           >
+            <PageTitle />
             {session.canAct ? null : (
               <p className="banner banner--info" data-testid="viewer-banner">
                 You are signed in as a viewer: you can see everything and change nothing.

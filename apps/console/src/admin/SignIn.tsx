@@ -3,10 +3,12 @@ import type { FieldError } from "@tollgate/shared";
 import { type FormEvent, useState } from "react";
 import { Field } from "../components/Field";
 import { ProblemBanner } from "../components/ProblemBanner";
+import { usePageTitle } from "../hooks/usePageTitle";
 import { errorFor, type FormProblem, toFormProblem } from "../lib/errors";
 import { type AdminClient, codeOf, retryAfterSeconds } from "./api";
 
 export function SignIn({ client, onSignedIn }: { client: AdminClient; onSignedIn: () => void }) {
+  usePageTitle("Sign in", "operator");
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [busy, setBusy] = useState(false);

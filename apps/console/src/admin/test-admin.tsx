@@ -13,12 +13,12 @@ export const operator = {
 
 /**
  * Renders `ui` in a router as the operator with `client` (only the procedures the test sets); a viewer when
- * `canAct` is false.
+ * `canAct` is false; `path` is the URL the page opens at (its query carries filters and sort).
  */
-export function renderAdmin(ui: ReactNode, client: unknown, canAct = true) {
+export function renderAdmin(ui: ReactNode, client: unknown, canAct = true, path = "/") {
   return render(
     <AdminContext.Provider value={{ client: client as AdminClient, me: operator, canAct }}>
-      <MemoryRouter>{ui}</MemoryRouter>
+      <MemoryRouter initialEntries={[path]}>{ui}</MemoryRouter>
     </AdminContext.Provider>,
   );
 }

@@ -5,6 +5,7 @@ import { ProblemBanner } from "../components/ProblemBanner";
 import type { Load } from "../hooks/useLoad";
 import { problemOf, toFormProblem } from "../lib/errors";
 import { formatUnits } from "../lib/units";
+import { CopyButton } from "../ui/Copy";
 
 export function Loading({ what }: { what: string }) {
   return (
@@ -90,14 +91,25 @@ export function Time({ at }: { at: string | null | undefined }) {
   return <time dateTime={at}>{at.replace("T", " ").replace(/\.\d+Z$|Z$/, " UTC")}</time>;
 }
 
-/** Long hashes and addresses: shortened on screen, whole in the title and to assistive technology. */
-export function Mono({ value }: { value: string }) {
+/**
+ * Long hashes and addresses: shortened on screen, whole in the title and to assistive technology, with a copy
+ * button beside them (decision 0072). Inside a link pass `copy={false}` and put a `CopyButton` after the link: a
+ * button cannot sit inside an anchor.
+ */
+export function Mono({ value, copy = true }: { value: string; copy?: boolean }) {
   const short = value.length > 18 ? `${value.slice(0, 10)}…${value.slice(-6)}` : value;
-  return (
+  const code = (
     <code className="short-id" title={value}>
       <span aria-hidden="true">{short}</span>
       <span className="visually-hidden">{value}</span>
     </code>
+  );
+  if (!copy) return code;
+  return (
+    <>
+      {code}
+      <CopyButton value={value} />
+    </>
   );
 }
 

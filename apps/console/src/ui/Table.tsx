@@ -1,5 +1,6 @@
 /** Tables of both consoles: columns described once, rows drawn from them. */
 import type { ReactNode } from "react";
+import type { SortState } from "../hooks/useSortParam";
 
 export interface Column<Row> {
   header: string;
@@ -7,6 +8,8 @@ export interface Column<Row> {
   numeric?: boolean;
   /** A test id for this column's cell in each row. */
   cellTestId?: (row: Row) => string;
+  /** The list's sort key for this column (an allow-listed API sort key): the header becomes a sort button. */
+  sortKey?: string;
 }
 
 export interface DataTableProps<Row> {
@@ -18,6 +21,47 @@ export interface DataTableProps<Row> {
   testId: string;
   /** Drawn instead of the table when there is no row. */
   empty?: ReactNode;
+  /** The list's current order (headers of sortable columns carry `aria-sort`). */
+  sort?: SortState | undefined;
+  /** Asked to sort by a column's `sortKey` (a click on its header). */
+  onSort?: ((key: string) => void) | undefined;
+}
+
+const ARIA_SORT = { asc: "ascending", desc: "descending" } as const;
+
+/** A header cell: a button that sorts when the column is sortable, `aria-sort` on the sorted one. */
+function HeaderCell<Row>({
+  column,
+  sort,
+  onSort,
+}: {
+  column: Column<Row>;
+  sort: SortState | undefined;
+  onSort: ((key: string) => void) | undefined;
+}) {
+  const { sortKey } = column;
+  const className = column.numeric ? "num" : undefined;
+  if (!sortKey || !onSort) {
+    return (
+      <th scope="col" className={className}>
+        {column.header}
+      </th>
+    );
+  }
+  const active = sort?.key === sortKey ? sort.direction : undefined;
+  return (
+    <th scope="col" className={className} aria-sort={active ? ARIA_SORT[active] : "none"}>
+      <button
+        type="button"
+        className="sort-button"
+        onClick={() => onSort(sortKey)}
+        data-testid={`sort-${sortKey}`}
+      >
+        {column.header}
+        <span aria-hidden="true">{active === "asc" ? " ▲" : active === "desc" ? " ▼" : " ↕"}</span>
+      </button>
+    </th>
+  );
 }
 
 /**
@@ -34,6 +78,8 @@ export function DataTable<Row>({
   rowTestId,
   testId,
   empty,
+  sort,
+  onSort,
 }: DataTableProps<Row>) {
   if (rows.length === 0 && empty !== undefined) return <>{empty}</>;
   const label = caption ?? `Table: ${columns.map((column) => column.header).join(", ")}`;
@@ -45,9 +91,7 @@ export function DataTable<Row>({
         <thead>
           <tr>
             {columns.map((column) => (
-              <th key={column.header} scope="col" className={column.numeric ? "num" : undefined}>
-                {column.header}
-              </th>
+              <HeaderCell key={column.header} column={column} sort={sort} onSort={onSort} />
             ))}
           </tr>
         </thead>

@@ -33,6 +33,16 @@ describe.each(testDatabaseKinds())("operator view indexes on %s", (kind) => {
       "settlements_merchant_id_idx",
     ],
     [
+      "transactions sorted by seen_at, after a cursor (decision 0072)",
+      sql`select * from settlements where (seen_at, id) > ('2026-01-01T00:00:00Z'::timestamptz, 5::bigint) order by seen_at, id limit 51`,
+      "settlements_seen_at_idx",
+    ],
+    [
+      "merchants oldest first, after a cursor (decision 0072)",
+      sql`select * from merchants where created_at > now() or (created_at = now() and id > 'mrch_x') order by created_at, id limit 26`,
+      "merchants_created_idx",
+    ],
+    [
       "search by transaction hash",
       sql`select * from settlements where tx_hash = '0xab'`,
       "settlements_tx_hash_idx",

@@ -28,6 +28,23 @@ describe.each(storageDatabaseKinds("postgres"))("GET /admin/api/merchants on %s"
     api.call("GET", `/admin/api/merchants${query}`, { headers });
   const names = (json: Record<string, unknown>) => (json.merchants as { name: string }[]).map((m) => m.name);
 
+  it("happy: sort=created_at pages oldest first through every merchant once; total counts all matches", async () => {
+    const first = await get("?sort=created_at&limit=2");
+    expect(first.status, JSON.stringify(first.json)).toBe(200);
+    expect(names(first.json)).toEqual(["Acme Search", "acme_maps"]);
+    expect(first.json.total).toBe(3);
+    const second = await get(`?sort=created_at&limit=2&cursor=${String(first.json.next_cursor)}`);
+    expect(names(second.json)).toEqual(["Beta 100%"]);
+    expect(second.json.total).toBe(3);
+    expect((await get("?q=acme&limit=1")).json.total).toBe(2);
+    expect((await get("?sort=-created_at&limit=1")).json.merchants).toHaveLength(1);
+    for (const bad of ["?sort=name", "?sort=created_at;drop"]) {
+      const res = await get(bad);
+      expect(res.status, bad).toBe(400);
+      expect(res.json.code).toBe("validation_failed");
+    }
+  });
+
   it("happy: newest first; cursor pages cover every merchant once; no secret in the answer", async () => {
     const first = await get("?limit=2");
     expect(first.status).toBe(200);

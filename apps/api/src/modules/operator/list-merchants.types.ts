@@ -1,12 +1,14 @@
 import { queryInteger, safeText } from "@tollgate/shared";
 import { z } from "zod";
+import { sortQuery } from "../../http/list-query";
 
 export const ZListMerchantsRequest = z
   .strictObject({
     q: safeText({ trim: true, min: 1, max: 100, label: "q" })
       .optional()
       .describe("a merchant id (mrch_...), a payout address, or the start of a name (case-insensitive)"),
-    cursor: z.string().max(400).optional().describe("next_cursor of the previous page"),
+    sort: sortQuery(["created_at"]).optional().describe("default -created_at (newest first)"),
+    cursor: z.string().max(400).optional().describe("next_cursor of the previous page (of the same sort)"),
     limit: queryInteger({ min: 1, max: 100 }).optional().describe("page size, default 25"),
   })
   .prefault({});
@@ -26,4 +28,5 @@ export const ZAdminMerchantSummary = z.object({
 export const ZListMerchantsResponse = z.object({
   merchants: z.array(ZAdminMerchantSummary),
   next_cursor: z.string().nullable(),
+  total: z.number().int().describe("exact count of the merchants matching q, on every page"),
 });

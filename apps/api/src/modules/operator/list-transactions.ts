@@ -17,7 +17,7 @@ export const listTransactionsProcedure = (deps: OperatorDeps) =>
         tags: ["operators"],
         summary: "Settlements with their quotes and receipts",
         description:
-          "Newest first. Filters: network, asset (symbol or token address), merchant (mrch_...), payer, state (seen/confirmed/final/orphaned), from/to on seen_at. `?format=csv` or `Accept: text/csv` answers text/csv (default 1000 rows, next page in the `X-Next-Cursor` header).",
+          "Newest first. Filters: network, asset (symbol or token address), merchant (mrch_...), payer, state (seen/confirmed/final/orphaned), from/to on seen_at. `sort`: id or seen_at, `-` for descending (default -id). `total` counts every matching row. `?format=csv` or `Accept: text/csv` answers text/csv (default 1000 rows, next page in the `X-Next-Cursor` header, the count in `X-Total-Count`).",
         errorResponses: [400, 401],
       },
       rest: { csv: true },
@@ -29,6 +29,7 @@ export const listTransactionsProcedure = (deps: OperatorDeps) =>
       const page = await listTransactions(deps, { ...input, limit: input.limit ?? (csv ? 1000 : 50) });
       if (!csv) return page;
       if (page.next_cursor) ctx.setHeader("X-Next-Cursor", page.next_cursor);
+      ctx.setHeader("X-Total-Count", String(page.total));
       const stamp = deps.clock
         .now()
         .toISOString()

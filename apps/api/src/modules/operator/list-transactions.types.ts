@@ -1,8 +1,11 @@
 import { SETTLEMENT_STATES } from "@tollgate/db";
 import { queryInteger } from "@tollgate/shared";
 import { z } from "zod";
-import { typedId, ZEvmAddress, ZInstant, ZNetworkFilter } from "../../http/list-query";
+import { sortQuery, typedId, ZEvmAddress, ZInstant, ZNetworkFilter } from "../../http/list-query";
 import { settlementViewSchema, ZAmount, ZExplorerUrl } from "../chains";
+
+/** Sort keys of the transactions list: each is an indexed column (decision 0072). */
+export const TRANSACTION_SORT_KEYS = ["id", "seen_at"] as const;
 
 /** Query of GET /admin/api/transactions; unknown parameters are refused (a typo must not silently widen a filter). */
 export const ZListTransactionsRequest = z
@@ -17,7 +20,8 @@ export const ZListTransactionsRequest = z
     state: z.enum(SETTLEMENT_STATES).optional(),
     from: ZInstant.optional().describe("seen at or after (ISO 8601 UTC)"),
     to: ZInstant.optional().describe("seen before (ISO 8601 UTC)"),
-    cursor: z.string().max(400).optional().describe("next_cursor of the previous page"),
+    sort: sortQuery(TRANSACTION_SORT_KEYS).optional().describe("default -id (newest first)"),
+    cursor: z.string().max(400).optional().describe("next_cursor of the previous page (of the same sort)"),
     limit: queryInteger({ min: 1, max: 1000 })
       .optional()
       .describe("page size: default 50 (JSON) or 1000 (CSV)"),
@@ -51,6 +55,7 @@ export const ZAdminTransaction = ZAdminSettlement.extend({
 export const ZTransactionsPage = z.object({
   transactions: z.array(ZAdminTransaction),
   next_cursor: z.string().nullable(),
+  total: z.number().int().describe("exact count of the rows matching the filters, on every page"),
 });
 
 export const ZCsvExport = z.object({

@@ -13,8 +13,8 @@ import {
   webhookEndpoints,
 } from "@tollgate/db";
 import { AppError } from "@tollgate/shared";
-import { and, asc, count, desc, eq, like, lt, or, type SQL, sql } from "drizzle-orm";
-import { DIGITS, decodeCursor, EVM_ADDRESS, encodeCursor } from "../../http/list-query";
+import { and, asc, count, desc, eq, gt, like, lt, or, type SQL, sql } from "drizzle-orm";
+import { DIGITS, decodeCursor, EVM_ADDRESS, encodeCursor, type ListSort } from "../../http/list-query";
 import { settlementViewer } from "../chains";
 import { deliveryStatusCounts, webhookEndpointView } from "../merchants";
 import type { AdminReadDeps } from "./read-common";
@@ -22,6 +22,8 @@ import type { AdminReadDeps } from "./read-common";
 export interface MerchantListQuery {
   /** An id (`mrch_...`), a payout address, or the start of a name (case-insensitive). */
   q?: string | undefined;
+  /** created_at either way (default newest first); the id breaks ties (decision 0072). */
+  sort?: ListSort<"created_at"> | undefined;
   cursor?: string | undefined;
   limit: number;
 }
@@ -52,29 +54,40 @@ export function merchantMatch(q: string): SQL {
   return like(sql`lower(${merchants.name})`, likePrefix(q.toLowerCase()));
 }
 
+/** One page in created_at order (newest first unless `sort=created_at`) and `total`, the exact count of matches. */
 export async function listMerchants(deps: AdminReadDeps, query: MerchantListQuery) {
-  const conditions: SQL[] = [];
-  if (query.q) conditions.push(merchantMatch(query.q));
+  const matched = query.q ? merchantMatch(query.q) : undefined;
+  const conditions: SQL[] = matched ? [matched] : [];
+  const ascending = query.sort?.direction === "asc";
   if (query.cursor !== undefined) {
     const [millis, id] = decodeCursor(query.cursor, 2, (part, index) =>
       index === 0 ? DIGITS.test(part) : /^mrch_[1-9A-HJ-NP-Za-km-z]{1,64}$/.test(part),
     );
     const at = new Date(Number(millis));
-    const before = or(lt(merchants.createdAt, at), and(eq(merchants.createdAt, at), lt(merchants.id, id!)));
-    if (before) conditions.push(before);
+    const beyond = ascending ? gt : lt;
+    const after = or(
+      beyond(merchants.createdAt, at),
+      and(eq(merchants.createdAt, at), beyond(merchants.id, id!)),
+    );
+    if (after) conditions.push(after);
   }
-  const rows = await deps.db.db
-    .select()
-    .from(merchants)
-    .where(conditions.length > 0 ? and(...conditions) : undefined)
-    .orderBy(desc(merchants.createdAt), desc(merchants.id))
-    .limit(query.limit + 1);
+  const direction = ascending ? asc : desc;
+  const [rows, [counted]] = await Promise.all([
+    deps.db.db
+      .select()
+      .from(merchants)
+      .where(conditions.length > 0 ? and(...conditions) : undefined)
+      .orderBy(direction(merchants.createdAt), direction(merchants.id))
+      .limit(query.limit + 1),
+    deps.db.db.select({ total: count() }).from(merchants).where(matched),
+  ]);
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
   return {
     merchants: page.map(merchantSummary),
     next_cursor:
       rows.length > query.limit && last ? encodeCursor([String(last.createdAt.getTime()), last.id]) : null,
+    total: counted?.total ?? 0,
   };
 }
 

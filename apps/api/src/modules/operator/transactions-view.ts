@@ -5,8 +5,14 @@
  */
 import { quotes, receipts, settlements } from "@tollgate/db";
 import { AppError } from "@tollgate/shared";
-import { and, desc, eq, gte, lt, or, type SQL, sql } from "drizzle-orm";
-import { assertListedNetwork, DIGITS, decodeCursor, encodeCursor } from "../../http/list-query";
+import { and, asc, count, desc, eq, gte, lt, or, type SQL, sql } from "drizzle-orm";
+import {
+  assertListedNetwork,
+  DIGITS,
+  decodeCursor,
+  encodeCursor,
+  type ListSort,
+} from "../../http/list-query";
 import { settlementViewer } from "../chains";
 import { toCsv } from "./csv";
 import type { AdminReadDeps } from "./read-common";
@@ -20,9 +26,13 @@ export interface TransactionFilters {
   state?: "seen" | "confirmed" | "final" | "orphaned" | undefined;
   from?: Date | undefined;
   to?: Date | undefined;
+  sort?: ListSort<"id" | "seen_at"> | undefined;
   cursor?: string | undefined;
   limit: number;
 }
+
+const NEWEST_FIRST: ListSort<"id" | "seen_at"> = { key: "id", direction: "desc" };
+const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 
@@ -59,26 +69,51 @@ function whereOf(deps: AdminReadDeps, filters: TransactionFilters): SQL | undefi
   if (filters.state) conditions.push(eq(settlements.state, filters.state));
   if (filters.from) conditions.push(gte(settlements.seenAt, filters.from));
   if (filters.to) conditions.push(lt(settlements.seenAt, filters.to));
-  if (filters.cursor !== undefined) {
-    const [id] = decodeCursor(filters.cursor, 1, (part) => DIGITS.test(part));
-    conditions.push(lt(settlements.id, BigInt(id!)));
-  }
   return conditions.length > 0 ? and(...conditions) : undefined;
 }
 
+/**
+ * The keyset condition after the cursor's row. An id cursor is `[id]`; a seen_at cursor is `[seen_at, id]` (the id
+ * breaks ties), so a cursor of the other sort fails its arity check and is a 400.
+ */
+function afterCursor(cursor: string, sort: ListSort<"id" | "seen_at">): SQL {
+  const beyond = sort.direction === "desc" ? sql.raw("<") : sql.raw(">");
+  if (sort.key === "id") {
+    const [id] = decodeCursor(cursor, 1, (part) => DIGITS.test(part));
+    return sql`${settlements.id} ${beyond} ${BigInt(id!)}`;
+  }
+  const [at, id] = decodeCursor(cursor, 2, (part, index) =>
+    index === 0 ? ISO_MILLIS.test(part) && !Number.isNaN(Date.parse(part)) : DIGITS.test(part),
+  );
+  return sql`(${settlements.seenAt}, ${settlements.id}) ${beyond} (${at}::timestamptz, ${id}::bigint)`;
+}
+
+function orderOf(sort: ListSort<"id" | "seen_at">): SQL[] {
+  const direction = sort.direction === "desc" ? desc : asc;
+  return sort.key === "id"
+    ? [direction(settlements.id)]
+    : [direction(settlements.seenAt), direction(settlements.id)];
+}
+
 /** Settlements matching `where`, newest first, each with its quote and receipt (one query). */
-async function transactionRows(deps: AdminReadDeps, where: SQL | undefined, limit: number) {
+async function transactionRows(
+  deps: AdminReadDeps,
+  where: SQL | undefined,
+  limit: number,
+  sort: ListSort<"id" | "seen_at"> = NEWEST_FIRST,
+) {
   const rows = await deps.db.db
     .select({ settlement: settlements, quote: quotes, receipt: receipts })
     .from(settlements)
     .leftJoin(quotes, eq(quotes.id, settlements.quoteId))
     .leftJoin(receipts, eq(receipts.quoteId, settlements.quoteId))
     .where(where ?? sql`true`)
-    .orderBy(desc(settlements.id))
+    .orderBy(...orderOf(sort))
     .limit(limit);
   const viewSettlement = settlementViewer(deps.chains);
   return rows.map(({ settlement, quote, receipt }) => ({
     id: settlement.id,
+    seenAt: settlement.seenAt,
     view: {
       ...viewSettlement(settlement),
       quote: quote
@@ -104,15 +139,31 @@ async function transactionRows(deps: AdminReadDeps, where: SQL | undefined, limi
   }));
 }
 
+/**
+ * One page in the requested order with `total`, the exact count(*) of the filtered rows (decision 0072: the
+ * console shows "1–50 of 1,234"; the filters are indexed, so the count stays a cheap index scan at console scale).
+ */
 export async function listTransactions(deps: AdminReadDeps, filters: TransactionFilters) {
   const where = whereOf(deps, filters);
-  if (where === "none") return { transactions: [], next_cursor: null };
-  const rows = await transactionRows(deps, where, filters.limit + 1);
+  if (where === "none") return { transactions: [], next_cursor: null, total: 0 };
+  const sort = filters.sort ?? NEWEST_FIRST;
+  const paged =
+    filters.cursor === undefined ? where : and(where ?? sql`true`, afterCursor(filters.cursor, sort));
+  const [rows, [counted]] = await Promise.all([
+    transactionRows(deps, paged, filters.limit + 1, sort),
+    deps.db.db
+      .select({ total: count() })
+      .from(settlements)
+      .where(where ?? sql`true`),
+  ]);
   const page = rows.slice(0, filters.limit);
   const last = page.at(-1);
+  const cursorOf = (row: NonNullable<typeof last>) =>
+    sort.key === "id" ? [row.id.toString()] : [row.seenAt.toISOString(), row.id.toString()];
   return {
     transactions: page.map((row) => row.view),
-    next_cursor: rows.length > filters.limit && last ? encodeCursor([last.id.toString()]) : null,
+    next_cursor: rows.length > filters.limit && last ? encodeCursor(cursorOf(last)) : null,
+    total: counted?.total ?? 0,
   };
 }
 

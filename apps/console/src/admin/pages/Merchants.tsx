@@ -1,8 +1,15 @@
-/** Merchants: server-side search (id, payout address, name prefix), cursor pages, and the detail page. */
+/**
+ * Merchants: server-side search (id, payout address, name prefix), sortable by creation (`sort` in the URL), cursor
+ * pages with the exact total, CSV of every matching merchant (decision 0072), and the detail page.
+ */
 import { useState } from "react";
 import { Link, useParams } from "react-router";
+import { ProblemBanner } from "../../components/ProblemBanner";
+import { useAction } from "../../hooks/useAction";
 import { useLoad } from "../../hooks/useLoad";
 import { usePagedLoad } from "../../hooks/usePagedLoad";
+import { sortParam, useSortParam } from "../../hooks/useSortParam";
+import { allPages, saveFile, toCsv } from "../../lib/csv";
 import { FilterForm, TextFilter } from "../../ui/Filters";
 import { PagedTable } from "../../ui/Pager";
 import { Table } from "../../ui/Table";
@@ -11,24 +18,73 @@ import { AgentLink, SearchLink } from "../links";
 import { Loaded, Mono, Stat, Time } from "../ui";
 import { SettlementTable } from "./SettlementTable";
 
+const PAGE_SIZE = 25;
+const CSV_HEADER = [
+  "id",
+  "name",
+  "network_mode",
+  "settlement_chain",
+  "settlement_version",
+  "pay_to_evm",
+  "created_at",
+];
+
 export function MerchantsPage() {
   const { client } = useAdmin();
   const [q, setQ] = useState("");
-  const { cursor, list } = usePagedLoad(q, (page) =>
-    client.adminRead.merchants.query({ ...(q ? { q } : {}), ...page }),
+  const { sort, toggle } = useSortParam(["created_at"]);
+  const query = { ...(q ? { q } : {}), ...(sort ? { sort: sortParam(sort) as "created_at" } : {}) };
+  const { cursor, list } = usePagedLoad(JSON.stringify(query), (page) =>
+    client.adminRead.merchants.query({ ...query, ...page, limit: PAGE_SIZE }),
   );
+  const csv = useAction();
+  async function exportCsv() {
+    const rows = await allPages(async (page) => {
+      const data = await client.adminRead.merchants.query({ ...query, ...page, limit: 100 });
+      return { rows: data.merchants, next: data.next_cursor };
+    });
+    const cells = rows.map((m) => [
+      m.id,
+      m.name,
+      m.network_mode,
+      m.settlement_chain,
+      m.settlement_version,
+      m.pay_to.evm,
+      m.created_at,
+    ]);
+    saveFile(toCsv(CSV_HEADER, cells), "tollgate-merchants.csv");
+  }
   return (
     <>
       <h1>Merchants</h1>
-      <FilterForm onApply={(values) => setQ(values.q ?? "")}>
+      <FilterForm
+        onApply={(values) => setQ(values.q ?? "")}
+        after={
+          <button
+            type="button"
+            className="button button--secondary"
+            onClick={() => void csv.run(exportCsv)}
+            disabled={csv.busy}
+            data-testid="merchants-export"
+          >
+            {csv.busy ? "Exporting…" : "Export CSV"}
+          </button>
+        }
+      >
         <TextFilter label="Id, payout address or name" name="q" testId="merchants-q" />
       </FilterForm>
+      <ProblemBanner problem={csv.problem} testId="export-problem" />
       <Loaded load={list} what="merchants">
         {(data) => (
           <PagedTable
             label="Merchants"
             cursor={cursor}
             nextCursor={data.next_cursor}
+            total={data.total}
+            shown={data.merchants.length}
+            pageSize={PAGE_SIZE}
+            sort={sort}
+            onSort={toggle}
             caption="Merchants, newest first"
             testId="merchants-table"
             rows={data.merchants}
@@ -48,7 +104,7 @@ export function MerchantsPage() {
                     </div>
                   )),
               },
-              { header: "Created", cell: (m) => <Time at={m.created_at} /> },
+              { header: "Created", cell: (m) => <Time at={m.created_at} />, sortKey: "created_at" },
             ]}
           />
         )}

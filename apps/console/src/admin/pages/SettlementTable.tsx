@@ -1,5 +1,6 @@
 /** Settlements with their links: merchant, payer, quote, receipt, transaction and block. */
 import { Link } from "react-router";
+import type { SortState } from "../../hooks/useSortParam";
 import { type Column, Table } from "../../ui/Table";
 import type { Settlement, Transaction } from "../api";
 import { AgentLink, BlockLink, MerchantLink, SearchLink, TxLink } from "../links";
@@ -11,8 +12,9 @@ export const settlementColumns: Column<Row>[] = [
   {
     header: "Settlement",
     cell: (s) => <Link to={`/transactions/${encodeURIComponent(s.id)}`}>#{s.id}</Link>,
+    sortKey: "id",
   },
-  { header: "Seen", cell: (s) => <Time at={s.seen_at} /> },
+  { header: "Seen", cell: (s) => <Time at={s.seen_at} />, sortKey: "seen_at" },
   { header: "Network", cell: (s) => s.network },
   { header: "State", cell: (s) => s.state },
   { header: "Amount", cell: (s) => <Amount base={s.total_amount} asset={s.asset} />, numeric: true },
@@ -29,9 +31,24 @@ export const settlementColumns: Column<Row>[] = [
   },
 ];
 
-export function SettlementTable({ rows, caption, testId }: { rows: Row[]; caption: string; testId: string }) {
+export function SettlementTable({
+  rows,
+  caption,
+  testId,
+  sort,
+  onSort,
+}: {
+  rows: Row[];
+  caption: string;
+  testId: string;
+  /** Sortable by id and seen_at when given (the transactions list; decision 0072). */
+  sort?: SortState | undefined;
+  onSort?: ((key: string) => void) | undefined;
+}) {
   return (
     <Table
+      sort={sort}
+      onSort={onSort}
       caption={caption}
       testId={testId}
       rows={rows}

@@ -1,12 +1,15 @@
 /**
  * Transactions (settlements joined with quotes and receipts): server-side filters kept in the URL, cursor pages,
- * and CSV export through the API's own CSV (GET /admin/api/transactions?format=csv, pages via X-Next-Cursor).
+ * sortable by id and seen_at (`sort` in the URL), the exact total under the table, and CSV export through the API's
+ * own CSV (GET /admin/api/transactions?format=csv, every page of the filter and sort via X-Next-Cursor).
  */
 import { useSearchParams } from "react-router";
 import { ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import { useLoad } from "../../hooks/useLoad";
 import { usePagedLoad } from "../../hooks/usePagedLoad";
+import { sortParam, useSortParam } from "../../hooks/useSortParam";
+import { saveFile } from "../../lib/csv";
 import { fetchNetworks } from "../../lib/networks";
 import { anyOption, FilterForm, pick, SelectFilter, TextFilter } from "../../ui/Filters";
 import { Pager } from "../../ui/Pager";
@@ -17,7 +20,10 @@ import { SettlementTable } from "./SettlementTable";
 
 const FILTERS = ["network", "asset", "merchant", "payer", "state", "from", "to"] as const;
 const STATES = ["", "seen", "confirmed", "final", "orphaned"];
-const MAX_EXPORT_PAGES = 20;
+/** 1000-row CSV pages: 200 pages is 200 000 rows, beyond which an operator narrows the filters. */
+const MAX_EXPORT_PAGES = 200;
+const PAGE_SIZE = 50;
+const SORT_KEYS = ["id", "seen_at"] as const;
 type TransactionsQuery = Parameters<AdminClient["adminRead"]["transactions"]["query"]>[0];
 
 const local = (value: string | undefined) => (value ? value.slice(0, 16) : "");
@@ -28,10 +34,16 @@ export function TransactionsListPage() {
   const filters = Object.fromEntries(
     FILTERS.flatMap((key) => (params.get(key) ? [[key, params.get(key) ?? ""]] : [])),
   );
-  const key = new URLSearchParams(filters).toString();
+  const { sort, toggle } = useSortParam(SORT_KEYS);
+  const ordered = sort ? { ...filters, sort: sortParam(sort) } : filters;
+  const key = new URLSearchParams(ordered).toString();
   const { cursor, list } = usePagedLoad(key, async (at): Promise<TransactionsPage> => {
     // Filter values come from the URL; the API validates them (400 validation_failed names the field).
-    const page = await client.adminRead.transactions.query({ ...filters, ...at } as TransactionsQuery);
+    const page = await client.adminRead.transactions.query({
+      ...ordered,
+      ...at,
+      limit: PAGE_SIZE,
+    } as TransactionsQuery);
     if (!("transactions" in page)) throw new Error("the API answered CSV to a JSON request");
     return page;
   });
@@ -51,6 +63,7 @@ export function TransactionsListPage() {
     for (const [name, value] of Object.entries(pick(values, FILTERS))) {
       next.set(name, name === "from" || name === "to" ? new Date(value).toISOString() : value);
     }
+    if (sort) next.set("sort", sortParam(sort));
     setParams(next);
   }
 
@@ -71,7 +84,7 @@ export function TransactionsListPage() {
           <button
             type="button"
             className="button button--secondary"
-            onClick={() => void csv.run(() => downloadCsv(filters))}
+            onClick={() => void csv.run(() => downloadCsv(ordered))}
             disabled={csv.busy}
             data-testid="tx-export"
           >
@@ -96,8 +109,21 @@ export function TransactionsListPage() {
       <Loaded load={list} what="transactions">
         {(data) => (
           <>
-            <SettlementTable rows={data.transactions} caption="Settlements" testId="tx-table" />
-            <Pager label="Transactions" cursor={cursor} nextCursor={data.next_cursor} />
+            <SettlementTable
+              rows={data.transactions}
+              caption="Settlements"
+              testId="tx-table"
+              sort={sort}
+              onSort={toggle}
+            />
+            <Pager
+              label="Transactions"
+              cursor={cursor}
+              nextCursor={data.next_cursor}
+              total={data.total}
+              shown={data.transactions.length}
+              pageSize={PAGE_SIZE}
+            />
           </>
         )}
       </Loaded>
@@ -105,11 +131,17 @@ export function TransactionsListPage() {
   );
 }
 
-/** Saves the filtered transactions as one CSV file, fetched page by page (at most MAX_EXPORT_PAGES). */
+/**
+ * Saves every transaction of the filter and sort as one CSV file, fetched page by page; beyond MAX_EXPORT_PAGES it
+ * fails rather than save a silently cut file.
+ */
 async function downloadCsv(filters: Record<string, string>): Promise<void> {
   const parts: string[] = [];
   let cursor: string | null = null;
-  for (let page = 0; page < MAX_EXPORT_PAGES; page++) {
+  for (let page = 0; ; page++) {
+    if (page === MAX_EXPORT_PAGES) {
+      throw new Error(`More than ${MAX_EXPORT_PAGES * 1000} rows: narrow the filters and export again.`);
+    }
     const query: URLSearchParams = new URLSearchParams({
       ...filters,
       format: "csv",
@@ -124,12 +156,7 @@ async function downloadCsv(filters: Record<string, string>): Promise<void> {
     cursor = response.headers.get("x-next-cursor");
     if (!cursor) break;
   }
-  const url = URL.createObjectURL(new Blob(parts, { type: "text/csv" }));
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = "tollgate-transactions.csv";
-  link.click();
-  URL.revokeObjectURL(url);
+  saveFile(parts, "tollgate-transactions.csv");
 }
 
 /** A failed page's problem when the API sent one; else (a proxy's HTML page, say) its HTTP status. */

@@ -1,7 +1,7 @@
 import { fireEvent, render, screen } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
 import { fakeApi, profile } from "../../test-fakes";
-import { WebhooksPage } from "./WebhooksPage";
+import { deliveriesCsv, WebhooksPage } from "./WebhooksPage";
 
 const delivery = {
   event_id: "evt_1111111111111111",
@@ -51,5 +51,27 @@ describe("WebhooksPage", () => {
     render(<WebhooksPage api={api} merchant={profile()} onSaved={vi.fn()} />);
     expect((await screen.findByTestId("deliveries-problem")).textContent).toContain("Could not reach");
     expect(screen.getByRole("button", { name: "Try again" })).toBeTruthy();
+  });
+
+  it("exports the listed deliveries as CSV with hostile error text neutralised, and copies an event id", async () => {
+    const hostile = {
+      ...delivery,
+      event_id: "evt_2",
+      status: "failed" as const,
+      last_error: "=cmd|' /C calc'!A0",
+    };
+    expect(deliveriesCsv([delivery, hostile])).toBe(
+      "created_at,event_id,type,status,attempts,last_status,last_error,last_attempt_at,delivered_at,next_attempt_at\r\n" +
+        "2026-01-01T00:00:00.000Z,evt_1111111111111111,test.ping,delivered,1,204,,2026-01-01T00:00:01.000Z,2026-01-01T00:00:01.000Z,\r\n" +
+        "2026-01-01T00:00:00.000Z,evt_2,test.ping,failed,1,204,'=cmd|' /C calc'!A0,2026-01-01T00:00:01.000Z,2026-01-01T00:00:01.000Z,\r\n",
+    );
+    const api = fakeApi({
+      webhookDeliveries: vi
+        .fn()
+        .mockResolvedValue({ merchant_id: "m", endpoint: null, deliveries: [delivery] }),
+    });
+    render(<WebhooksPage api={api} merchant={profile()} onSaved={vi.fn()} />);
+    expect((await screen.findByTestId("deliveries-export")).textContent).toBe("Export CSV (1)");
+    expect(screen.getByRole("button", { name: `Copy event id ${delivery.event_id}` })).toBeTruthy();
   });
 });

@@ -2,8 +2,10 @@ import { useState } from "react";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import { type Load, useLoad } from "../../hooks/useLoad";
+import { saveFile, toCsv } from "../../lib/csv";
 import type { MerchantApi, MerchantProfile, WebhookDeliveries } from "../../lib/trpc";
 import { ActionButton, SubmitActions } from "../../ui/ActionButton";
+import { CopyButton } from "../../ui/Copy";
 import { type Column, DataTable } from "../../ui/Table";
 import { Loaded, OnceSecret, RefreshButton } from "../common/States";
 import { WebhookUrlField } from "../merchant/MerchantFields";
@@ -17,6 +19,7 @@ const DELIVERY_COLUMNS: Column<Delivery>[] = [
     cell: (row) => (
       <>
         {row.type} <code>{row.event_id}</code>
+        <CopyButton value={row.event_id} what="event id" />
       </>
     ),
   },
@@ -24,6 +27,27 @@ const DELIVERY_COLUMNS: Column<Delivery>[] = [
   { header: "Attempts", cell: (row) => row.attempts, numeric: true },
   { header: "Last answer", cell: (row) => row.last_status ?? row.last_error ?? "—" },
 ];
+
+const DELIVERY_CSV_HEADER = [
+  "created_at",
+  "event_id",
+  "type",
+  "status",
+  "attempts",
+  "last_status",
+  "last_error",
+  "last_attempt_at",
+  "delivered_at",
+  "next_attempt_at",
+] as const;
+
+/** The deliveries listed as CSV (RFC 4180, formula cells neutralised; decision 0072). */
+export function deliveriesCsv(deliveries: readonly Delivery[]): string {
+  return toCsv(
+    DELIVERY_CSV_HEADER,
+    deliveries.map((row) => DELIVERY_CSV_HEADER.map((column) => row[column])),
+  );
+}
 
 /** Webhooks: URL, signing secret (shown once), a test event, and the latest deliveries. */
 export function WebhooksPage({
@@ -150,6 +174,16 @@ function DeliveriesCard({
                 ? `Endpoint ${data.endpoint.status}${data.endpoint.disabled_reason ? ` (${data.endpoint.disabled_reason})` : ""}`
                 : "No signing secret yet: create one to receive events."}
             </p>
+            {data.deliveries.length > 0 ? (
+              <button
+                type="button"
+                className="button button--secondary"
+                onClick={() => saveFile(deliveriesCsv(data.deliveries), "tollgate-webhook-deliveries.csv")}
+                data-testid="deliveries-export"
+              >
+                Export CSV ({data.deliveries.length})
+              </button>
+            ) : null}
             <DataTable
               testId="deliveries-table"
               rows={data.deliveries}
