@@ -22,6 +22,8 @@ export const ID_PREFIXES = {
   userAccount: "acct_",
   /** A user session token (a bearer secret; stored only as its SHA-256). */
   userSession: "usr_",
+  /** An operator's internal note on a merchant (docs/decisions/0071-operator-actions-in-the-console.md). */
+  merchantNote: "mnote_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
@@ -57,6 +59,7 @@ const ID_BYTES: Record<IdKind, number> = {
   auditCheckpoint: 16,
   userAccount: 16,
   userSession: 32,
+  merchantNote: 16,
 };
 
 /**
