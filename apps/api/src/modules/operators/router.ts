@@ -6,7 +6,11 @@ import { adminLoginProcedure } from "./admin-login";
 import { adminLogoutProcedure } from "./admin-logout";
 import { adminMeProcedure } from "./admin-me";
 import { adminSessionProcedure } from "./admin-session";
+import { changeOperatorRoleProcedure } from "./change-operator-role";
 import type { OperatorsDeps } from "./deps";
+import { disableOperatorProcedure } from "./disable-operator";
+import { enableOperatorProcedure } from "./enable-operator";
+import { revokeOperatorSessionsProcedure } from "./revoke-operator-sessions";
 
 export function operatorsModule(deps: OperatorsDeps) {
   return {
@@ -15,6 +19,11 @@ export function operatorsModule(deps: OperatorsDeps) {
       logout: adminLogoutProcedure(deps),
       me: adminMeProcedure(deps),
       session: adminSessionProcedure(deps),
+      /** Owner-only account management (decision 0071). */
+      operatorRole: changeOperatorRoleProcedure(deps),
+      disableOperator: disableOperatorProcedure(deps),
+      enableOperator: enableOperatorProcedure(deps),
+      revokeOperatorSessions: revokeOperatorSessionsProcedure(deps),
     },
   };
 }
