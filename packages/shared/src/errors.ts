@@ -144,6 +144,7 @@ export const ERROR_STATUS = {
   merchant_not_suspended: 409,
   last_owner_required: 409,
   admin_not_found: 404,
+  invitation_invalid: 404,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -259,6 +260,7 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   merchant_not_suspended: "This merchant is not suspended",
   last_owner_required: "That would leave no active owner",
   admin_not_found: "No operator account with this id",
+  invitation_invalid: "Invitation unknown, expired, already used or revoked",
 
   // User sessions.
   user_auth_required: "User sign-in required",
