@@ -116,6 +116,9 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
             }}
           />
         ) : null}
+        {screen.kind === "profile" && screen.merchant.suspension ? (
+          <SuspensionBanner suspension={screen.merchant.suspension} />
+        ) : null}
         {screen.kind === "profile" && section ? (
           <SectionPage
             api={api}
@@ -143,6 +146,22 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
         ) : null}
       </div>
     </AppLayout>
+  );
+}
+
+/** A suspension by the operator, on every section while it lasts (docs/decisions/0071-operator-actions-in-the-console.md). */
+function SuspensionBanner({ suspension }: { suspension: NonNullable<MerchantProfile["suspension"]> }) {
+  return (
+    <div className="banner banner--warning" role="alert" data-testid="merchant-suspension">
+      <p>
+        Your account is suspended by the operator since {new Date(suspension.suspended_at).toLocaleString()}:{" "}
+        {suspension.reason}
+      </p>
+      <p>
+        No new quotes or payment challenges are issued and your listings are not public. Payments already made
+        are honoured: receipts verify, settlements are recorded and webhooks are delivered.
+      </p>
+    </div>
   );
 }
 
