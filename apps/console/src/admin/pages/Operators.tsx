@@ -13,7 +13,7 @@ import { PagedTable } from "../../ui/Pager";
 import { Table } from "../../ui/Table";
 import { INVITE_PATH } from "../AcceptInvitation";
 import { useAdmin } from "../context";
-import { Loaded, Mono, Time } from "../ui";
+import { Loaded, Time } from "../ui";
 
 const ROLES = ["owner", "operator", "viewer"] as const;
 type Role = (typeof ROLES)[number];
@@ -192,7 +192,9 @@ function Invitations() {
         <div className="banner banner--info" data-testid="invite-link-banner">
           <p>Send this link to the invitee. It works once, for 72 hours, and is not shown again:</p>
           <p>
-            <Mono value={link} />
+            <code data-testid="invite-link" style={{ overflowWrap: "anywhere" }}>
+              {link}
+            </code>
           </p>
         </div>
       ) : null}
