@@ -1,7 +1,7 @@
 import { adminProcedure } from "../operators";
 import type { OperatorDeps } from "./deps";
-import { addMerchantNote } from "./merchant-actions-service";
 import { ZAddMerchantNoteRequest, ZMerchantNote } from "./merchant-actions.types";
+import { addMerchantNote } from "./merchant-actions-service";
 
 /** POST /admin/api/merchants/{id}/notes (decision 0071): an internal note, operator or owner; audited. */
 export const addMerchantNoteProcedure = (deps: OperatorDeps) =>
@@ -20,5 +20,9 @@ export const addMerchantNoteProcedure = (deps: OperatorDeps) =>
     .input(ZAddMerchantNoteRequest)
     .output(ZMerchantNote)
     .mutation(({ ctx, input }) =>
-      addMerchantNote(deps, input.id, input.body, { adminId: ctx.admin.id, ip: ctx.ip, requestId: ctx.requestId }),
+      addMerchantNote(deps, input.id, input.body, {
+        adminId: ctx.admin.id,
+        ip: ctx.ip,
+        requestId: ctx.requestId,
+      }),
     );

@@ -1,7 +1,7 @@
 import { adminProcedure } from "../operators";
 import type { OperatorDeps } from "./deps";
-import { listMerchantNotes } from "./merchant-actions-service";
 import { ZListMerchantNotesRequest, ZListMerchantNotesResponse } from "./merchant-actions.types";
+import { listMerchantNotes } from "./merchant-actions-service";
 
 /** GET /admin/api/merchants/{id}/notes (decision 0071): any operator role reads them. */
 export const listMerchantNotesProcedure = (deps: OperatorDeps) =>

@@ -94,7 +94,10 @@ export async function unsuspendMerchant(deps: MerchantActionDeps, id: string, ac
   return { id, suspension: null };
 }
 
-function noteView(row: { id: string; body: string; createdAt: Date; authorAdminId: string }, email: string | null) {
+function noteView(
+  row: { id: string; body: string; createdAt: Date; authorAdminId: string },
+  email: string | null,
+) {
   return {
     id: row.id,
     body: row.body,
@@ -104,13 +107,24 @@ function noteView(row: { id: string; body: string; createdAt: Date; authorAdminI
 }
 
 /** Adds an internal note (never shown to the merchant), audited with its text. */
-export async function addMerchantNote(deps: MerchantActionDeps, id: string, body: string, actor: OperatorActor) {
+export async function addMerchantNote(
+  deps: MerchantActionDeps,
+  id: string,
+  body: string,
+  actor: OperatorActor,
+) {
   await assertMerchantExists(deps, id);
   const now = deps.clock.now();
   const row = await deps.db.db.transaction(async (tx) => {
     const [inserted] = await tx
       .insert(merchantNotes)
-      .values({ id: newId("merchantNote"), merchantId: id, authorAdminId: actor.adminId, body, createdAt: now })
+      .values({
+        id: newId("merchantNote"),
+        merchantId: id,
+        authorAdminId: actor.adminId,
+        body,
+        createdAt: now,
+      })
       .returning();
     if (!inserted) throw new AppError("internal_error", "note not stored");
     await auditOperatorAction(
@@ -134,7 +148,10 @@ export async function addMerchantNote(deps: MerchantActionDeps, id: string, body
 
 /** The merchant's notes, newest first, with each author's email. */
 export async function listMerchantNotes(deps: Pick<MerchantActionDeps, "db">, id: string) {
-  const [merchant] = await deps.db.db.select({ id: merchants.id }).from(merchants).where(eq(merchants.id, id));
+  const [merchant] = await deps.db.db
+    .select({ id: merchants.id })
+    .from(merchants)
+    .where(eq(merchants.id, id));
   if (!merchant) throw new AppError("merchant_not_found", `no merchant ${id}`);
   const rows = await deps.db.db
     .select({ note: merchantNotes, email: adminAccounts.email })

@@ -24,4 +24,6 @@ export const ZAddMerchantNoteRequest = z.strictObject({
   body: safeText({ trim: true, min: 1, max: 2000, multiline: true, label: "note" }),
 });
 export const ZListMerchantNotesRequest = z.strictObject({ id: typedId("mrch_") });
-export const ZListMerchantNotesResponse = z.object({ notes: z.array(ZMerchantNote).describe("newest first") });
+export const ZListMerchantNotesResponse = z.object({
+  notes: z.array(ZMerchantNote).describe("newest first"),
+});

@@ -62,7 +62,9 @@ describe.each(testDatabaseKinds())("POST /admin/api/merchants/{id}/suspend and /
     expect(await feedTitles()).not.toContain("Suspended soon");
     const me = await api.call("GET", "/v1/merchants/me", { headers: bearer(merchant.secret) });
     expect(me.json.suspension).toMatchObject({ reason: "chargebacks under review" });
-    const detail = await api.call("GET", `/admin/api/merchants/${merchant.id}`, { headers: { cookie: viewer.cookie } });
+    const detail = await api.call("GET", `/admin/api/merchants/${merchant.id}`, {
+      headers: { cookie: viewer.cookie },
+    });
     expect((detail.json.merchant as Record<string, unknown>).suspension).toMatchObject({
       reason: "chargebacks under review",
     });
@@ -71,7 +73,10 @@ describe.each(testDatabaseKinds())("POST /admin/api/merchants/{id}/suspend and /
       .select()
       .from(auditEvents)
       .where(and(eq(auditEvents.targetId, merchant.id), eq(auditEvents.action, "merchant.suspended")));
-    expect(event).toMatchObject({ actorId: operator.id, after: { suspended: true, reason: "chargebacks under review" } });
+    expect(event).toMatchObject({
+      actorId: operator.id,
+      after: { suspended: true, reason: "chargebacks under review" },
+    });
 
     expect((await unsuspend(merchant.id)).json).toEqual({ id: merchant.id, suspension: null });
     expect((await quote(merchant.id)).json.code).not.toBe("merchant_suspended");
@@ -82,7 +87,10 @@ describe.each(testDatabaseKinds())("POST /admin/api/merchants/{id}/suspend and /
 
   it("the hosted gateway answers 403 merchant_suspended instead of a challenge; a receipt call is not refused by it", async () => {
     const merchant = await registerMerchant(api);
-    const route = await putRoute(api, merchant, { slug: `susp-${Date.now()}`, upstream_url: "https://api.acme.example/v1" });
+    const route = await putRoute(api, merchant, {
+      slug: `susp-${Date.now()}`,
+      upstream_url: "https://api.acme.example/v1",
+    });
     expect(route.status, route.text).toBe(200);
     const slug = String(route.json.slug);
     expect((await suspend(merchant.id, { reason: "fraud review" })).status).toBe(200);

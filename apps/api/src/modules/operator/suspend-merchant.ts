@@ -1,7 +1,7 @@
 import { adminProcedure } from "../operators";
 import type { OperatorDeps } from "./deps";
-import { suspendMerchant } from "./merchant-actions-service";
 import { ZMerchantSuspensionResponse, ZSuspendMerchantRequest } from "./merchant-actions.types";
+import { suspendMerchant } from "./merchant-actions-service";
 
 /** POST /admin/api/merchants/{id}/suspend (decision 0071): operator or owner; audited. */
 export const suspendMerchantProcedure = (deps: OperatorDeps) =>

@@ -1,7 +1,7 @@
 import { adminProcedure } from "../operators";
 import type { OperatorDeps } from "./deps";
-import { unsuspendMerchant } from "./merchant-actions-service";
 import { ZMerchantSuspensionResponse, ZUnsuspendMerchantRequest } from "./merchant-actions.types";
+import { unsuspendMerchant } from "./merchant-actions-service";
 
 /** POST /admin/api/merchants/{id}/unsuspend (decision 0071): operator or owner; audited. */
 export const unsuspendMerchantProcedure = (deps: OperatorDeps) =>
