@@ -6,7 +6,15 @@
  */
 import { createAdminAccount, registerMerchant } from "@tollgate/api/testing/admin";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, hasChromium, openSection, settled, signIn, startHarness } from "./admin-harness";
+import {
+  type Harness,
+  hasChromium,
+  openSection,
+  seriousViolations,
+  settled,
+  signIn,
+  startHarness,
+} from "./admin-harness";
 
 const INVITEE_PASSWORD = "invited operator passphrase";
 
@@ -40,6 +48,8 @@ describe.skipIf(!hasChromium)("operator actions in Chromium", () => {
     const invited = await h.context.browser()!.newContext();
     const other = await invited.newPage();
     await other.goto(link.trim());
+    await other.getByTestId("invite-password").waitFor();
+    expect(await seriousViolations(other)).toEqual([]);
     await other.getByTestId("invite-password").fill(INVITEE_PASSWORD);
     await other.getByTestId("invite-repeat").fill(INVITEE_PASSWORD);
     await other.getByTestId("invite-submit").click();
@@ -75,6 +85,7 @@ describe.skipIf(!hasChromium)("operator actions in Chromium", () => {
     await page.getByTestId("note-body").fill("Called them: internal-only remark");
     await page.getByTestId("note-add").click();
     await page.getByTestId("notes-list").getByText("internal-only remark").waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
     expect(await page.getByTestId("note").first().textContent()).toContain(operator.email);
 
     const quote = await h.api.call("POST", "/v1/quote", {
