@@ -17,7 +17,9 @@ export const ZInviteOperatorRequest = z.strictObject({ email: ZAdminEmail, role:
 export const ZInviteOperatorResponse = ZInvitation.extend({
   token: z
     .string()
-    .describe("the one-time secret of the link; shown only here. The console link: /console/admin/invite#<token>"),
+    .describe(
+      "the one-time secret of the link; shown only here. The console link: /console/admin/invite#<token>",
+    ),
 });
 export const ZListInvitationsResponse = z.object({ invitations: z.array(ZInvitation) });
 export const ZRevokeInvitationRequest = z.strictObject({ id: typedId("ainv_") });
