@@ -14,6 +14,7 @@ export function createAppRouter(m: Modules) {
       registerPartner: m.public.registerPartner,
       bridgeProviders: router(m.bridge.providers),
       auditRetention: router(m.operator.auditRetention),
+      merchantActions: router(m.operator.merchantActions),
     }),
     adminRead: router(m.operator.reads),
     dashboard: router({

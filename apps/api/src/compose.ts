@@ -151,6 +151,7 @@ function operatorModules(deps: Deps, auth: Auth) {
       clock,
       chains,
       adminAuth,
+      merchantCache: deps.merchantCache,
       overview: deps.admin.overview,
       env: { pay: { latePaymentGraceSeconds: env.pay.latePaymentGraceSeconds } },
     }),

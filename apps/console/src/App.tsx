@@ -121,6 +121,9 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
             }}
           />
         ) : null}
+        {screen.kind === "profile" && screen.merchant.suspension ? (
+          <SuspensionBanner suspension={screen.merchant.suspension} />
+        ) : null}
         {screen.kind === "profile" && section ? (
           <>
             <SectionPage
@@ -165,6 +168,22 @@ export function merchantPageTitle(
     return screen.reason === "registered" ? "Merchant registered" : "Secret rotated";
   if (screen.kind === "signed-out") return registering ? "Register" : "Sign in";
   return undefined;
+}
+
+/** A suspension by the operator, on every section while it lasts (docs/decisions/0071-operator-actions-in-the-console.md). */
+function SuspensionBanner({ suspension }: { suspension: NonNullable<MerchantProfile["suspension"]> }) {
+  return (
+    <div className="banner banner--warning" role="alert" data-testid="merchant-suspension">
+      <p>
+        Your account is suspended by the operator since {new Date(suspension.suspended_at).toLocaleString()}:{" "}
+        {suspension.reason}
+      </p>
+      <p>
+        No new quotes or payment challenges are issued and your listings are not public. Payments already made
+        are honoured: receipts verify, settlements are recorded and webhooks are delivered.
+      </p>
+    </div>
+  );
 }
 
 /** What a new merchant reads first, on the Get started checklist they land on after registering (decision 0074). */

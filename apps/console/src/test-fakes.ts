@@ -50,6 +50,7 @@ export function profile(overrides: Partial<MerchantProfile> = {}): MerchantProfi
     created_at: "2025-01-01T00:00:00.000Z",
     updated_at: "2025-01-01T00:00:00.000Z",
     secret_rotated_at: "2025-01-01T00:00:00.000Z",
+    suspension: null,
     ...overrides,
   };
 }

@@ -212,6 +212,7 @@ describe.skipIf(!hasChromium)("operator console in Chromium", () => {
     ["solana", "/solana"],
     ["audit", "/audit"],
     ["accounts", "/accounts"],
+    ["operators", "/operators"],
     ["search", "/search?q={merchant}"],
   ] as const;
 

@@ -138,6 +138,13 @@ export const ERROR_STATUS = {
   audit_cut_empty: 409,
   audit_prune_leaves_nothing: 409,
   audit_export_mismatch: 409,
+  // Operator actions in the console (docs/decisions/0071-operator-actions-in-the-console.md).
+  merchant_suspended: 403,
+  merchant_already_suspended: 409,
+  merchant_not_suspended: 409,
+  last_owner_required: 409,
+  admin_not_found: 404,
+  invitation_invalid: 404,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -248,6 +255,12 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   network_not_configured: "That network is not configured on this service",
   webhook_event_not_found: "No webhook event with this id",
   partner_not_found: "No partner is registered with this wallet",
+  merchant_suspended: "This merchant is suspended by the operator: no new sales",
+  merchant_already_suspended: "This merchant is already suspended",
+  merchant_not_suspended: "This merchant is not suspended",
+  last_owner_required: "That would leave no active owner",
+  admin_not_found: "No operator account with this id",
+  invitation_invalid: "Invitation unknown, expired, already used or revoked",
 
   // User sessions.
   user_auth_required: "User sign-in required",

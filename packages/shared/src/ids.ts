@@ -22,6 +22,11 @@ export const ID_PREFIXES = {
   userAccount: "acct_",
   /** A user session token (a bearer secret; stored only as its SHA-256). */
   userSession: "usr_",
+  /** An operator's internal note on a merchant (docs/decisions/0071-operator-actions-in-the-console.md). */
+  merchantNote: "mnote_",
+  /** An operator invitation, and its one-time token (a bearer secret; stored only as its SHA-256). */
+  adminInvitation: "ainv_",
+  adminInvitationToken: "ainvt_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
@@ -57,6 +62,9 @@ const ID_BYTES: Record<IdKind, number> = {
   auditCheckpoint: 16,
   userAccount: 16,
   userSession: 32,
+  merchantNote: 16,
+  adminInvitation: 16,
+  adminInvitationToken: 32,
 };
 
 /**

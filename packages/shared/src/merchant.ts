@@ -351,5 +351,11 @@ export const ZMerchantPrivateView = ZMerchantPublicView.extend({
   created_at: z.string(),
   updated_at: z.string(),
   secret_rotated_at: z.string(),
+  suspension: z
+    .object({ suspended_at: z.string(), reason: z.string() })
+    .nullable()
+    .describe(
+      "set while an operator has suspended the merchant: no new quotes or challenges, listings not public (decision 0071)",
+    ),
 });
 export type MerchantPrivateView = z.infer<typeof ZMerchantPrivateView>;

@@ -9,6 +9,7 @@ import { BrowserRouter, NavLink, Route, Routes, useLocation, useNavigate } from 
 import { useLoad } from "../hooks/useLoad";
 import { usePageTitle } from "../hooks/usePageTitle";
 import { AppLayout } from "../shell/AppLayout";
+import { AcceptInvitation, INVITE_PATH } from "./AcceptInvitation";
 import { codeOf, createAdminClient } from "./api";
 import { AdminContext, type AdminSession } from "./context";
 import { AccountsPage } from "./pages/Accounts";
@@ -18,6 +19,7 @@ import { FailedPage } from "./pages/Failed";
 import { FeesPage } from "./pages/Fees";
 import { MerchantDetailPage, MerchantsPage } from "./pages/Merchants";
 import { ModerationPage } from "./pages/Moderation";
+import { OperatorsPage } from "./pages/Operators";
 import { OverviewPage } from "./pages/Overview";
 import { SearchPage } from "./pages/Search";
 import { SolanaPage, TelemetryPage, X402Page } from "./pages/Services";
@@ -48,6 +50,14 @@ export default function AdminApp() {
     [client, me.status, me.data],
   );
 
+  // The invitation link's page stands before any session: the invitee has no account yet (decision 0071).
+  if (window.location.pathname.replace(/\/$/, "") === INVITE_PATH) {
+    return (
+      <AppLayout area="Operator">
+        <AcceptInvitation client={client} token={window.location.hash.slice(1)} />
+      </AppLayout>
+    );
+  }
   if (me.status === "loading" && !me.data) {
     return (
       <AppLayout area="Operator">
@@ -90,6 +100,7 @@ export default function AdminApp() {
             <Route path="solana" element={<SolanaPage />} />
             <Route path="audit" element={<AuditPage />} />
             <Route path="accounts" element={<AccountsPage />} />
+            <Route path="operators" element={<OperatorsPage />} />
             <Route path="search" element={<SearchPage />} />
             <Route path="*" element={<p data-testid="not-found">No operator page here.</p>} />
           </Routes>

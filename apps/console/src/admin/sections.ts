@@ -14,6 +14,7 @@ export const SECTIONS: readonly [path: string, label: string][] = [
   ["/solana", "Solana"],
   ["/audit", "Audit log"],
   ["/accounts", "Accounts"],
+  ["/operators", "Operators"],
 ];
 
 /** The title of the page at `pathname`: its section, or the detail it shows ("Merchant mrch_…"). */

@@ -22,6 +22,13 @@ export const merchants = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull(),
     secretRotatedAt: timestamp("secret_rotated_at", { withTimezone: true, mode: "date" }).notNull(),
+    /**
+     * Set by an operator's suspension (docs/decisions/0071-operator-actions-in-the-console.md): while set, no new
+     * quote or challenge is issued and the merchant's listings are not public; payments already made are honoured.
+     */
+    suspendedAt: timestamp("suspended_at", { withTimezone: true, mode: "date" }),
+    /** The operator's reason, shown to the merchant; set exactly when `suspended_at` is. */
+    suspensionReason: text("suspension_reason"),
   },
   (table) => [
     check("merchants_id_prefix", sql`${table.id} like 'mrch\\_%'`),
@@ -29,6 +36,32 @@ export const merchants = pgTable(
     // Operator views (SPEC §4.3): name-prefix search (LIKE 'x%' in any collation) and newest-first listing.
     index("merchants_name_prefix_idx").on(sql`lower(${table.name}) text_pattern_ops`),
     index("merchants_created_idx").on(table.createdAt, table.id),
+    check(
+      "merchants_suspension_has_reason",
+      sql`(${table.suspendedAt} is null) = (${table.suspensionReason} is null)`,
+    ),
+  ],
+);
+
+/**
+ * Internal operator notes on a merchant (decision 0071): never shown to the merchant; listed newest first.
+ * `author_admin_id` keeps the note when the operator account is later disabled (accounts are never deleted).
+ */
+export const merchantNotes = pgTable(
+  "merchant_notes",
+  {
+    id: text("id").primaryKey(),
+    merchantId: text("merchant_id")
+      .notNull()
+      .references(() => merchants.id, { onDelete: "cascade" }),
+    authorAdminId: text("author_admin_id").notNull(),
+    body: text("body").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (table) => [
+    check("merchant_notes_id_prefix", sql`${table.id} like 'mnote\\_%'`),
+    check("merchant_notes_body_length", sql`char_length(${table.body}) between 1 and 2000`),
+    index("merchant_notes_merchant_idx").on(table.merchantId, table.createdAt),
   ],
 );
 

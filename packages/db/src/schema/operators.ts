@@ -38,6 +38,31 @@ export const adminSessions = pgTable(
   (table) => [index("admin_sessions_admin_idx").on(table.adminId, table.createdAt)],
 );
 
+/**
+ * A one-time invitation to become an operator (decision 0071). Only the token's SHA-256 is stored; the link is
+ * shown once to the inviting owner. It is used up by `accepted_at` (single use: one conditional UPDATE), ended by
+ * `revoked_at`, or lapses at `expires_at`.
+ */
+export const adminInvitations = pgTable(
+  "admin_invitations",
+  {
+    id: text("id").primaryKey(),
+    email: text("email").notNull(),
+    role: text("role", { enum: ADMIN_ROLES }).notNull(),
+    tokenHash: text("token_hash").notNull().unique(),
+    invitedBy: text("invited_by").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+    acceptedAt: timestamp("accepted_at", { withTimezone: true, mode: "date" }),
+    acceptedAdminId: text("accepted_admin_id"),
+    revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
+  },
+  (table) => [
+    check("admin_invitations_id_prefix", sql`${table.id} like 'ainv\\_%'`),
+    index("admin_invitations_email_idx").on(table.email, table.createdAt),
+  ],
+);
+
 export const AUDIT_ACTOR_TYPES = ["admin", "merchant", "user", "system", "anonymous"] as const;
 export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number];
 

@@ -14,7 +14,7 @@ import { type Request, type RequestHandler, type Response, Router } from "expres
 import { z } from "zod";
 import { type BoundEndpoint, bindEndpoint, mountEndpoints } from "../../http/bind-endpoint";
 import { defineEndpoint, reply } from "../../http/endpoint";
-import { findMerchant } from "../merchants";
+import { assertMerchantSelling, findMerchant } from "../merchants";
 import { noteMerchant } from "../metrics";
 import {
   FORWARDED_METHODS,
@@ -122,7 +122,7 @@ function gatewayEndpoint(maxBodyBytes: number) {
     tags: ["gateway"],
     summary: "Call a merchant's upstream through the hosted gateway",
     description:
-      "Answers 402 with the AIFP-1 challenge (and the x402 `PAYMENT-REQUIRED` header) until a receipt for the route's merchant and tier is sent in `AIFP-Receipt`; then meters one unit and forwards to the merchant's upstream. An upstream timeout (504), network error or 5xx (502) gives the unit back (docs/gateway.md).",
+      "Answers 402 with the AIFP-1 challenge (and the x402 `PAYMENT-REQUIRED` header) until a receipt for the route's merchant and tier is sent in `AIFP-Receipt`; then meters one unit and forwards to the merchant's upstream. An upstream timeout (504), network error or 5xx (502) gives the unit back (docs/gateway.md). A suspended merchant answers 403 `merchant_suspended` instead of a challenge (decision 0071).",
     request: {
       params: z.object({
         slug: z.string(),
@@ -137,7 +137,7 @@ function gatewayEndpoint(maxBodyBytes: number) {
       200: { description: "The upstream's answer" },
       402: { description: "Payment Required: the AIFP-1 challenge (DESIGN.md §6)", body: z.looseObject({}) },
     },
-    errors: [400, 404, 405, 502, 503, 504],
+    errors: [400, 403, 404, 405, 502, 503, 504],
     async handle(runtime: GatewayRuntime, _input, call) {
       const { req, res } = call.http as { req: Request; res: Response };
       const { deps, gates } = runtime;
@@ -150,10 +150,14 @@ function gatewayEndpoint(maxBodyBytes: number) {
       const route = await gates.lookup((req.params as { slug: string }).slug);
       if (!route) throw new AppError("gateway_route_not_found", "no gateway route with this slug");
       noteMerchant(res, route.merchantId);
-      // A paused network sells nothing new (SPEC §4.3); a request carrying a receipt is a sale already made.
+      // A paused network or a suspended merchant (decision 0071) sells nothing new (SPEC §4.3); a request
+      // carrying a receipt is a sale already made.
       if (req.header(RECEIPT_HEADER) === undefined) {
         const merchant = await findMerchant(deps, route.merchantId);
-        if (merchant) await deps.pause.assertOpen(merchant.settlementChain, "gateway sales");
+        if (merchant) {
+          assertMerchantSelling(merchant);
+          await deps.pause.assertOpen(merchant.settlementChain, "gateway sales");
+        }
       }
       if (!(await passedGate(gates.gateFor(route), req, res))) return reply.written;
       try {

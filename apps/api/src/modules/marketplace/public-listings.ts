@@ -3,10 +3,11 @@
  * docs/decisions/0067-listing-revisions.md). Every public surface reads listings through this one subquery: the
  * feed (and the MCP `find_apis` tool, which calls it), the discovery exports, `/.well-known/x402` and the gateway's
  * `bazaar` extension. A row is a listing whose `status` is `approved`, with its live revision's frozen content,
- * merchant name and gateway route; never the merchant's draft, never the merchant row's current name.
+ * merchant name and gateway route; never the merchant's draft, never the merchant row's current name. A listing of a
+ * merchant an operator suspended is not public while the suspension lasts (decision 0071).
  */
-import { type Database, listingRevisions, listings } from "@tollgate/db";
-import { and, eq, sql } from "drizzle-orm";
+import { type Database, listingRevisions, listings, merchants } from "@tollgate/db";
+import { and, eq, isNull, sql } from "drizzle-orm";
 
 export function publicListings(db: Database) {
   return db
@@ -25,6 +26,13 @@ export function publicListings(db: Database) {
       listingRevisions,
       and(eq(listingRevisions.id, listings.liveRevisionId), eq(listingRevisions.listingId, listings.id)),
     )
-    .where(and(eq(listings.status, "approved"), eq(listingRevisions.status, "approved")))
+    .innerJoin(merchants, eq(merchants.id, listings.merchantId))
+    .where(
+      and(
+        eq(listings.status, "approved"),
+        eq(listingRevisions.status, "approved"),
+        isNull(merchants.suspendedAt),
+      ),
+    )
     .as("public_listings");
 }

@@ -49,11 +49,17 @@ describe.each(storageDatabaseKinds("postgres"))("GET /v1/merchants/me on %s", (k
       "secret_rotated_at",
       "settlement_chain",
       "settlement_version",
+      "suspension",
       "tiers",
       "updated_at",
       "webhook_url",
     ]);
-    expect(response.json).toMatchObject({ merchant_id: id, webhook_url: null, tiers: { standard: "0.005" } });
+    expect(response.json).toMatchObject({
+      merchant_id: id,
+      webhook_url: null,
+      tiers: { standard: "0.005" },
+      suspension: null,
+    });
     expect(Number.isNaN(Date.parse(String(response.json.created_at)))).toBe(false);
     expect(response.text).not.toContain(secret);
   });

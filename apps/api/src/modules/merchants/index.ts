@@ -10,10 +10,12 @@ export { ZMerchantIdParam } from "./get-merchant.types";
 export { createMerchantCache, type MerchantCache } from "./merchant-cache";
 export { createMerchantAuth, type MerchantAuth, merchantProcedure } from "./merchant-procedure";
 export {
+  assertMerchantSelling,
   assertSameMerchant,
   findMerchant,
   findMerchantCached,
   type MerchantRecord,
   registerMerchant,
+  suspensionView,
 } from "./merchant-service";
 export { merchantsModule } from "./router";

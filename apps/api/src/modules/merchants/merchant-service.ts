@@ -112,7 +112,26 @@ export function toPrivateView(merchant: MerchantRecord): MerchantPrivateView {
     created_at: merchant.createdAt.toISOString(),
     updated_at: merchant.updatedAt.toISOString(),
     secret_rotated_at: merchant.secretRotatedAt.toISOString(),
+    suspension: suspensionView(merchant),
   };
+}
+
+/** The suspension as the merchant and operators see it (decision 0071); null while selling. */
+export function suspensionView(merchant: Pick<MerchantRecord, "suspendedAt" | "suspensionReason">) {
+  return merchant.suspendedAt
+    ? { suspended_at: merchant.suspendedAt.toISOString(), reason: merchant.suspensionReason ?? "" }
+    : null;
+}
+
+/**
+ * THE check of every new sale (decision 0071): a suspended merchant issues no quote and no payment challenge.
+ * Called where a quote is priced (quotes-pay) and where the gateway would answer 402; payments already made are
+ * not checked here, so receipts, settlements and webhooks keep working.
+ */
+export function assertMerchantSelling(merchant: Pick<MerchantRecord, "id" | "suspendedAt">): void {
+  if (merchant.suspendedAt) {
+    throw new AppError("merchant_suspended", `merchant ${merchant.id} is suspended by the operator`);
+  }
 }
 
 function newSecret(): string {
@@ -164,6 +183,8 @@ export async function registerMerchant(
     networkMode: mode,
     settlementChain: input.settlement_chain ?? deps.chains.networks.defaultFor(mode),
     webhookUrl: input.webhook_url ?? null,
+    suspendedAt: null,
+    suspensionReason: null,
     createdAt: now,
     updatedAt: now,
     secretRotatedAt: now,

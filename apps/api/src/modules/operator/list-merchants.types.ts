@@ -23,6 +23,10 @@ export const ZAdminMerchantSummary = z.object({
   webhook_url: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
+  suspension: z
+    .object({ suspended_at: z.string(), reason: z.string() })
+    .nullable()
+    .describe("set while suspended (decision 0071)"),
 });
 
 export const ZListMerchantsResponse = z.object({

@@ -16,7 +16,7 @@ import { AppError } from "@tollgate/shared";
 import { and, asc, count, desc, eq, gt, like, lt, or, type SQL, sql } from "drizzle-orm";
 import { DIGITS, decodeCursor, EVM_ADDRESS, encodeCursor, type ListSort } from "../../http/list-query";
 import { settlementViewer } from "../chains";
-import { deliveryStatusCounts, webhookEndpointView } from "../merchants";
+import { deliveryStatusCounts, suspensionView, webhookEndpointView } from "../merchants";
 import type { AdminReadDeps } from "./read-common";
 
 export interface MerchantListQuery {
@@ -44,6 +44,7 @@ function merchantSummary(row: typeof merchants.$inferSelect) {
     webhook_url: row.webhookUrl,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
+    suspension: suspensionView(row),
   };
 }
 

@@ -3,6 +3,7 @@
  * the audit trail), the failed-payments queue with its resolution, fee income, and the audit trail's retention
  * (export, checkpoint and prune). Published under `adminRead`, `dashboard` and `admin.auditRetention`.
  */
+import { addMerchantNoteProcedure } from "./add-merchant-note";
 import { dashboardFailedProcedure } from "./dashboard-failed";
 import { dashboardFeesProcedure } from "./dashboard-fees";
 import type { OperatorDeps } from "./deps";
@@ -14,12 +15,15 @@ import { getTransactionProcedure } from "./get-transaction";
 import { getUserProcedure } from "./get-user";
 import { listAgentsProcedure } from "./list-agents";
 import { listAuditProcedure } from "./list-audit";
+import { listMerchantNotesProcedure } from "./list-merchant-notes";
 import { listMerchantsProcedure } from "./list-merchants";
 import { listTransactionsProcedure } from "./list-transactions";
 import { listUsersProcedure } from "./list-users";
 import { pruneAuditProcedure } from "./prune-audit";
 import { resolveFailedProcedure } from "./resolve-failed";
 import { searchProcedure } from "./search";
+import { suspendMerchantProcedure } from "./suspend-merchant";
+import { unsuspendMerchantProcedure } from "./unsuspend-merchant";
 
 export function operatorModule(deps: OperatorDeps) {
   return {
@@ -35,6 +39,13 @@ export function operatorModule(deps: OperatorDeps) {
       users: listUsersProcedure(deps),
       user: getUserProcedure(deps),
       search: searchProcedure(deps),
+      merchantNotes: listMerchantNotesProcedure(deps),
+    },
+    /** Operator actions on a merchant (decision 0071). */
+    merchantActions: {
+      suspend: suspendMerchantProcedure(deps),
+      unsuspend: unsuspendMerchantProcedure(deps),
+      addNote: addMerchantNoteProcedure(deps),
     },
     dashboard: {
       fees: dashboardFeesProcedure(deps),

@@ -16,10 +16,10 @@ export const createQuoteEndpoint = defineEndpoint({
   tags: ["payments"],
   summary: "Quote a paid call",
   description:
-    "Prices the resource on the merchant's tier (at least 0.1 USD), converts it to the asset at a rate fixed now, and returns the settlement call to send from the payer wallet, signed by the service (verify with the JWKS).",
+    "Prices the resource on the merchant's tier (at least 0.1 USD), converts it to the asset at a rate fixed now, and returns the settlement call to send from the payer wallet, signed by the service (verify with the JWKS). A merchant suspended by the operator answers 403 `merchant_suspended` (decision 0071).",
   request: { body: ZCreateQuoteRequest },
   responses: { 200: { description: "The quote", body: ZCreateQuoteResponse } },
-  errors: [400, 404, 409, 415, 429, 503],
+  errors: [400, 403, 404, 409, 415, 429, 503],
   noStore: true,
   limiter: (deps: QuotesPayDeps) => deps.limiters.quotes,
   async handle(deps: QuotesPayDeps, { body }, call) {

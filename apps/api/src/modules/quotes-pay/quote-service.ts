@@ -22,7 +22,7 @@ import type { ChainContext, ChainRegistry } from "../chains";
 import { type FeedRate, microUsdToNative, type NetworkGate, readNativeUsdRate } from "../chains";
 import type { PauseGate } from "../controls/pause-service";
 import type { MerchantCache } from "../merchants/merchant-cache";
-import { findMerchantCached } from "../merchants/merchant-service";
+import { assertMerchantSelling, findMerchantCached } from "../merchants/merchant-service";
 import type { ReceiptKeyStore } from "../receipts/receipt-keys";
 import { signSettlementCall } from "../receipts/token-signer";
 import type { QuoteRow, QuoteWriter } from "./quote-writer";
@@ -92,6 +92,7 @@ export async function createQuote(deps: QuoteServiceDeps, input: QuoteRequest): 
   const now = deps.clock.now();
   const merchant = await findMerchantCached(deps, input.merchant_id);
   if (!merchant) throw new AppError("merchant_not_found", `no merchant ${input.merchant_id}`);
+  assertMerchantSelling(merchant);
   const unitPrice = ownValue(merchant.tiers, input.tier);
   if (unitPrice === undefined) {
     throw new AppError(

@@ -16,6 +16,7 @@ import { Table } from "../../ui/Table";
 import { useAdmin } from "../context";
 import { AgentLink, SearchLink } from "../links";
 import { Loaded, Mono, Stat, Time } from "../ui";
+import { MerchantNotes, MerchantSuspension } from "./MerchantActions";
 import { SettlementTable } from "./SettlementTable";
 
 const PAGE_SIZE = 25;
@@ -127,6 +128,11 @@ export function MerchantDetailPage() {
             {d.merchant.settlement_chain} ·{" "}
             <Link to={`/transactions?merchant=${d.merchant.id}`}>all transactions</Link>
           </p>
+          <MerchantSuspension
+            merchantId={d.merchant.id}
+            suspension={d.merchant.suspension}
+            onChanged={detail.reload}
+          />
           <div className="stats">
             {d.tiers.map((t) => (
               <Stat
@@ -181,6 +187,7 @@ export function MerchantDetailPage() {
               </p>
             ) : null}
           </section>
+          <MerchantNotes merchantId={d.merchant.id} />
         </>
       )}
     </Loaded>
