@@ -73,8 +73,8 @@ function DailyCharts({ rows }: { rows: FeeRow[] }) {
     return {
       days,
       series: [
-        { label: "volume", values: sum("total_amount"), color: "#1f5fbf" },
-        { label: "treasury income", values: sum("treasury_amount"), color: "#2f8f4e" },
+        { label: "volume", values: sum("total_amount") },
+        { label: "treasury income", values: sum("treasury_amount") },
       ],
     };
   }, [rows, chosen]);
