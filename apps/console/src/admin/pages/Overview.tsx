@@ -1,6 +1,7 @@
 /** Overview: counts, daily volume and treasury income (uPlot), breakdowns, indexer lag, webhooks, pause. */
 import { useMemo, useState } from "react";
 import { useLoad } from "../../hooks/useLoad";
+import { LiveStatus } from "../../ui/LiveStatus";
 import { Table } from "../../ui/Table";
 import type { AdminClient, Overview } from "../api";
 import { DailyChart } from "../Chart";
@@ -18,6 +19,9 @@ export function OverviewPage() {
   return (
     <>
       <h1>Overview</h1>
+      {/* Live (decision 0073): the figures and the daily charts read again while the page is shown. */}
+      <LiveStatus load={overview} />
+      <LiveStatus load={fees} hidden />
       <Loaded load={overview} what="the overview">
         {(data) => (
           <>

@@ -4,6 +4,7 @@ import { useNetworks } from "../../hooks/useNetworks";
 import type { MerchantApi, MerchantDashboard } from "../../lib/trpc";
 import { formatUnits } from "../../lib/units";
 import { SelectFilter } from "../../ui/Filters";
+import { LiveStatus } from "../../ui/LiveStatus";
 import { type Column, DataTable } from "../../ui/Table";
 import { Loaded, RefreshButton } from "../common/States";
 import { RevenueChart } from "./RevenueChart";
@@ -69,6 +70,7 @@ export function Dashboard({ api }: { api: MerchantApi }) {
         />
         <RefreshButton load={dashboard} testId="dashboard-refresh" />
       </div>
+      <LiveStatus load={dashboard} />
       <Loaded load={dashboard} what="the dashboard" testId="dashboard">
         {(data) => <DashboardBody data={data} halted={halted} />}
       </Loaded>
