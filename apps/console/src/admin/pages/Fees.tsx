@@ -1,22 +1,19 @@
 /** Fees: treasury and ip-creator income per UTC day, network, asset and splitter version. */
-import { useState } from "react";
 import { useLoad } from "../../hooks/useLoad";
-import { FilterForm, pick, TextFilter } from "../../ui/Filters";
+import { DateRangeControl, useDateRange } from "../../ui/DateRange";
 import { Table } from "../../ui/Table";
 import { useAdmin } from "../context";
 import { Amount, Loaded } from "../ui";
 
 export function FeesPage() {
   const { client } = useAdmin();
-  const [range, setRange] = useState<{ from?: string; to?: string }>({});
-  const data = useLoad(() => client.dashboard.fees.query(range), JSON.stringify(range));
+  const dates = useDateRange();
+  const { from, to } = dates.range;
+  const data = useLoad(() => client.dashboard.fees.query({ from, to }), `${from}:${to}`);
   return (
     <>
       <h1>Fees</h1>
-      <FilterForm submitLabel="Show" onApply={(values) => setRange(pick(values, ["from", "to"]))}>
-        <TextFilter label="From" type="date" name="from" defaultValue={range.from} />
-        <TextFilter label="To" type="date" name="to" defaultValue={range.to} />
-      </FilterForm>
+      <DateRangeControl state={dates} />
       <Loaded load={data} what="fees">
         {(d) => (
           <Table

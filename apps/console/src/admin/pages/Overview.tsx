@@ -1,6 +1,7 @@
 /** Overview: counts, daily volume and treasury income (uPlot), breakdowns, indexer lag, webhooks, pause. */
 import { useMemo, useState } from "react";
 import { useLoad } from "../../hooks/useLoad";
+import { DateRangeControl, useDateRange } from "../../ui/DateRange";
 import { LiveStatus } from "../../ui/LiveStatus";
 import { Table } from "../../ui/Table";
 import type { AdminClient, Overview } from "../api";
@@ -15,7 +16,9 @@ type FeeRow = Awaited<ReturnType<AdminClient["dashboard"]["fees"]["query"]>>["ro
 export function OverviewPage() {
   const { client } = useAdmin();
   const overview = useLoad(() => client.adminRead.overview.query(), "overview");
-  const fees = useLoad(() => client.dashboard.fees.query({}), "fees");
+  const dates = useDateRange();
+  const { from, to } = dates.range;
+  const fees = useLoad(() => client.dashboard.fees.query({ from, to }), `${from}:${to}`);
   return (
     <>
       <h1>Overview</h1>
@@ -28,6 +31,7 @@ export function OverviewPage() {
             <HaltedNetworks halted={data.halted_networks} onChanged={overview.reload} />
             <PauseControl pause={data.pause} onChanged={overview.reload} />
             <Counts data={data} />
+            <DateRangeControl state={dates} />
             <Loaded load={fees} what="daily figures">
               {(f) => <DailyCharts rows={f.rows} />}
             </Loaded>
@@ -86,7 +90,7 @@ function DailyCharts({ rows }: { rows: FeeRow[] }) {
     <section className="section" aria-labelledby="daily-title" data-testid="daily-charts">
       <h2 id="daily-title">Volume and treasury income per day</h2>
       {pairs.length === 0 ? (
-        <p className="state">No confirmed settlements in the last 30 days.</p>
+        <p className="state">No confirmed settlements in this range.</p>
       ) : (
         <>
           <label className="filters">
