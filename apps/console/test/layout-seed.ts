@@ -42,6 +42,7 @@ export async function seedLayoutData(api: TestApi): Promise<LayoutSeed> {
 
   // Listings: one left pending (the moderation queue), one rejected with a long reason (the merchant's view).
   const listingIds: string[] = [];
+  const listingJsons: Record<string, unknown>[] = [];
   for (const k of [1, 2]) {
     const listing = await api.call("POST", `/v1/merchants/${merchant.id}/listings`, {
       headers: auth,
@@ -55,10 +56,12 @@ export async function seedLayoutData(api: TestApi): Promise<LayoutSeed> {
     });
     if (listing.status !== 201) throw new Error(`listing: ${listing.text}`);
     listingIds.push(String(listing.json.id));
+    listingJsons.push(listing.json);
   }
+  const pending = (listingJsons[1]?.pending_revision as { id?: string } | null | undefined)?.id;
   const rejected = await api.call("POST", `/admin/api/marketplace/${listingIds[1]}/reject`, {
     headers: operatorHeaders,
-    body: { reason: long("Reason") },
+    body: { reason: long("Reason"), revision_id: pending },
   });
   if (rejected.status !== 200) throw new Error(`reject: ${rejected.text}`);
   await db.execute(
