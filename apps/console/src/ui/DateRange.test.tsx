@@ -1,7 +1,7 @@
 import { fireEvent, render, screen } from "@testing-library/react";
 import { MemoryRouter, Route, Routes, useLocation } from "react-router";
-import { describe, expect, it } from "vitest";
-import { DateRangeControl, useDateRange } from "./DateRange";
+import { beforeEach, describe, expect, it } from "vitest";
+import { DateRangeControl, forgetCarriedRange, useDateRange } from "./DateRange";
 import { customRange, presetRange } from "./dateRange";
 
 function Where() {
@@ -33,6 +33,7 @@ function at(url: string, allowCustom = true) {
 const NOW = Date.parse("2026-11-23T15:00:00Z");
 
 describe("date range (decision 0073)", () => {
+  beforeEach(() => forgetCarriedRange());
   it("presets span whole UTC days up to today; 24 h is yesterday and today", () => {
     expect(presetRange("24h", NOW)).toEqual({ choice: "24h", from: "2026-11-22", to: "2026-11-23", days: 2 });
     expect(presetRange("7d", NOW)).toMatchObject({ from: "2026-11-17", days: 7 });

@@ -7,19 +7,19 @@ import {
   PRESETS,
   parseRange,
   presetRange,
-  RANGE_STORAGE_KEY,
   type RangeChoice,
   type ResolvedRange,
   withRange,
 } from "./dateRange";
 
+/**
+ * The range carried from page to page: kept in this module (the console is one page load), never in storage, so
+ * the operator console stores nothing in the page (its browser test checks). A reload keeps it in the URL.
+ */
+let carriedQuery: string | undefined;
+
 function carried(): URLSearchParams | undefined {
-  try {
-    const stored = window.sessionStorage.getItem(RANGE_STORAGE_KEY);
-    return stored ? new URLSearchParams(stored) : undefined;
-  } catch {
-    return undefined;
-  }
+  return carriedQuery ? new URLSearchParams(carriedQuery) : undefined;
 }
 
 function carry(params: URLSearchParams) {
@@ -28,11 +28,12 @@ function carry(params: URLSearchParams) {
     const value = params.get(name);
     if (value !== null) kept.set(name, value);
   }
-  try {
-    window.sessionStorage.setItem(RANGE_STORAGE_KEY, kept.toString());
-  } catch {
-    // not carried; the URL still holds it
-  }
+  carriedQuery = kept.toString();
+}
+
+/** For tests: forget the carried range. */
+export function forgetCarriedRange() {
+  carriedQuery = undefined;
 }
 
 /**

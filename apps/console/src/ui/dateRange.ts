@@ -1,7 +1,7 @@
 /**
  * The one date range of the pages with daily series (decision 0073): a preset or a custom pair of UTC days, kept
  * in the URL (`?range=7d`, `?range=custom&from=YYYY-MM-DD&to=YYYY-MM-DD`) and carried from page to page in
- * sessionStorage, so the overview, the fees and the dashboard show the same days until someone changes them.
+ * memory (ui/DateRange.tsx), so the overview, the fees and the dashboard show the same days until someone changes them.
  */
 export const PRESETS = ["24h", "7d", "30d", "90d"] as const;
 export type Preset = (typeof PRESETS)[number];
@@ -21,7 +21,6 @@ export const PRESET_LABELS: Record<RangeChoice, string> = {
  */
 export const PRESET_DAYS: Record<Preset, number> = { "24h": 2, "7d": 7, "30d": 30, "90d": 90 };
 export const DEFAULT_PRESET: Preset = "30d";
-export const RANGE_STORAGE_KEY = "tollgate.range";
 const DAY_MS = 86_400_000;
 
 export interface ResolvedRange {
