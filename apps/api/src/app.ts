@@ -15,6 +15,7 @@ import { createModules, type Modules } from "./compose";
 import type { Deps } from "./deps";
 import { type BoundEndpoint, mountEndpoints } from "./http/bind-endpoint";
 import { BODY_LIMITS, jsonBody, requireDeclaredBodies } from "./http/body";
+import { conditionalGet } from "./http/conditional-get";
 import { corsForAgents } from "./http/cors";
 import { sendProblem } from "./http/errors";
 import { buildOpenApiDocument, type EndpointMount } from "./http/openapi-document";
@@ -156,6 +157,8 @@ export function createApp(deps: Deps): express.Express {
     },
   });
   app.use("/trpc", refuseUnknownProcedures(procedureNames));
+  // Query answers carry an ETag and honour If-None-Match: the console polls them (decision 0073).
+  app.use("/trpc", conditionalGet);
   app.use(
     "/trpc",
     createExpressMiddleware({ router: appRouter, createContext: ({ req, res }) => createContext(req, res) }),

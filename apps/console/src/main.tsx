@@ -5,6 +5,10 @@ import { App } from "./App";
 import { readSecret } from "./lib/session";
 import { createMerchantApi } from "./lib/trpc";
 import "./styles.css";
+import { applyTheme } from "./theme/theme";
+
+// The remembered theme before the first paint (decision 0073), so a dark page never flashes light.
+applyTheme();
 
 // The operator console is its own chunk: the merchant pages never download it.
 const AdminApp = lazy(() => import("./admin/AdminApp"));

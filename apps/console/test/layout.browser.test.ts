@@ -38,6 +38,13 @@ describe.skipIf(!hasChromium).each(storageDatabaseKinds("postgres"))(
           const problems = [...(await layoutProblems(page)), ...(await seriousViolations(page))];
           if (problems.length) report[`${name} @${size.width}`] = problems;
         }
+        // The dark theme (decision 0073), followed from the system's preference: axe's contrast at the last width.
+        await page.emulateMedia({ colorScheme: "dark" });
+        const dark = await seriousViolations(page);
+        if ((await page.evaluate(() => document.documentElement.dataset.theme)) !== "dark")
+          dark.push("not dark");
+        if (dark.length) report[`${name} @dark`] = dark;
+        await page.emulateMedia({ colorScheme: "light" });
       });
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       console.log(`layout suite: ${visited} pages x ${WIDTHS.length} widths in ${seconds} s`);

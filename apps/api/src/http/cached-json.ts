@@ -14,8 +14,11 @@ export function matchesEtag(header: string | undefined, etag: string): boolean {
   });
 }
 
-export function etagOf(body: string): string {
-  return `"${createHash("sha256").update(body, "utf8").digest("base64url").slice(0, 32)}"`;
+export function etagOf(body: string | Uint8Array): string {
+  const hash = createHash("sha256");
+  if (typeof body === "string") hash.update(body, "utf8");
+  else hash.update(body);
+  return `"${hash.digest("base64url").slice(0, 32)}"`;
 }
 
 /** Sends `body` (already JSON text) with its ETag and `public, max-age`; 304 when the client has it. */

@@ -1,6 +1,7 @@
 /** A uPlot line chart of daily values; the figures are also in a table beside it for screen readers. */
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
+import { chartColours, themedAxes, useTheme } from "../theme/theme";
 import { chartWidth, followBoxWidth } from "../ui/chartWidth";
 
 const HALF_DAY = 43_200;
@@ -9,7 +10,6 @@ export interface DailySeries {
   label: string;
   /** One value per day of `days`, already scaled to whole units. */
   values: number[];
-  color: string;
 }
 
 export function DailyChart({
@@ -22,12 +22,17 @@ export function DailyChart({
   series: DailySeries[];
 }) {
   const ref = useRef<HTMLDivElement>(null);
+  // Strokes come from the theme's custom properties (decision 0073): a new theme redraws the chart.
+  const { theme } = useTheme();
   useEffect(() => {
     const element = ref.current;
     if (!element || days.length === 0) return;
     const xs = days.map((day) => Date.parse(`${day}T00:00:00Z`) / 1000);
     const first = xs[0] ?? 0;
     const last = xs[xs.length - 1] ?? first;
+    const colours = chartColours();
+    element.dataset.theme = theme;
+    element.dataset.strokes = series.map((_, i) => colours.series[i % colours.series.length]).join(" ");
     const plot = new uPlot(
       {
         title,
@@ -47,9 +52,15 @@ export function DailyChart({
             },
           ],
         },
+        axes: themedAxes(colours),
         series: [
           {},
-          ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, points: { show: true } })),
+          ...series.map((s, i) => ({
+            label: s.label,
+            stroke: colours.series[i % colours.series.length],
+            width: 2,
+            points: { show: true },
+          })),
         ],
       },
       [xs, ...series.map((s) => s.values)],
@@ -60,7 +71,7 @@ export function DailyChart({
       unfollow();
       plot.destroy();
     };
-  }, [title, days, series]);
+  }, [title, days, series, theme]);
   return (
     <div
       ref={ref}

@@ -6,6 +6,7 @@
 import type { AppRouter } from "@tollgate/api/router";
 import { ADMIN_CSRF_HEADER } from "@tollgate/shared";
 import { createTRPCClient, httpBatchLink, type TRPCClient, TRPCClientError } from "@trpc/client";
+import { conditionalFetch } from "../lib/conditionalFetch";
 import { statusAwareFetch } from "../lib/errors";
 
 export type AdminClient = TRPCClient<AppRouter>;
@@ -32,8 +33,10 @@ export function createAdminClient(baseUrl: string, fetchImpl?: typeof globalThis
       httpBatchLink({
         url: `${baseUrl.replace(/\/+$/, "")}/trpc`,
         headers: () => ({ [ADMIN_CSRF_HEADER]: "1" }),
-        fetch: statusAwareFetch((url, init) =>
-          (fetchImpl ?? globalThis.fetch)(url, { ...init, credentials: "same-origin" }),
+        fetch: statusAwareFetch(
+          conditionalFetch((url, init) =>
+            (fetchImpl ?? globalThis.fetch)(url, { ...init, credentials: "same-origin" }),
+          ),
         ),
       }),
     ],

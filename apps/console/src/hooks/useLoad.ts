@@ -9,15 +9,27 @@ export type Load<T> =
   | { status: "error"; error: unknown; data?: undefined }
   | { status: "ready"; data: T; error?: undefined };
 
+/** What a page gets: the read's state, `reload()`, and for live pages `refresh()` and when data last arrived. */
+export type LoadHandle<T> = Load<T> & {
+  reload: () => Promise<void>;
+  /**
+   * Reads again without a loading state (live updates, decision 0073): the data on screen stays until the new
+   * answer is in, an answer equal to it keeps the same object (charts do not redraw), and a failure keeps the
+   * data and is reported in `refreshError`; with nothing on screen yet it is a failure like any other.
+   */
+  refresh: () => Promise<void>;
+  /** `Date.now()` when the data on screen was last read (unchanged answers count). */
+  updatedAt?: number;
+  refreshError?: unknown;
+};
+
 /**
  * Runs `load` on mount and whenever `key` changes, and on `reload()`. The newest call wins: a slow older answer
  * never overwrites a newer one, nor lands after the component is gone. `reload()` settles when its read has.
  */
-export function useLoad<T>(
-  load: () => Promise<T>,
-  key: unknown = undefined,
-): Load<T> & { reload: () => Promise<void> } {
+export function useLoad<T>(load: () => Promise<T>, key: unknown = undefined): LoadHandle<T> {
   const [state, setState] = useState<Load<T>>({ status: "loading" });
+  const [fresh, setFresh] = useState<{ updatedAt?: number; refreshError?: unknown }>({});
   const seq = useRef(0);
   const loadRef = useRef(load);
   loadRef.current = load;
@@ -30,9 +42,26 @@ export function useLoad<T>(
     }));
     try {
       const data = await loadRef.current();
-      if (mine === seq.current) setState({ status: "ready", data });
+      if (mine !== seq.current) return;
+      setState({ status: "ready", data });
+      setFresh({ updatedAt: Date.now() });
     } catch (error) {
       if (mine === seq.current) setState({ status: "error", error });
+    }
+  }, []);
+  const refresh = useCallback(async () => {
+    const mine = ++seq.current;
+    try {
+      const data = await loadRef.current();
+      if (mine !== seq.current) return;
+      setState((previous) =>
+        previous.status === "ready" && sameJson(previous.data, data) ? previous : { status: "ready", data },
+      );
+      setFresh({ updatedAt: Date.now() });
+    } catch (error) {
+      if (mine !== seq.current) return;
+      setState((previous) => (previous.data !== undefined ? previous : { status: "error", error }));
+      setFresh((previous) => ({ ...previous, refreshError: error }));
     }
   }, []);
   useEffect(() => {
@@ -42,5 +71,13 @@ export function useLoad<T>(
       seq.current++;
     };
   }, [reload, key]);
-  return { ...state, reload };
+  return { ...state, ...fresh, reload, refresh };
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
+  }
 }

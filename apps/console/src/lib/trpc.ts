@@ -4,6 +4,7 @@
  */
 import type { AppRouter } from "@tollgate/api/router";
 import { createTRPCClient, httpBatchLink, type TRPCClient } from "@trpc/client";
+import { conditionalFetch } from "./conditionalFetch";
 import { statusAwareFetch } from "./errors";
 import { type ConsoleNetwork, fetchNetworks } from "./networks";
 
@@ -27,7 +28,7 @@ export function createConsoleClient({ baseUrl, getSecret, fetch }: ConsoleClient
           const secret = getSecret();
           return secret ? { authorization: `Bearer ${secret}` } : {};
         },
-        fetch: statusAwareFetch(fetch),
+        fetch: statusAwareFetch(conditionalFetch(fetch)),
       }),
     ],
   });

@@ -1,4 +1,5 @@
 import { type ReactNode, useEffect, useId, useRef, useState } from "react";
+import { ThemeToggle } from "../theme/ThemeToggle";
 
 /**
  * The one frame both consoles draw in (one layout and navigation for both roles): brand, the area's
@@ -9,6 +10,7 @@ import { type ReactNode, useEffect, useId, useRef, useState } from "react";
  * whether the menu is open (aria-expanded), and the menu closes on Escape (focus back on the button), on any
  * navigation (a link or button pressed in it, a search submitted from it, Back/Forward), so the page shown
  * is never covered by a menu left open. On a wide screen the button is hidden and the menu is always shown.
+ * The theme control (decision 0073) stays outside the menu, so it is there signed out and on every width.
  */
 export function AppLayout({
   area,
@@ -57,6 +59,9 @@ export function AppLayout({
           </span>
           <span>Tollgate console</span>
           <span className="topbar__area">{area}</span>
+        </div>
+        <div className="topbar__theme">
+          <ThemeToggle />
         </div>
         {hasMenu ? (
           <button

@@ -1,52 +1,58 @@
 /** Fees: treasury and ip-creator income per UTC day, network, asset and splitter version. */
-import { useState } from "react";
 import { useLoad } from "../../hooks/useLoad";
-import { FilterForm, pick, TextFilter } from "../../ui/Filters";
+import { DateRangeControl, useDateRange } from "../../ui/DateRange";
 import { Table } from "../../ui/Table";
 import { useAdmin } from "../context";
+import { FeeDailyCharts } from "../FeeCharts";
 import { Amount, Loaded } from "../ui";
+
+const FEE_SERIES = [
+  { label: "treasury", key: "treasury_amount" },
+  { label: "IP creator", key: "ip_creator_amount" },
+] as const;
 
 export function FeesPage() {
   const { client } = useAdmin();
-  const [range, setRange] = useState<{ from?: string; to?: string }>({});
-  const data = useLoad(() => client.dashboard.fees.query(range), JSON.stringify(range));
+  const dates = useDateRange();
+  const { from, to } = dates.range;
+  const data = useLoad(() => client.dashboard.fees.query({ from, to }), `${from}:${to}`);
   return (
     <>
       <h1>Fees</h1>
-      <FilterForm submitLabel="Show" onApply={(values) => setRange(pick(values, ["from", "to"]))}>
-        <TextFilter label="From" type="date" name="from" defaultValue={range.from} />
-        <TextFilter label="To" type="date" name="to" defaultValue={range.to} />
-      </FilterForm>
+      <DateRangeControl state={dates} />
       <Loaded load={data} what="fees">
         {(d) => (
-          <Table
-            caption={`Income from ${d.from} to ${d.to} (confirmed and final settlements)`}
-            testId="fees-table"
-            rows={d.rows}
-            rowKey={(r) => `${r.day}:${r.network}:${r.token}:${r.splitter_version}`}
-            empty="No income in this range."
-            columns={[
-              { header: "Day", cell: (r) => r.day },
-              { header: "Network", cell: (r) => r.network },
-              { header: "Splitter", cell: (r) => r.splitter_version },
-              { header: "Settlements", cell: (r) => r.settlements, numeric: true },
-              {
-                header: "Volume",
-                cell: (r) => <Amount base={r.total_amount} asset={r.asset} />,
-                numeric: true,
-              },
-              {
-                header: "Treasury",
-                cell: (r) => <Amount base={r.treasury_amount} asset={r.asset} />,
-                numeric: true,
-              },
-              {
-                header: "IP creator",
-                cell: (r) => <Amount base={r.ip_creator_amount} asset={r.asset} />,
-                numeric: true,
-              },
-            ]}
-          />
+          <>
+            <FeeDailyCharts rows={d.rows} heading="Fees per day" testId="fees-charts" series={FEE_SERIES} />
+            <Table
+              caption={`Income from ${d.from} to ${d.to} (confirmed and final settlements)`}
+              testId="fees-table"
+              rows={d.rows}
+              rowKey={(r) => `${r.day}:${r.network}:${r.token}:${r.splitter_version}`}
+              empty="No income in this range."
+              columns={[
+                { header: "Day", cell: (r) => r.day },
+                { header: "Network", cell: (r) => r.network },
+                { header: "Splitter", cell: (r) => r.splitter_version },
+                { header: "Settlements", cell: (r) => r.settlements, numeric: true },
+                {
+                  header: "Volume",
+                  cell: (r) => <Amount base={r.total_amount} asset={r.asset} />,
+                  numeric: true,
+                },
+                {
+                  header: "Treasury",
+                  cell: (r) => <Amount base={r.treasury_amount} asset={r.asset} />,
+                  numeric: true,
+                },
+                {
+                  header: "IP creator",
+                  cell: (r) => <Amount base={r.ip_creator_amount} asset={r.asset} />,
+                  numeric: true,
+                },
+              ]}
+            />
+          </>
         )}
       </Loaded>
     </>

@@ -11,6 +11,7 @@ import { usePagedLoad } from "../../hooks/usePagedLoad";
 import { ActionButton } from "../../ui/ActionButton";
 import { FormDialog, TextAreaField } from "../../ui/Dialog";
 import { StatusFilter } from "../../ui/Filters";
+import { LiveStatus } from "../../ui/LiveStatus";
 import { PagedTable } from "../../ui/Pager";
 import type { ModerationListing } from "../api";
 import { useAdmin } from "../context";
@@ -47,6 +48,7 @@ export function ModerationPage() {
   return (
     <>
       <h1>Marketplace moderation</h1>
+      <LiveStatus load={queue} />
       <StatusFilter statuses={STATUSES} status={status} onChange={setStatus} testId="queue-status" />
       <ProblemBanner problem={action.problem} testId="moderation-problem" />
       <Notice message={action.notice} testId="moderation-notice" />

@@ -1,31 +1,49 @@
 /** Overview: counts, daily volume and treasury income (uPlot), breakdowns, indexer lag, webhooks, pause. */
-import { useMemo, useState } from "react";
 import { useLoad } from "../../hooks/useLoad";
+import { DateRangeControl, useDateRange } from "../../ui/DateRange";
+import { LiveStatus } from "../../ui/LiveStatus";
 import { Table } from "../../ui/Table";
-import type { AdminClient, Overview } from "../api";
-import { DailyChart } from "../Chart";
+import type { Overview } from "../api";
 import { useAdmin } from "../context";
-import { Amount, decimalsOf, Loaded, Stat, Time } from "../ui";
+import { FeeDailyCharts } from "../FeeCharts";
+import { Amount, Loaded, Stat, Time } from "../ui";
 import { HaltedNetworks } from "./HaltedNetworks";
 import { PauseControl } from "./PauseControl";
 
-type FeeRow = Awaited<ReturnType<AdminClient["dashboard"]["fees"]["query"]>>["rows"][number];
+// A constant: a new array each render would redraw the chart on every live update (decision 0073).
+const DAILY_SERIES = [
+  { label: "volume", key: "total_amount" },
+  { label: "treasury income", key: "treasury_amount" },
+] as const;
 
 export function OverviewPage() {
   const { client } = useAdmin();
   const overview = useLoad(() => client.adminRead.overview.query(), "overview");
-  const fees = useLoad(() => client.dashboard.fees.query({}), "fees");
+  const dates = useDateRange();
+  const { from, to } = dates.range;
+  const fees = useLoad(() => client.dashboard.fees.query({ from, to }), `${from}:${to}`);
   return (
     <>
       <h1>Overview</h1>
+      {/* Live (decision 0073): the figures and the daily charts read again while the page is shown. */}
+      <LiveStatus load={overview} />
+      <LiveStatus load={fees} hidden />
       <Loaded load={overview} what="the overview">
         {(data) => (
           <>
             <HaltedNetworks halted={data.halted_networks} onChanged={overview.reload} />
             <PauseControl pause={data.pause} onChanged={overview.reload} />
             <Counts data={data} />
+            <DateRangeControl state={dates} />
             <Loaded load={fees} what="daily figures">
-              {(f) => <DailyCharts rows={f.rows} />}
+              {(f) => (
+                <FeeDailyCharts
+                  rows={f.rows}
+                  heading="Volume and treasury income per day"
+                  testId="daily-charts"
+                  series={DAILY_SERIES}
+                />
+              )}
             </Loaded>
             <div className="columns">
               <Volume data={data} />
@@ -51,52 +69,6 @@ function Counts({ data }: { data: Overview }) {
       <Stat label="Final" value={c.settlements.final} />
       <Stat label="Orphaned" value={c.settlements.orphaned} />
     </div>
-  );
-}
-
-/** One chart per network + asset (amounts of different tokens do not add up): volume and treasury income. */
-function DailyCharts({ rows }: { rows: FeeRow[] }) {
-  const pairs = useMemo(
-    () => [...new Set(rows.map((r) => `${r.network} ${r.asset ?? r.token}`))].sort(),
-    [rows],
-  );
-  const [pair, setPair] = useState<string>();
-  const chosen = pair && pairs.includes(pair) ? pair : pairs[0];
-  const chart = useMemo(() => {
-    const picked = rows.filter((r) => `${r.network} ${r.asset ?? r.token}` === chosen);
-    const days = [...new Set(picked.map((r) => r.day))].sort();
-    const scale = 10 ** decimalsOf(picked[0]?.asset ?? null);
-    const sum = (key: "total_amount" | "treasury_amount") =>
-      days.map((day) =>
-        picked.filter((r) => r.day === day).reduce((acc, r) => acc + Number(r[key]) / scale, 0),
-      );
-    return {
-      days,
-      series: [
-        { label: "volume", values: sum("total_amount"), color: "#1f5fbf" },
-        { label: "treasury income", values: sum("treasury_amount"), color: "#2f8f4e" },
-      ],
-    };
-  }, [rows, chosen]);
-  return (
-    <section className="section" aria-labelledby="daily-title" data-testid="daily-charts">
-      <h2 id="daily-title">Volume and treasury income per day</h2>
-      {pairs.length === 0 ? (
-        <p className="state">No confirmed settlements in the last 30 days.</p>
-      ) : (
-        <>
-          <label className="filters">
-            Network and asset
-            <select value={chosen} onChange={(event) => setPair(event.target.value)} data-testid="chart-pair">
-              {pairs.map((p) => (
-                <option key={p}>{p}</option>
-              ))}
-            </select>
-          </label>
-          <DailyChart title={chosen ?? ""} days={chart.days} series={chart.series} />
-        </>
-      )}
-    </section>
   );
 }
 

@@ -5,6 +5,7 @@ import { SelectFilter } from "../../ui/Filters";
 import { type Column, Table } from "../../ui/Table";
 import type { Telemetry } from "../api";
 import { useAdmin } from "../context";
+import { LatencyChart } from "../LatencyChart";
 import { MerchantLink } from "../links";
 import { Amount, Loaded, Mono, Stat, Time } from "../ui";
 
@@ -52,6 +53,7 @@ export function TelemetryPage() {
               Figures of API process <code>{d.process_id}</code> only (since <Time at={d.counted_since} />
               ).
             </p>
+            <LatencyChart routes={d.routes} />
             <Table
               caption="Per route"
               testId="telemetry-routes"

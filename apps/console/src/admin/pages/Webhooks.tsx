@@ -3,6 +3,7 @@ import { Notice, ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import { usePagedLoad } from "../../hooks/usePagedLoad";
 import { ActionButton } from "../../ui/ActionButton";
+import { LiveStatus } from "../../ui/LiveStatus";
 import { PagedTable } from "../../ui/Pager";
 import { Table } from "../../ui/Table";
 import { useAdmin } from "../context";
@@ -24,6 +25,7 @@ export function WebhooksPage() {
   return (
     <>
       <h1>Webhooks</h1>
+      <LiveStatus load={data} />
       <ProblemBanner problem={action.problem} testId="replay-problem" />
       <Notice message={action.notice} testId="replay-notice" />
       <Loaded load={data} what="webhook health">

@@ -1,14 +1,13 @@
-import { useState } from "react";
 import { useLoad } from "../../hooks/useLoad";
 import { useNetworks } from "../../hooks/useNetworks";
 import type { MerchantApi, MerchantDashboard } from "../../lib/trpc";
 import { formatUnits } from "../../lib/units";
-import { SelectFilter } from "../../ui/Filters";
+import { DateRangeControl, useDateRange } from "../../ui/DateRange";
+import { LiveStatus } from "../../ui/LiveStatus";
 import { type Column, DataTable } from "../../ui/Table";
 import { Loaded, RefreshButton } from "../common/States";
 import { RevenueChart } from "./RevenueChart";
 
-const WINDOWS = [7, 30, 90] as const;
 type Data = MerchantDashboard;
 
 const REVENUE_COLUMNS: Column<Data["revenue"][number]>[] = [
@@ -52,23 +51,19 @@ const RESOURCE_COLUMNS: Column<Data["top_resources"][number]>[] = [
  * stop on a network whose indexing is halted (flagged here from the payment capabilities).
  */
 export function Dashboard({ api }: { api: MerchantApi }) {
-  const [days, setDays] = useState<number>(30);
+  // The dashboard reads "the last N days" (SPEC §4.3): presets only (decision 0073).
+  const dates = useDateRange({ allowCustom: false });
+  const days = dates.range.days;
   const dashboard = useLoad(() => api.dashboard(days), days);
   const halted = (useNetworks(api) ?? []).filter((network) => network.halted).map((network) => network.name);
   return (
     <section aria-labelledby="dashboard-heading" data-testid="dashboard">
       <div className="section-head">
         <h1 id="dashboard-heading">Dashboard</h1>
-        <SelectFilter
-          label="Window "
-          value={days}
-          options={WINDOWS}
-          optionLabel={(n) => `last ${n} days`}
-          onChange={(event) => setDays(Number(event.target.value))}
-          testId="dashboard-days"
-        />
+        <DateRangeControl state={dates} testId="dashboard-range" />
         <RefreshButton load={dashboard} testId="dashboard-refresh" />
       </div>
+      <LiveStatus load={dashboard} />
       <Loaded load={dashboard} what="the dashboard" testId="dashboard">
         {(data) => <DashboardBody data={data} halted={halted} />}
       </Loaded>

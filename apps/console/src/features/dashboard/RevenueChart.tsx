@@ -1,12 +1,11 @@
 import { useEffect, useRef } from "react";
 import type { MerchantDashboard } from "../../lib/trpc";
 import { formatUnits } from "../../lib/units";
+import { chartColours, themedAxes, useTheme } from "../../theme/theme";
 import { chartWidth, followBoxWidth } from "../../ui/chartWidth";
 import "uplot/dist/uPlot.min.css";
 
 type Revenue = MerchantDashboard["revenue"];
-
-const COLOURS = ["#2563eb", "#16a34a", "#d97706", "#9333ea", "#dc2626", "#0891b2"];
 
 /** Series per network and asset, one point per UTC day of the window (merchant legs, base units). */
 export function revenueSeries(revenue: Revenue, from: string, days: number) {
@@ -29,6 +28,8 @@ export function revenueSeries(revenue: Revenue, from: string, days: number) {
 /** uPlot line chart, loaded on demand (the library is only in the dashboard's chunk); a table carries the data too. */
 export function RevenueChart({ revenue, from, days }: { revenue: Revenue; from: string; days: number }) {
   const box = useRef<HTMLDivElement>(null);
+  // Strokes come from the theme's custom properties (decision 0073): a new theme redraws the chart.
+  const { theme } = useTheme();
   useEffect(() => {
     const target = box.current;
     if (!target || revenue.length === 0) return;
@@ -36,6 +37,8 @@ export function RevenueChart({ revenue, from, days }: { revenue: Revenue; from: 
     let unfollow: () => void = () => undefined;
     let cancelled = false;
     const { x, keys, values } = revenueSeries(revenue, from, days);
+    const colours = chartColours();
+    target.dataset.theme = theme;
     import("uplot")
       .then(({ default: UPlot }) => {
         if (cancelled) return;
@@ -45,9 +48,13 @@ export function RevenueChart({ revenue, from, days }: { revenue: Revenue; from: 
             height: 240,
             series: [
               {},
-              ...keys.map((label, i) => ({ label, stroke: COLOURS[i % COLOURS.length], width: 2 })),
+              ...keys.map((label, i) => ({
+                label,
+                stroke: colours.series[i % colours.series.length],
+                width: 2,
+              })),
             ],
-            axes: [{}, { size: 80 }],
+            axes: themedAxes(colours),
           },
           [x, ...values],
           target,
@@ -61,7 +68,7 @@ export function RevenueChart({ revenue, from, days }: { revenue: Revenue; from: 
       unfollow();
       chart?.destroy();
     };
-  }, [revenue, from, days]);
+  }, [revenue, from, days, theme]);
   return (
     <div
       ref={box}

@@ -1,11 +1,12 @@
 import { useState } from "react";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
-import { type Load, useLoad } from "../../hooks/useLoad";
+import { type LoadHandle, useLoad } from "../../hooks/useLoad";
 import { saveFile, toCsv } from "../../lib/csv";
 import type { MerchantApi, MerchantProfile, WebhookDeliveries } from "../../lib/trpc";
 import { ActionButton, SubmitActions } from "../../ui/ActionButton";
 import { CopyButton } from "../../ui/Copy";
+import { LiveStatus } from "../../ui/LiveStatus";
 import { type Column, DataTable } from "../../ui/Table";
 import { Loaded, OnceSecret, RefreshButton } from "../common/States";
 import { WebhookUrlField } from "../merchant/MerchantFields";
@@ -155,17 +156,14 @@ function SigningSecretCard({
 }
 
 /** The endpoint's state and its latest deliveries, read again on demand. */
-function DeliveriesCard({
-  deliveries,
-}: {
-  deliveries: Load<WebhookDeliveries> & { reload: () => Promise<void> };
-}) {
+function DeliveriesCard({ deliveries }: { deliveries: LoadHandle<WebhookDeliveries> }) {
   return (
     <section className="card card--wide" aria-labelledby="deliveries-heading">
       <div className="section-head">
         <h2 id="deliveries-heading">Latest deliveries</h2>
         <RefreshButton load={deliveries} testId="deliveries-refresh" className="button button--quiet" />
       </div>
+      <LiveStatus load={deliveries} />
       <Loaded load={deliveries} what="deliveries" testId="deliveries">
         {(data) => (
           <>
