@@ -16,6 +16,7 @@ export function LatencyChart({ routes }: { routes: readonly Telemetry["routes"][
   const ref = useRef<HTMLDivElement>(null);
   const { theme } = useTheme();
   const data = useMemo(() => latencySeries(routes), [routes]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the colours come from the theme's CSS variables, so a theme change redraws.
   useEffect(() => {
     const element = ref.current;
     if (!element || data.labels.length === 0) return;
