@@ -89,7 +89,9 @@ describe("App", () => {
         .mockResolvedValue({ merchant_id: merchant.merchant_id, secret: "msec_rotated", rotated_at: "x" }),
     });
     renderApp(api);
-    fireEvent.click(await screen.findByTestId("nav-profile"));
+    // Signed in by the stored secret: the dashboard first, then the profile is one section away.
+    expect(await screen.findByTestId("dashboard")).toBeTruthy();
+    fireEvent.click(screen.getByTestId("nav-profile"));
     fireEvent.click(await screen.findByTestId("rotate-start"));
     fireEvent.click(screen.getByTestId("rotate-confirm"));
     expect(((await screen.findByTestId("secret-value")) as HTMLInputElement).value).toBe("msec_rotated");
