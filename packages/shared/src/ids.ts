@@ -109,6 +109,7 @@ export const SECRET_ID_KINDS: ReadonlySet<IdKind> = new Set<IdKind>([
   "webhookSecret",
   "adminSession",
   "userSession",
+  "adminInvitationToken",
 ]);
 
 /** A fresh random id of the given kind: prefix + base58 of 96 to 256 random bits. */
