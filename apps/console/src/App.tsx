@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useRef } from "react";
+import { type Dispatch, type ReactNode, type SetStateAction, useEffect, useRef } from "react";
 import { Link, NavLink } from "react-router";
 import { GuideLink } from "./components/GuideLink";
 import { Notice, ProblemBanner } from "./components/ProblemBanner";
@@ -46,40 +46,14 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
   const registering = location.pathname === "/register";
   usePageTitle(merchantPageTitle(screen, section, registering), "merchant");
 
-  // A notice belongs to the page it was given on: moving to another section drops it.
-  const shownSection = useRef(section);
-  useEffect(() => {
-    const before = shownSection.current;
-    shownSection.current = section;
-    if (before && section && before !== section) {
-      setScreen((current) =>
-        current.kind === "profile" && current.notice
-          ? { kind: "profile", merchant: current.merchant }
-          : current,
-      );
-    }
-  }, [section, setScreen]);
+  useNoticePerSection(section, setScreen);
 
   return (
     <AppLayout area="Merchant" nav={nav} account={account}>
       <div ref={mainRef}>
         <ProblemBanner problem={problem} testId="app-problem" />
         {screen.kind === "loading" ? (
-          problem ? (
-            <button
-              type="button"
-              className="button button--secondary"
-              disabled={busy}
-              onClick={() => void loadProfile()}
-              data-testid="app-retry"
-            >
-              {busy ? "Trying again…" : "Retry"}
-            </button>
-          ) : (
-            <p role="status" className="muted">
-              Loading your profile…
-            </p>
-          )
+          <LoadingProfile failed={Boolean(problem)} busy={busy} onRetry={() => void loadProfile()} />
         ) : null}
         {screen.kind === "signed-out" && registering ? (
           <RegisterForm
@@ -154,6 +128,41 @@ export function App({ api, secrets = sessionStore }: { api: MerchantApi; secrets
         ) : null}
       </div>
     </AppLayout>
+  );
+}
+
+/** A notice belongs to the page it was given on: moving to another section drops it. */
+function useNoticePerSection(section: Section | undefined, setScreen: Dispatch<SetStateAction<Screen>>) {
+  const shownSection = useRef(section);
+  useEffect(() => {
+    const before = shownSection.current;
+    shownSection.current = section;
+    if (before && section && before !== section) {
+      setScreen((current) =>
+        current.kind === "profile" && current.notice
+          ? { kind: "profile", merchant: current.merchant }
+          : current,
+      );
+    }
+  }, [section, setScreen]);
+}
+
+/** The profile on its way, or the Retry after a failed read (the problem banner above says what failed). */
+function LoadingProfile({ failed, busy, onRetry }: { failed: boolean; busy: boolean; onRetry: () => void }) {
+  return failed ? (
+    <button
+      type="button"
+      className="button button--secondary"
+      disabled={busy}
+      onClick={onRetry}
+      data-testid="app-retry"
+    >
+      {busy ? "Trying again…" : "Retry"}
+    </button>
+  ) : (
+    <p role="status" className="muted">
+      Loading your profile…
+    </p>
   );
 }
 

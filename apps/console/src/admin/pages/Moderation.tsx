@@ -94,54 +94,15 @@ export function ModerationPage() {
               {
                 header: "Decision",
                 cell: (l) => (
-                  <span className="actions">
-                    {l.pending_revision ? (
-                      <>
-                        <ActionButton
-                          busy={action.busy}
-                          disabled={!canAct}
-                          onClick={() => approve(l, l.pending_revision!.id)}
-                          testId={`approve-${l.id}`}
-                          label={`Approve revision ${l.pending_revision.number} of ${l.title}`}
-                        >
-                          Approve
-                        </ActionButton>
-                        <button
-                          type="button"
-                          className="button button--danger"
-                          disabled={!canAct}
-                          onClick={() => setRejecting(l)}
-                          data-testid={`reject-${l.id}`}
-                          aria-label={`Reject ${l.title}`}
-                        >
-                          Reject…
-                        </button>
-                      </>
-                    ) : null}
-                    {l.status === "approved" ? (
-                      <button
-                        type="button"
-                        className="button button--danger"
-                        disabled={!canAct}
-                        onClick={() => setSuspending(l)}
-                        data-testid={`unpublish-${l.id}`}
-                        aria-label={`Unpublish ${l.title}`}
-                      >
-                        Unpublish…
-                      </button>
-                    ) : null}
-                    {l.status === "suspended" ? (
-                      <ActionButton
-                        busy={action.busy}
-                        disabled={!canAct}
-                        onClick={() => republish(l)}
-                        testId={`republish-${l.id}`}
-                        label={`Republish ${l.title}`}
-                      >
-                        Republish
-                      </ActionButton>
-                    ) : null}
-                  </span>
+                  <DecisionButtons
+                    listing={l}
+                    busy={action.busy}
+                    canAct={canAct}
+                    onApprove={(revisionId) => approve(l, revisionId)}
+                    onReject={() => setRejecting(l)}
+                    onUnpublish={() => setSuspending(l)}
+                    onRepublish={() => republish(l)}
+                  />
                 ),
               },
             ]}
@@ -171,6 +132,77 @@ export function ModerationPage() {
         />
       ) : null}
     </>
+  );
+}
+
+/** What an operator can decide about one listing: its pending revision, and whether it is public. */
+function DecisionButtons({
+  listing: l,
+  busy,
+  canAct,
+  onApprove,
+  onReject,
+  onUnpublish,
+  onRepublish,
+}: {
+  listing: ModerationListing;
+  busy: boolean;
+  canAct: boolean;
+  onApprove: (revisionId: string) => void;
+  onReject: () => void;
+  onUnpublish: () => void;
+  onRepublish: () => void;
+}) {
+  const pending = l.pending_revision;
+  return (
+    <span className="actions">
+      {pending ? (
+        <>
+          <ActionButton
+            busy={busy}
+            disabled={!canAct}
+            onClick={() => onApprove(pending.id)}
+            testId={`approve-${l.id}`}
+            label={`Approve revision ${pending.number} of ${l.title}`}
+          >
+            Approve
+          </ActionButton>
+          <button
+            type="button"
+            className="button button--danger"
+            disabled={!canAct}
+            onClick={onReject}
+            data-testid={`reject-${l.id}`}
+            aria-label={`Reject ${l.title}`}
+          >
+            Reject…
+          </button>
+        </>
+      ) : null}
+      {l.status === "approved" ? (
+        <button
+          type="button"
+          className="button button--danger"
+          disabled={!canAct}
+          onClick={onUnpublish}
+          data-testid={`unpublish-${l.id}`}
+          aria-label={`Unpublish ${l.title}`}
+        >
+          Unpublish…
+        </button>
+      ) : null}
+      {l.status === "suspended" ? (
+        <ActionButton
+          busy={busy}
+          disabled={!canAct}
+          onClick={onRepublish}
+          testId={`republish-${l.id}`}
+          label={`Republish ${l.title}`}
+        >
+          Republish
+        </ActionButton>
+      ) : null}
+    </span>
   );
 }
 
