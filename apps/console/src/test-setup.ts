@@ -1,5 +1,9 @@
-import { cleanup } from "@testing-library/react";
+import { cleanup, configure } from "@testing-library/react";
 import { afterEach } from "vitest";
+
+// findBy* waits up to 5 s, not 1 s: on a loaded 2-core CI machine a section's first render can take longer. A wait
+// bound, not a timing assertion: a test still fails when the element never comes.
+configure({ asyncUtilTimeout: 5000 });
 
 // vitest globals are off, so @testing-library cannot register its own cleanup.
 afterEach(() => {
