@@ -10,6 +10,7 @@ import { createPublicKey, sign, verify } from "node:crypto";
 import { cpus } from "node:os";
 import {
   CURRENT_AGREEMENT_HASH,
+  clientKey,
   DEFAULT_SEAT_PROGRAM,
   encodeSeat,
   IdentityGate,
@@ -66,7 +67,7 @@ async function signedRequests(count: number) {
   const out: { headers: Record<string, string>; digest: Buffer; agent: (typeof agents)[number] }[] = [];
   for (let i = 0; i < count; i++) {
     const agent = agents[i % AGENTS]!;
-    const { nonce } = await gate.issueNonce("bench");
+    const { nonce } = await gate.issueNonce(clientKey("127.0.0.1"));
     out.push({
       headers: agent.headers(nonce),
       digest: identityMessageDigest("tollgate", nonce, agent.pubkey),

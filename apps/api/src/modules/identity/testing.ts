@@ -73,6 +73,7 @@ export class ManualClock implements Clock {
   }
 }
 
+export { clientKey } from "../../infra/rate-limit";
 // For bench/identity-verify.ts (public testing entry `@tollgate/api/testing/identity`).
 export { IdentityGate } from "./identity-gate";
 export { identityMessageDigest } from "./identity-signature";
