@@ -99,6 +99,16 @@ describe("app", () => {
         "/admin/api/transactions/{id}",
         "/admin/api/merchants",
         "/admin/api/merchants/{id}",
+        "/admin/api/merchants/{id}/notes",
+        "/admin/api/merchants/{id}/suspend",
+        "/admin/api/merchants/{id}/unsuspend",
+        "/api/admin/invitations",
+        "/api/admin/invitations/accept",
+        "/api/admin/invitations/{id}/revoke",
+        "/api/admin/operators/{id}/disable",
+        "/api/admin/operators/{id}/enable",
+        "/api/admin/operators/{id}/revoke-sessions",
+        "/api/admin/operators/{id}/role",
         "/admin/api/agents",
         "/admin/api/agents/{addr}",
         "/admin/api/audit",
@@ -159,14 +169,20 @@ describe("app", () => {
       });
     }
     // The scheme comes from the procedure builder that enforces it, so every operator path names it except
-    // the ones that start or end a session, or say whether there is one (answered signed in or not).
+    // the ones that start or end a session, say whether there is one (answered signed in or not), or accept an
+    // invitation (its one-time token is the credential).
     const operatorPaths = Object.entries(paths).filter(([path]) =>
       /^\/(api\/admin|api\/dashboard|admin\/api)\//.test(path),
     );
     expect(operatorPaths.length).toBeGreaterThan(25);
     for (const [path, operations] of operatorPaths) {
       for (const [method, operation] of Object.entries(operations ?? {})) {
-        const opensSession = ["/api/admin/login", "/api/admin/logout", "/api/admin/session"].includes(path);
+        const opensSession = [
+          "/api/admin/login",
+          "/api/admin/logout",
+          "/api/admin/session",
+          "/api/admin/invitations/accept",
+        ].includes(path);
         expect((operation as { security?: unknown }).security, `${method} ${path}`).toEqual(
           opensSession ? undefined : [{ adminSession: [] }, { adminSessionToken: [] }],
         );
