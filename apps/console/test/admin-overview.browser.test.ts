@@ -72,7 +72,15 @@ describe.skipIf(!hasChromium)("operator console figures in Chromium", () => {
   it("a reversed fee range names the field it blames, before anything is asked of the API", async () => {
     const { page } = h;
     await openSection(page, "Fees");
-    await page.getByLabel("Custom", { exact: true }).check();
+    // The page may still be writing its default range into the URL, which re-renders the choice: click until the
+    // Custom choice holds.
+    const custom = page.getByLabel("Custom", { exact: true });
+    await expect
+      .poll(async () => {
+        await custom.click();
+        return custom.isChecked();
+      })
+      .toBe(true);
     await page.getByLabel("From", { exact: true }).fill("2026-11-23");
     await page.getByLabel("To", { exact: true }).fill("2026-11-01");
     await page.getByRole("button", { name: "Show" }).click();

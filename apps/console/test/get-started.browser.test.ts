@@ -94,7 +94,7 @@ describe.skipIf(!hasChromium)("Get started in Chromium", () => {
     const sample = (await page.getByTestId("start-gate-sample").textContent()) ?? "";
     expect(sample).toContain(`merchantId: "${merchantId}"`);
     expect(sample).toContain(`apiBaseUrl: "${api.baseUrl}"`);
-    expect(await page.getByTestId("section-guide-guide").textContent()).toBe("docs/merchants.md");
+    await expect.poll(() => page.getByTestId("section-guide-guide").textContent()).toBe("docs/merchants.md");
     expect(await page.getByTestId("section-guide-reference").getAttribute("href")).toBe("/docs");
     expect(await seriousViolations(page)).toEqual([]);
   });
@@ -102,7 +102,7 @@ describe.skipIf(!hasChromium)("Get started in Chromium", () => {
   it("the Gateway page before a route: the empty state, no console error, no 404 asked", async () => {
     await page.getByTestId("nav-gateway").click();
     await page.getByTestId("gateway-empty").waitFor();
-    expect(await page.getByTestId("section-guide-guide").textContent()).toBe("docs/gateway.md");
+    await expect.poll(() => page.getByTestId("section-guide-guide").textContent()).toBe("docs/gateway.md");
     expect(consoleErrors).toEqual([]);
     expect(notFound).toEqual([]);
   });
@@ -111,7 +111,7 @@ describe.skipIf(!hasChromium)("Get started in Chromium", () => {
     await page.getByTestId("nav-start").click();
     await page.getByTestId("start-webhooks-link").click();
     expect(path()).toBe("/console/webhooks");
-    expect(await page.getByTestId("section-guide-guide").textContent()).toBe("docs/webhooks.md");
+    await expect.poll(() => page.getByTestId("section-guide-guide").textContent()).toBe("docs/webhooks.md");
     await page
       .getByTestId("webhook-url")
       .fill(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`);
@@ -162,7 +162,9 @@ describe.skipIf(!hasChromium)("Get started in Chromium", () => {
     expect(commands).toContain(`--api-origin '${api.baseUrl}'`);
     await page.getByTestId("start-listings-link").click();
     expect(path()).toBe("/console/listings");
-    expect(await page.getByTestId("section-guide-guide").textContent()).toBe("docs/marketplace.md");
+    await expect
+      .poll(() => page.getByTestId("section-guide-guide").textContent())
+      .toBe("docs/marketplace.md");
     expect(errors).toEqual([]);
     expect(consoleErrors).toEqual([]);
   });
