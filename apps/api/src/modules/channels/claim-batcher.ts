@@ -99,11 +99,15 @@ export function createClaimBatcher(deps: ClaimBatcherDeps) {
   };
 
   /** Ends a claim and frees its channels; `confirmed` also raises each channel's claimed total. */
-  const finish = async (claim: ClaimRow, state: "confirmed" | "failed", lastError?: string) => {
+  const finish = async (
+    claim: ClaimRow,
+    state: "confirmed" | "failed",
+    fields: { lastError?: string; attempts?: number } = {},
+  ): Promise<ClaimState> => {
     await db.transaction(async (tx) => {
       await tx
         .update(channelClaims)
-        .set({ state, updatedAt: clock.now(), ...(lastError ? { lastError } : {}) })
+        .set({ ...fields, state, updatedAt: clock.now() })
         .where(eq(channelClaims.id, claim.id));
       for (const entry of claim.entries) {
         await tx
@@ -130,39 +134,37 @@ export function createClaimBatcher(deps: ClaimBatcherDeps) {
     return state;
   };
 
-  /** Sends a claim whose send is not known to have happened (new, crashed before recording, or dropped). */
-  const send = async (claim: ClaimRow): Promise<ClaimState> => {
+  /** What a sent transaction's receipt means for its claim; `undefined`: not mined yet, or unknown to the node. */
+  const settleStatus = async (claim: ClaimRow, txHash: string): Promise<ClaimState | undefined> => {
+    const status = await chain.claimStatus(txHash);
+    if (status === "confirmed") return finish(claim, "confirmed");
+    if (status === "reverted")
+      return finish(claim, "failed", { lastError: `claim transaction ${txHash} reverted` });
+    return status === "pending" ? "submitted" : undefined;
+  };
+
+  /**
+   * Moves one unfinished claim on as far as it goes now. A claim not known to be on the chain (new, crashed
+   * before its hash was recorded, or dropped by the node) is sent (again): safe, see the module comment.
+   */
+  const advance = async (claim: ClaimRow): Promise<ClaimState> => {
+    if (claim.state === "submitted" && claim.txHash) {
+      const state = await settleStatus(claim, claim.txHash);
+      if (state) return state;
+    }
     const attempt = claim.attempts + 1;
+    let txHash: string;
     try {
-      const { txHash } = await chain.submitClaims({ id: claim.id, chainId, entries: claim.entries, attempt });
-      await setState(claim.id, { state: "submitted", txHash, attempts: attempt, lastError: null });
-      return "submitted";
+      ({ txHash } = await chain.submitClaims({ id: claim.id, chainId, entries: claim.entries, attempt }));
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (attempt >= maxAttempts) return finish({ ...claim, attempts: attempt }, "failed", message);
-      await setState(claim.id, { attempts: attempt, lastError: message });
+      const lastError = error instanceof Error ? error.message : String(error);
+      if (attempt >= maxAttempts) return finish(claim, "failed", { lastError, attempts: attempt });
+      await setState(claim.id, { attempts: attempt, lastError });
       return "pending";
     }
-  };
-
-  /** Moves one unfinished claim on as far as it goes now. */
-  const advance = async (claim: ClaimRow): Promise<ClaimState> => {
-    if (claim.state === "pending") {
-      const state = await send(claim);
-      if (state !== "submitted") return state;
-      const [sent] = await db.select().from(channelClaims).where(eq(channelClaims.id, claim.id));
-      return sent ? check(sent) : state;
-    }
-    return check(claim);
-  };
-
-  const check = async (claim: ClaimRow): Promise<ClaimState> => {
-    if (!claim.txHash) return send(claim);
-    const status = await chain.claimStatus(claim.txHash);
-    if (status === "confirmed") return finish(claim, "confirmed");
-    if (status === "reverted") return finish(claim, "failed", `claim transaction ${claim.txHash} reverted`);
-    if (status === "dropped") return send(claim);
-    return "submitted";
+    await setState(claim.id, { state: "submitted", txHash, attempts: attempt, lastError: null });
+    // Dropped straight after the send: left submitted; the next run sends it again.
+    return (await settleStatus(claim, txHash)) ?? "submitted";
   };
 
   /** Writes the next batch (claim row first, then the channels' claim_id), or undefined when nothing is owed. */
