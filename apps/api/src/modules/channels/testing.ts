@@ -5,7 +5,11 @@
  */
 import { randomBytes } from "node:crypto";
 import type { ChannelConfigRecord } from "@tollgate/db";
+import { BATCH_SETTLEMENT_ADDRESS, BATCH_SETTLEMENT_DOMAIN, voucherTypes } from "@x402/evm";
 import type { Channel } from "@x402/evm/batch-settlement/server";
+import { Redis } from "ioredis";
+import { getAddress, verifyTypedData } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 
 export { PostgresChannelStorage } from "./channel-storage";
 export { type ClaimBatch, type ClaimChain, type ClaimTxStatus, createClaimBatcher } from "./claim-batcher";
@@ -72,5 +76,55 @@ export function acceptVoucher(voucher: TestVoucher, price: bigint, now: number) 
       signature: voucher.signature,
       lastRequestTimestamp: now,
     };
+  };
+}
+
+/**
+ * A payer key that signs and checks EIP-712 vouchers the way the stock scheme does (`Voucher(bytes32 channelId,
+ * uint128 maxClaimableAmount)` under the batch-settlement domain of `chainId`).
+ */
+export function testVoucherSigner(chainId: number) {
+  const account = privateKeyToAccount(generatePrivateKey());
+  const domain = {
+    ...BATCH_SETTLEMENT_DOMAIN,
+    chainId,
+    verifyingContract: getAddress(BATCH_SETTLEMENT_ADDRESS),
+  };
+  const message = (channelId: string, amount: string) => ({
+    channelId: channelId as `0x${string}`,
+    maxClaimableAmount: BigInt(amount),
+  });
+  return {
+    address: account.address,
+    sign: (channelId: string, amount: string) =>
+      account.signTypedData({
+        domain,
+        types: voucherTypes,
+        primaryType: "Voucher",
+        message: message(channelId, amount),
+      }),
+    verify: (channelId: string, amount: string, signature: string) =>
+      verifyTypedData({
+        address: account.address,
+        domain,
+        types: voucherTypes,
+        primaryType: "Voucher",
+        message: message(channelId, amount),
+        signature: signature as `0x${string}`,
+      }),
+  };
+}
+
+/** One Redis SET per call on `url` (the bench's baseline round trip). */
+export async function redisRoundTrip(url: string) {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  return {
+    roundTrip: async (i: number) => {
+      await redis.set(`bench:channel-voucher:${i % 64}`, String(i));
+    },
+    close: async () => {
+      await redis.quit();
+    },
   };
 }
