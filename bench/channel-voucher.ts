@@ -123,7 +123,7 @@ for (const kind of testDatabaseKinds()) {
       const { id, voucher } = nextVoucher(i);
       await stockPath(id, voucher);
     });
-    const signed = [];
+    const signed: { id: string; voucher: { maxClaimableAmount: string; signature: string } }[] = [];
     for (let i = 0; i < SIGNED_OPS; i++) {
       const { id, voucher } = nextVoucher(i);
       const sig = await payer.sign(id, voucher.maxClaimableAmount);

@@ -82,9 +82,8 @@ describe.each(storageDatabaseKinds("postgres"))("stock batch-settlement server o
     if (!verified.result.isValid) return { stage: "verify", outcome: verified.result } as const;
     const reserved = await hooks.onAfterVerify!({ ...base, result: verified.result });
     if (reserved) return { stage: "reserve", outcome: reserved } as const;
-    const settled = await hooks.onBeforeSettle!({ ...base, phase: "settle" } as Parameters<
-      NonNullable<typeof hooks.onBeforeSettle>
-    >[0]);
+    // After the handler succeeded: the stock server commits the charge (scheme spec "Request Processing" 3).
+    const settled = await hooks.onBeforeSettle!({ ...base, phase: "after-handler" });
     return { stage: "settled", outcome: settled } as const;
   }
 
