@@ -6,6 +6,7 @@ import { createTestDatabase, testDatabaseKinds } from "../../test/harness";
 import { PostgresChannelStorage } from "./channel-storage";
 import { type ClaimBatch, type ClaimChain, type ClaimTxStatus, createClaimBatcher } from "./claim-batcher";
 import { advisoryClaimLock } from "./claim-lock";
+import { createChannels } from "./index";
 import { acceptVoucher, openedChannel, testChannelConfig, testChannelId } from "./testing";
 
 const T0 = 1_780_000_000_000;
@@ -110,7 +111,8 @@ describe.each(testDatabaseKinds())("claim batcher on %s", (kind) => {
   it("claims what is owed in one batch, records it, and claims only new charges next time", async () => {
     const escrow = fakeEscrow();
     const { storage, ids } = await chargedChannels(3, 4);
-    const batcher = batcherFor(escrow.chain);
+    // Built the way the API will build it: the module's factory.
+    const batcher = createChannels({ database: handle, chainId, clock, chain: escrow.chain }).batcher!;
     const first = await batcher.run();
     expect(first.ran).toBe(true);
     expect(first.claims).toEqual([expect.objectContaining({ state: "confirmed", entries: 3 })]);
