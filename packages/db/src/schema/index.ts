@@ -1,6 +1,7 @@
 /** The database schema, one file per domain (drizzle-kit reads this index). */
 
 export * from "./bridge-providers";
+export * from "./channels";
 export * from "./controls";
 export * from "./failed-payments";
 export * from "./gateway";
