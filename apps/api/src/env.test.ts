@@ -43,7 +43,9 @@ describe("loadEnv", () => {
     expect(loadEnv({}).testPaidCalls.privateKey).toBeUndefined();
     expect(loadEnv({ TEST_PAID_CALL_PRIVATE_KEY: key }).testPaidCalls.privateKey).toBe(key);
     // An empty string counts as unset, in production too.
-    expect(loadEnv({ ...production, TEST_PAID_CALL_PRIVATE_KEY: "" }).testPaidCalls.privateKey).toBeUndefined();
+    expect(
+      loadEnv({ ...production, TEST_PAID_CALL_PRIVATE_KEY: "" }).testPaidCalls.privateKey,
+    ).toBeUndefined();
     expect(() => loadEnv({ ...production, TEST_PAID_CALL_PRIVATE_KEY: key })).toThrow(
       /TEST_PAID_CALL_PRIVATE_KEY: not allowed in production/,
     );

@@ -1,12 +1,12 @@
 import { isAppError } from "@tollgate/shared";
 import { assertSameMerchant, merchantProcedure } from "../merchants";
 import type { TestCallsDeps } from "./deps";
-import { planTestPaidCall } from "./test-paid-call-plan";
 import {
   ZTestPaidCallAvailability,
   ZTestPaidCallRequest,
   ZTestPaidCallUnavailableCode,
 } from "./test-paid-call.types";
+import { planTestPaidCall } from "./test-paid-call-plan";
 
 /**
  * GET /v1/merchants/{id}/test-paid-call (decision 0075): whether the console offers "Run a test paid call", and
@@ -31,7 +31,12 @@ export const getTestPaidCallProcedure = (deps: TestCallsDeps) =>
       assertSameMerchant(ctx.merchant, input.id);
       try {
         const plan = planTestPaidCall(deps, ctx.merchant);
-        return { available: true as const, network: plan.network, tier: plan.tier, unit_price: plan.unitPrice };
+        return {
+          available: true as const,
+          network: plan.network,
+          tier: plan.tier,
+          unit_price: plan.unitPrice,
+        };
       } catch (error) {
         const code = isAppError(error) ? ZTestPaidCallUnavailableCode.safeParse(error.code) : undefined;
         if (!code?.success || !isAppError(error)) throw error;

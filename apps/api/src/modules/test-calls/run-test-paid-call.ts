@@ -1,7 +1,7 @@
 import { assertMerchantSelling, assertSameMerchant, merchantProcedure } from "../merchants";
 import type { TestCallsDeps } from "./deps";
-import type { TestPaidCallRunner } from "./test-paid-call-service";
 import { ZTestPaidCallRequest, ZTestPaidCallResponse } from "./test-paid-call.types";
+import type { TestPaidCallRunner } from "./test-paid-call-service";
 
 /**
  * POST /v1/merchants/{id}/test-paid-call (decision 0075): one real paid call for the merchant on its local chain,
