@@ -117,7 +117,7 @@ export const ZRawEnv = z.object({
   RATE_LIMIT_PAYS_PER_MINUTE: envDefault(envInteger({ min: 1 }), 300).describe(
     "POST /v1/pay requests per client per minute.",
   ),
-  RATE_LIMIT_TEST_PAID_CALLS_PER_MINUTE: envDefault(envInteger({ min: 1 }), 6).describe(
+  TEST_PAID_CALLS_PER_MINUTE: envDefault(envInteger({ min: 1 }), 6).describe(
     "Test paid calls (POST /v1/merchants/{id}/test-paid-call) per merchant per minute.",
   ),
   RATE_LIMIT_PUBLIC_PER_MINUTE: envDefault(envInteger({ min: 1 }), 300).describe(

@@ -165,7 +165,7 @@ export function loadEnv(source: EnvSource = process.env): Env {
     quoteSignerPrivateKey: raw.QUOTE_SIGNER_PRIVATE_KEY,
     testPaidCalls: {
       privateKey: raw.TEST_PAID_CALL_PRIVATE_KEY,
-      perMinute: raw.RATE_LIMIT_TEST_PAID_CALLS_PER_MINUTE,
+      perMinute: raw.TEST_PAID_CALLS_PER_MINUTE,
     },
     receiptKeyStore: receiptKeyStoreOf(raw),
     receiptKeysFile: fromRoot(

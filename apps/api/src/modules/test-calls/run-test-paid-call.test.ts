@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { quotes, receipts } from "@tollgate/db";
+import { merchants, quotes, receipts } from "@tollgate/db";
 import { count, eq } from "drizzle-orm";
 import { type Address, erc20Abi, type Hash } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -39,7 +39,7 @@ describe.each(testDatabaseKinds())("test paid call (%s)", (kind) => {
       DATA_DIR: dataDir,
       CONFIRMATIONS_AMOY: "1",
       TEST_PAID_CALL_PRIVATE_KEY: PAYER_KEY,
-      RATE_LIMIT_TEST_PAID_CALLS_PER_MINUTE: "2",
+      TEST_PAID_CALLS_PER_MINUTE: "2",
     });
   }, 120_000);
 
@@ -149,7 +149,7 @@ describe.each(testDatabaseKinds())("test paid call (%s)", (kind) => {
     expect([await receiptsIssued(first), await receiptsIssued(second)]).toEqual([1, 1]);
   }, 180_000);
 
-  it("refuses a live merchant and another merchant's id, storing nothing", async () => {
+  it("refuses a live merchant, another merchant's id, no secret and a suspended merchant, storing nothing", async () => {
     const live = await register(api, { network_mode: "live", tiers: { standard: "0.05" } });
     const before = await stored(api);
     const refused = await run(api, live);
@@ -163,6 +163,13 @@ describe.each(testDatabaseKinds())("test paid call (%s)", (kind) => {
     expect([foreign.status, foreign.json.code]).toEqual([403, "forbidden"]);
     const anonymous = await api.call("POST", `/v1/merchants/${other.id}/test-paid-call`);
     expect([anonymous.status, anonymous.json.code]).toEqual([401, "merchant_auth_required"]);
+    // An operator's suspension (decision 0071): no quote would be issued, so nothing is attempted.
+    await api.deps.db.db
+      .update(merchants)
+      .set({ suspendedAt: new Date(), suspensionReason: "test" })
+      .where(eq(merchants.id, other.id));
+    const suspended = await run(api, other);
+    expect([suspended.status, suspended.json.code]).toEqual([403, "merchant_suspended"]);
     expect(await stored(api)).toEqual(before);
   });
 

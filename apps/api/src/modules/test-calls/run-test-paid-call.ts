@@ -1,4 +1,4 @@
-import { assertMerchantSelling, assertSameMerchant, merchantProcedure } from "../merchants";
+import { assertSameMerchant, merchantProcedure } from "../merchants";
 import type { TestCallsDeps } from "./deps";
 import { ZTestPaidCallRequest, ZTestPaidCallResponse } from "./test-paid-call.types";
 import type { TestPaidCallRunner } from "./test-paid-call-service";
@@ -16,7 +16,7 @@ export const runTestPaidCallProcedure = (deps: TestCallsDeps, runner: TestPaidCa
         tags: ["merchants"],
         summary: "Run a test paid call on the merchant's local chain",
         description:
-          "Test-mode merchants on a local chain, when the deployment has TEST_PAID_CALL_PRIVATE_KEY (`pnpm start`). 404 `test_paid_call_unavailable` without the key; 409 `test_paid_call_live_merchant`, `test_paid_call_chain_not_local`, `test_paid_call_in_progress`; 429 `rate_limited`; 422 `test_paid_call_failed` when the agent could not complete the call.",
+          "Test-mode merchants on a local chain, when the deployment has TEST_PAID_CALL_PRIVATE_KEY (`pnpm start`). 404 `test_paid_call_unavailable` without the key; 409 `test_paid_call_live_merchant`, `test_paid_call_chain_not_local`, `test_paid_call_in_progress`; 403 `merchant_suspended`; 429 `rate_limited`; 422 `test_paid_call_failed` when the agent could not complete the call.",
         protect: true,
         errorResponses: [400, 401, 403, 404, 409, 422, 429],
       },
@@ -25,7 +25,6 @@ export const runTestPaidCallProcedure = (deps: TestCallsDeps, runner: TestPaidCa
     .output(ZTestPaidCallResponse)
     .mutation(async ({ ctx, input }) => {
       assertSameMerchant(ctx.merchant, input.id);
-      assertMerchantSelling(ctx.merchant);
       const result = await runner.run(ctx.merchant);
       return {
         receipt_id: result.receiptId,

@@ -2,7 +2,8 @@
  * Runs one real paid call for a merchant (decision 0075): the real `@tollgate/agent` client, paying with
  * TEST_PAID_CALL_PRIVATE_KEY on the merchant's local settlement chain, buys the test resource behind the real
  * `@tollgate/gate`; the API issues a real receipt. Invariants:
- * - every guard (planTestPaidCall, then the per-merchant limit) is checked before anything is started or signed;
+ * - every guard (planTestPaidCall, suspension, then the per-merchant limit) is checked before anything is started or
+ *   signed;
  * - one call per merchant at a time: a second press while one runs is refused with `test_paid_call_in_progress`,
  *   never queued behind it, so a double click never pays twice;
  * - calls of different merchants share one key, so they run one after another (one nonce sequence in this process).
@@ -11,7 +12,7 @@ import { AgentError, type AgentStep, createAgent, PaymentFailedError } from "@to
 import { AppError } from "@tollgate/shared";
 import { privateKeyToAccount } from "viem/accounts";
 import type { ClientKey } from "../../infra/rate-limit";
-import type { MerchantRecord } from "../merchants";
+import { assertMerchantSelling, type MerchantRecord } from "../merchants";
 import type { TestCallsDeps } from "./deps";
 import { planTestPaidCall, type TestPaidCallPlan } from "./test-paid-call-plan";
 import { startTestResource } from "./test-resource";
@@ -48,6 +49,8 @@ export function createTestPaidCallRunner(deps: TestCallsDeps): TestPaidCallRunne
   return {
     async run(merchant) {
       const plan = planTestPaidCall(deps, merchant);
+      // A suspended merchant gets no quote; say so before a transaction is attempted.
+      assertMerchantSelling(merchant);
       if (running.has(merchant.id)) {
         throw new AppError(
           "test_paid_call_in_progress",
