@@ -28,6 +28,7 @@ export function createAppRouter(m: Modules) {
     }),
     merchant: router(m.merchants.procedures),
     gateway: router(m.gateway.procedures),
+    testCall: router(m.testCalls.procedures),
     listing: router(m.marketplace.listings),
     partner: router({ get: m.public.getPartner }),
     quote: router(m.quotesPay.procedures),

@@ -63,6 +63,7 @@ describe("app", () => {
         "/v1/merchants/{id}/gateway",
         "/v1/merchants/{id}/gateway/current",
         "/v1/merchants/{id}/gateway/origin-secret/rotate",
+        "/v1/merchants/{id}/test-paid-call",
         "/v1/merchants/{id}/revocations",
         "/v1/pay",
         "/v1/quote",

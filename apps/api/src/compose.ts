@@ -16,6 +16,7 @@ import { createAdminAuth, operatorsModule } from "./modules/operators";
 import { publicModule } from "./modules/public";
 import { quotesPayModule } from "./modules/quotes-pay";
 import { receiptsModule } from "./modules/receipts";
+import { testCallsModule } from "./modules/test-calls";
 import { createUserAuth, usersModule } from "./modules/users";
 import { webhooksModule } from "./modules/webhooks";
 
@@ -118,6 +119,15 @@ function paymentModules(deps: Deps, auth: Auth) {
         receipts: { ttlSeconds: env.receipts.ttlSeconds },
         gateway: env.gateway,
       },
+    }),
+    testCalls: testCallsModule({
+      clock,
+      log,
+      merchantAuth,
+      chains,
+      keys,
+      limiter: deps.limiters.testPaidCalls,
+      env: { baseUrl: env.baseUrl, testPaidCallPrivateKey: env.testPaidCalls.privateKey },
     }),
     bridge: bridgeModule({
       db,

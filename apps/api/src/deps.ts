@@ -71,6 +71,8 @@ export interface Deps {
     registration: RateLimiter;
     quotes: RateLimiter;
     pays: RateLimiter;
+    /** The console's test paid calls, per merchant (decision 0075). */
+    testPaidCalls: RateLimiter;
     /** SPEC §8 "public surface": unauthenticated reads (feeds, capabilities, registry, discovery), per client. */
     publicSurface: RateLimiter;
   };
@@ -373,6 +375,10 @@ function createLimiters(env: Env, redis: RedisKeyspace | undefined): Deps["limit
     ),
     // Each /v1/pay costs RPC calls: bound what one client can make us spend.
     pays: createRateLimiter({ name: "pays", points: env.pay.ratePerMinute, durationSeconds: 60 }, redis),
+    testPaidCalls: createRateLimiter(
+      { name: "test-paid-calls", points: env.testPaidCalls.perMinute, durationSeconds: 60 },
+      redis,
+    ),
   };
 }
 

@@ -77,6 +77,13 @@ export const ZRawEnv = z.object({
   QUOTE_SIGNER_PRIVATE_KEY: envOptional(envPrivateKey()).describe(
     "secp256k1 key (0x + 64 hex) that signs v1.4 quotes; its address must hold SIGNER_ROLE on each v1.4 splitter. The same on every replica.",
   ),
+  /**
+   * The console's "Run a test paid call" (docs/decisions/0075-test-paid-call-endpoint.md): the key that pays, on local
+   * chains only. Unset by default; `pnpm start` sets the public Hardhat demo key; refused in production.
+   */
+  TEST_PAID_CALL_PRIVATE_KEY: envOptional(envPrivateKey()).describe(
+    "Key (0x + 64 hex) that pays the console's test paid calls for test-mode merchants on local chains. Unset: the feature is off. Refused with NODE_ENV=production.",
+  ),
   RECEIPT_KEYS_FILE: envOptional(z.string()).describe(
     "Receipt key file for RECEIPT_KEYS_STORE=file. Default DATA_DIR/keys/receipt-keys.json.",
   ),
@@ -109,6 +116,9 @@ export const ZRawEnv = z.object({
   ),
   RATE_LIMIT_PAYS_PER_MINUTE: envDefault(envInteger({ min: 1 }), 300).describe(
     "POST /v1/pay requests per client per minute.",
+  ),
+  TEST_PAID_CALLS_PER_MINUTE: envDefault(envInteger({ min: 1 }), 6).describe(
+    "Test paid calls (POST /v1/merchants/{id}/test-paid-call) per merchant per minute.",
   ),
   RATE_LIMIT_PUBLIC_PER_MINUTE: envDefault(envInteger({ min: 1 }), 300).describe(
     "Requests per client per minute on the public read surfaces.",

@@ -37,6 +37,21 @@ describe("loadEnv", () => {
     expect(() => loadEnv({ NODE_ENV: "production" })).toThrow(/WEBHOOK_SECRET_KEY/);
   });
 
+  it("TEST_PAID_CALL_PRIVATE_KEY: unset by default, parsed outside production, refused in production", () => {
+    const key = `0x${"ab".repeat(32)}`;
+    const production = { NODE_ENV: "production", WEBHOOK_SECRET_KEY: "a".repeat(64) };
+    expect(loadEnv({}).testPaidCalls.privateKey).toBeUndefined();
+    expect(loadEnv({ TEST_PAID_CALL_PRIVATE_KEY: key }).testPaidCalls.privateKey).toBe(key);
+    // An empty string counts as unset, in production too.
+    expect(
+      loadEnv({ ...production, TEST_PAID_CALL_PRIVATE_KEY: "" }).testPaidCalls.privateKey,
+    ).toBeUndefined();
+    expect(() => loadEnv({ ...production, TEST_PAID_CALL_PRIVATE_KEY: key })).toThrow(
+      /TEST_PAID_CALL_PRIVATE_KEY: not allowed in production/,
+    );
+    expect(() => loadEnv({ TEST_PAID_CALL_PRIVATE_KEY: "0x1234" })).toThrow(/TEST_PAID_CALL_PRIVATE_KEY/);
+  });
+
   it("receipt keys: the file store by default; the database store needs a 32-byte RECEIPT_KEYS_KEK", () => {
     expect(loadEnv({}).receiptKeyStore).toEqual({ kind: "file" });
     expect(loadEnv({ NODE_ENV: "production", WEBHOOK_SECRET_KEY: "a".repeat(64) }).receiptKeyStore).toEqual({

@@ -67,6 +67,8 @@ export type Env = {
     headMaxAgeSeconds: Partial<Record<string, number>>;
   };
   quoteSignerPrivateKey: `0x${string}` | undefined;
+  /** The console's test paid calls (decision 0075): the paying key (never set in production), per-merchant limit. */
+  testPaidCalls: { privateKey: `0x${string}` | undefined; perMinute: number };
   /** Where receipt keys live (docs/keys.md): the file at `receiptKeysFile`, or the database and its KEK. */
   receiptKeyStore: { kind: "file" } | { kind: "database"; kek: Buffer };
   receiptKeysFile: string;
@@ -161,6 +163,10 @@ export function loadEnv(source: EnvSource = process.env): Env {
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
     chains: chainSettings(raw, source, manifestPath),
     quoteSignerPrivateKey: raw.QUOTE_SIGNER_PRIVATE_KEY,
+    testPaidCalls: {
+      privateKey: raw.TEST_PAID_CALL_PRIVATE_KEY,
+      perMinute: raw.TEST_PAID_CALLS_PER_MINUTE,
+    },
     receiptKeyStore: receiptKeyStoreOf(raw),
     receiptKeysFile: fromRoot(
       raw.RECEIPT_KEYS_FILE ?? join(raw.DATA_DIR ?? ".tollgate", "keys", "receipt-keys.json"),
@@ -197,8 +203,17 @@ export function loadEnv(source: EnvSource = process.env): Env {
   };
 }
 
-/** Rules across variables: production needs the webhook key; the bootstrap operator needs both halves. */
+/**
+ * Rules across variables: production needs the webhook key and holds no test paid call key (decision 0075: a key
+ * the API spends on a merchant's button belongs to a development stack only); the bootstrap operator needs both
+ * halves.
+ */
 function checkRequiredTogether(raw: RawEnv): void {
+  if (raw.NODE_ENV === "production" && raw.TEST_PAID_CALL_PRIVATE_KEY) {
+    throw new EnvError(
+      "Invalid environment:\n  TEST_PAID_CALL_PRIVATE_KEY: not allowed in production (test paid calls are for local chains)",
+    );
+  }
   if (raw.NODE_ENV === "production" && !raw.WEBHOOK_SECRET_KEY) {
     throw new EnvError(
       "Invalid environment:\n  WEBHOOK_SECRET_KEY: required in production (shared with the indexer)",

@@ -31,6 +31,10 @@ export function fakeApi(overrides: Partial<MerchantApi> = {}) {
     currentGateway: vi.fn<MerchantApi["currentGateway"]>(unexpected("currentGateway")),
     setGateway: vi.fn<MerchantApi["setGateway"]>(unexpected("setGateway")),
     rotateOriginSecret: vi.fn<MerchantApi["rotateOriginSecret"]>(unexpected("rotateOriginSecret")),
+    testPaidCallAvailability: vi.fn<MerchantApi["testPaidCallAvailability"]>(
+      unexpected("testPaidCallAvailability"),
+    ),
+    runTestPaidCall: vi.fn<MerchantApi["runTestPaidCall"]>(unexpected("runTestPaidCall")),
     // The canonical networks, as a deployment without extra networks lists them.
     networks: vi.fn<MerchantApi["networks"]>(() => Promise.resolve(CANONICAL_NETWORKS)),
     ...overrides,

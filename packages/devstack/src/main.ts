@@ -35,9 +35,13 @@ import {
   startDemoUpstream,
 } from "./demo";
 import { reconcileDataDir } from "./restart";
+import { withTestPaidCallKey } from "./test-paid-call-key";
 
-/** The one place this process reads its environment; every part gets the same source. */
-const source = process.env;
+/**
+ * The one place this process reads its environment; every part gets the same source. The console's test paid call
+ * is on by default here (decision 0075).
+ */
+const source = withTestPaidCallKey(process.env);
 
 const say: ShutdownLog = {
   info: (message) => process.stdout.write(`▶ ${message}\n`),

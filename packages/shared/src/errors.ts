@@ -145,6 +145,12 @@ export const ERROR_STATUS = {
   last_owner_required: 409,
   admin_not_found: 404,
   invitation_invalid: 404,
+  // The console's test paid call (docs/decisions/0075-test-paid-call-endpoint.md): local chains, test mode only.
+  test_paid_call_unavailable: 404,
+  test_paid_call_live_merchant: 409,
+  test_paid_call_chain_not_local: 409,
+  test_paid_call_in_progress: 409,
+  test_paid_call_failed: 422,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -261,6 +267,11 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   last_owner_required: "That would leave no active owner",
   admin_not_found: "No operator account with this id",
   invitation_invalid: "Invitation unknown, expired, already used or revoked",
+  test_paid_call_unavailable: "Test paid calls are not enabled on this deployment",
+  test_paid_call_live_merchant: "Test paid calls are for test-mode merchants only",
+  test_paid_call_chain_not_local: "Test paid calls run on local chains only",
+  test_paid_call_in_progress: "A test paid call for this merchant is already running",
+  test_paid_call_failed: "The test paid call did not complete",
 
   // User sessions.
   user_auth_required: "User sign-in required",

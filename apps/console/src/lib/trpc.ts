@@ -54,6 +54,8 @@ export type CreateListingRequest = Parameters<Client["listing"]["create"]["mutat
 export type UpdateListingRequest = Parameters<Client["listing"]["update"]["mutate"]>[0];
 export type GatewayRoute = Awaited<ReturnType<Client["gateway"]["get"]["query"]>>;
 export type SetGatewayRequest = Parameters<Client["gateway"]["set"]["mutate"]>[0];
+export type TestPaidCallAvailability = Awaited<ReturnType<Client["testCall"]["availability"]["query"]>>;
+export type TestPaidCallResult = Awaited<ReturnType<Client["testCall"]["run"]["mutate"]>>;
 
 /** What the screens need from the API; components take this so tests can pass a fake. */
 export interface MerchantApi {
@@ -75,6 +77,10 @@ export interface MerchantApi {
   currentGateway(id: string): Promise<GatewayRoute | null>;
   setGateway(input: SetGatewayRequest): Promise<GatewayRoute>;
   rotateOriginSecret(id: string): Promise<GatewayRoute>;
+  /** Whether "Run a test paid call" is offered (`GET /v1/merchants/{id}/test-paid-call`: 200 either way). */
+  testPaidCallAvailability(id: string): Promise<TestPaidCallAvailability>;
+  /** Pays one real call on the merchant's local chain (decision 0075); resolves once the receipt is issued. */
+  runTestPaidCall(id: string): Promise<TestPaidCallResult>;
   /** The settlement networks of this deployment, from `GET /api/payment-capabilities` (decision 0057). */
   networks(): Promise<ConsoleNetwork[]>;
 }
@@ -101,6 +107,8 @@ export function createMerchantApi(options: ConsoleClientOptions): MerchantApi {
     currentGateway: async (id) => (await client.gateway.current.query({ id })).route,
     setGateway: (input) => client.gateway.set.mutate(input),
     rotateOriginSecret: (id) => client.gateway.rotateOriginSecret.mutate({ id }),
+    testPaidCallAvailability: (id) => client.testCall.availability.query({ id }),
+    runTestPaidCall: (id) => client.testCall.run.mutate({ id }),
     networks: () => fetchNetworks(options.baseUrl, options.fetch),
   };
 }

@@ -6,6 +6,7 @@ import type { MerchantApi, MerchantProfile } from "../../lib/trpc";
 import { Loaded, RefreshButton } from "../common/States";
 import { readStartProgress, type StartProgress } from "./progress";
 import { gateSample, testPaidCallCommands } from "./samples";
+import { TestPaidCallButton } from "./TestPaidCallButton";
 
 /**
  * Get started (decision 0074): the four steps from a new merchant to a paid call, with the merchant's own values,
@@ -36,7 +37,15 @@ export function GetStarted({
         time: this page is always in the menu.
       </p>
       <Loaded load={progress} what="your progress" testId="start">
-        {(state) => <Steps state={state} merchant={merchant} apiBaseUrl={apiBaseUrl} />}
+        {(state) => (
+          <Steps
+            state={state}
+            merchant={merchant}
+            apiBaseUrl={apiBaseUrl}
+            api={api}
+            onPaid={progress.refresh}
+          />
+        )}
       </Loaded>
     </section>
   );
@@ -46,10 +55,14 @@ function Steps({
   state,
   merchant,
   apiBaseUrl,
+  api,
+  onPaid,
 }: {
   state: StartProgress;
   merchant: MerchantProfile;
   apiBaseUrl: string;
+  api: MerchantApi;
+  onPaid: () => unknown;
 }) {
   const id = merchant.merchant_id;
   const done = [
@@ -111,7 +124,7 @@ function Steps({
           </p>
         </Step>
         <Step key="paid-call" name="paid-call" title="Make a test paid call" done={done[2] === true}>
-          <PaidCallStep state={state} merchant={merchant} apiBaseUrl={apiBaseUrl} />
+          <PaidCallStep state={state} merchant={merchant} apiBaseUrl={apiBaseUrl} api={api} onPaid={onPaid} />
         </Step>
         <Step key="listing" name="listing" title="Publish a listing" done={done[3] === true}>
           <p>
@@ -132,15 +145,22 @@ function Steps({
   );
 }
 
-/** The paid call runs on the local chains of the dev stack: test-mode merchants only. */
+/**
+ * The paid call runs on the local chains of the dev stack: test-mode merchants only. Where the API offers it
+ * (decision 0075) a button runs it; the two commands stay as the way to run it by hand, open when there is no button.
+ */
 function PaidCallStep({
   state,
   merchant,
   apiBaseUrl,
+  api,
+  onPaid,
 }: {
   state: StartProgress;
   merchant: MerchantProfile;
   apiBaseUrl: string;
+  api: MerchantApi;
+  onPaid: () => unknown;
 }) {
   const calls =
     state.paidCalls === undefined
@@ -156,12 +176,49 @@ function PaidCallStep({
       </p>
     );
   }
+  const offer = state.testPaidCall;
+  return (
+    <>
+      <p>{calls}</p>
+      {offer?.available ? (
+        <TestPaidCallButton
+          api={api}
+          merchantId={merchant.merchant_id}
+          network={offer.network}
+          tier={offer.tier}
+          unitPrice={offer.unit_price}
+          onPaid={onPaid}
+        />
+      ) : (
+        <p className="muted" data-testid="start-test-call-unavailable">
+          {offer
+            ? `No test paid call button here: ${offer.detail}.`
+            : "Could not check whether the API runs test paid calls."}
+        </p>
+      )}
+      <details open={!offer?.available} data-testid="start-paid-call-manual">
+        <summary>Run it by hand</summary>
+        <ManualPaidCall state={state} merchant={merchant} apiBaseUrl={apiBaseUrl} />
+      </details>
+    </>
+  );
+}
+
+/** The two commands of decision 0074: the example merchant gated for this merchant, and the demo agent paying it. */
+function ManualPaidCall({
+  state,
+  merchant,
+  apiBaseUrl,
+}: {
+  state: StartProgress;
+  merchant: MerchantProfile;
+  apiBaseUrl: string;
+}) {
   return (
     <>
       <p>
-        {calls} With <code>pnpm start</code> running, these two commands from the repository root serve a
-        gated API for you and pay one call with the dev stack's funded demo agent on{" "}
-        {merchant.settlement_chain}.
+        With <code>pnpm start</code> running, these two commands from the repository root serve a gated API
+        for you and pay one call with the dev stack's funded demo agent on {merchant.settlement_chain}.
       </p>
       {state.chainId === undefined ? (
         <p className="muted">The settlement network's chain id could not be read: refresh to try again.</p>

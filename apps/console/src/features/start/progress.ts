@@ -8,6 +8,7 @@ import type {
   Listing,
   MerchantApi,
   MerchantDashboard,
+  TestPaidCallAvailability,
   WebhookDeliveries,
 } from "../../lib/trpc";
 
@@ -23,6 +24,8 @@ export interface StartProgress {
   listing: "published" | "pending" | "none" | undefined;
   /** The chain id of the merchant's settlement network, for the test paid call. */
   chainId: number | undefined;
+  /** Whether the API runs a test paid call for this merchant (decision 0075); undefined: could not check. */
+  testPaidCall: TestPaidCallAvailability | undefined;
 }
 
 /** The widest dashboard window (DASHBOARD_MAX_DAYS): any paid call in the last year counts. */
@@ -35,12 +38,13 @@ export async function readStartProgress(
   merchant: { merchant_id: string; webhook_url: string | null; settlement_chain: string },
 ): Promise<StartProgress> {
   const id = merchant.merchant_id;
-  const [gateway, deliveries, dashboard, listings, networks] = await Promise.all([
+  const [gateway, deliveries, dashboard, listings, networks, testPaidCall] = await Promise.all([
     orUndefined(api.currentGateway(id)),
     orUndefined(api.webhookDeliveries(id)),
     orUndefined(api.dashboard(PAID_CALL_WINDOW_DAYS)),
     orUndefined(api.listListings(id)),
     orUndefined(api.networks()),
+    orUndefined(api.testPaidCallAvailability(id)),
   ]);
   return {
     gateway,
@@ -49,6 +53,7 @@ export async function readStartProgress(
     paidCalls: dashboard ? paidCalls(dashboard) : undefined,
     listing: listings ? listingState(listings) : undefined,
     chainId: networks?.find((network) => network.name === merchant.settlement_chain)?.chainId,
+    testPaidCall,
   };
 }
 
