@@ -105,8 +105,9 @@ describe("agent rails on the bridge: pay_matic, x402 exact, the choice between t
     const steps: AgentStep[] = [];
     const agent = agentWith(account, { nativeUsdPrices: { 80002: "0.5" } }, steps);
     const challenge = await fetch(`${bridge.url}/shop/search?q=matic`);
-    const offer = ((await challenge.json()) as { pay_matic: { merchant_amount_wei: string; total_wei: string } })
-      .pay_matic;
+    const offer = (
+      (await challenge.json()) as { pay_matic: { merchant_amount_wei: string; total_wei: string } }
+    ).pay_matic;
     const merchantBefore = await client().getBalance({ address: merchant });
     const response = await agent.fetch(`${bridge.url}/shop/search?q=matic`, undefined, { rail: "pay-matic" });
     expect(response.status, await response.clone().text()).toBe(200);
@@ -170,7 +171,9 @@ describe("agent rails on the bridge: pay_matic, x402 exact, the choice between t
     const { account, counter } = countingAccount(14);
     const steps: AgentStep[] = [];
     const agent = agentWith(account, { nativeUsdPrices: { 80002: "0.5" } }, steps);
-    const response = await agent.fetch(`${bridge.url}/shop/search?q=named`, undefined, { rail: "x402-exact" });
+    const response = await agent.fetch(`${bridge.url}/shop/search?q=named`, undefined, {
+      rail: "x402-exact",
+    });
     expect(response.status).toBe(200);
     expect(decodeX402Header(response.headers.get(X402_HEADERS.v2Response))).toMatchObject({ success: true });
     expect(steps.find((s) => s.type === "rail_chosen")).toMatchObject({ rail: "x402-exact" });
@@ -224,7 +227,12 @@ describe("agent rails on the bridge: pay_matic, x402 exact, the choice between t
         "x402-exact",
         "--json",
       ],
-      { env: { TOLLGATE_AGENT_PRIVATE_KEY: key }, stdout: (t) => out.push(t), stderr: (t) => out.push(t), cwd: dataDir },
+      {
+        env: { TOLLGATE_AGENT_PRIVATE_KEY: key },
+        stdout: (t) => out.push(t),
+        stderr: (t) => out.push(t),
+        cwd: dataDir,
+      },
     );
     const result = JSON.parse(out.join("")) as { ok: boolean; response: { status: number; body: unknown } };
     expect(code, out.join("")).toBe(0);
