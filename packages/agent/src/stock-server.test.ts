@@ -62,7 +62,8 @@ describe("agent pays a stock x402 server (@x402/core server + stock facilitator)
       new x402ResourceServer({
         verify: (payload, requirements) => facilitator.verify(payload, requirements),
         settle: (payload, requirements) => facilitator.settle(payload, requirements),
-        getSupported: async () => facilitator.getSupported(),
+        // The facilitator types `network` as a string, the server client as CAIP-2: the same values at runtime.
+        getSupported: async () => facilitator.getSupported() as never,
       }),
     );
     await resourceServer.initialize();
