@@ -41,6 +41,8 @@ export function createRuntime(config: McpConfig): Runtime {
     store,
     // x402 402s (bridge, third-party x402 servers) are paid in the manifest's ERC-3009 stablecoins only.
     ...(manifest.ok ? { x402Assets: x402AssetsFromManifest(manifest.value) } : {}),
+    // The legacy bridge's pay_matic offer is counted in USD at these prices (decision 0081).
+    nativeUsdPrices: config.nativeUsdPrices,
     preferences: {
       ...(config.network ? { network: config.network } : {}),
       ...(config.asset ? { asset: config.asset } : {}),
