@@ -100,6 +100,7 @@ export function wireAgent(options: AgentOptions): AgentParts {
     nativeUsd: new Map(
       Object.entries(options.nativeUsdPrices ?? {}).map(([id, usd]) => [Number(id), parseUsd(usd)]),
     ),
+    splitters: options.legacySplitters ?? [],
     clock,
     sleep: options.sleep ?? systemSleep,
     onStep,

@@ -16,6 +16,7 @@ import { envDefault, envOptional } from "@tollgate/shared/env";
 import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
 import type { AgentOptions } from "./options";
+import { legacySplittersFromManifest } from "./pay-matic";
 import type { PayOptions, RailId } from "./rails";
 import { FileAgentStore } from "./store";
 import { x402AssetsFromManifest } from "./x402-pay";
@@ -79,8 +80,9 @@ Options:
   --rpc <id=url>        RPC URL for a chain id (repeatable; env TOLLGATE_RPC_URLS)
   --key-file <path>     file holding the private key (else env TOLLGATE_AGENT_PRIVATE_KEY)
   --store <path>        state file (env TOLLGATE_AGENT_STORE, default .tollgate/agent-state.json)
-  --manifest <path>     deployment manifest: x402 402s are paid in its USD stablecoins
-                        (env TOLLGATE_DEPLOYMENT_MANIFEST; without it x402 402s are not paid)
+  --manifest <path>     deployment manifest: x402 402s are paid in its USD stablecoins, pay_matic
+                        through its v1.2 splitters (env TOLLGATE_DEPLOYMENT_MANIFEST; without it
+                        neither is paid)
   --native-usd <id=usd> USD price of a chain's native token (repeatable; env TOLLGATE_NATIVE_USD_PRICES);
                         needed to pay the legacy bridge's pay_matic offer
   --expected-calls <n>  calls of this resource expected; picks the cheapest rail for them (default 1)
@@ -246,13 +248,14 @@ function payOptionsOf(expectedCalls: string | undefined, rail: string | undefine
 function paymentAssetsOf(
   manifestPath: string | undefined,
   priceLists: ReadonlyArray<string | undefined>,
-): Pick<AgentOptions, "x402Assets" | "nativeUsdPrices"> {
+): Pick<AgentOptions, "x402Assets" | "nativeUsdPrices" | "legacySplitters"> {
   let x402Assets: AgentOptions["x402Assets"];
+  let legacySplitters: AgentOptions["legacySplitters"];
   if (manifestPath) {
     try {
-      x402Assets = x402AssetsFromManifest(
-        parseDeploymentManifest(JSON.parse(readFileSync(manifestPath, "utf8"))),
-      );
+      const manifest = parseDeploymentManifest(JSON.parse(readFileSync(manifestPath, "utf8")));
+      x402Assets = x402AssetsFromManifest(manifest);
+      legacySplitters = legacySplittersFromManifest(manifest);
     } catch (error) {
       throw new UsageError(`deployment manifest ${manifestPath}: ${(error as Error).message}`);
     }
@@ -269,6 +272,7 @@ function paymentAssetsOf(
   }
   return {
     ...(x402Assets ? { x402Assets } : {}),
+    ...(legacySplitters ? { legacySplitters } : {}),
     ...(Object.keys(nativeUsdPrices).length > 0 ? { nativeUsdPrices } : {}),
   };
 }

@@ -165,6 +165,11 @@ export interface AgentOptions {
    * offers are not paid.
    */
   nativeUsdPrices?: Record<number, string>;
+  /**
+   * The v1.2 splitters (`{chainId, address}`; `legacySplittersFromManifest(manifest)`) a `pay_matic` offer may name.
+   * Default none: the legacy bridge's native offers are not paid.
+   */
+  legacySplitters?: readonly { chainId: number; address: string }[];
   /** Defaults of every `fetch` call's {@link PayOptions} (expected calls, rail). */
   pay?: PayOptions;
   /** Sent with every quote request. */

@@ -5,13 +5,15 @@
  * `x-order-id` and the payer's `x-payer-signature`.
  * Invariants:
  * - paid only on a configured, allowed chain whose native token has a USD price in `nativeUsdPrices` (the limits
- *   count USD; a native payment the agent cannot price is not made);
+ *   count USD; a native payment the agent cannot price is not made), and only to a v1.2 splitter the agent was
+ *   given (`legacySplitters`, from the deployment manifest): the 402 names the contract, so a hostile server could
+ *   otherwise name any contract (decision 0026 left the rail unpaid for that reason);
  * - the origin is trusted and the spend (total rounded up to the micro-USD) is committed durably BEFORE the
  *   transaction is signed; a transaction that reverted gives its budget back, one whose outcome is unknown keeps it;
  * - one transaction per call: `payment_pending` answers (425) are retried with the SAME proof until the deadline.
  */
-import { DEFAULT_NETWORKS, formatUsd, splitterV12Abi } from "@tollgate/shared";
-import { encodeFunctionData, getAddress, type LocalAccount } from "viem";
+import { DEFAULT_NETWORKS, type DeploymentManifest, formatUsd, splitterV12Abi } from "@tollgate/shared";
+import { type Address, encodeFunctionData, getAddress, isAddressEqual, type LocalAccount } from "viem";
 import { z } from "zod";
 import type { ChainSet } from "./chains";
 import { normalizeOrigin } from "./checks";
@@ -60,12 +62,28 @@ export interface PayMaticDeps {
   ledger: Pick<AgentLedger, "commitSpend" | "releaseSpend" | "recordX402Failure">;
   /** Micro-USD per whole native token, by chain id. */
   nativeUsd: ReadonlyMap<number, bigint>;
+  /** The v1.2 splitters the agent pays through. */
+  splitters: readonly LegacySplitter[];
   clock: Clock;
   sleep: Sleep;
   onStep: StepSink;
   payDeadlineMs: number;
   maxBackoffMs: number;
   txTimeoutMs: number;
+}
+
+/** A v1.2 splitter the pay_matic rail may pay through. */
+export interface LegacySplitter {
+  chainId: number;
+  address: string;
+}
+
+/** The v1.2 splitters a deployment manifest records. */
+export function legacySplittersFromManifest(manifest: DeploymentManifest): LegacySplitter[] {
+  return Object.values(manifest.chains).flatMap((chain) => {
+    const splitter = chain.splitters["v1.2"];
+    return splitter ? [{ chainId: chain.chainId, address: splitter.address }] : [];
+  });
 }
 
 export function payMaticOf(challenge: Challenge402): PayMaticOffer | undefined {
@@ -77,6 +95,10 @@ export function createPayMaticRail(deps: PayMaticDeps): Rail {
   const payable = (challenge: Challenge402) => {
     const offer = payMaticOf(challenge);
     if (!offer || !deps.chains.has(offer.chain_id) || !deps.nativeUsd.has(offer.chain_id)) return undefined;
+    const known = deps.splitters.some(
+      (s) => s.chainId === offer.chain_id && isAddressEqual(s.address as Address, offer.splitter as Address),
+    );
+    if (!known) return undefined;
     const network = DEFAULT_NETWORKS.byChainId(offer.chain_id)?.name;
     if (deps.policy.allowedNetworks && (!network || !deps.policy.allowedNetworks.has(network)))
       return undefined;

@@ -23,6 +23,7 @@ import { createAgent } from "./agent";
 import { runCli } from "./cli";
 import { QuoteRejectedError } from "./errors";
 import type { AgentOptions, AgentStep } from "./options";
+import { legacySplittersFromManifest } from "./pay-matic";
 import { MemoryAgentStore } from "./store";
 import { x402AssetsFromManifest } from "./x402-pay";
 import { decodeX402Header, X402_HEADERS } from "./x402-wire";
@@ -91,6 +92,7 @@ describe("agent rails on the bridge: pay_matic, x402 exact, the choice between t
         allowedOrigins: [new URL(bridge.url).origin],
       },
       x402Assets: x402AssetsFromManifest(chains.manifest),
+      legacySplitters: legacySplittersFromManifest(chains.manifest),
       store: new MemoryAgentStore(),
       timing: { pollingIntervalMs: 50 },
       onStep: (step) => {
@@ -183,6 +185,19 @@ describe("agent rails on the bridge: pay_matic, x402 exact, the choice between t
     expect(error).toBeInstanceOf(QuoteRejectedError);
     expect(error).toMatchObject({ reason: "rail_unavailable" });
     expect(counter).toEqual({ typed: 1, transactions: 0 });
+  });
+
+  it("a pay_matic offer naming a splitter the agent was not given is not paid: nothing signed", async () => {
+    const { account, counter } = countingAccount(17);
+    const agent = agentWith(account, {
+      nativeUsdPrices: { 80002: "0.5" },
+      legacySplitters: [{ chainId: 80002, address: randomAddress() }],
+    });
+    const error = await agent
+      .fetch(`${bridge.url}/shop/search?q=splitter`, undefined, { rail: "pay-matic" })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ reason: "rail_unavailable" });
+    expect(counter).toEqual({ typed: 0, transactions: 0 });
   });
 
   it("an x402 asset the agent does not know is not paid: the 402 comes back, nothing signed or spent", async () => {

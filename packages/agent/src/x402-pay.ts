@@ -208,11 +208,18 @@ function offer(
   };
 }
 
+/** What the before-payment hook did: the spend it committed, or the refusal it threw. */
+interface Committed {
+  id?: string;
+  amountUsd?: string;
+  refusal?: unknown;
+}
+
 /**
  * A stock x402 client for one payment, with Tollgate's checks in its hooks. `committed` is set once the spend is
  * saved (the before-payment hook), so a client failure after it can give the budget back.
  */
-function stockClient(deps: X402PayerDeps, version: 1 | 2, committed: { id?: string; amountUsd?: string }) {
+function stockClient(deps: X402PayerDeps, version: 1 | 2, committed: Committed) {
   const choose = (v: number, requirements: Parameters<PaymentPolicy>[1]) =>
     requirements
       .flatMap((raw) => {
@@ -239,21 +246,26 @@ function stockClient(deps: X402PayerDeps, version: 1 | 2, committed: { id?: stri
     if (!choice) return { abort: true, reason: "the selected requirement failed Tollgate's checks" };
     const { requirement, asset } = choice;
     const amountUsd = formatUsd(choice.microUsd);
-    await deps.onStep({
-      type: "x402_requirement",
-      version,
-      chainId: requirement.chainId as number,
-      asset: asset.symbol,
-      assetAddress: getAddress(requirement.asset),
-      amount: amountUsd,
-      amountAtomic: requirement.amount.toString(),
-      payTo: getAddress(requirement.payTo),
-    });
-    const id = `x402:${randomUUID()}`;
-    // Throws SpendLimitError: the hook runs outside the client's try block, so the typed error reaches the caller.
-    await deps.ledger.commitSpend(amountUsd, id, getAddress(requirement.payTo));
-    committed.id = id;
-    committed.amountUsd = amountUsd;
+    try {
+      await deps.onStep({
+        type: "x402_requirement",
+        version,
+        chainId: requirement.chainId as number,
+        asset: asset.symbol,
+        assetAddress: getAddress(requirement.asset),
+        amount: amountUsd,
+        amountAtomic: requirement.amount.toString(),
+        payTo: getAddress(requirement.payTo),
+      });
+      const id = `x402:${randomUUID()}`;
+      await deps.ledger.commitSpend(amountUsd, id, getAddress(requirement.payTo));
+      committed.id = id;
+      committed.amountUsd = amountUsd;
+    } catch (error) {
+      // A refusal (SpendLimitError, a listener's own limit) reaches the caller as it was thrown.
+      committed.refusal = error;
+      throw error;
+    }
   });
   return new x402HTTPClient(client);
 }
@@ -271,7 +283,7 @@ async function pay(
   const { url } = challenge;
   await deps.onStep({ type: "x402_challenge", url, version: parsed.version, accepts: parsed.accepts.length });
   checkX402Allowed(deps, url, deps.policy.allowedOrigins);
-  const committed: { id?: string; amountUsd?: string } = {};
+  const committed: Committed = {};
   const http = stockClient(deps, parsed.version, committed);
   let headers: Record<string, string>;
   let nonce: string;
@@ -286,6 +298,7 @@ async function pay(
   } catch (error) {
     // Nothing was signed (or the signature never left): the committed spend goes back.
     if (committed.id) await deps.ledger.releaseSpend(committed.id);
+    if (committed.refusal !== undefined) throw committed.refusal;
     if (error instanceof AgentError) throw error;
     throw new QuoteRejectedError("x402_unpayable", `the x402 client refused: ${(error as Error).message}`, {
       cause: error,
