@@ -3,6 +3,8 @@
  * clients, chain execution and the purchaser, and the x402 payer when x402 assets are configured. Nothing is read
  * or sent here.
  */
+
+import { parseUsd } from "@tollgate/shared";
 import { ChainSet } from "./chains";
 import { JwksCache } from "./checks";
 import { type Clock, systemClock, systemSleep } from "./clock";
@@ -18,8 +20,10 @@ import {
   type StepSink,
 } from "./options";
 import { createPayClient } from "./pay-client";
+import { createPayMaticRail } from "./pay-matic";
 import { createPurchaser, type Purchaser } from "./purchase";
 import { createQuoteClient, type QuoteClient } from "./quote-client";
+import type { Rail } from "./rails";
 import { MemoryAgentStore } from "./store";
 import { createX402Payer, type X402Payer } from "./x402-pay";
 
@@ -34,6 +38,8 @@ export interface AgentParts {
   purchaser: Purchaser;
   /** Undefined when no x402 asset is configured: x402 402s are then returned as they came. */
   x402: X402Payer | undefined;
+  /** The rails besides AIFP-1 (agent.ts adds that one first): x402 exact, the legacy pay_matic. */
+  rails: Rail[];
   /** Learned from challenges: which purchase key a URL (origin + path) needs. */
   siteKeys: Map<string, string>;
 }
@@ -86,7 +92,24 @@ export function wireAgent(options: AgentOptions): AgentParts {
     }),
   });
   const x402 = x402PayerOf(options, { policy, ledger, chains, onStep, timing, clock });
-  return { options, fetchImpl, policy, ledger, onStep, quotes, purchaser, x402, siteKeys: new Map() };
+  const payMatic = createPayMaticRail({
+    account,
+    chains,
+    policy,
+    ledger,
+    nativeUsd: new Map(
+      Object.entries(options.nativeUsdPrices ?? {}).map(([id, usd]) => [Number(id), parseUsd(usd)]),
+    ),
+    splitters: options.legacySplitters ?? [],
+    clock,
+    sleep: options.sleep ?? systemSleep,
+    onStep,
+    payDeadlineMs: timing.payDeadlineMs,
+    maxBackoffMs: timing.maxBackoffMs,
+    txTimeoutMs: timing.txTimeoutMs,
+  });
+  const rails = [...(x402 ? [x402.rail] : []), payMatic];
+  return { options, fetchImpl, policy, ledger, onStep, quotes, purchaser, x402, rails, siteKeys: new Map() };
 }
 
 function x402PayerOf(

@@ -38,6 +38,7 @@ describe("paying a gated resource", () => {
 
     const kinds = steps.map((s) => s.type);
     expect(kinds).toEqual([
+      "rail_chosen",
       "challenge",
       "quote",
       ...(asset === "USDC" ? ["approval_sent", "approval_mined"] : []),

@@ -76,7 +76,13 @@ describe("waiting and resuming", () => {
     const second = makeAgent({ accountIndex: index, store: new FileAgentStore(storePath) });
     const response = await second.agent.fetch(`${merchant.url}/v14/search`);
     expect(response.status).toBe(200);
-    expect(second.steps.map((s) => s.type)).toEqual(["challenge", "resume", "receipt", "response"]);
+    expect(second.steps.map((s) => s.type)).toEqual([
+      "rail_chosen",
+      "challenge",
+      "resume",
+      "receipt",
+      "response",
+    ]);
     expect(quotes() - quotesBefore).toBe(1);
     expect(fx.main.proxy.payKeys.slice(paysBefore)).toEqual([sent.idempotencyKey]);
     expect(await nonceOf(first.account.address)).toBe(nonceAfterCrash);

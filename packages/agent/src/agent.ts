@@ -14,6 +14,7 @@
 import {
   formatUsd,
   type GateChallenge,
+  parseUsd,
   QUOTA_REMAINING_HEADER,
   RECEIPT_HEADER,
   ZGateChallenge,
@@ -25,6 +26,7 @@ import { readJson } from "./http-json";
 import { checkMerchantAllowed } from "./limits";
 import type { Agent, AgentOptions, QuoteResult } from "./options";
 import { purchaseKey } from "./purchase";
+import { type Challenge402, chooseRail, type PayOptions, type Rail, totalCost } from "./rails";
 import type { ReceiptRecord } from "./store";
 import { parseX402Challenge } from "./x402-wire";
 
@@ -53,9 +55,10 @@ function siteOf(url: string): string {
 export function createAgent(options: AgentOptions): Agent {
   const parts = wireAgent(options);
   const { purchaser, ledger } = parts;
+  const rails: Rail<AifpCall>[] = [aifp1Rail(parts), ...parts.rails];
   return {
     address: options.account.address,
-    fetch: (input, init) => agentFetch(parts, input, init),
+    fetch: (input, init, pay) => agentFetch(parts, rails, input, init, { ...options.pay, ...pay }),
     quote: (input, init) => agentQuote(parts, input, init),
     resumePending: () => purchaser.resumePending(),
     spentInPeriod: async () => formatUsd(await ledger.spentInPeriod()),
@@ -74,10 +77,46 @@ interface FetchState {
   purchases: number;
 }
 
+/** What the AIFP-1 rail needs of the `fetch` call it serves. */
+interface AifpCall {
+  state: FetchState;
+  site: string;
+}
+
+/**
+ * The `aifp1` rail: an AIFP-1 challenge is answered by buying (or reusing) a receipt through Tollgate; its cost is
+ * the unit price times the expected calls (one receipt carries a quota of units, so the calls share one purchase).
+ */
+function aifp1Rail(parts: AgentParts): Rail<AifpCall> {
+  return {
+    id: "aifp1",
+    canPay: (challenge) => challenge.aifp1 !== undefined,
+    estimateCost: async (challenge, expectedCalls) =>
+      challenge.aifp1 && {
+        priceMicroUsd: parseUsd(challenge.aifp1.unit_price) * BigInt(expectedCalls),
+        feesMicroUsd: 0n,
+      },
+    async pay(challenge, _resend, call) {
+      const gate = challenge.aifp1 as GateChallenge;
+      const answer = await answerChallenge(
+        parts,
+        call.state,
+        call.site,
+        challenge.url,
+        challenge.response,
+        gate,
+      );
+      return answer ? { response: answer } : { resend: true };
+    },
+  };
+}
+
 async function agentFetch(
   parts: AgentParts,
+  rails: readonly Rail<AifpCall>[],
   input: string | URL | Request,
-  init?: RequestInit,
+  init: RequestInit | undefined,
+  payOptions: PayOptions,
 ): Promise<Response> {
   const { ledger, onStep } = parts;
   await ledger.load();
@@ -106,10 +145,28 @@ async function agentFetch(
     }
     const json = await readJson(response.clone());
     const parsed = ZGateChallenge.safeParse(json);
-    // Not an AIFP-1 gate: an x402 402 is paid when it can be, anything else goes to the caller as is.
-    if (!parsed.success) return payX402(parts, request.url, response, json, send);
-    const answer = await answerChallenge(parts, state, site, request.url, response, parsed.data);
-    if (answer) return answer;
+    const challenge: Challenge402 = {
+      url: request.url,
+      response,
+      body: json,
+      aifp1: parsed.success ? parsed.data : undefined,
+    };
+    // A 402 no rail can pay goes back to the caller as it came.
+    const chosen = await chooseRail(rails, challenge, payOptions);
+    if (!chosen) return response;
+    await onStep({
+      type: "rail_chosen",
+      rail: chosen.rail.id,
+      expectedCalls: payOptions.expectedCalls ?? 1,
+      estimatedUsd: chosen.cost ? formatUsd(totalCost(chosen.cost)) : null,
+    });
+    const outcome = await chosen.rail.pay(challenge, (headers) => send(undefined, headers), { state, site });
+    if (outcome.response === response) return response;
+    if (outcome.response) {
+      await response.body?.cancel().catch(() => undefined);
+      await onStep({ type: "response", status: outcome.response.status, quotaRemaining: null });
+      return outcome.response;
+    }
   }
   throw new AgentError(
     "too_many_attempts",
@@ -140,29 +197,6 @@ async function noteRemaining(parts: AgentParts, key: string, receipt: ReceiptRec
   const remaining = Number(header);
   await parts.ledger.updateRemaining(key, receipt.receiptId, remaining);
   return remaining;
-}
-
-/** Answers a 402 that is not AIFP-1: paid when it is an x402 challenge the agent can pay, else returned as is. */
-async function payX402(
-  parts: AgentParts,
-  url: string,
-  response: Response,
-  json: unknown,
-  send: Send,
-): Promise<Response> {
-  const { x402 } = parts;
-  const x402Challenge = x402 ? parseX402Challenge(response, json) : undefined;
-  if (!x402 || !x402Challenge) return response;
-  const paid = await x402.pay(
-    url,
-    x402Challenge,
-    (headers) => send(undefined, headers),
-    parts.policy.allowedOrigins,
-  );
-  if (!paid) return response;
-  await response.body?.cancel();
-  await parts.onStep({ type: "response", status: paid.status, quotaRemaining: null });
-  return paid;
 }
 
 /**

@@ -36,6 +36,8 @@ export interface ChainAccess {
   waitMined(hash: string, timeoutMs: number): Promise<MinedReceipt>;
   /** The account's transaction count at the latest block (every nonce below it is used). */
   minedNonce(): Promise<number>;
+  /** The node's current gas price in wei (fee estimates for the rail choice). */
+  gasPrice(): Promise<bigint>;
 }
 
 export function viemChainAccess(
@@ -74,6 +76,7 @@ export function viemChainAccess(
         pollingInterval: pollingIntervalMs,
       }),
     minedNonce: () => publicClient.getTransactionCount({ address: account.address, blockTag: "latest" }),
+    gasPrice: () => publicClient.getGasPrice(),
   };
 }
 

@@ -98,6 +98,7 @@ describe("tollgate-agent pay", () => {
       response: { status: 200, quota_remaining: 99, body: { query: { q: "cli" } } },
     });
     expect(out.steps.map((s) => s.type)).toEqual([
+      "rail_chosen",
       "challenge",
       "quote",
       "approval_sent",
@@ -107,14 +108,20 @@ describe("tollgate-agent pay", () => {
       "receipt",
       "response",
     ]);
-    expect(out.steps[1]).toMatchObject({ amount: "0.1", asset: "USDC", network: "amoy" });
+    expect(out.steps[0]).toMatchObject({ rail: "aifp1", expectedCalls: 1 });
+    expect(out.steps[2]).toMatchObject({ amount: "0.1", asset: "USDC", network: "amoy" });
     expect(before - (await usdcBalance(fx, payer))).toBe(100_000n);
 
     const quotesBefore = fx.main.proxy.counts.get("POST /v1/quote");
     const second = await run(args);
     expect(second.code, second.stderr).toBe(0);
     const again = JSON.parse(second.stdout) as typeof out;
-    expect(again.steps.map((s) => s.type)).toEqual(["challenge", "receipt_reused", "response"]);
+    expect(again.steps.map((s) => s.type)).toEqual([
+      "rail_chosen",
+      "challenge",
+      "receipt_reused",
+      "response",
+    ]);
     expect(again.response.quota_remaining).toBe(98);
     expect(fx.main.proxy.counts.get("POST /v1/quote")).toBe(quotesBefore);
   });

@@ -1,88 +1,20 @@
 /**
- * `tollgate-agent pay <url>`: pays for one call to an AIFP-1 gated URL and prints each step (SPEC §1
- * steps 1-6). The key comes from TOLLGATE_AGENT_PRIVATE_KEY or a key file; limits and trusted Tollgate
- * origins from flags or the environment (parsed once, below). `--json` prints one JSON object.
+ * `tollgate-agent pay <url>`: pays for one call to a 402 URL (an AIFP-1 gate, SPEC §1 steps 1-6; an x402 `exact`
+ * server; the legacy bridge's pay_matic offer: decision 0081) and prints each step. The key comes from
+ * TOLLGATE_AGENT_PRIVATE_KEY or a key file; limits, trusted origins and the rails' inputs from flags or the
+ * environment (parsed once, cli-options.ts). `--json` prints one JSON object.
  *
  * Exit codes: 0 paid response (status < 400); 1 refused, failed or an error response; 2 usage error.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { parseArgs } from "node:util";
-import {
-  DEFAULT_NETWORKS,
-  NETWORK_NAME_PATTERN,
-  QUOTA_REMAINING_HEADER,
-  QUOTE_ASSETS,
-} from "@tollgate/shared";
-import { envDefault, envOptional } from "@tollgate/shared/env";
-import { privateKeyToAccount } from "viem/accounts";
-import { z } from "zod";
+import { QUOTA_REMAINING_HEADER } from "@tollgate/shared";
 import { createAgent } from "./agent";
+import { type CliIo, parseCommand, USAGE, UsageError } from "./cli-options";
 import { isoNow, systemClock } from "./clock";
 import { AgentError, PaymentFailedError, QuoteRejectedError, SpendLimitError } from "./errors";
 import { runIdentityCli } from "./identity-cli";
 import type { AgentStep } from "./options";
-import { FileAgentStore } from "./store";
 
-const ZPrivateKey = z
-  .string()
-  .trim()
-  .regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key");
-const ZUsd = z.string().regex(/^(0|[1-9]\d*)(\.\d{1,6})?$/, "must be a USD decimal string like 0.5");
-
-/** Public RPC endpoints used when none is configured for a network. */
-export const DEFAULT_RPC_URLS: Readonly<Record<number, string>> = {
-  137: "https://polygon-rpc.com",
-  8453: "https://mainnet.base.org",
-  80002: "https://rpc-amoy.polygon.technology",
-};
-
-/** The CLI's environment, parsed once. */
-export const ZCliEnv = z.object({
-  TOLLGATE_AGENT_PRIVATE_KEY: envOptional(ZPrivateKey),
-  TOLLGATE_AGENT_KEY_FILE: envOptional(z.string()),
-  /** Comma-separated Tollgate API origins the agent trusts. */
-  TOLLGATE_API_ORIGINS: envOptional(z.string()),
-  /** Comma-separated `chainId=url` pairs, e.g. `137=https://...,80002=http://127.0.0.1:8547`. */
-  TOLLGATE_RPC_URLS: envOptional(z.string()),
-  /** State file (idempotency keys, receipts, spend ledger). */
-  TOLLGATE_AGENT_STORE: envOptional(z.string()),
-  TOLLGATE_AGENT_MAX_USD: envDefault(ZUsd, "1"),
-  TOLLGATE_AGENT_BUDGET_USD: envDefault(ZUsd, "10"),
-  TOLLGATE_AGENT_BUDGET_PERIOD_HOURS: envDefault(z.coerce.number().positive(), 24),
-});
-export type CliEnv = z.infer<typeof ZCliEnv>;
-
-const USAGE = `Usage: tollgate-agent pay <url> [options]
-       tollgate-agent identity fetch <url> --solana-key-file <file>   (identity gate; docs/identity-gate.md)
-
-Options:
-  --method <m>          HTTP method (default GET, POST when --data is given)
-  --data <body>         request body
-  --header <k: v>       request header (repeatable)
-  --max-usd <usd>       largest single payment (env TOLLGATE_AGENT_MAX_USD, default 1)
-  --budget-usd <usd>    budget per period (env TOLLGATE_AGENT_BUDGET_USD, default 10 per 24 h)
-  --network <name>      pay on this network (e.g. ${DEFAULT_NETWORKS.names().join(", ")}); the only one allowed
-  --asset <asset>       pay in this asset (${QUOTE_ASSETS.join(", ")})
-  --api-origin <url>    trusted Tollgate API origin (repeatable; env TOLLGATE_API_ORIGINS)
-  --rpc <id=url>        RPC URL for a chain id (repeatable; env TOLLGATE_RPC_URLS)
-  --key-file <path>     file holding the private key (else env TOLLGATE_AGENT_PRIVATE_KEY)
-  --store <path>        state file (env TOLLGATE_AGENT_STORE, default .tollgate/agent-state.json)
-  --json                print one JSON object instead of step lines
-`;
-
-class UsageError extends Error {}
-
-function parseRpcPairs(text: string | undefined, into: Map<number, string>): void {
-  for (const pair of (text ?? "")
-    .split(",")
-    .map((p) => p.trim())
-    .filter(Boolean)) {
-    const match = /^(\d+)=(https?:\/\/.+)$/.exec(pair);
-    if (!match) throw new UsageError(`bad RPC entry ${JSON.stringify(pair)}; expected chainId=http(s)://...`);
-    into.set(Number(match[1]), match[2] as string);
-  }
-}
+export { type CliEnv, type CliIo, DEFAULT_RPC_URLS, ZCliEnv } from "./cli-options";
 
 function describeStep(step: AgentStep): string {
   switch (step.type) {
@@ -112,6 +44,12 @@ function describeStep(step: AgentStep): string {
       return `receipt ${step.receiptId}: quota ${step.quota}, expires ${step.expiresAt}, ${step.confirmations} confirmations`;
     case "response":
       return `paid response: HTTP ${step.status}${step.quotaRemaining === null ? "" : `, quota left ${step.quotaRemaining}`}`;
+    case "rail_chosen":
+      return `paying on the ${step.rail} rail${step.estimatedUsd === null ? "" : ` (about ${step.estimatedUsd} USD for ${step.expectedCalls} call(s))`}`;
+    case "pay_matic_requirement":
+      return `pay_matic offer: ${step.totalWei} wei (${step.amount} USD) on chain ${step.chainId} to ${step.payTo}, order ${step.orderId}`;
+    case "pay_matic_sent":
+      return `payMatic tx sent: ${step.txHash}`;
     case "x402_challenge":
       return `x402 v${step.version} 402 received: ${step.accepts} requirement(s)`;
     case "x402_requirement":
@@ -158,13 +96,6 @@ function errorJson(error: unknown): Record<string, unknown> {
   return { name: "Error", code: "error", message: error instanceof Error ? error.message : String(error) };
 }
 
-export interface CliIo {
-  env: Record<string, string | undefined>;
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  cwd: string;
-}
-
 /** Runs the CLI; resolves with the exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   // Identity gate (SPEC §5): `tollgate-agent identity ...`.
@@ -183,7 +114,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     throw error;
   }
-  const { url, json, requestInit, agentOptions } = parsed;
+  const { url, json, requestInit, agentOptions, pay } = parsed;
   const steps: Array<AgentStep & { at: string }> = [];
   const agent = createAgent({
     ...agentOptions,
@@ -194,7 +125,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   });
   if (!json) io.stdout(`payer ${agent.address}\n${requestInit.method} ${url}\n`);
   try {
-    const response = await agent.fetch(url, requestInit);
+    const response = await agent.fetch(url, requestInit, pay);
     const text = await response.text();
     let body: unknown = text;
     try {
@@ -233,125 +164,4 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     else io.stderr(`error: ${(error as Error).message ?? String(error)}\n`);
     return 1;
   }
-}
-
-function parseCommand(argv: string[], io: CliIo) {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      method: { type: "string" },
-      data: { type: "string" },
-      header: { type: "string", multiple: true },
-      "max-usd": { type: "string" },
-      "budget-usd": { type: "string" },
-      network: { type: "string" },
-      asset: { type: "string" },
-      "api-origin": { type: "string", multiple: true },
-      rpc: { type: "string", multiple: true },
-      "key-file": { type: "string" },
-      store: { type: "string" },
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
-  const [command, url, ...rest] = positionals;
-  if (command !== "pay" || !url || rest.length > 0) throw new UsageError("expected: pay <url>");
-  if (!/^https?:\/\//.test(url)) throw new UsageError(`not an http(s) URL: ${url}`);
-
-  const envParsed = ZCliEnv.safeParse(io.env);
-  if (!envParsed.success) {
-    throw new UsageError(
-      `invalid environment: ${envParsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
-    );
-  }
-  const env = envParsed.data;
-
-  const keyFile = values["key-file"] ?? env.TOLLGATE_AGENT_KEY_FILE;
-  let keyText = env.TOLLGATE_AGENT_PRIVATE_KEY;
-  if (values["key-file"] || !keyText) {
-    if (!keyFile) throw new UsageError("no key: set TOLLGATE_AGENT_PRIVATE_KEY or pass --key-file");
-    keyText = readFileSync(keyFile, "utf8");
-  }
-  const key = ZPrivateKey.safeParse(keyText);
-  if (!key.success) throw new UsageError(`private key ${key.error.issues[0]?.message ?? "invalid"}`);
-
-  const maxUsd = ZUsd.safeParse(values["max-usd"] ?? env.TOLLGATE_AGENT_MAX_USD);
-  const budgetUsd = ZUsd.safeParse(values["budget-usd"] ?? env.TOLLGATE_AGENT_BUDGET_USD);
-  if (!maxUsd.success) throw new UsageError("--max-usd must be a USD decimal like 0.5");
-  if (!budgetUsd.success) throw new UsageError("--budget-usd must be a USD decimal like 10");
-  const network = values.network;
-  // Any network the service lists may be named (decision 0057); the name must at least be one.
-  if (network !== undefined && !NETWORK_NAME_PATTERN.test(network)) {
-    throw new UsageError(`--network must be a network name such as ${DEFAULT_NETWORKS.names().join(", ")}`);
-  }
-  const asset = values.asset;
-  if (asset !== undefined && !(QUOTE_ASSETS as readonly string[]).includes(asset)) {
-    throw new UsageError(`--asset must be one of ${QUOTE_ASSETS.join(", ")}`);
-  }
-  const origins = [
-    ...(env.TOLLGATE_API_ORIGINS ?? "")
-      .split(",")
-      .map((o) => o.trim())
-      .filter(Boolean),
-    ...(values["api-origin"] ?? []),
-  ];
-  if (origins.length === 0)
-    throw new UsageError("no trusted Tollgate API origin: pass --api-origin or set TOLLGATE_API_ORIGINS");
-  for (const origin of origins) {
-    try {
-      new URL(origin);
-    } catch {
-      throw new UsageError(`bad origin ${origin}`);
-    }
-  }
-  const rpcs = new Map<number, string>(
-    Object.entries(DEFAULT_RPC_URLS).map(([id, rpc]) => [Number(id), rpc]),
-  );
-  parseRpcPairs(env.TOLLGATE_RPC_URLS, rpcs);
-  parseRpcPairs((values.rpc ?? []).join(","), rpcs);
-
-  const headers = new Headers();
-  for (const header of values.header ?? []) {
-    const index = header.indexOf(":");
-    if (index <= 0) throw new UsageError(`bad header ${JSON.stringify(header)}; expected "name: value"`);
-    headers.append(header.slice(0, index).trim(), header.slice(index + 1).trim());
-  }
-  const method = (values.method ?? (values.data !== undefined ? "POST" : "GET")).toUpperCase();
-  if (values.data !== undefined && !headers.has("content-type"))
-    headers.set("content-type", "application/json");
-  const requestInit: RequestInit & { method: string } = {
-    method,
-    headers,
-    ...(values.data !== undefined ? { body: values.data } : {}),
-  };
-  const allowedNetworks = network ? [network] : undefined;
-  return {
-    url,
-    json: values.json,
-    requestInit,
-    agentOptions: {
-      account: privateKeyToAccount(key.data as `0x${string}`),
-      chains: Object.fromEntries([...rpcs].map(([id, rpcUrl]) => [id, { rpcUrl }])),
-      limits: {
-        maxPerPaymentUsd: maxUsd.data,
-        budgetPerPeriod: {
-          usd: budgetUsd.data,
-          periodMs: env.TOLLGATE_AGENT_BUDGET_PERIOD_HOURS * 3_600_000,
-        },
-        allowedOrigins: origins,
-        ...(allowedNetworks ? { allowedNetworks } : {}),
-      },
-      store: new FileAgentStore(
-        values.store ?? env.TOLLGATE_AGENT_STORE ?? join(io.cwd, ".tollgate", "agent-state.json"),
-      ),
-      preferences: {
-        ...(network ? { network } : {}),
-        ...(asset ? { asset: asset as (typeof QUOTE_ASSETS)[number] } : {}),
-      },
-      timing: {
-        pollingIntervalMs: network && DEFAULT_NETWORKS.get(network)?.mode === "test" ? 500 : 1_000,
-      },
-    },
-  };
 }

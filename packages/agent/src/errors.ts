@@ -59,7 +59,11 @@ export type QuoteRejectionReason =
   | "quote_expired"
   | "signature_invalid"
   | "call_mismatch"
-  | "quote_failed";
+  | "quote_failed"
+  /** The caller named a rail (`PayOptions.rail`) this 402 does not offer. */
+  | "rail_unavailable"
+  /** The stock x402 client refused to build a payment (no requirement left after Tollgate's policy). */
+  | "x402_unpayable";
 
 /** The challenge or the quote failed a check (or the quote could not be obtained); nothing was sent. */
 export class QuoteRejectedError extends AgentError {

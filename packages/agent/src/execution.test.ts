@@ -72,6 +72,9 @@ class MemoryChain implements ChainAccess {
   async minedNonce() {
     return this.usedNonces;
   }
+  async gasPrice() {
+    return 1n;
+  }
 }
 
 async function setup() {

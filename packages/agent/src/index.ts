@@ -24,6 +24,8 @@ export type {
   QuoteResult,
   X402Asset,
 } from "./options";
+export { type LegacySplitter, legacySplittersFromManifest } from "./pay-matic";
+export { type PayOptions, RAIL_IDS, type RailId } from "./rails";
 export {
   type AgentState,
   type AgentStore,

@@ -2,6 +2,7 @@
 import type { EvmNetworkName, GateChallenge, QuoteAsset, QuoteResponse } from "@tollgate/shared";
 import type { Address, LocalAccount, Transport } from "viem";
 import type { Clock, Sleep } from "./clock";
+import type { PayOptions } from "./rails";
 import type { AgentStore, FailedPayment, ReceiptRecord } from "./store";
 import type { X402Offer } from "./x402-pay";
 
@@ -89,6 +90,20 @@ export type AgentStep =
   /** The authorization was signed and is being sent: from here money may move. */
   | { type: "x402_payment_sent"; version: 1 | 2; nonce: string; amount: string }
   | { type: "x402_pending"; transaction: string; retryAfterMs: number }
+  /** The rail chosen for a 402 (decision 0081), with its estimated cost for the expected calls (USD). */
+  | { type: "rail_chosen"; rail: string; expectedCalls: number; estimatedUsd: string | null }
+  /** The legacy bridge's `pay_matic` offer, before the spend limits are checked and anything is signed. */
+  | {
+      type: "pay_matic_requirement";
+      chainId: number;
+      orderId: string;
+      totalWei: string;
+      /** USD, at the configured native price. */
+      amount: string;
+      payTo: string;
+    }
+  /** The payMatic transaction was signed and broadcast: from here money may move. */
+  | { type: "pay_matic_sent"; txHash: string; orderId: string; amount: string }
   | {
       type: "x402_settled";
       status: number;
@@ -144,6 +159,19 @@ export interface AgentOptions {
    * The resource's origin must be in `allowedOrigins` too.
    */
   x402Assets?: readonly X402Asset[];
+  /**
+   * USD price of one whole native token by chain id (e.g. `{ 137: "0.25" }`): needed to pay the legacy bridge's
+   * `pay_matic` offer (counted in USD against the limits) and to price gas in the rail choice. Default none: native
+   * offers are not paid.
+   */
+  nativeUsdPrices?: Record<number, string>;
+  /**
+   * The v1.2 splitters (`{chainId, address}`; `legacySplittersFromManifest(manifest)`) a `pay_matic` offer may name.
+   * Default none: the legacy bridge's native offers are not paid.
+   */
+  legacySplitters?: readonly { chainId: number; address: string }[];
+  /** Defaults of every `fetch` call's {@link PayOptions} (expected calls, rail). */
+  pay?: PayOptions;
   /** Sent with every quote request. */
   preferences?: { network?: EvmNetworkName; asset?: QuoteAsset };
   onStep?: (step: AgentStep) => void | Promise<void>;
@@ -165,8 +193,11 @@ export type QuoteResult =
 
 export interface Agent {
   readonly address: Address;
-  /** `fetch` that pays 402 gates within the limits. Throws the typed errors of ./errors. */
-  fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
+  /**
+   * `fetch` that pays 402 gates within the limits, on the cheapest rail for `pay.expectedCalls` or on `pay.rail`.
+   * Throws the typed errors of ./errors.
+   */
+  fetch(input: string | URL | Request, init?: RequestInit, pay?: PayOptions): Promise<Response>;
   /**
    * Requests a quote for what `input` sells and runs every check made before signing (origin, merchant,
    * network, chain, expiry, settlement-call JWS); pays nothing. Throws QuoteRejectedError.

@@ -1,44 +1,41 @@
 /**
- * Paying an x402 402 (v1 and v2, `exact` scheme, EIP-3009 `transferWithAuthorization`; x402-wire.md e.2-e.3, e.7):
- * pick a requirement the agent can pay, count it against the spend limits, sign, and repeat the request with the
- * payment header.
- * Invariants:
- * - only configured USD stablecoins (address per chain, from the deployment manifest or the caller) on configured,
- *   allowed chains are paid; the asset's known EIP-712 domain is used, a 402 naming another is not paid;
- * - the resource's origin must be trusted (`allowedOrigins`, prior-art §8 item 9);
- * - the per-payment cap and the period budget are checked and the spend is saved durably BEFORE the signature;
- * - one signature per call: a 202 `settlement_pending` answer is retried with the SAME payment header (x402 2.23+:
- *   the server reconciles it against the broadcast transaction), never with a new payment.
+ * The `x402-exact` rail (docs/decisions/0081-agent-payment-rails.md): x402 v1 and v2 `exact` 402s (EIP-3009
+ * `transferWithAuthorization`; x402-wire.md e.2-e.3, e.7), from Tollgate's bridge or any x402 server, paid THROUGH THE
+ * STOCK CLIENT: `@x402/core`'s `x402Client` / `x402HTTPClient` with `@x402/evm`'s exact scheme (which registers v1
+ * network names too) parse the 402, sign the authorization and encode the header. Tollgate's checks sit around it:
+ * - before the client runs: the resource's origin must be trusted (`allowedOrigins`, prior-art §8 item 9) and no
+ *   merchant allow-list may be set (an x402 payee has no merchant id);
+ * - the client's policy hook keeps only requirements in configured USD stablecoins on configured, allowed chains,
+ *   with the token's known EIP-712 domain and the EIP-3009 transfer method; its selector takes the cheapest;
+ * - its before-payment hook reports the requirement and commits the spend durably (per-payment cap, period budget;
+ *   ledger.ts) BEFORE the scheme signs; a refusal there throws and nothing is signed;
+ * - the client's own spend controls are off: Tollgate's limits replace them (they cap in USD on every asset).
+ * Not hookable in the stock client: the paid request and its retries. `@x402/fetch` sends the payment once and hands
+ * back whatever comes, so this rail sends it itself: one signature per call, and a 202 `settlement_pending` answer is
+ * retried with the SAME payment header (x402 2.23+: the server reconciles it), never with a new payment.
  */
-import { randomBytes } from "node:crypto";
-import {
-  DEFAULT_NETWORKS,
-  type DeploymentManifest,
-  formatUsd,
-  TRANSFER_WITH_AUTHORIZATION_TYPES,
-} from "@tollgate/shared";
-import { type Address, getAddress, type Hex, isAddressEqual, type LocalAccount } from "viem";
+import { randomUUID } from "node:crypto";
+import { DEFAULT_NETWORKS, type DeploymentManifest, formatUsd } from "@tollgate/shared";
+import { type PaymentPolicy, x402Client, x402HTTPClient } from "@x402/core/client";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { type Address, getAddress, isAddressEqual, type LocalAccount } from "viem";
 import { normalizeOrigin } from "./checks";
 import type { Clock, Sleep } from "./clock";
-import { PaymentFailedError, QuoteRejectedError } from "./errors";
+import { AgentError, PaymentFailedError, QuoteRejectedError } from "./errors";
 import type { AgentLedger } from "./ledger";
 import type { SpendPolicy } from "./limits";
 import type { StepSink, X402Asset } from "./options";
 import { retryAfterMs } from "./pay-client";
+import type { Challenge402, Rail, Resend } from "./rails";
 import {
-  encodeX402Header,
+  parseX402Challenge,
+  requirementOf,
   SETTLEMENT_PENDING,
   settleResponseOf,
-  X402_HEADERS,
   type X402Challenge,
   type X402Requirement,
 } from "./x402-wire";
 
-/** Clients backdate `validAfter` (x402-wire e.4) so a verifier's clock skew does not refuse it. */
-const VALID_AFTER_BACKDATE_S = 600;
-/** An authorization never lives longer than this, whatever `maxTimeoutSeconds` asks. */
-const MAX_VALIDITY_S = 3_600;
-const DEFAULT_VALIDITY_S = 300;
 /** Wait after a 202 that names no Retry-After. */
 const DEFAULT_PENDING_WAIT_MS = 2_000;
 
@@ -46,7 +43,7 @@ export interface X402PayerDeps {
   account: LocalAccount;
   assets: readonly X402Asset[];
   policy: SpendPolicy;
-  ledger: Pick<AgentLedger, "commitSpend" | "recordX402Failure">;
+  ledger: Pick<AgentLedger, "commitSpend" | "releaseSpend" | "recordX402Failure">;
   hasChain(chainId: number): boolean;
   clock: Clock;
   sleep: Sleep;
@@ -55,13 +52,9 @@ export interface X402PayerDeps {
   maxBackoffMs: number;
 }
 
-/** Sends the original request again with `headers` added. */
-export type Resend = (headers: Record<string, string>) => Promise<Response>;
-
 interface Choice {
   requirement: X402Requirement;
   asset: X402Asset;
-  domain: { name: string; version: string };
   microUsd: bigint;
 }
 
@@ -110,122 +103,72 @@ export function microUsdOf(atomic: bigint, decimals: number): bigint {
   return (atomic + scale - 1n) / scale;
 }
 
+export type X402Payer = ReturnType<typeof createX402Payer>;
+
+/** The x402 exact rail, plus `offer` (what `Agent.quote` reports for an x402 402). */
 export function createX402Payer(deps: X402PayerDeps) {
+  const rail: Rail = {
+    id: "x402-exact",
+    canPay: (challenge) => {
+      const parsed = x402Of(challenge);
+      return parsed !== undefined && choices(deps, parsed).length > 0;
+    },
+    estimateCost: async (challenge, expectedCalls) => {
+      const parsed = x402Of(challenge);
+      const [cheapest] = parsed ? choices(deps, parsed) : [];
+      // The facilitator (or the bridge's relayer) pays the gas of an EIP-3009 transfer: no fee for the payer.
+      return cheapest && { priceMicroUsd: cheapest.microUsd * BigInt(expectedCalls), feesMicroUsd: 0n };
+    },
+    pay: async (challenge, resend) => {
+      const parsed = x402Of(challenge);
+      if (!parsed) throw new QuoteRejectedError("rail_unavailable", "not an x402 402");
+      return { response: await pay(deps, challenge, parsed, resend) };
+    },
+  };
   return {
-    pay: (url: string, challenge: X402Challenge, resend: Resend, allowedOrigins: ReadonlySet<string>) =>
-      pay(deps, url, challenge, resend, allowedOrigins),
+    rail,
     offer: (url: string, challenge: X402Challenge, allowedOrigins: ReadonlySet<string>) =>
       offer(deps, url, challenge, allowedOrigins),
   };
 }
 
-export type X402Payer = ReturnType<typeof createX402Payer>;
+function x402Of(challenge: Challenge402): X402Challenge | undefined {
+  return parseX402Challenge(challenge.response, challenge.body);
+}
+
+/** Whether the agent pays this requirement, and what it is worth; undefined when it does not. */
+function choiceOf(deps: X402PayerDeps, requirement: X402Requirement): Choice | undefined {
+  const { policy } = deps;
+  const { chainId } = requirement;
+  if (requirement.scheme !== "exact" || chainId === undefined || !deps.hasChain(chainId)) return undefined;
+  const network = DEFAULT_NETWORKS.byChainId(chainId)?.name;
+  if (policy.allowedNetworks && (!network || !policy.allowedNetworks.has(network))) return undefined;
+  const asset = deps.assets.find(
+    (a) => a.chainId === chainId && isAddressEqual(a.address as Address, requirement.asset as Address),
+  );
+  if (!asset) return undefined;
+  // Only EIP-3009 authorizations (the stock scheme's default); Permit2 and ERC-7710 need on-chain allowances.
+  const method = (requirement.raw.extra as { assetTransferMethod?: unknown } | undefined)
+    ?.assetTransferMethod;
+  if (method !== undefined && method !== "eip3009") return undefined;
+  // The stock scheme signs with the 402's domain: it must be the token's known one (a 402 naming another is not
+  // what the token verifies), and it must be named at all.
+  const name = asset.eip712?.name ?? requirement.domain.name;
+  const version = asset.eip712?.version ?? requirement.domain.version;
+  if (!name || !version || requirement.domain.name !== name || requirement.domain.version !== version)
+    return undefined;
+  return { requirement, asset, microUsd: microUsdOf(requirement.amount, asset.decimals) };
+}
 
 /** The payable requirements, cheapest first. */
 function choices(deps: X402PayerDeps, challenge: X402Challenge): Choice[] {
-  const { policy } = deps;
-  const out: Choice[] = [];
-  for (const requirement of challenge.accepts) {
-    const { chainId } = requirement;
-    if (requirement.scheme !== "exact" || chainId === undefined || !deps.hasChain(chainId)) continue;
-    const network = DEFAULT_NETWORKS.byChainId(chainId)?.name;
-    if (policy.allowedNetworks && (!network || !policy.allowedNetworks.has(network))) continue;
-    const asset = deps.assets.find(
-      (a) => a.chainId === chainId && isAddressEqual(a.address as Address, requirement.asset as Address),
-    );
-    if (!asset) continue;
-    const name = asset.eip712?.name ?? requirement.domain.name;
-    const version = asset.eip712?.version ?? requirement.domain.version;
-    if (!name || !version) continue;
-    // A 402 naming another domain for a known token is not what the token verifies: not paid.
-    if (requirement.domain.name !== undefined && requirement.domain.name !== name) continue;
-    if (requirement.domain.version !== undefined && requirement.domain.version !== version) continue;
-    out.push({
-      requirement,
-      asset,
-      domain: { name, version },
-      microUsd: microUsdOf(requirement.amount, asset.decimals),
-    });
-  }
-  return out.sort((a, b) => (a.microUsd < b.microUsd ? -1 : a.microUsd > b.microUsd ? 1 : 0));
+  return challenge.accepts
+    .flatMap((requirement) => choiceOf(deps, requirement) ?? [])
+    .sort((a, b) => (a.microUsd < b.microUsd ? -1 : a.microUsd > b.microUsd ? 1 : 0));
 }
 
-/** The payment header value for a chosen requirement, signed now. */
-async function sign(
-  deps: X402PayerDeps,
-  challenge: X402Challenge,
-  choice: Choice,
-  nonce: Hex,
-): Promise<Record<string, string>> {
-  const { requirement } = choice;
-  const now = Math.floor(deps.clock.now() / 1000);
-  const validity = Math.min(requirement.maxTimeoutSeconds ?? DEFAULT_VALIDITY_S, MAX_VALIDITY_S);
-  const authorization = {
-    from: deps.account.address,
-    to: getAddress(requirement.payTo),
-    value: requirement.amount.toString(),
-    validAfter: String(now - VALID_AFTER_BACKDATE_S),
-    validBefore: String(now + validity),
-    nonce,
-  };
-  const signature = await deps.account.signTypedData({
-    domain: {
-      name: choice.domain.name,
-      version: choice.domain.version,
-      chainId: requirement.chainId as number,
-      verifyingContract: getAddress(requirement.asset),
-    },
-    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-    primaryType: "TransferWithAuthorization",
-    message: {
-      ...authorization,
-      value: requirement.amount,
-      validAfter: BigInt(authorization.validAfter),
-      validBefore: BigInt(authorization.validBefore),
-    },
-  });
-  return paymentHeaders(challenge, requirement, { signature, authorization });
-}
-
-/** The v1 `X-PAYMENT` or v2 `PAYMENT-SIGNATURE` header carrying a signed authorization. */
-function paymentHeaders(
-  challenge: X402Challenge,
-  requirement: X402Requirement,
-  payload: { signature: Hex; authorization: Record<string, string> },
-): Record<string, string> {
-  if (challenge.version === 1) {
-    return {
-      [X402_HEADERS.v1Payment]: encodeX402Header({
-        x402Version: 1,
-        scheme: "exact",
-        network: requirement.raw.network,
-        payload,
-      }),
-    };
-  }
-  return {
-    [X402_HEADERS.v2Payment]: encodeX402Header({
-      x402Version: 2,
-      ...(challenge.resource !== undefined ? { resource: challenge.resource } : {}),
-      accepted: requirement.raw,
-      payload,
-      ...(challenge.extensions ? { extensions: challenge.extensions } : {}),
-    }),
-  };
-}
-
-/**
- * The requirement `pay` would pay for `url`, after the checks made before any signature (origin, merchant
- * allow-list); undefined when none is payable. Throws QuoteRejectedError.
- */
-function checkedChoice(
-  deps: X402PayerDeps,
-  url: string,
-  challenge: X402Challenge,
-  allowedOrigins: ReadonlySet<string>,
-): Choice | undefined {
-  const [choice] = choices(deps, challenge);
-  if (!choice) return undefined;
+/** The pre-signing checks that need no requirement: trusted origin, no merchant allow-list. */
+function checkX402Allowed(deps: X402PayerDeps, url: string, allowedOrigins: ReadonlySet<string>): void {
   const origin = normalizeOrigin(url);
   if (!allowedOrigins.has(origin)) {
     throw new QuoteRejectedError(
@@ -240,7 +183,6 @@ function checkedChoice(
       "allowedMerchants is set: x402 payees cannot be checked",
     );
   }
-  return choice;
 }
 
 /** What paying `challenge` would cost, with the pre-signing checks run; signs and spends nothing. */
@@ -250,8 +192,9 @@ function offer(
   challenge: X402Challenge,
   allowedOrigins: ReadonlySet<string>,
 ): X402Offer | undefined {
-  const choice = checkedChoice(deps, url, challenge, allowedOrigins);
+  const [choice] = choices(deps, challenge);
   if (!choice) return undefined;
+  checkX402Allowed(deps, url, allowedOrigins);
   const { requirement, asset } = choice;
   return {
     version: challenge.version,
@@ -265,44 +208,106 @@ function offer(
   };
 }
 
+/** What the before-payment hook did: the spend it committed, or the refusal it threw. */
+interface Committed {
+  id?: string;
+  amountUsd?: string;
+  refusal?: unknown;
+}
+
 /**
- * Pays `challenge` for `url` and returns the answer to the paid request; undefined when no requirement is
- * payable (the caller returns the 402 as it came). Throws SpendLimitError / QuoteRejectedError before signing,
- * PaymentFailedError when a pending settlement outlives the pay deadline.
+ * A stock x402 client for one payment, with Tollgate's checks in its hooks. `committed` is set once the spend is
+ * saved (the before-payment hook), so a client failure after it can give the budget back.
+ */
+function stockClient(deps: X402PayerDeps, version: 1 | 2, committed: Committed) {
+  const choose = (v: number, requirements: Parameters<PaymentPolicy>[1]) =>
+    requirements
+      .flatMap((raw) => {
+        const requirement = requirementOf(raw, v === 1 ? 1 : 2);
+        const choice = requirement && choiceOf(deps, requirement);
+        return choice ? [{ raw, choice }] : [];
+      })
+      .sort((a, b) =>
+        a.choice.microUsd < b.choice.microUsd ? -1 : a.choice.microUsd > b.choice.microUsd ? 1 : 0,
+      );
+  const client = new x402Client((v, requirements) => {
+    const [cheapest] = choose(v, requirements);
+    if (!cheapest) throw new QuoteRejectedError("x402_unpayable", "no payable x402 requirement");
+    return cheapest.raw;
+  });
+  registerExactEvmScheme(client, {
+    signer: deps.account,
+    policies: [(v, requirements) => choose(v, requirements).map((entry) => entry.raw)],
+  });
+  client.setSpendControls(false);
+  client.onBeforePaymentCreation(async ({ selectedRequirements }) => {
+    const requirement0 = requirementOf(selectedRequirements, version);
+    const choice = requirement0 && choiceOf(deps, requirement0);
+    if (!choice) return { abort: true, reason: "the selected requirement failed Tollgate's checks" };
+    const { requirement, asset } = choice;
+    const amountUsd = formatUsd(choice.microUsd);
+    try {
+      await deps.onStep({
+        type: "x402_requirement",
+        version,
+        chainId: requirement.chainId as number,
+        asset: asset.symbol,
+        assetAddress: getAddress(requirement.asset),
+        amount: amountUsd,
+        amountAtomic: requirement.amount.toString(),
+        payTo: getAddress(requirement.payTo),
+      });
+      const id = `x402:${randomUUID()}`;
+      await deps.ledger.commitSpend(amountUsd, id, getAddress(requirement.payTo));
+      committed.id = id;
+      committed.amountUsd = amountUsd;
+    } catch (error) {
+      // A refusal (SpendLimitError, a listener's own limit) reaches the caller as it was thrown.
+      committed.refusal = error;
+      throw error;
+    }
+  });
+  return new x402HTTPClient(client);
+}
+
+/**
+ * Pays `challenge` and returns the answer to the paid request. Throws SpendLimitError / QuoteRejectedError before
+ * signing, PaymentFailedError when a pending settlement outlives the pay deadline.
  */
 async function pay(
   deps: X402PayerDeps,
-  url: string,
-  challenge: X402Challenge,
+  challenge: Challenge402,
+  parsed: X402Challenge,
   resend: Resend,
-  allowedOrigins: ReadonlySet<string>,
-): Promise<Response | undefined> {
-  await deps.onStep({
-    type: "x402_challenge",
-    url,
-    version: challenge.version,
-    accepts: challenge.accepts.length,
-  });
-  const choice = checkedChoice(deps, url, challenge, allowedOrigins);
-  if (!choice) return undefined;
-  const { requirement } = choice;
-  const nonce = `0x${randomBytes(32).toString("hex")}` as Hex;
-  const paymentId = `x402:${nonce}`;
-  const amountUsd = formatUsd(choice.microUsd);
-  await deps.onStep({
-    type: "x402_requirement",
-    version: challenge.version,
-    chainId: requirement.chainId as number,
-    asset: choice.asset.symbol,
-    assetAddress: getAddress(requirement.asset),
-    amount: amountUsd,
-    amountAtomic: requirement.amount.toString(),
-    payTo: getAddress(requirement.payTo),
-  });
-  await deps.ledger.commitSpend(amountUsd, paymentId, getAddress(requirement.payTo));
-  const headers = await sign(deps, challenge, choice, nonce);
-  await deps.onStep({ type: "x402_payment_sent", version: challenge.version, nonce, amount: amountUsd });
-  return settle(deps, { url, version: challenge.version, resend, headers, paymentId, nonce });
+): Promise<Response> {
+  const { url } = challenge;
+  await deps.onStep({ type: "x402_challenge", url, version: parsed.version, accepts: parsed.accepts.length });
+  checkX402Allowed(deps, url, deps.policy.allowedOrigins);
+  const committed: Committed = {};
+  const http = stockClient(deps, parsed.version, committed);
+  let headers: Record<string, string>;
+  let nonce: string;
+  try {
+    const paymentRequired = http.getPaymentRequiredResponse(
+      (name) => challenge.response.headers.get(name),
+      challenge.body,
+    );
+    const payload = await http.createPaymentPayload(paymentRequired);
+    headers = http.encodePaymentSignatureHeader(payload);
+    nonce = String((payload.payload as { authorization?: { nonce?: unknown } }).authorization?.nonce ?? "");
+  } catch (error) {
+    // Nothing was signed (or the signature never left): the committed spend goes back.
+    if (committed.id) await deps.ledger.releaseSpend(committed.id);
+    if (committed.refusal !== undefined) throw committed.refusal;
+    if (error instanceof AgentError) throw error;
+    throw new QuoteRejectedError("x402_unpayable", `the x402 client refused: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  const paymentId = committed.id as string;
+  const amountUsd = committed.amountUsd as string;
+  await deps.onStep({ type: "x402_payment_sent", version: parsed.version, nonce, amount: amountUsd });
+  return settle(deps, { url, version: parsed.version, resend, headers, paymentId, nonce });
 }
 
 /** One signed payment being settled: the request is resent with these same headers until it is not pending. */
@@ -312,7 +317,7 @@ interface SentPayment {
   resend: Resend;
   headers: Record<string, string>;
   paymentId: string;
-  nonce: Hex;
+  nonce: string;
 }
 
 /**

@@ -97,41 +97,41 @@ export function chainIdOfNetwork(network: string, version: 1 | 2): number | unde
   return DEFAULT_NETWORKS.byX402V1Name(network)?.chainId;
 }
 
-function requirementsOf(accepts: unknown[], version: 1 | 2): X402Requirement[] {
-  const out: X402Requirement[] = [];
-  for (const entry of accepts) {
-    // An entry this client cannot read is skipped, not fatal: another entry may be payable.
-    if (version === 2) {
-      const parsed = RequirementV2.safeParse(entry);
-      if (!parsed.success) continue;
-      const r = parsed.data;
-      out.push({
-        scheme: r.scheme,
-        chainId: chainIdOfNetwork(r.network, 2),
-        amount: BigInt(r.amount),
-        asset: r.asset,
-        payTo: r.payTo,
-        maxTimeoutSeconds: r.maxTimeoutSeconds,
-        domain: { name: r.extra?.name, version: r.extra?.version },
-        raw: r,
-      });
-    } else {
-      const parsed = RequirementV1.safeParse(entry);
-      if (!parsed.success) continue;
-      const r = parsed.data;
-      out.push({
-        scheme: r.scheme,
-        chainId: chainIdOfNetwork(r.network, 1),
-        amount: BigInt(r.maxAmountRequired),
-        asset: r.asset,
-        payTo: r.payTo,
-        maxTimeoutSeconds: r.maxTimeoutSeconds,
-        domain: { name: r.extra?.name, version: r.extra?.version },
-        raw: r,
-      });
-    }
+/** One `accepts` entry read in the shared form; undefined when this client cannot read it. */
+export function requirementOf(entry: unknown, version: 1 | 2): X402Requirement | undefined {
+  if (version === 2) {
+    const parsed = RequirementV2.safeParse(entry);
+    if (!parsed.success) return undefined;
+    const r = parsed.data;
+    return {
+      scheme: r.scheme,
+      chainId: chainIdOfNetwork(r.network, 2),
+      amount: BigInt(r.amount),
+      asset: r.asset,
+      payTo: r.payTo,
+      maxTimeoutSeconds: r.maxTimeoutSeconds,
+      domain: { name: r.extra?.name, version: r.extra?.version },
+      raw: r,
+    };
   }
-  return out;
+  const parsed = RequirementV1.safeParse(entry);
+  if (!parsed.success) return undefined;
+  const r = parsed.data;
+  return {
+    scheme: r.scheme,
+    chainId: chainIdOfNetwork(r.network, 1),
+    amount: BigInt(r.maxAmountRequired),
+    asset: r.asset,
+    payTo: r.payTo,
+    maxTimeoutSeconds: r.maxTimeoutSeconds,
+    domain: { name: r.extra?.name, version: r.extra?.version },
+    raw: r,
+  };
+}
+
+function requirementsOf(accepts: unknown[], version: 1 | 2): X402Requirement[] {
+  // An entry this client cannot read is skipped, not fatal: another entry may be payable.
+  return accepts.flatMap((entry) => requirementOf(entry, version) ?? []);
 }
 
 /** The x402 challenge of a 402, v2 (header) before v1 (body); undefined when the 402 is not x402. */

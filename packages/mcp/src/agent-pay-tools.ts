@@ -6,6 +6,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { QuoteResult, X402Offer } from "@tollgate/agent";
 import { formatUsd, parseUsd, QUOTA_REMAINING_HEADER } from "@tollgate/shared";
+import { z } from "zod";
 import { requestInit, ZRequestInput, ZUsdInput } from "./agent-tool-input";
 import { bodyOf, errorFields, fail, ok } from "./results";
 import type { Runtime } from "./runtime";
@@ -20,11 +21,25 @@ export function registerPayAndFetch(server: McpServer, runtime: Runtime, session
       description:
         "Fetches a URL; if it answers a 402, pays within the server's spend limits (per payment, per call, per " +
         "session, per day) and repeats the request: an AIFP-1 gate through Tollgate (with the receipt; a held " +
-        "receipt with quota left is used first), an x402 v1/v2 402 (the bridge, x402 servers on trusted origins) " +
-        "with a signed USDC authorization.",
+        "receipt with quota left is used first), an x402 v1/v2 `exact` 402 (the bridge, x402 servers on trusted " +
+        "origins) with a signed USDC authorization, the legacy bridge's pay_matic offer with a native payment. When " +
+        "a 402 offers several rails the cheapest for `expected_calls` is used, or the one named in `rail`.",
       inputSchema: {
         ...ZRequestInput,
         max_usd: ZUsdInput.optional().describe("lower this call's spend cap (never above the server's)"),
+        expected_calls: z
+          .number()
+          .int()
+          .min(1)
+          .max(1_000_000)
+          .optional()
+          .describe(
+            "calls of this resource you expect to make; picks the cheapest rail for them (default 1)",
+          ),
+        rail: z
+          .enum(["aifp1", "x402-exact", "pay-matic"])
+          .optional()
+          .describe("pay on this rail only (refused when the 402 does not offer it)"),
       },
       annotations: { openWorldHint: true, destructiveHint: false, idempotentHint: false },
     },
@@ -37,7 +52,11 @@ export function registerPayAndFetch(server: McpServer, runtime: Runtime, session
       const call = new CallSpend(session, cap);
       const agent = runtime.agent.value;
       try {
-        const response = await currentCall.run(call, () => agent.fetch(args.url, requestInit(args)));
+        const pay = {
+          ...(args.expected_calls !== undefined ? { expectedCalls: args.expected_calls } : {}),
+          ...(args.rail !== undefined ? { rail: args.rail } : {}),
+        };
+        const response = await currentCall.run(call, () => agent.fetch(args.url, requestInit(args), pay));
         call.settle(false);
         const { body, truncated } = await bodyOf(response);
         const remaining = response.headers.get(QUOTA_REMAINING_HEADER);
@@ -143,7 +162,8 @@ function aifpQuoteFields(result: Extract<QuoteResult, { quote: object }>, within
 
 function txHashes(call: CallSpend): string[] {
   const hashes = call.steps.flatMap((step) => {
-    if (step.type === "approval_sent" || step.type === "settlement_sent") return [step.txHash];
+    if (step.type === "approval_sent" || step.type === "settlement_sent" || step.type === "pay_matic_sent")
+      return [step.txHash];
     // x402: the settlement transaction the server broadcast (pending ones too: money may have moved).
     if ((step.type === "x402_pending" || step.type === "x402_settled") && step.transaction)
       return [step.transaction];

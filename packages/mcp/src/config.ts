@@ -84,6 +84,10 @@ export const ZMcpEnv = z.object({
   TOLLGATE_DEPLOYMENT_MANIFEST: envOptional(z.string()).describe(
     "Deployment manifest for token addresses in `balance`.",
   ),
+  /** USD prices of native tokens (`137=0.25,...`): the legacy bridge's pay_matic rail is paid only with one. */
+  TOLLGATE_NATIVE_USD_PRICES: envOptional(z.string()).describe(
+    "USD price of each chain's native token as chainId=usd pairs (e.g. 137=0.25); the legacy bridge's pay_matic offer is paid only on a chain listed here.",
+  ),
   /** A Solana keypair file (JSON array of 64 bytes) for identity_fetch. */
   TOLLGATE_SOLANA_KEY_FILE: envOptional(z.string()).describe(
     "Solana keypair file (JSON array of 64 bytes) for identity_fetch.",
@@ -121,6 +125,8 @@ export interface McpConfig {
     sessionBudgetUsd: string;
   };
   manifestPath: string | undefined;
+  /** USD per whole native token, by chain id (decision 0081: the pay_matic rail). */
+  nativeUsdPrices: Record<number, string>;
 }
 
 export const USAGE = `Usage: tollgate-mcp --stdio [--allow-actions]
@@ -128,7 +134,7 @@ export const USAGE = `Usage: tollgate-mcp --stdio [--allow-actions]
 
 Environment: TOLLGATE_AGENT_KEY_FILE or TOLLGATE_AGENT_PRIVATE_KEY, TOLLGATE_API_ORIGINS, TOLLGATE_RPC_URLS,
 TOLLGATE_MCP_MAX_USD_PER_CALL, TOLLGATE_MCP_SESSION_BUDGET_USD, TOLLGATE_AGENT_MAX_USD, TOLLGATE_AGENT_BUDGET_USD,
-TOLLGATE_SOLANA_KEY_FILE, TOLLGATE_ADMIN_TOKEN, TOLLGATE_MCP_HTTP_TOKEN (required with --http). See docs/mcp.md.
+TOLLGATE_NATIVE_USD_PRICES, TOLLGATE_SOLANA_KEY_FILE, TOLLGATE_ADMIN_TOKEN, TOLLGATE_MCP_HTTP_TOKEN (required with --http). See docs/mcp.md.
 `;
 
 function loadAccount(env: z.infer<typeof ZMcpEnv>): Loaded<LocalAccount> {
@@ -226,7 +232,24 @@ export function loadConfig(
       sessionBudgetUsd: env.TOLLGATE_MCP_SESSION_BUDGET_USD,
     },
     manifestPath: env.TOLLGATE_DEPLOYMENT_MANIFEST,
+    nativeUsdPrices: nativePricesOf(env.TOLLGATE_NATIVE_USD_PRICES),
   };
+}
+
+function nativePricesOf(text: string | undefined): Record<number, string> {
+  const prices: Record<number, string> = {};
+  for (const pair of (text ?? "")
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const match = /^(\d+)=(.+)$/.exec(pair);
+    if (!match || !ZUsd.safeParse(match[2]).success)
+      throw new ConfigError(
+        `TOLLGATE_NATIVE_USD_PRICES: bad entry ${JSON.stringify(pair)}; expected chainId=usd`,
+      );
+    prices[Number(match[1])] = match[2] as string;
+  }
+  return prices;
 }
 
 function parseFlags(argv: string[]) {

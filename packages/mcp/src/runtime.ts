@@ -4,7 +4,13 @@
  */
 
 import { readFileSync } from "node:fs";
-import { type Agent, createAgent, FileAgentStore, x402AssetsFromManifest } from "@tollgate/agent";
+import {
+  type Agent,
+  createAgent,
+  FileAgentStore,
+  legacySplittersFromManifest,
+  x402AssetsFromManifest,
+} from "@tollgate/agent";
 import { type DeploymentManifest, parseDeploymentManifest } from "@tollgate/shared";
 import type { McpConfig } from "./config";
 import { routeStep } from "./spend-guard";
@@ -40,7 +46,14 @@ export function createRuntime(config: McpConfig): Runtime {
     },
     store,
     // x402 402s (bridge, third-party x402 servers) are paid in the manifest's ERC-3009 stablecoins only.
-    ...(manifest.ok ? { x402Assets: x402AssetsFromManifest(manifest.value) } : {}),
+    ...(manifest.ok
+      ? {
+          x402Assets: x402AssetsFromManifest(manifest.value),
+          legacySplitters: legacySplittersFromManifest(manifest.value),
+        }
+      : {}),
+    // The legacy bridge's pay_matic offer is counted in USD at these prices (decision 0081).
+    nativeUsdPrices: config.nativeUsdPrices,
     preferences: {
       ...(config.network ? { network: config.network } : {}),
       ...(config.asset ? { asset: config.asset } : {}),

@@ -181,6 +181,8 @@ describe("tollgate-mcp against pnpm start", () => {
       // the payer's nonce stays): exactly its price in USDC moves, the settlement transaction is reported.
       const bridge = await call(client, "pay_and_fetch", {
         url: `${stack.apiUrl}/bridge/demo/v1/echo?q=mcp`,
+        rail: "x402-exact",
+        expected_calls: 2,
       });
       expect(bridge.isError, JSON.stringify(bridge.json)).toBe(false);
       expect(bridge.json).toMatchObject({ status: 200, spent_usd: "0.1" });

@@ -77,6 +77,25 @@ describe("spend guard", () => {
     expect(() => routeStep(x402("0.01"))).toThrow(McpSpendLimitError);
   });
 
+  it("a pay_matic offer counts like a quote; a sent payMatic transaction keeps its reservation", () => {
+    const matic = (amount: string): AgentStep => ({
+      type: "pay_matic_requirement",
+      chainId: 80002,
+      orderId: "ord_1",
+      totalWei: "1010101010101010",
+      amount,
+      payTo: "0x0000000000000000000000000000000000000001",
+    });
+    const session = new SessionBudget(parseUsd("1"));
+    const call = new CallSpend(session, parseUsd("0.3"));
+    call.onStep(matic("0.2"));
+    expect(() => call.onStep(matic("0.2"))).toThrow(/per call limit/);
+    call.onStep({ type: "pay_matic_sent", txHash: "0x01", orderId: "ord_1", amount: "0.2" });
+    call.settle(true);
+    expect(session.spentMicro).toBe(parseUsd("0.2"));
+    expect(() => routeStep(matic("0.01"))).toThrow(McpSpendLimitError);
+  });
+
   it("routes steps to the calling tool and refuses a quote outside any call", async () => {
     expect(() => routeStep(quote("0.01"))).toThrow(McpSpendLimitError);
     const call = new CallSpend(new SessionBudget(parseUsd("1")), parseUsd("1"));

@@ -5,12 +5,23 @@
  * - per tool call: one `pay_and_fetch` may buy more than once; their sum is capped (a `max_usd` argument may
  *   lower the cap, never raise it);
  * - per session: a stdio process, or one Streamable HTTP session.
- * The call and session checks run on the agent's `quote` (AIFP-1) or `x402_requirement` (x402) step, which comes before the quote checks, the durable
- * commit and any signature; a throwing step stops the purchase there (packages/agent options.ts `onStep`).
+ * The call and session checks run on each rail's requirement step (AIFP-1 `quote`, x402 `x402_requirement`, legacy
+ * `pay_matic_requirement`; decision 0081), which comes before the quote checks, the durable commit and any
+ * signature; a throwing step stops the purchase there (packages/agent options.ts `onStep`).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { AgentStep } from "@tollgate/agent";
 import { formatUsd, parseUsd } from "@tollgate/shared";
+
+/** The steps every rail reports before it commits and signs a payment (each carries its USD `amount`). */
+const REQUIREMENT_STEPS = new Set(["quote", "x402_requirement", "pay_matic_requirement"]);
+/** The steps after which money may have moved: a failed call keeps its reservation. */
+const SENT_STEPS = new Set(["approval_sent", "settlement_sent", "x402_payment_sent", "pay_matic_sent"]);
+
+type RequirementStep = Extract<AgentStep, { type: "quote" | "x402_requirement" | "pay_matic_requirement" }>;
+function isRequirement(step: AgentStep): step is RequirementStep {
+  return REQUIREMENT_STEPS.has(step.type);
+}
 
 /** A call or session limit would be exceeded; nothing was signed. */
 export class McpSpendLimitError extends Error {
@@ -59,10 +70,8 @@ export class CallSpend {
   /** Called for every agent step of this call; throws to refuse a quote before it is signed. */
   onStep(step: AgentStep): void {
     this.steps.push(step);
-    if (step.type === "approval_sent" || step.type === "settlement_sent" || step.type === "x402_payment_sent")
-      this.sent = true;
-    // An AIFP-1 quote and an x402 requirement are both reported before the spend is committed and signed.
-    if (step.type !== "quote" && step.type !== "x402_requirement") return;
+    if (SENT_STEPS.has(step.type)) this.sent = true;
+    if (!isRequirement(step)) return;
     const amount = parseUsd(step.amount);
     if (this.reserved + amount > this.cap)
       throw new McpSpendLimitError("per_call", step.amount, formatUsd(this.cap - this.reserved));
@@ -88,8 +97,7 @@ export const currentCall = new AsyncLocalStorage<CallSpend>();
 export function routeStep(step: AgentStep): void {
   const call = currentCall.getStore();
   if (!call) {
-    if (step.type === "quote" || step.type === "x402_requirement")
-      throw new McpSpendLimitError("per_call", step.amount, "0");
+    if (isRequirement(step)) throw new McpSpendLimitError("per_call", step.amount, "0");
     return;
   }
   call.onStep(step);
