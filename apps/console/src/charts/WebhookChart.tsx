@@ -18,6 +18,7 @@ import "uplot/dist/uPlot.min.css";
 const HEIGHT = 240;
 const HOUR = 3_600;
 const DAY = 86_400;
+const COUNT_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 100_000, 1_000_000];
 
 export function WebhookChart({
   series,
@@ -55,7 +56,8 @@ export function WebhookChart({
             scales: { x: { time: true, range: () => [first - half, last + half] }, "%": { range: [0, 100] } },
             axes: [
               xAxis ?? {},
-              { ...yAxis, scale: "n", label: "deliveries" },
+              // Counts are whole deliveries: no tick between 0 and 1.
+              { ...yAxis, scale: "n", label: "deliveries", incrs: COUNT_STEPS },
               { ...yAxis, scale: "%", side: 1, label: "success %", grid: { show: false } },
             ],
             series: [

@@ -33,7 +33,7 @@ async function createdAt(api: TestApi, eventIds: string[], instants: Date[]) {
   }
 }
 
-describe.each(storageDatabaseKinds("pglite"))("webhook delivery series (decision 0078) on %s", (kind) => {
+describe.each(storageDatabaseKinds("postgres"))("webhook delivery series (decision 0078) on %s", (kind) => {
   let api: TestApi;
   let viewer: SignedIn;
   let a: { merchantId: string; eventIds: string[] };
