@@ -12,5 +12,8 @@ export default defineConfig({
     environment: "jsdom",
     include: ["src/**/*.test.{ts,tsx}"],
     setupFiles: ["./src/test-setup.ts"],
+    // A test may wait on findBy* (up to 5 s, test-setup.ts) after a first render that is itself slow on a loaded
+    // machine: the test's own bound is above the wait's. A bound, not a timing assertion.
+    testTimeout: 15_000,
   },
 });

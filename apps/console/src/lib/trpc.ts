@@ -69,7 +69,8 @@ export interface MerchantApi {
   changePayout(input: ChangePayoutRequest): Promise<MerchantProfile>;
   webhookSecret(id: string): Promise<WebhookSecretResult>;
   sendTestWebhook(id: string): Promise<TestWebhookResult>;
-  webhookDeliveries(id: string): Promise<WebhookDeliveries>;
+  /** The newest deliveries, and their series over the last `days` UTC days (default 30; decision 0078). */
+  webhookDeliveries(id: string, days?: number): Promise<WebhookDeliveries>;
   listListings(id: string): Promise<Listing[]>;
   createListing(input: CreateListingRequest): Promise<Listing>;
   updateListing(input: UpdateListingRequest): Promise<Listing>;
@@ -100,7 +101,8 @@ export function createMerchantApi(options: ConsoleClientOptions): MerchantApi {
     changePayout: (input) => client.merchant.changePayout.mutate(input),
     webhookSecret: (id) => client.webhook.rotateSecret.mutate({ id }),
     sendTestWebhook: (id) => client.webhook.sendTest.mutate({ id }),
-    webhookDeliveries: (id) => client.webhook.deliveries.query({ id }),
+    webhookDeliveries: (id, days) =>
+      client.webhook.deliveries.query(days === undefined ? { id } : { id, days }),
     listListings: async (id) => (await client.listing.list.query({ id })).listings,
     createListing: (input) => client.listing.create.mutate(input),
     updateListing: (input) => client.listing.update.mutate(input),

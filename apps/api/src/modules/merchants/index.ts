@@ -1,10 +1,13 @@
 /** The merchants module's public entry. */
+
+export { revenueByDay } from "./dashboard-settlements";
 export {
   deliveryStatusCounts,
   RECENT_DELIVERIES_MAX,
   recentDeliveries,
   webhookEndpointView,
 } from "./dashboard-webhooks";
+export { DASHBOARD_MAX_DAYS } from "./dashboard-window";
 export type { MerchantsDeps } from "./deps";
 export { ZMerchantIdParam } from "./get-merchant.types";
 export { createMerchantCache, type MerchantCache } from "./merchant-cache";

@@ -1,7 +1,6 @@
 import { ZNetworkName } from "@tollgate/shared";
 import { z } from "zod";
-
-const ZDay = z.iso.date().describe("YYYY-MM-DD (UTC)");
+import { ZDay } from "../../http/day-range";
 
 export const ZDashboardFeesRequest = z
   .strictObject({

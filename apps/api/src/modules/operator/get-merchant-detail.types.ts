@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { dayRangeFields } from "../../http/day-range";
 import { typedId } from "../../http/list-query";
 import { ZAdminMerchantSummary } from "./list-merchants.types";
 import { ZAdminSettlement } from "./list-transactions.types";
 
-export const ZGetMerchantDetailRequest = z.strictObject({ id: typedId("mrch_") });
+export const ZGetMerchantDetailRequest = z.strictObject({ id: typedId("mrch_"), ...dayRangeFields });
 
 export const ZMerchantDetailResponse = z.object({
   merchant: ZAdminMerchantSummary,
@@ -52,4 +53,21 @@ export const ZMerchantDetailResponse = z.object({
       })
       .nullable(),
   }),
+  revenue: z
+    .object({
+      from: z.string().describe("first day included (UTC)"),
+      to: z.string().describe("last day included (UTC)"),
+      rows: z.array(
+        z.object({
+          day: z.string().describe("YYYY-MM-DD (UTC)"),
+          network: z.string(),
+          token: z.string(),
+          asset: z.string().nullable().describe("symbol from the deployment; `native` for the chain's coin"),
+          settlements: z.number().int(),
+          merchant_amount: z.string().describe("what the merchant received, base units (integer string)"),
+          total_amount: z.string().describe("what payers paid, base units (integer string)"),
+        }),
+      ),
+    })
+    .describe("settlements indexed (confirmed and final), not receipts issued"),
 });

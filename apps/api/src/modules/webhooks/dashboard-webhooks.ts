@@ -1,5 +1,7 @@
+import { resolveDayRange } from "../../http/day-range";
 import { adminProcedure } from "../operators";
 import { ZDashboardWebhooksRequest, ZDashboardWebhooksResponse } from "./dashboard-webhooks.types";
+import { deliverySeries } from "./delivery-series";
 import type { WebhooksDeps } from "./deps";
 import { webhookDashboard } from "./webhook-dashboard-service";
 
@@ -13,16 +15,21 @@ export const dashboardWebhooksProcedure = (deps: WebhooksDeps) =>
         tags: ["operators"],
         summary: "Webhook endpoints, delivery success and dead letters",
         description:
-          "Endpoints page by merchant id (`cursor`, `limit`), each with delivery counts by status; totals with the success rate (delivered / (delivered + dead)); the newest dead letters, which `POST /api/dashboard/webhooks/{event_id}/replay` sends again.",
+          "Endpoints page by merchant id (`cursor`, `limit`), each with delivery counts by status; totals with the success rate (delivered / (delivered + dead)); the newest dead letters, which `POST /api/dashboard/webhooks/{event_id}/replay` sends again; `series`: deliveries of the events created in each hour (windows of two days or fewer) or UTC day of `from`..`to` (default the last 30 days, at most 366) by status, optionally of one `merchant_id`.",
         errorResponses: [400, 401],
       },
     })
     .input(ZDashboardWebhooksRequest)
     .output(ZDashboardWebhooksResponse)
-    .query(({ input }) =>
-      webhookDashboard(deps.db.db, {
-        cursor: input.cursor,
-        limit: input.limit,
-        deadLimit: input.dead_limit,
-      }),
-    );
+    .query(async ({ input }) => {
+      const range = resolveDayRange(input, deps.clock.now());
+      const [dashboard, series] = await Promise.all([
+        webhookDashboard(deps.db.db, {
+          cursor: input.cursor,
+          limit: input.limit,
+          deadLimit: input.dead_limit,
+        }),
+        deliverySeries(deps.db.db, range, input.merchant_id),
+      ]);
+      return { ...dashboard, series };
+    });

@@ -1,5 +1,8 @@
 import { queryInteger, safeText } from "@tollgate/shared";
 import { z } from "zod";
+import { dayRangeFields } from "../../http/day-range";
+import { typedId } from "../../http/list-query";
+import { ZDeliverySeries } from "./delivery-series";
 
 export const ZDashboardWebhooksRequest = z
   .strictObject({
@@ -8,6 +11,8 @@ export const ZDashboardWebhooksRequest = z
     dead_limit: queryInteger({ min: 0, max: 200 })
       .default(50)
       .describe("how many of the newest dead letters"),
+    ...dayRangeFields,
+    merchant_id: typedId("mrch_").optional().describe("narrows `series` to one merchant"),
   })
   // A GET without a query string arrives as no input at all.
   .prefault({});
@@ -20,6 +25,7 @@ const ZDeliveryCounts = z.object({
 });
 
 export const ZDashboardWebhooksResponse = z.object({
+  series: ZDeliverySeries,
   totals: ZDeliveryCounts.extend({
     success_rate: z.number().nullable().describe("delivered / (delivered + dead); null before any settled"),
   }),

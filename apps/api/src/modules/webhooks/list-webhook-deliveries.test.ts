@@ -34,7 +34,14 @@ describe.each(storageDatabaseKinds("pglite"))("GET /v1/merchants/{id}/webhooks/d
     const empty = await list(m);
     expect(empty.status).toBe(200);
     expect(empty.headers.get("cache-control")).toBe("no-store");
-    expect(empty.json).toEqual({ merchant_id: m.id, endpoint: null, deliveries: [] });
+    expect(empty.json).toEqual({
+      merchant_id: m.id,
+      endpoint: null,
+      deliveries: [],
+      // The last 30 days by default, one bucket each, all empty (decision 0078).
+      series: expect.objectContaining({ bucket: "day", points: expect.any(Array) }),
+    });
+    expect((empty.json.series as { points: unknown[] }).points).toHaveLength(30);
 
     await api.call("POST", `/v1/merchants/${m.id}/webhook-secret`, { headers: bearer(m.secret) });
     const first = await api.call("POST", `/v1/merchants/${m.id}/webhooks/test`, {

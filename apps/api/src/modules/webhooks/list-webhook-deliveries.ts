@@ -1,6 +1,8 @@
 import { webhookEndpoints } from "@tollgate/db";
 import { eq } from "drizzle-orm";
+import { lastDays } from "../../http/day-range";
 import { assertSameMerchant, merchantProcedure, recentDeliveries, webhookEndpointView } from "../merchants";
+import { deliverySeries } from "./delivery-series";
 import type { WebhooksDeps } from "./deps";
 import {
   ZListWebhookDeliveriesRequest,
@@ -9,7 +11,8 @@ import {
 
 /**
  * GET /v1/merchants/{id}/webhooks/deliveries: the merchant's newest webhook deliveries with their
- * status, attempts and last HTTP status, and the endpoint's state. Never payloads or secrets.
+ * status, attempts and last HTTP status, the endpoint's state, and deliveries per hour or day of the last `days`
+ * (decision 0078). Never payloads or secrets.
  */
 export const listWebhookDeliveriesProcedure = (deps: WebhooksDeps) =>
   merchantProcedure(deps.merchantAuth)
@@ -32,9 +35,9 @@ export const listWebhookDeliveriesProcedure = (deps: WebhooksDeps) =>
         .select()
         .from(webhookEndpoints)
         .where(eq(webhookEndpoints.merchantId, input.id));
-      return {
-        merchant_id: input.id,
-        endpoint: webhookEndpointView(endpoint),
-        deliveries: await recentDeliveries(db, input.id, input.limit ?? 20),
-      };
+      const [deliveries, series] = await Promise.all([
+        recentDeliveries(db, input.id, input.limit ?? 20),
+        deliverySeries(db, lastDays(deps.clock.now(), input.days ?? 30), input.id),
+      ]);
+      return { merchant_id: input.id, endpoint: webhookEndpointView(endpoint), deliveries, series };
     });

@@ -1,13 +1,17 @@
 import { WEBHOOK_DELIVERY_STATUSES } from "@tollgate/db";
 import { queryInteger } from "@tollgate/shared";
 import { z } from "zod";
-import { RECENT_DELIVERIES_MAX, ZMerchantIdParam } from "../merchants";
+import { DASHBOARD_MAX_DAYS, RECENT_DELIVERIES_MAX, ZMerchantIdParam } from "../merchants";
+import { ZDeliverySeries } from "./delivery-series";
 
 export const ZListWebhookDeliveriesRequest = z.object({
   id: ZMerchantIdParam,
   limit: queryInteger({ min: 1, max: RECENT_DELIVERIES_MAX })
     .optional()
     .describe(`newest first; default 20, at most ${RECENT_DELIVERIES_MAX}`),
+  days: queryInteger({ min: 1, max: DASHBOARD_MAX_DAYS })
+    .optional()
+    .describe("`series` covers the last N UTC days, today included; default 30"),
 });
 
 export const ZWebhookDelivery = z.object({
@@ -34,4 +38,5 @@ export const ZListWebhookDeliveriesResponse = z.object({
     .nullable()
     .describe("null until a webhook secret is created"),
   deliveries: z.array(ZWebhookDelivery),
+  series: ZDeliverySeries,
 });

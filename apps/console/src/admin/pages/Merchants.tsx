@@ -1,6 +1,7 @@
 /**
  * Merchants: server-side search (id, payout address, name prefix), sortable by creation (`sort` in the URL), cursor
- * pages with the exact total, CSV of every matching merchant (decision 0072), and the detail page.
+ * pages with the exact total, CSV of every matching merchant (decision 0072), and the detail page with the merchant's
+ * revenue over the one date range (decision 0078).
  */
 import { useState } from "react";
 import { Link, useParams } from "react-router";
@@ -10,6 +11,7 @@ import { useLoad } from "../../hooks/useLoad";
 import { usePagedLoad } from "../../hooks/usePagedLoad";
 import { sortParam, useSortParam } from "../../hooks/useSortParam";
 import { allPages, saveFile, toCsv } from "../../lib/csv";
+import { DateRangeControl, useDateRange } from "../../ui/DateRange";
 import { FilterForm, TextFilter } from "../../ui/Filters";
 import { PagedTable } from "../../ui/Pager";
 import { Table } from "../../ui/Table";
@@ -17,6 +19,7 @@ import { useAdmin } from "../context";
 import { AgentLink, SearchLink } from "../links";
 import { Loaded, Mono, Stat, Time } from "../ui";
 import { MerchantNotes, MerchantSuspension } from "./MerchantActions";
+import { MerchantRevenue } from "./MerchantRevenue";
 import { SettlementTable } from "./SettlementTable";
 
 const PAGE_SIZE = 25;
@@ -117,7 +120,9 @@ export function MerchantsPage() {
 export function MerchantDetailPage() {
   const { client } = useAdmin();
   const id = useParams().id ?? "";
-  const detail = useLoad(() => client.adminRead.merchant.query({ id }), id);
+  const dates = useDateRange();
+  const { from, to } = dates.range;
+  const detail = useLoad(() => client.adminRead.merchant.query({ id, from, to }), `${id}:${from}:${to}`);
   return (
     <Loaded load={detail} what="the merchant">
       {(d) => (
@@ -146,6 +151,8 @@ export function MerchantDetailPage() {
               value={`${d.webhook.deliveries.delivered} ok / ${d.webhook.deliveries.dead} dead`}
             />
           </div>
+          <DateRangeControl state={dates} />
+          <MerchantRevenue revenue={d.revenue} />
           <section className="section" aria-labelledby="m-settlements">
             <h2 id="m-settlements">Newest settlements</h2>
             <SettlementTable rows={d.recent_settlements} caption="10 newest" testId="merchant-settlements" />

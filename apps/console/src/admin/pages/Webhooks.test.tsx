@@ -17,6 +17,15 @@ const health = {
   dead_letters: [dead],
   endpoints: [],
   next_cursor: null,
+  series: {
+    from: "2026-11-22",
+    to: "2026-11-23",
+    bucket: "hour",
+    points: [
+      { at: "2026-11-23T10:00:00Z", delivered: 1, failed: 0, dead: 1, pending: 0, success_rate: 0.5 },
+      { at: "2026-11-23T11:00:00Z", delivered: 0, failed: 0, dead: 0, pending: 0, success_rate: null },
+    ],
+  },
 };
 
 describe("WebhooksPage (operator)", () => {
@@ -37,5 +46,30 @@ describe("WebhooksPage (operator)", () => {
     replayed.resolve({ event_id: dead.event_id, previous_status: "dead" });
     expect((await screen.findByTestId("replay-notice")).textContent).toContain(dead.event_id);
     expect(button.disabled).toBe(false);
+  });
+
+  it("reads the series for the URL's range and merchant, and says what it draws", async () => {
+    const webhooks = vi.fn().mockResolvedValue(health);
+    renderAdmin(
+      <WebhooksPage />,
+      { dashboard: { webhooks: { query: webhooks } } },
+      true,
+      "/webhooks?range=custom&from=2026-11-22&to=2026-11-23&merchant=mrch_TestMerchant1234",
+    );
+    expect((await screen.findByTestId("webhook-chart-summary")).textContent).toBe(
+      "2 webhook deliveries from 2026-11-22 to 2026-11-23 (per hour): 1 delivered, 0 failed (retrying), 1 dead, 0 pending; success rate 50.0 %. Busiest hour: 2026-11-23 10:00 UTC with 2.",
+    );
+    expect(webhooks).toHaveBeenLastCalledWith({
+      from: "2026-11-22",
+      to: "2026-11-23",
+      merchant_id: "mrch_TestMerchant1234",
+    });
+    expect(screen.getByRole("heading", { name: /Success over time for mrch_TestMerchant1234/ })).toBeTruthy();
+    // Clearing the merchant reads every merchant's series again.
+    fireEvent.change(screen.getByTestId("webhook-merchant"), { target: { value: "" } });
+    fireEvent.click(screen.getByTestId("webhook-merchant-apply"));
+    await vi.waitFor(() =>
+      expect(webhooks).toHaveBeenLastCalledWith({ from: "2026-11-22", to: "2026-11-23" }),
+    );
   });
 });

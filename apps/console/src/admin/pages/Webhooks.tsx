@@ -1,8 +1,15 @@
-/** Webhooks dashboard: totals, endpoints with their success rate, dead letters with a replay button. */
+/**
+ * Webhooks dashboard: success over time in the one date range (optionally of one merchant; decision 0078), totals,
+ * endpoints with their success rate, dead letters with a replay button.
+ */
+import { useSearchParams } from "react-router";
+import { WebhookChart } from "../../charts/WebhookChart";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import { usePagedLoad } from "../../hooks/usePagedLoad";
 import { ActionButton } from "../../ui/ActionButton";
+import { DateRangeControl, useDateRange } from "../../ui/DateRange";
+import { FilterForm, TextFilter } from "../../ui/Filters";
 import { LiveStatus } from "../../ui/LiveStatus";
 import { PagedTable } from "../../ui/Pager";
 import { Table } from "../../ui/Table";
@@ -14,7 +21,19 @@ const rate = (value: number | null) => (value === null ? "—" : `${(value * 100
 
 export function WebhooksPage() {
   const { client, canAct } = useAdmin();
-  const { cursor, list: data } = usePagedLoad("webhooks", (page) => client.dashboard.webhooks.query(page));
+  const dates = useDateRange();
+  const { from, to } = dates.range;
+  const [params, setParams] = useSearchParams();
+  const merchant = params.get("merchant") ?? "";
+  const { cursor, list: data } = usePagedLoad(`webhooks:${from}:${to}:${merchant}`, (page) =>
+    client.dashboard.webhooks.query({ ...page, from, to, ...(merchant ? { merchant_id: merchant } : {}) }),
+  );
+  const filterMerchant = (values: Record<string, string>) => {
+    const next = new URLSearchParams(params);
+    if (values.merchant) next.set("merchant", values.merchant);
+    else next.delete("merchant");
+    setParams(next);
+  };
   const action = useAction({ keepNotice: true });
   const replay = (eventId: string) =>
     action.run(async () => {
@@ -28,9 +47,28 @@ export function WebhooksPage() {
       <LiveStatus load={data} />
       <ProblemBanner problem={action.problem} testId="replay-problem" />
       <Notice message={action.notice} testId="replay-notice" />
+      <DateRangeControl state={dates} />
+      <FilterForm
+        onApply={filterMerchant}
+        submitTestId="webhook-merchant-apply"
+        testId="webhook-merchant-filter"
+      >
+        <TextFilter
+          key={merchant}
+          label="Merchant id"
+          name="merchant"
+          defaultValue={merchant}
+          placeholder="mrch_… (all when empty)"
+          testId="webhook-merchant"
+        />
+      </FilterForm>
       <Loaded load={data} what="webhook health">
         {(d) => (
           <>
+            <section className="section" aria-labelledby="trend-title">
+              <h2 id="trend-title">Success over time{merchant ? ` for ${merchant}` : ", all merchants"}</h2>
+              <WebhookChart series={d.series} />
+            </section>
             <div className="stats">
               <Stat label="Delivered" value={d.totals.delivered} />
               <Stat label="Pending" value={d.totals.pending} />

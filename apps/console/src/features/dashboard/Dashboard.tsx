@@ -1,3 +1,4 @@
+import { RevenueChart } from "../../charts/RevenueChart";
 import { useLoad } from "../../hooks/useLoad";
 import { useNetworks } from "../../hooks/useNetworks";
 import type { MerchantApi, MerchantDashboard } from "../../lib/trpc";
@@ -6,7 +7,6 @@ import { DateRangeControl, useDateRange } from "../../ui/DateRange";
 import { LiveStatus } from "../../ui/LiveStatus";
 import { type Column, DataTable } from "../../ui/Table";
 import { Loaded, RefreshButton } from "../common/States";
-import { RevenueChart } from "./RevenueChart";
 
 type Data = MerchantDashboard;
 

@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { WebhookChart } from "../../charts/WebhookChart";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import { type LoadHandle, useLoad } from "../../hooks/useLoad";
@@ -6,6 +7,7 @@ import { saveFile, toCsv } from "../../lib/csv";
 import type { MerchantApi, MerchantProfile, WebhookDeliveries } from "../../lib/trpc";
 import { ActionButton, SubmitActions } from "../../ui/ActionButton";
 import { CopyButton } from "../../ui/Copy";
+import { DateRangeControl, type DateRangeState, useDateRange } from "../../ui/DateRange";
 import { LiveStatus } from "../../ui/LiveStatus";
 import { type Column, DataTable } from "../../ui/Table";
 import { Loaded, OnceSecret, RefreshButton } from "../common/States";
@@ -64,7 +66,10 @@ export function WebhooksPage({
   const [url, setUrl] = useState(merchant.webhook_url ?? "");
   const [secret, setSecret] = useState<string>();
   const { busy, problem, notice, run, setNotice } = useAction();
-  const deliveries = useLoad(() => api.webhookDeliveries(id));
+  // The read takes "the last N days" only, as the dashboard's does: presets, no custom pair (decision 0073).
+  const dates = useDateRange({ allowCustom: false });
+  const days = dates.range.days;
+  const deliveries = useLoad(() => api.webhookDeliveries(id, days), String(days));
 
   return (
     <section aria-labelledby="webhooks-heading" data-testid="webhooks-page">
@@ -117,6 +122,7 @@ export function WebhooksPage({
             })
           }
         />
+        <SuccessCard deliveries={deliveries} dates={dates} />
         <DeliveriesCard deliveries={deliveries} />
       </div>
     </section>
@@ -151,6 +157,25 @@ function SigningSecretCard({
           Send test event
         </ActionButton>
       </div>
+    </section>
+  );
+}
+
+/** Deliveries over the chosen days and their success rate, drawn (decision 0078). */
+function SuccessCard({
+  deliveries,
+  dates,
+}: {
+  deliveries: LoadHandle<WebhookDeliveries>;
+  dates: DateRangeState;
+}) {
+  return (
+    <section className="card card--wide" aria-labelledby="webhook-success-heading">
+      <h2 id="webhook-success-heading">Success over time</h2>
+      <DateRangeControl state={dates} testId="webhooks-range" />
+      <Loaded load={deliveries} what="the delivery series" testId="webhook-series">
+        {(data) => <WebhookChart series={data.series} />}
+      </Loaded>
     </section>
   );
 }

@@ -1,14 +1,24 @@
+/**
+ * Revenue per UTC day, one line per network and asset (decision 0078): the merchant's dashboard and the operator's
+ * merchant detail draw the same figures (merchant legs of indexed settlements, base units scaled only for drawing).
+ */
 import { useEffect, useRef } from "react";
-import type { MerchantDashboard } from "../../lib/trpc";
-import { formatUnits } from "../../lib/units";
-import { chartColours, themedAxes, useTheme } from "../../theme/theme";
-import { chartWidth, followBoxWidth } from "../../ui/chartWidth";
+import { formatUnits } from "../lib/units";
+import { chartColours, themedAxes, useTheme } from "../theme/theme";
+import { chartWidth, followBoxWidth } from "../ui/chartWidth";
 import "uplot/dist/uPlot.min.css";
 
-type Revenue = MerchantDashboard["revenue"];
+/** One row of a revenue read: both the merchant dashboard's and the operator's merchant detail's have this shape. */
+export interface RevenueRow {
+  day: string;
+  network: string;
+  token: string;
+  asset: string | null;
+  merchant_amount: string;
+}
 
 /** Series per network and asset, one point per UTC day of the window (merchant legs, base units). */
-export function revenueSeries(revenue: Revenue, from: string, days: number) {
+export function revenueSeries(revenue: readonly RevenueRow[], from: string, days: number) {
   const start = Date.parse(`${from.slice(0, 10)}T00:00:00Z`);
   const dayKeys = Array.from({ length: days }, (_, i) =>
     new Date(start + i * 86_400_000).toISOString().slice(0, 10),
@@ -25,8 +35,18 @@ export function revenueSeries(revenue: Revenue, from: string, days: number) {
   return { x: dayKeys.map((day) => Date.parse(`${day}T00:00:00Z`) / 1000), keys, values };
 }
 
-/** uPlot line chart, loaded on demand (the library is only in the dashboard's chunk); a table carries the data too. */
-export function RevenueChart({ revenue, from, days }: { revenue: Revenue; from: string; days: number }) {
+/** uPlot line chart, loaded on demand (the library is only in the charts' chunk); a table carries the data too. */
+export function RevenueChart({
+  revenue,
+  from,
+  days,
+  testId = "revenue-chart",
+}: {
+  revenue: readonly RevenueRow[];
+  from: string;
+  days: number;
+  testId?: string;
+}) {
   const box = useRef<HTMLDivElement>(null);
   // Strokes come from the theme's custom properties (decision 0073): a new theme redraws the chart.
   const { theme } = useTheme();
@@ -75,7 +95,7 @@ export function RevenueChart({ revenue, from, days }: { revenue: Revenue; from: 
       className="chart"
       role="img"
       aria-label="Revenue per day, network and asset"
-      data-testid="revenue-chart"
+      data-testid={testId}
     />
   );
 }
