@@ -1,20 +1,34 @@
-/** Webhooks dashboard: totals, endpoints with their success rate, dead letters with a replay button. */
+/**
+ * Webhooks dashboard: totals, endpoints with their success rate (sorted by merchant id or creation either way,
+ * `sort` in the URL, with the exact total and the API's CSV of every page: decision 0077), dead letters with a
+ * replay button.
+ */
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import { usePagedLoad } from "../../hooks/usePagedLoad";
+import { sortParam, useSortParam } from "../../hooks/useSortParam";
 import { ActionButton } from "../../ui/ActionButton";
 import { LiveStatus } from "../../ui/LiveStatus";
 import { PagedTable } from "../../ui/Pager";
 import { Table } from "../../ui/Table";
 import { useAdmin } from "../context";
+import { downloadServerCsv, exportLabel, jsonPage } from "../export";
 import { MerchantLink } from "../links";
 import { Loaded, Mono, Stat, Time } from "../ui";
 
+const PAGE_SIZE = 50;
 const rate = (value: number | null) => (value === null ? "—" : `${(value * 100).toFixed(1)} %`);
 
 export function WebhooksPage() {
   const { client, canAct } = useAdmin();
-  const { cursor, list: data } = usePagedLoad("webhooks", (page) => client.dashboard.webhooks.query(page));
+  const { sort, toggle } = useSortParam(["merchant_id", "created_at"], "asc");
+  const query: { sort?: "merchant_id" | "created_at" } = sort
+    ? { sort: sortParam(sort) as "merchant_id" | "created_at" }
+    : {};
+  const { cursor, list: data } = usePagedLoad(`webhooks:${query.sort ?? ""}`, async (page) =>
+    jsonPage(await client.dashboard.webhooks.query({ ...query, ...page, limit: PAGE_SIZE })),
+  );
+  const csv = useAction();
   const action = useAction({ keepNotice: true });
   const replay = (eventId: string) =>
     action.run(async () => {
@@ -71,17 +85,43 @@ export function WebhooksPage() {
             </section>
             <section className="section" aria-labelledby="endpoints-title">
               <h2 id="endpoints-title">Endpoints</h2>
+              <div className="filters">
+                <button
+                  type="button"
+                  className="button button--secondary"
+                  onClick={() =>
+                    void csv.run(() =>
+                      downloadServerCsv("/api/dashboard/webhooks", query, "tollgate-webhook-endpoints.csv"),
+                    )
+                  }
+                  disabled={csv.busy}
+                  data-testid="webhooks-export"
+                >
+                  {exportLabel(csv.busy)}
+                </button>
+              </div>
+              <ProblemBanner problem={csv.problem} testId="export-problem" />
               <PagedTable
                 label="Endpoints"
                 cursor={cursor}
                 nextCursor={d.next_cursor}
+                total={d.total}
+                shown={d.endpoints.length}
+                pageSize={PAGE_SIZE}
+                sort={sort}
+                onSort={toggle}
                 caption="Webhook endpoints"
                 testId="webhook-endpoints"
                 rows={d.endpoints}
                 rowKey={(e) => e.merchant_id}
                 empty="No webhook endpoint."
                 columns={[
-                  { header: "Merchant", cell: (e) => <MerchantLink id={e.merchant_id} /> },
+                  {
+                    header: "Merchant",
+                    cell: (e) => <MerchantLink id={e.merchant_id} />,
+                    sortKey: "merchant_id",
+                  },
+                  { header: "Created", cell: (e) => <Time at={e.created_at} />, sortKey: "created_at" },
                   {
                     header: "Status",
                     cell: (e) => `${e.status}${e.disabled_reason ? ` (${e.disabled_reason})` : ""}`,
