@@ -157,13 +157,42 @@ describe("AuditPage", () => {
   });
 });
 
+const failed = {
+  id: "fail_7",
+  kind: "unmatched_payment",
+  reason: "unknown_quote",
+  status: "open",
+  network: "amoy",
+  chain_id: 80002,
+  tx_hash: `0x${"7".repeat(64)}`,
+  explorer_url: null,
+  log_index: 0,
+  payer: `0x${"1".repeat(40)}`,
+  merchant_id: null,
+  merchant_address: `0x${"2".repeat(40)}`,
+  token: `0x${"0".repeat(40)}`,
+  asset: "POL",
+  total_amount: "1",
+  merchant_amount: "1",
+  treasury_amount: "0",
+  ip_creator_amount: "0",
+  order_id: "qt_x",
+  quote_id: null,
+  quote_expires_at: null,
+  receipt_id: null,
+  settlement_state: "confirmed",
+  seen_at: "2026-01-01T00:00:00.000Z",
+  bridge: null,
+  resolution: null,
+};
+
 describe("FailedPage", () => {
-  it("sorts by seen_at from the header with the status filter, and exports with both", async () => {
+  it("sorts by seen_at from the header with the status filter", async () => {
     const query = vi
       .fn()
-      .mockResolvedValue({ failed: [], next_cursor: null, total: 0, dead_letter_webhooks: 0 });
+      .mockResolvedValue({ failed: [failed], next_cursor: null, total: 1, dead_letter_webhooks: 0 });
     renderAdmin(<FailedPage />, { dashboard: { failed: { query } } });
-    expect((await screen.findByTestId("list-count")).textContent).toBe("0 of 0");
+    expect((await screen.findByTestId("list-count")).textContent).toBe("1–1 of 1");
     fireEvent.click(screen.getByTestId("sort-seen_at"));
     await waitFor(() =>
       expect(query).toHaveBeenLastCalledWith({ status: "open", sort: "-seen_at", limit: 50 }),
