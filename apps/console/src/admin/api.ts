@@ -24,7 +24,11 @@ export type AgentDetail = Q<AdminClient["adminRead"]["agent"]>;
 export type Settlement = MerchantDetail["recent_settlements"][number];
 export type ModerationListing = Q<AdminClient["admin"]["marketplace"]["queue"]>["listings"][number];
 export type Telemetry = Q<AdminClient["dashboard"]["telemetry"]>;
-export type FailedPayment = Q<AdminClient["dashboard"]["failed"]>["failed"][number];
+export type FailedPage = Extract<Q<AdminClient["dashboard"]["failed"]>, { failed: unknown }>;
+export type FailedPayment = FailedPage["failed"][number];
+export type AgentsPage = Extract<Q<AdminClient["adminRead"]["agents"]>, { agents: unknown }>;
+export type AuditPage = Extract<Q<AdminClient["adminRead"]["audit"]>, { events: unknown }>;
+export type WebhooksDashboard = Extract<Q<AdminClient["dashboard"]["webhooks"]>, { endpoints: unknown }>;
 export type PauseScope = Parameters<AdminClient["admin"]["pause"]["mutate"]>[0]["scope"];
 
 export function createAdminClient(baseUrl: string, fetchImpl?: typeof globalThis.fetch): AdminClient {

@@ -111,11 +111,14 @@ export function StatusFilter<S extends string>({
   status,
   onChange,
   testId,
+  after,
 }: {
   statuses: readonly S[];
   status: S;
   onChange: (status: S) => void;
   testId: string;
+  /** Controls after the select (e.g. an export). */
+  after?: ReactNode;
 }) {
   return (
     <FilterBar>
@@ -126,6 +129,7 @@ export function StatusFilter<S extends string>({
         onChange={(event) => onChange(event.target.value as S)}
         testId={testId}
       />
+      {after}
     </FilterBar>
   );
 }

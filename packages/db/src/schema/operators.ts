@@ -19,7 +19,11 @@ export const adminAccounts = pgTable(
     lastLoginAt: timestamp("last_login_at", { withTimezone: true, mode: "date" }),
     disabledAt: timestamp("disabled_at", { withTimezone: true, mode: "date" }),
   },
-  (table) => [check("admin_accounts_id_prefix", sql`${table.id} like 'adm\\_%'`)],
+  (table) => [
+    check("admin_accounts_id_prefix", sql`${table.id} like 'adm\\_%'`),
+    // The accounts list sorts by created_at either way (decision 0077).
+    index("admin_accounts_created_idx").on(table.createdAt, table.id),
+  ],
 );
 
 /**

@@ -8,18 +8,23 @@ import { merchants } from "./merchants";
  * WEBHOOK_SECRET_KEY (we must sign with it, so it cannot be hashed). During rotation the previous secret
  * keeps signing until `previous_valid_until`, so receivers see both signatures.
  */
-export const webhookEndpoints = pgTable("webhook_endpoints", {
-  merchantId: text("merchant_id")
-    .primaryKey()
-    .references(() => merchants.id, { onDelete: "cascade" }),
-  secretCiphertext: text("secret_ciphertext").notNull(),
-  previousSecretCiphertext: text("previous_secret_ciphertext"),
-  previousValidUntil: timestamp("previous_valid_until", { withTimezone: true, mode: "date" }),
-  status: text("status", { enum: ["active", "disabled"] }).notNull(),
-  disabledReason: text("disabled_reason"),
-  createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
-  rotatedAt: timestamp("rotated_at", { withTimezone: true, mode: "date" }).notNull(),
-});
+export const webhookEndpoints = pgTable(
+  "webhook_endpoints",
+  {
+    merchantId: text("merchant_id")
+      .primaryKey()
+      .references(() => merchants.id, { onDelete: "cascade" }),
+    secretCiphertext: text("secret_ciphertext").notNull(),
+    previousSecretCiphertext: text("previous_secret_ciphertext"),
+    previousValidUntil: timestamp("previous_valid_until", { withTimezone: true, mode: "date" }),
+    status: text("status", { enum: ["active", "disabled"] }).notNull(),
+    disabledReason: text("disabled_reason"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+    rotatedAt: timestamp("rotated_at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  // The operator's endpoints list sorts by created_at either way (decision 0077).
+  (table) => [index("webhook_endpoints_created_idx").on(table.createdAt, table.merchantId)],
+);
 
 /** The outbox (DESIGN §8): written in the same transaction as the change it reports. Id = `webhook-id`. */
 export const webhookEvents = pgTable(

@@ -27,6 +27,7 @@ export {
 } from "./router";
 export {
   BRIDGE_FAILED_ID,
+  countUnserved,
   createUnservedRecorder,
   listUnserved,
   resolveUnserved,

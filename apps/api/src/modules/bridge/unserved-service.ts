@@ -8,7 +8,7 @@
  */
 import { bridgeUnservedPayments, type Database } from "@tollgate/db";
 import { AppError, ZERO_ADDRESS } from "@tollgate/shared";
-import { and, desc, eq, gte, isNull, lt, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, gte, isNull, lt, type SQL, sql } from "drizzle-orm";
 import type { Logger } from "../../infra/logger";
 import type { OperatorActor } from "../audit";
 import { auditOperatorAction } from "../audit";
@@ -143,13 +143,14 @@ export interface UnservedFilters {
   payer?: string | undefined;
   from?: Date | undefined;
   to?: Date | undefined;
-  /** Keyset position: rows with a smaller seq. */
-  beforeSeq?: bigint | undefined;
+  /** Oldest first (seq ascending) instead of newest first. */
+  ascending?: boolean | undefined;
+  /** Keyset position: rows past this seq in the list's direction. */
+  pastSeq?: bigint | undefined;
   limit: number;
 }
 
-/** Unserved bridge payments, newest first (seq descending); served ones are never listed. */
-export function listUnserved(db: Database, filters: UnservedFilters): Promise<Row[]> {
+function unservedWhere(filters: Omit<UnservedFilters, "limit" | "pastSeq" | "ascending">): SQL[] {
   const t = bridgeUnservedPayments;
   const conditions: SQL[] = [isNull(t.servedAt)];
   if (filters.status === "open") conditions.push(isNull(t.resolution));
@@ -158,13 +159,34 @@ export function listUnserved(db: Database, filters: UnservedFilters): Promise<Ro
   if (filters.payer) conditions.push(eq(t.payer, filters.payer));
   if (filters.from) conditions.push(gte(t.firstFailedAt, filters.from));
   if (filters.to) conditions.push(lt(t.firstFailedAt, filters.to));
-  if (filters.beforeSeq !== undefined) conditions.push(lt(t.seq, filters.beforeSeq));
+  return conditions;
+}
+
+/** Unserved bridge payments, newest first (seq descending) unless `ascending`; served ones are never listed. */
+export function listUnserved(db: Database, filters: UnservedFilters): Promise<Row[]> {
+  const t = bridgeUnservedPayments;
+  const conditions = unservedWhere(filters);
+  if (filters.pastSeq !== undefined) {
+    conditions.push((filters.ascending ? gt : lt)(t.seq, filters.pastSeq));
+  }
   return db
     .select()
     .from(t)
     .where(and(...conditions))
-    .orderBy(desc(t.seq))
+    .orderBy((filters.ascending ? asc : desc)(t.seq))
     .limit(filters.limit);
+}
+
+/** How many unserved bridge payments the filters match (the failed-payments total, decision 0077). */
+export async function countUnserved(
+  db: Database,
+  filters: Omit<UnservedFilters, "limit" | "pastSeq" | "ascending">,
+): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(bridgeUnservedPayments)
+    .where(and(...unservedWhere(filters)));
+  return row?.n ?? 0;
 }
 
 export interface UnservedResolution {

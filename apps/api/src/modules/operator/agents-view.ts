@@ -5,35 +5,38 @@
  */
 import { merchants, receipts, settlements } from "@tollgate/db";
 import { AppError, isSolanaAddress } from "@tollgate/shared";
-import { and, count, countDistinct, desc, eq, gt, max, min, ne, type SQL, sql } from "drizzle-orm";
-import { decodeCursor, EVM_ADDRESS, encodeCursor } from "../../http/list-query";
+import { and, asc, count, countDistinct, desc, eq, gt, lt, max, min, ne, type SQL, sql } from "drizzle-orm";
+import { decodeCursor, EVM_ADDRESS, encodeCursor, type ListSort } from "../../http/list-query";
 import { assetResolver, settlementViewer } from "../chains";
+import { toCsv } from "./csv";
 import type { AdminReadDeps } from "./read-common";
 
 export interface AgentListQuery {
+  /** The address either way (default ascending): the one key `settlements_payer_idx` serves (decision 0077). */
+  sort?: ListSort<"address"> | undefined;
   cursor?: string | undefined;
   limit: number;
 }
 
+/**
+ * One page of payers in address order, and `total`, the exact number of distinct payers. Aggregates (settlement
+ * count, last seen) are not sort keys: ordering by them groups every payer before the first row (decision 0077).
+ */
 export async function listAgents(deps: AdminReadDeps, query: AgentListQuery) {
-  const conditions: SQL[] = [ne(settlements.state, "orphaned")];
+  const live = ne(settlements.state, "orphaned");
+  const conditions: SQL[] = [live];
+  const descending = query.sort?.direction === "desc";
   if (query.cursor !== undefined) {
     const [after] = decodeCursor(query.cursor, 1, (part) => /^0x[0-9a-f]{40}$/.test(part));
-    conditions.push(gt(settlements.payer, after!));
+    conditions.push((descending ? lt : gt)(settlements.payer, after!));
   }
-  const rows = await deps.db.db
-    .select({
-      payer: settlements.payer,
-      settlements: count(),
-      merchants: countDistinct(settlements.merchantAddress),
-      firstSeen: min(settlements.seenAt),
-      lastSeen: max(settlements.seenAt),
-    })
-    .from(settlements)
-    .where(and(...conditions))
-    .groupBy(settlements.payer)
-    .orderBy(settlements.payer)
-    .limit(query.limit + 1);
+  const [rows, [counted]] = await Promise.all([
+    agentRows(deps, and(...conditions), descending, query.limit + 1),
+    deps.db.db
+      .select({ total: countDistinct(settlements.payer) })
+      .from(settlements)
+      .where(live),
+  ]);
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
   return {
@@ -46,7 +49,32 @@ export async function listAgents(deps: AdminReadDeps, query: AgentListQuery) {
       last_seen: row.lastSeen?.toISOString() ?? null,
     })),
     next_cursor: rows.length > query.limit && last ? encodeCursor([last.payer]) : null,
+    total: counted?.total ?? 0,
   };
+}
+
+function agentRows(deps: AdminReadDeps, where: SQL | undefined, descending: boolean, limit: number) {
+  return deps.db.db
+    .select({
+      payer: settlements.payer,
+      settlements: count(),
+      merchants: countDistinct(settlements.merchantAddress),
+      firstSeen: min(settlements.seenAt),
+      lastSeen: max(settlements.seenAt),
+    })
+    .from(settlements)
+    .where(where)
+    .groupBy(settlements.payer)
+    .orderBy((descending ? desc : asc)(settlements.payer))
+    .limit(limit);
+}
+
+/** The page as CSV (same rows and order as the JSON page). */
+export function agentsCsv(page: Awaited<ReturnType<typeof listAgents>>): string {
+  return toCsv(
+    ["address", "family", "settlements", "merchants_paid", "first_seen", "last_seen"],
+    page.agents.map((a) => [a.address, a.family, a.settlements, a.merchants_paid, a.first_seen, a.last_seen]),
+  );
 }
 
 const sum = (column: unknown) => sql<string>`coalesce(sum(${column}), 0)::text`;

@@ -80,7 +80,7 @@ describe.each(storageDatabaseKinds("postgres"))("GET /api/dashboard/failed on %s
   it("error: bad filters, cursors and unknown parameters are 400 problem+json", async () => {
     for (const query of [
       "limit=0",
-      "limit=201",
+      "limit=1001",
       "limit=1e1",
       "kind=lost",
       "status=__proto__",

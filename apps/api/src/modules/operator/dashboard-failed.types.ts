@@ -1,7 +1,8 @@
 import { FAILED_PAYMENT_KINDS, SETTLEMENT_STATES } from "@tollgate/db";
 import { queryInteger } from "@tollgate/shared";
 import { z } from "zod";
-import { typedId, ZEvmAddress, ZInstant, ZNetworkFilter } from "../../http/list-query";
+import { ZCsvExport, ZListFormat } from "../../http/csv-export";
+import { sortQuery, typedId, ZEvmAddress, ZInstant, ZNetworkFilter } from "../../http/list-query";
 import { settlementAmounts, ZAmount, ZExplorerUrl } from "../chains";
 
 /** Settlement-derived kinds (stored with resolutions) and the bridge's own record of unserved orders. */
@@ -20,8 +21,12 @@ export const ZDashboardFailedRequest = z
     payer: ZEvmAddress.optional(),
     from: ZInstant.optional().describe("seen at or after (ISO 8601 UTC)"),
     to: ZInstant.optional().describe("seen before (ISO 8601 UTC)"),
-    cursor: z.string().max(400).optional().describe("next_cursor of the previous page"),
-    limit: queryInteger({ min: 1, max: 200 }).default(50),
+    sort: sortQuery(["seen_at"]).optional().describe("default -seen_at (newest first)"),
+    cursor: z.string().max(400).optional().describe("next_cursor of the previous page (of the same sort)"),
+    limit: queryInteger({ min: 1, max: 1000 })
+      .optional()
+      .describe("page size: default 50 (JSON) or 1000 (CSV)"),
+    format: ZListFormat,
   })
   .refine((query) => !(query.from && query.to && query.from >= query.to), {
     message: "from must be before to",
@@ -83,11 +88,14 @@ export const ZFailedPayment = z.object({
     .nullable(),
 });
 
-export const ZDashboardFailedResponse = z.object({
+export const ZFailedPage = z.object({
   failed: z.array(ZFailedPayment),
   next_cursor: z.string().nullable(),
+  total: z.number().int().describe("exact count of the failed payments matching the filters, on every page"),
   dead_letter_webhooks: z
     .number()
     .int()
     .describe("webhook deliveries out of retries: see GET /api/dashboard/webhooks"),
 });
+
+export const ZDashboardFailedResponse = z.union([ZFailedPage, ZCsvExport]);

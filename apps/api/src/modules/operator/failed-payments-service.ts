@@ -14,12 +14,18 @@
  */
 import { type Database, failedPaymentResolutions, quotes, receipts, settlements } from "@tollgate/db";
 import { AppError } from "@tollgate/shared";
-import { and, desc, eq, gte, isNull, lt, type SQL, sql } from "drizzle-orm";
-import { assertListedNetwork, DIGITS, decodeCursor, encodeCursor } from "../../http/list-query";
+import { and, asc, count, desc, eq, gt, gte, isNull, lt, type SQL, sql } from "drizzle-orm";
+import {
+  assertListedNetwork,
+  DIGITS,
+  decodeCursor,
+  encodeCursor,
+  type ListSort,
+} from "../../http/list-query";
 import type { Clock } from "../../infra/clock";
 import type { OperatorActor } from "../audit";
 import { auditOperatorAction } from "../audit";
-import { BRIDGE_FAILED_ID, listUnserved, resolveUnserved, unservedView } from "../bridge";
+import { BRIDGE_FAILED_ID, countUnserved, listUnserved, resolveUnserved, unservedView } from "../bridge";
 import { assetResolver, explorerResolver } from "../chains";
 import type { AdminReadDeps } from "./read-common";
 
@@ -37,6 +43,8 @@ export interface FailedFilters {
   payer?: string | undefined;
   from?: Date | undefined;
   to?: Date | undefined;
+  /** seen_at either way (default newest first; decision 0077). */
+  sort?: ListSort<"seen_at"> | undefined;
   cursor?: string | undefined;
   limit: number;
 }
@@ -140,8 +148,7 @@ function view(deps: FailedDeps, row: Row) {
   };
 }
 
-/** Settlement-derived failures, newest settlement first. */
-function listSettlementFailures(deps: FailedDeps, filters: FailedFilters, afterId: bigint | undefined) {
+function settlementFailuresWhere(deps: FailedDeps, filters: FailedFilters): SQL | undefined {
   const kind = kindOf(deps);
   const conditions: (SQL | undefined)[] = [
     filters.kind ? sql`${kind} = ${filters.kind}` : sql`${kind} is not null`,
@@ -153,11 +160,44 @@ function listSettlementFailures(deps: FailedDeps, filters: FailedFilters, afterI
   if (filters.payer) conditions.push(eq(settlements.payer, filters.payer));
   if (filters.from) conditions.push(gte(settlements.seenAt, filters.from));
   if (filters.to) conditions.push(lt(settlements.seenAt, filters.to));
-  if (afterId !== undefined) conditions.push(lt(settlements.id, afterId));
+  return and(...conditions);
+}
+
+/** Settlement-derived failures, newest settlement first unless `ascending`, past the `pastId` position. */
+function listSettlementFailures(
+  deps: FailedDeps,
+  filters: FailedFilters,
+  pastId: bigint | undefined,
+  ascending: boolean,
+) {
+  const where = settlementFailuresWhere(deps, filters);
+  const past = pastId === undefined ? undefined : (ascending ? gt : lt)(settlements.id, pastId);
   return baseQuery(deps, deps.db.db)
-    .where(and(...conditions))
-    .orderBy(desc(settlements.id))
+    .where(and(where, past))
+    .orderBy((ascending ? asc : desc)(settlements.id))
     .limit(filters.limit + 1);
+}
+
+/** The exact count of both streams over the same filters (decision 0077). */
+async function countFailed(
+  deps: FailedDeps,
+  filters: FailedFilters,
+  streams: { settled: boolean; bridged: boolean },
+) {
+  const [settled, bridged] = await Promise.all([
+    streams.settled
+      ? deps.db.db
+          .select({ n: count() })
+          .from(settlements)
+          .leftJoin(quotes, eq(quotes.id, settlements.quoteId))
+          .leftJoin(receipts, eq(receipts.quoteId, settlements.quoteId))
+          .leftJoin(failedPaymentResolutions, eq(failedPaymentResolutions.settlementId, settlements.id))
+          .where(settlementFailuresWhere(deps, filters))
+          .then(([row]) => row?.n ?? 0)
+      : 0,
+    streams.bridged ? countUnserved(deps.db.db, filters) : 0,
+  ]);
+  return settled + bridged;
 }
 
 type FailedView = ReturnType<typeof view> | ReturnType<typeof unservedView>;
@@ -165,7 +205,8 @@ type FailedView = ReturnType<typeof view> | ReturnType<typeof unservedView>;
 /**
  * The queue merges two keyset streams: settlements (by id) and unserved bridge payments (by seq). The cursor keeps
  * each stream's position (`""`: not started), so every item is listed once whatever the interleaving; a page
- * interleaves the heads newest `seen_at` first.
+ * interleaves the heads by `seen_at`, newest first unless `sort=seen_at` (then both streams run oldest first).
+ * `total` is the exact count of both streams over the filters.
  */
 export async function listFailedPayments(deps: FailedDeps, filters: FailedFilters) {
   assertListedNetwork(deps.chains.networks, filters.network);
@@ -174,27 +215,36 @@ export async function listFailedPayments(deps: FailedDeps, filters: FailedFilter
     const [a, b] = decodeCursor(filters.cursor, 2, (part) => part === "" || DIGITS.test(part));
     positions = [a!, b!];
   }
+  const ascending = filters.sort?.direction === "asc";
   const wantSettlements = filters.kind !== "bridge_unserved";
   // Bridge rows have no merchant id (the provider is named instead): a merchant filter leaves them out.
   const wantBridge = (filters.kind === undefined || filters.kind === "bridge_unserved") && !filters.merchant;
-  const [settled, bridged] = await Promise.all([
+  const [settled, bridged, total] = await Promise.all([
     wantSettlements
-      ? listSettlementFailures(deps, filters, positions[0] === "" ? undefined : BigInt(positions[0]))
+      ? listSettlementFailures(
+          deps,
+          filters,
+          positions[0] === "" ? undefined : BigInt(positions[0]),
+          ascending,
+        )
       : [],
     wantBridge
       ? listUnserved(deps.db.db, {
           ...filters,
-          beforeSeq: positions[1] === "" ? undefined : BigInt(positions[1]),
+          ascending,
+          pastSeq: positions[1] === "" ? undefined : BigInt(positions[1]),
           limit: filters.limit + 1,
         })
       : [],
+    countFailed(deps, filters, { settled: wantSettlements, bridged: wantBridge }),
   ]);
   const failed: FailedView[] = [];
   let [i, j] = [0, 0];
+  const settledFirst = (s: Date, b: Date) => (ascending ? s <= b : s >= b);
   while (failed.length < filters.limit && (i < settled.length || j < bridged.length)) {
     const s = settled[i];
     const b = bridged[j];
-    if (s && (!b || s.settlement.seenAt >= b.firstFailedAt)) {
+    if (s && (!b || settledFirst(s.settlement.seenAt, b.firstFailedAt))) {
       failed.push(view(deps, s));
       positions[0] = s.settlement.id.toString();
       i += 1;
@@ -205,7 +255,7 @@ export async function listFailedPayments(deps: FailedDeps, filters: FailedFilter
     }
   }
   const more = i < settled.length || j < bridged.length;
-  return { failed, next_cursor: more ? encodeCursor(positions) : null };
+  return { failed, next_cursor: more ? encodeCursor(positions) : null, total };
 }
 
 export interface Resolution {

@@ -43,6 +43,16 @@ describe.each(testDatabaseKinds())("operator view indexes on %s", (kind) => {
       "merchants_created_idx",
     ],
     [
+      "operator accounts newest first, after a cursor (decision 0077)",
+      sql`select * from admin_accounts where (created_at, id) < (now(), 'adm_x') order by created_at desc, id desc limit 51`,
+      "admin_accounts_created_idx",
+    ],
+    [
+      "webhook endpoints by creation, after a cursor (decision 0077)",
+      sql`select * from webhook_endpoints where (created_at, merchant_id) > (now(), 'mrch_x') order by created_at, merchant_id limit 51`,
+      "webhook_endpoints_created_idx",
+    ],
+    [
       "search by transaction hash",
       sql`select * from settlements where tx_hash = '0xab'`,
       "settlements_tx_hash_idx",

@@ -1,14 +1,23 @@
 import { queryInteger } from "@tollgate/shared";
 import { z } from "zod";
+import { ZCsvExport, ZListFormat } from "../../http/csv-export";
+import { sortQuery } from "../../http/list-query";
+
+/** Sort keys of the agents list: the payer address, on `settlements_payer_idx` (decision 0077). */
+export const AGENT_SORT_KEYS = ["address"] as const;
 
 export const ZListAgentsRequest = z
   .strictObject({
-    cursor: z.string().max(400).optional().describe("next_cursor of the previous page"),
-    limit: queryInteger({ min: 1, max: 100 }).optional().describe("page size, default 25"),
+    sort: sortQuery(AGENT_SORT_KEYS).optional().describe("default address (ascending)"),
+    cursor: z.string().max(400).optional().describe("next_cursor of the previous page (of the same sort)"),
+    limit: queryInteger({ min: 1, max: 1000 })
+      .optional()
+      .describe("page size: default 25 (JSON) or 1000 (CSV)"),
+    format: ZListFormat,
   })
   .prefault({});
 
-export const ZListAgentsResponse = z.object({
+export const ZAgentsPage = z.object({
   agents: z.array(
     z.object({
       address: z.string(),
@@ -20,4 +29,10 @@ export const ZListAgentsResponse = z.object({
     }),
   ),
   next_cursor: z.string().nullable(),
+  total: z
+    .number()
+    .int()
+    .describe("exact count of the payers seen (orphaned settlements excluded), on every page"),
 });
+
+export const ZListAgentsResponse = z.union([ZAgentsPage, ZCsvExport]);

@@ -85,7 +85,7 @@ describe.each(storageDatabaseKinds("postgres"))("GET /admin/api/audit on %s", (k
       "?actor_id=a%0Ab",
       "?from=2026-13-01T00:00:00Z",
       "?verify=yes",
-      "?limit=201",
+      "?limit=1001",
       "?cursor=%2F%2F",
       "?constructor=1",
     ]) {

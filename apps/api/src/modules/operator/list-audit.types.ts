@@ -1,8 +1,12 @@
 import { AUDIT_ACTOR_TYPES } from "@tollgate/db";
 import { queryInteger, safeText } from "@tollgate/shared";
 import { z } from "zod";
-import { ZInstant } from "../../http/list-query";
+import { ZCsvExport, ZListFormat } from "../../http/csv-export";
+import { sortQuery, ZInstant } from "../../http/list-query";
 import { AUDIT_BREAKS } from "../audit";
+
+/** Sort keys of the audit trail: the chain's own order, by seq or by time, either way (decision 0077). */
+export const AUDIT_SORT_KEYS = ["seq", "at"] as const;
 
 const ZName = (label: string) => safeText({ min: 1, max: 100, label });
 
@@ -20,8 +24,12 @@ export const ZListAuditRequest = z
     target_id: ZName("target_id").optional(),
     from: ZInstant.optional().describe("at or after (ISO 8601 UTC)"),
     to: ZInstant.optional().describe("before (ISO 8601 UTC)"),
-    cursor: z.string().max(400).optional().describe("next_cursor of the previous page"),
-    limit: queryInteger({ min: 1, max: 200 }).optional().describe("page size, default 50"),
+    sort: sortQuery(AUDIT_SORT_KEYS).optional().describe("default -seq (newest first)"),
+    cursor: z.string().max(400).optional().describe("next_cursor of the previous page (of the same sort)"),
+    limit: queryInteger({ min: 1, max: 1000 })
+      .optional()
+      .describe("page size: default 50 (JSON) or 1000 (CSV)"),
+    format: ZListFormat,
     verify: z
       .enum(["0", "1", "true", "false"])
       .optional()
@@ -58,9 +66,10 @@ export const ZAuditCheckpointSummary = z.object({
   pruned_total: z.number().int(),
 });
 
-export const ZListAuditResponse = z.object({
+export const ZAuditPage = z.object({
   events: z.array(ZAuditEventView),
   next_cursor: z.string().nullable(),
+  total: z.number().int().describe("exact count of the events matching the filters, on every page"),
   verification: z
     .union([
       z.object({
@@ -84,3 +93,5 @@ export const ZListAuditResponse = z.object({
     .optional()
     .describe("present with verify=1"),
 });
+
+export const ZListAuditResponse = z.union([ZAuditPage, ZCsvExport]);

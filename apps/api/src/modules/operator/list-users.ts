@@ -15,7 +15,8 @@ export const listUsersProcedure = (deps: OperatorDeps) =>
         description:
           "kind=admin (default): operator accounts, filter by role. kind=wallet: accounts signed in with a wallet " +
           "(SIWE or the Solana form) with their linked wallets, filter by wallet address. Both filter by disabled; " +
-          "oldest first, cursor-paginated. No password hash or session token is included.",
+          "oldest first (`sort`: created_at, `-created_at` newest first), cursor-paginated, with `total` the exact count. " +
+          "No password hash or session token is included.",
         errorResponses: [400, 401],
       },
     })

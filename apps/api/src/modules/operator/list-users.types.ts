@@ -1,6 +1,7 @@
 import { WALLET_KINDS } from "@tollgate/db";
 import { ADMIN_ROLE_NAMES, queryInteger, ZAdminView } from "@tollgate/shared";
 import { z } from "zod";
+import { sortQuery } from "../../http/list-query";
 
 /** An EVM address (any case, compared lower-case) or a Solana base58 public key (case kept). */
 export const ZWalletAddress = z
@@ -27,7 +28,8 @@ export const ZListUsersRequest = z
       .optional()
       .transform((value) => (value === undefined ? undefined : value === "true"))
       .describe("only disabled (true) or only enabled (false) accounts"),
-    cursor: z.string().max(400).optional().describe("next_cursor of the previous page"),
+    sort: sortQuery(["created_at"]).optional().describe("default created_at (oldest first)"),
+    cursor: z.string().max(400).optional().describe("next_cursor of the previous page (of the same sort)"),
     limit: queryInteger({ min: 1, max: 100 }).optional().describe("page size, default 50"),
   })
   .refine((query) => !(query.role !== undefined && query.kind === "wallet"), {
@@ -62,6 +64,12 @@ export const ZWalletUserView = z.object({
 export const ZUserView = z.discriminatedUnion("kind", [ZAdminUserView, ZWalletUserView]);
 
 export const ZListUsersResponse = z.object({
-  users: z.array(ZUserView).describe("oldest first; one kind per page, as the kind filter says"),
+  users: z
+    .array(ZUserView)
+    .describe("oldest first unless sorted; one kind per page, as the kind filter says"),
   next_cursor: z.string().nullable(),
+  total: z
+    .number()
+    .int()
+    .describe("exact count of the accounts of this kind matching the filters, on every page"),
 });

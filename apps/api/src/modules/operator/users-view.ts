@@ -6,8 +6,8 @@
 import { adminAccounts, adminSessions, auditEvents } from "@tollgate/db";
 import type { AdminRoleName } from "@tollgate/shared";
 import { AppError } from "@tollgate/shared";
-import { and, asc, count, desc, eq, gt, isNotNull, isNull, max, or, type SQL } from "drizzle-orm";
-import { DIGITS, decodeCursor, encodeCursor } from "../../http/list-query";
+import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, max, or, type SQL } from "drizzle-orm";
+import { DIGITS, decodeCursor, encodeCursor, type ListSort } from "../../http/list-query";
 import { adminView } from "../operators";
 import { auditEventView } from "./audit-view";
 import type { AdminReadDeps } from "./read-common";
@@ -18,11 +18,16 @@ export interface ListUsersQuery {
   role?: AdminRoleName | undefined;
   wallet?: string | undefined;
   disabled?: boolean | undefined;
+  /** created_at either way (default oldest first; decision 0077). */
+  sort?: ListSort<"created_at"> | undefined;
   cursor?: string | undefined;
   limit: number;
 }
 
-/** `kind` defaults to admin: one kind per page, each keyset-paginated on its own (created_at, id). */
+/**
+ * `kind` defaults to admin: one kind per page, each keyset-paginated on its own (created_at, id)
+ * (`admin_accounts_created_idx`, `user_accounts_created_idx`), with `total` the exact count of the filter.
+ */
 export function listUsers(deps: AdminReadDeps, query: ListUsersQuery) {
   return query.kind === "wallet" ? listWalletUsers(deps, query) : listAdminUsers(deps, query);
 }
@@ -32,34 +37,45 @@ export function getUser(deps: AdminReadDeps, id: string) {
 }
 
 export async function listAdminUsers(deps: AdminReadDeps, query: ListUsersQuery) {
-  const conditions: SQL[] = [];
-  if (query.role !== undefined) conditions.push(eq(adminAccounts.role, query.role));
+  const filters: SQL[] = [];
+  if (query.role !== undefined) filters.push(eq(adminAccounts.role, query.role));
   if (query.disabled !== undefined) {
-    conditions.push(query.disabled ? isNotNull(adminAccounts.disabledAt) : isNull(adminAccounts.disabledAt));
+    filters.push(query.disabled ? isNotNull(adminAccounts.disabledAt) : isNull(adminAccounts.disabledAt));
   }
+  const conditions = [...filters];
+  const descending = query.sort?.direction === "desc";
   if (query.cursor !== undefined) {
     const [millis, id] = decodeCursor(query.cursor, 2, (part, index) =>
       index === 0 ? DIGITS.test(part) : /^adm_[1-9A-HJ-NP-Za-km-z]{1,64}$/.test(part),
     );
     const at = new Date(Number(millis));
+    const beyond = descending ? lt : gt;
     const after = or(
-      gt(adminAccounts.createdAt, at),
-      and(eq(adminAccounts.createdAt, at), gt(adminAccounts.id, id!)),
+      beyond(adminAccounts.createdAt, at),
+      and(eq(adminAccounts.createdAt, at), beyond(adminAccounts.id, id!)),
     );
     if (after) conditions.push(after);
   }
-  const rows = await deps.db.db
-    .select()
-    .from(adminAccounts)
-    .where(conditions.length > 0 ? and(...conditions) : undefined)
-    .orderBy(asc(adminAccounts.createdAt), asc(adminAccounts.id))
-    .limit(query.limit + 1);
+  const direction = descending ? desc : asc;
+  const [rows, [counted]] = await Promise.all([
+    deps.db.db
+      .select()
+      .from(adminAccounts)
+      .where(conditions.length > 0 ? and(...conditions) : undefined)
+      .orderBy(direction(adminAccounts.createdAt), direction(adminAccounts.id))
+      .limit(query.limit + 1),
+    deps.db.db
+      .select({ total: count() })
+      .from(adminAccounts)
+      .where(filters.length > 0 ? and(...filters) : undefined),
+  ]);
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
   return {
     users: page.map((row) => ({ ...adminView(row), kind: "admin" as const })),
     next_cursor:
       rows.length > query.limit && last ? encodeCursor([String(last.createdAt.getTime()), last.id]) : null,
+    total: counted?.total ?? 0,
   };
 }
 

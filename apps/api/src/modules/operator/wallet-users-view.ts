@@ -15,11 +15,12 @@ import {
   inArray,
   isNotNull,
   isNull,
+  lt,
   max,
   or,
   type SQL,
 } from "drizzle-orm";
-import { DIGITS, decodeCursor, encodeCursor } from "../../http/list-query";
+import { DIGITS, decodeCursor, encodeCursor, type ListSort } from "../../http/list-query";
 import { auditEventView } from "./audit-view";
 import type { AdminReadDeps } from "./read-common";
 
@@ -62,14 +63,15 @@ export async function listWalletUsers(
   query: {
     wallet?: string | undefined;
     disabled?: boolean | undefined;
+    sort?: ListSort<"created_at"> | undefined;
     cursor?: string | undefined;
     limit: number;
   },
 ) {
   const db = deps.db.db;
-  const conditions: SQL[] = [];
+  const filters: SQL[] = [];
   if (query.wallet !== undefined) {
-    conditions.push(
+    filters.push(
       exists(
         db
           .select({ one: userWallets.accountId })
@@ -79,25 +81,35 @@ export async function listWalletUsers(
     );
   }
   if (query.disabled !== undefined) {
-    conditions.push(query.disabled ? isNotNull(userAccounts.disabledAt) : isNull(userAccounts.disabledAt));
+    filters.push(query.disabled ? isNotNull(userAccounts.disabledAt) : isNull(userAccounts.disabledAt));
   }
+  const conditions = [...filters];
+  const descending = query.sort?.direction === "desc";
   if (query.cursor !== undefined) {
     const [millis, id] = decodeCursor(query.cursor, 2, (part, index) =>
       index === 0 ? DIGITS.test(part) : /^acct_[1-9A-HJ-NP-Za-km-z]{1,64}$/.test(part),
     );
     const at = new Date(Number(millis));
+    const beyond = descending ? lt : gt;
     const after = or(
-      gt(userAccounts.createdAt, at),
-      and(eq(userAccounts.createdAt, at), gt(userAccounts.id, id!)),
+      beyond(userAccounts.createdAt, at),
+      and(eq(userAccounts.createdAt, at), beyond(userAccounts.id, id!)),
     );
     if (after) conditions.push(after);
   }
-  const rows = await db
-    .select()
-    .from(userAccounts)
-    .where(conditions.length > 0 ? and(...conditions) : undefined)
-    .orderBy(asc(userAccounts.createdAt), asc(userAccounts.id))
-    .limit(query.limit + 1);
+  const direction = descending ? desc : asc;
+  const [rows, [counted]] = await Promise.all([
+    db
+      .select()
+      .from(userAccounts)
+      .where(conditions.length > 0 ? and(...conditions) : undefined)
+      .orderBy(direction(userAccounts.createdAt), direction(userAccounts.id))
+      .limit(query.limit + 1),
+    db
+      .select({ total: count() })
+      .from(userAccounts)
+      .where(filters.length > 0 ? and(...filters) : undefined),
+  ]);
   const page = rows.slice(0, query.limit);
   const wallets = await walletsByAccount(
     deps,
@@ -108,6 +120,7 @@ export async function listWalletUsers(
     users: page.map((row) => walletUserView(row, wallets.get(row.id) ?? [])),
     next_cursor:
       rows.length > query.limit && last ? encodeCursor([String(last.createdAt.getTime()), last.id]) : null,
+    total: counted?.total ?? 0,
   };
 }
 

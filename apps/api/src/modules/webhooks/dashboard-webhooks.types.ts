@@ -1,18 +1,30 @@
 import { queryInteger, safeText } from "@tollgate/shared";
 import { z } from "zod";
+import { ZCsvExport, ZListFormat } from "../../http/csv-export";
 import { dayRangeFields } from "../../http/day-range";
-import { typedId } from "../../http/list-query";
+import { sortQuery, typedId } from "../../http/list-query";
 import { ZDeliverySeries } from "./delivery-series";
+
+/** Sort keys of the endpoints list: the primary key and `webhook_endpoints_created_idx` (decision 0077). */
+export const ENDPOINT_SORT_KEYS = ["merchant_id", "created_at"] as const;
 
 export const ZDashboardWebhooksRequest = z
   .strictObject({
-    cursor: safeText({ max: 64, label: "cursor" }).optional().describe("next_cursor of the previous page"),
-    limit: queryInteger({ min: 1, max: 200 }).default(50),
+    sort: sortQuery(ENDPOINT_SORT_KEYS)
+      .optional()
+      .describe("endpoints order, default merchant_id (ascending)"),
+    cursor: safeText({ max: 400, label: "cursor" })
+      .optional()
+      .describe("next_cursor of the previous page (of the same sort)"),
+    limit: queryInteger({ min: 1, max: 1000 })
+      .optional()
+      .describe("endpoints per page: default 50 (JSON) or 1000 (CSV)"),
     dead_limit: queryInteger({ min: 0, max: 200 })
       .default(50)
       .describe("how many of the newest dead letters"),
     ...dayRangeFields,
     merchant_id: typedId("mrch_").optional().describe("narrows `series` to one merchant"),
+    format: ZListFormat.describe("csv: the endpoints page as text/csv (or send Accept: text/csv)"),
   })
   // A GET without a query string arrives as no input at all.
   .prefault({});
@@ -24,7 +36,7 @@ const ZDeliveryCounts = z.object({
   dead: z.number().int().describe("retries exhausted: replay by hand"),
 });
 
-export const ZDashboardWebhooksResponse = z.object({
+export const ZWebhooksDashboard = z.object({
   series: ZDeliverySeries,
   totals: ZDeliveryCounts.extend({
     success_rate: z.number().nullable().describe("delivered / (delivered + dead); null before any settled"),
@@ -41,6 +53,7 @@ export const ZDashboardWebhooksResponse = z.object({
     }),
   ),
   next_cursor: z.string().nullable(),
+  total: z.number().int().describe("exact count of the webhook endpoints, on every page"),
   dead_letters: z.array(
     z.object({
       event_id: z.string(),
@@ -54,3 +67,5 @@ export const ZDashboardWebhooksResponse = z.object({
     }),
   ),
 });
+
+export const ZDashboardWebhooksResponse = z.union([ZWebhooksDashboard, ZCsvExport]);

@@ -9,7 +9,9 @@
 import { type Database, webhookDeliveries, webhookEndpoints, webhookEvents } from "@tollgate/db";
 import { AppError } from "@tollgate/shared";
 import { replayDelivery } from "@tollgate/webhooks";
-import { asc, count, desc, eq, gt, inArray } from "drizzle-orm";
+import { asc, count, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { toCsv } from "../../http/csv-export";
+import { DIGITS, decodeCursor, encodeCursor, type ListSort } from "../../http/list-query";
 import type { Clock } from "../../infra/clock";
 import type { OperatorActor } from "../audit";
 import { auditOperatorAction } from "../audit";
@@ -29,10 +31,37 @@ function add(counts: DeliveryCounts, status: string, value: number): void {
   if ((STATUSES as readonly string[]).includes(status)) counts[status as keyof DeliveryCounts] += value;
 }
 
+export type EndpointSort = ListSort<"merchant_id" | "created_at">;
+
 export interface WebhookDashboardQuery {
+  /** merchant_id (the primary key) or created_at (`webhook_endpoints_created_idx`), either way (decision 0077). */
+  sort?: EndpointSort | undefined;
   cursor?: string | undefined;
   limit: number;
   deadLimit: number;
+}
+
+const MERCHANT_ID = /^mrch_[1-9A-HJ-NP-Za-km-z]{1,64}$/;
+
+/** A merchant_id cursor is `[merchant_id]`, a created_at one `[millis, merchant_id]`: the other sort's is a 400. */
+function afterCursor(cursor: string, sort: EndpointSort): SQL {
+  const beyond = sort.direction === "desc" ? sql.raw("<") : sql.raw(">");
+  if (sort.key === "merchant_id") {
+    const [id] = decodeCursor(cursor, 1, (part) => MERCHANT_ID.test(part));
+    return sql`${webhookEndpoints.merchantId} ${beyond} ${id}`;
+  }
+  const [millis, id] = decodeCursor(cursor, 2, (part, index) =>
+    index === 0 ? DIGITS.test(part) : MERCHANT_ID.test(part),
+  );
+  const at = new Date(Number(millis)).toISOString();
+  return sql`(${webhookEndpoints.createdAt}, ${webhookEndpoints.merchantId}) ${beyond} (${at}::timestamptz, ${id})`;
+}
+
+function endpointOrder(sort: EndpointSort): SQL[] {
+  const direction = sort.direction === "desc" ? desc : asc;
+  return sort.key === "merchant_id"
+    ? [direction(webhookEndpoints.merchantId)]
+    : [direction(webhookEndpoints.createdAt), direction(webhookEndpoints.merchantId)];
 }
 
 export async function webhookDashboard(db: Database, query: WebhookDashboardQuery) {
@@ -44,19 +73,26 @@ export async function webhookDashboard(db: Database, query: WebhookDashboardQuer
     add(totals, row.status, Number(row.n));
   }
 
-  const endpoints = await db
-    .select({
-      merchantId: webhookEndpoints.merchantId,
-      status: webhookEndpoints.status,
-      disabledReason: webhookEndpoints.disabledReason,
-      createdAt: webhookEndpoints.createdAt,
-      rotatedAt: webhookEndpoints.rotatedAt,
-    })
-    .from(webhookEndpoints)
-    .where(query.cursor ? gt(webhookEndpoints.merchantId, query.cursor) : undefined)
-    .orderBy(asc(webhookEndpoints.merchantId))
-    .limit(query.limit + 1);
+  const sort: EndpointSort = query.sort ?? { key: "merchant_id", direction: "asc" };
+  const [endpoints, [counted]] = await Promise.all([
+    db
+      .select({
+        merchantId: webhookEndpoints.merchantId,
+        status: webhookEndpoints.status,
+        disabledReason: webhookEndpoints.disabledReason,
+        createdAt: webhookEndpoints.createdAt,
+        rotatedAt: webhookEndpoints.rotatedAt,
+      })
+      .from(webhookEndpoints)
+      .where(query.cursor === undefined ? undefined : afterCursor(query.cursor, sort))
+      .orderBy(...endpointOrder(sort))
+      .limit(query.limit + 1),
+    db.select({ n: count() }).from(webhookEndpoints),
+  ]);
   const page = endpoints.slice(0, query.limit);
+  const last = page.at(-1);
+  const cursorOf = (row: NonNullable<typeof last>) =>
+    sort.key === "merchant_id" ? [row.merchantId] : [String(row.createdAt.getTime()), row.merchantId];
   const perMerchant = new Map(page.map((endpoint) => [endpoint.merchantId, emptyCounts()]));
   if (page.length > 0) {
     for (const row of await db
@@ -100,7 +136,8 @@ export async function webhookDashboard(db: Database, query: WebhookDashboardQuer
         success_rate: successRate(counts),
       };
     }),
-    next_cursor: endpoints.length > query.limit ? (page.at(-1)?.merchantId ?? null) : null,
+    next_cursor: endpoints.length > query.limit && last ? encodeCursor(cursorOf(last)) : null,
+    total: counted?.n ?? 0,
     dead_letters: dead.map((row) => ({
       event_id: row.eventId,
       merchant_id: row.merchantId,
@@ -112,6 +149,36 @@ export async function webhookDashboard(db: Database, query: WebhookDashboardQuer
       created_at: row.createdAt.toISOString(),
     })),
   };
+}
+
+/** The endpoints page as CSV (decision 0077): one line per endpoint, in the page's order; dead letters are left out. */
+export function endpointsCsv(page: Awaited<ReturnType<typeof webhookDashboard>>): string {
+  return toCsv(
+    [
+      "merchant_id",
+      "status",
+      "disabled_reason",
+      "created_at",
+      "secret_rotated_at",
+      "pending",
+      "delivered",
+      "failed",
+      "dead",
+      "success_rate",
+    ],
+    page.endpoints.map((e) => [
+      e.merchant_id,
+      e.status,
+      e.disabled_reason,
+      e.created_at,
+      e.secret_rotated_at,
+      e.deliveries.pending,
+      e.deliveries.delivered,
+      e.deliveries.failed,
+      e.deliveries.dead,
+      e.success_rate,
+    ]),
+  );
 }
 
 /**

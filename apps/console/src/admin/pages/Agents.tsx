@@ -1,33 +1,68 @@
-/** Agents (payers seen in settlements): cursor pages and the detail page. */
+/**
+ * Agents (payers seen in settlements): cursor pages in address order either way (`sort` in the URL), the exact
+ * total, the API's CSV of every page (decision 0077), and the detail page.
+ */
 import { useParams } from "react-router";
+import { ProblemBanner } from "../../components/ProblemBanner";
+import { useAction } from "../../hooks/useAction";
 import { useLoad } from "../../hooks/useLoad";
 import { usePagedLoad } from "../../hooks/usePagedLoad";
+import { sortParam, useSortParam } from "../../hooks/useSortParam";
 import { PagedTable } from "../../ui/Pager";
 import { Table } from "../../ui/Table";
 import { useAdmin } from "../context";
+import { downloadServerCsv, exportLabel, jsonPage } from "../export";
 import { AgentLink, MerchantLink } from "../links";
 import { Amount, Loaded, Mono, Stat, Time } from "../ui";
 import { SettlementTable } from "./SettlementTable";
 
+const PAGE_SIZE = 25;
+
 export function AgentsPage() {
   const { client } = useAdmin();
-  const { cursor, list } = usePagedLoad("agents", (page) => client.adminRead.agents.query(page));
+  const { sort, toggle } = useSortParam(["address"], "asc");
+  const query: Record<string, string> = sort ? { sort: sortParam(sort) } : {};
+  const { cursor, list } = usePagedLoad(JSON.stringify(query), async (page) =>
+    jsonPage(
+      await client.adminRead.agents.query({ ...(query as { sort?: "address" }), ...page, limit: PAGE_SIZE }),
+    ),
+  );
+  const csv = useAction();
   return (
     <>
       <h1>Agents</h1>
+      <div className="filters">
+        <button
+          type="button"
+          className="button button--secondary"
+          onClick={() =>
+            void csv.run(() => downloadServerCsv("/admin/api/agents", query, "tollgate-agents.csv"))
+          }
+          disabled={csv.busy}
+          data-testid="agents-export"
+        >
+          {exportLabel(csv.busy)}
+        </button>
+      </div>
+      <ProblemBanner problem={csv.problem} testId="export-problem" />
       <Loaded load={list} what="agents">
         {(data) => (
           <PagedTable
             label="Agents"
             cursor={cursor}
             nextCursor={data.next_cursor}
+            total={data.total}
+            shown={data.agents.length}
+            pageSize={PAGE_SIZE}
+            sort={sort}
+            onSort={toggle}
             caption="Payers, in address order"
             testId="agents-table"
             rows={data.agents}
             rowKey={(a) => a.address}
             empty="No payer seen yet."
             columns={[
-              { header: "Address", cell: (a) => <AgentLink address={a.address} /> },
+              { header: "Address", cell: (a) => <AgentLink address={a.address} />, sortKey: "address" },
               { header: "Family", cell: (a) => a.family },
               { header: "Settlements", cell: (a) => a.settlements, numeric: true },
               { header: "Merchants paid", cell: (a) => a.merchants_paid, numeric: true },

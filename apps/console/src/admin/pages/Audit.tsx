@@ -1,19 +1,26 @@
-/** Audit log: filters, cursor pages and the hash-chain verification (verify=1). */
+/**
+ * Audit log: filters, cursor pages by seq or time either way (`sort` in the URL; no other order, so a page is a
+ * stretch of the chain: decision 0077), the exact total, the API's CSV of every page, and the hash-chain
+ * verification (verify=1).
+ */
 import { useState } from "react";
+import { ProblemBanner } from "../../components/ProblemBanner";
+import { useAction } from "../../hooks/useAction";
 import { usePagedLoad } from "../../hooks/usePagedLoad";
+import { sortParam, useSortParam } from "../../hooks/useSortParam";
 import { anyOption, FilterForm, pick, SelectFilter, TextFilter } from "../../ui/Filters";
 import { PagedTable } from "../../ui/Pager";
-import type { AdminClient } from "../api";
+import type { AuditPage as AuditPageData } from "../api";
 import { useAdmin } from "../context";
+import { downloadServerCsv, exportLabel, jsonPage } from "../export";
 import { Loaded, Mono, Time } from "../ui";
 
 const FIELDS = ["actor_type", "actor_id", "action", "target_type", "target_id"] as const;
 type Filters = Partial<Record<(typeof FIELDS)[number], string>>;
 const ACTOR_TYPES = ["", "admin", "merchant", "user", "system", "anonymous"] as const;
 
-type Verification = NonNullable<
-  Awaited<ReturnType<AdminClient["adminRead"]["audit"]["query"]>>["verification"]
->;
+type Verification = NonNullable<AuditPageData["verification"]>;
+const PAGE_SIZE = 50;
 
 /** The chain check; after a prune it starts from the retention checkpoint's anchor, and says so. */
 export function VerificationBanner({ verification: v }: { verification: Verification }) {
@@ -44,17 +51,39 @@ export function VerificationBanner({ verification: v }: { verification: Verifica
 export function AuditPage() {
   const { client } = useAdmin();
   const [filters, setFilters] = useState<Filters>({});
-  const { cursor, list } = usePagedLoad(JSON.stringify(filters), (page) =>
-    client.adminRead.audit.query({
-      ...(filters as Record<string, string>),
-      verify: "1",
-      ...page,
-    } as Parameters<typeof client.adminRead.audit.query>[0]),
+  const { sort, toggle } = useSortParam(["seq", "at"]);
+  const query: Record<string, string> = { ...(filters as Record<string, string>) };
+  if (sort) query.sort = sortParam(sort);
+  const { cursor, list } = usePagedLoad(JSON.stringify(query), async (page) =>
+    jsonPage(
+      await client.adminRead.audit.query({
+        ...query,
+        verify: "1",
+        ...page,
+        limit: PAGE_SIZE,
+      } as Parameters<typeof client.adminRead.audit.query>[0]),
+    ),
   );
+  const csv = useAction();
   return (
     <>
       <h1>Audit log</h1>
-      <FilterForm onApply={(values) => setFilters(pick(values, FIELDS))}>
+      <FilterForm
+        onApply={(values) => setFilters(pick(values, FIELDS))}
+        after={
+          <button
+            type="button"
+            className="button button--secondary"
+            onClick={() =>
+              void csv.run(() => downloadServerCsv("/admin/api/audit", query, "tollgate-audit.csv"))
+            }
+            disabled={csv.busy}
+            data-testid="audit-export"
+          >
+            {exportLabel(csv.busy)}
+          </button>
+        }
+      >
         <SelectFilter
           label="Actor type"
           name="actor_type"
@@ -72,6 +101,7 @@ export function AuditPage() {
         <TextFilter label="Target type" name="target_type" />
         <TextFilter label="Target id" name="target_id" />
       </FilterForm>
+      <ProblemBanner problem={csv.problem} testId="export-problem" />
       <Loaded load={list} what="the audit log">
         {(d) => (
           <>
@@ -80,16 +110,39 @@ export function AuditPage() {
               label="Audit"
               cursor={cursor}
               nextCursor={d.next_cursor}
-              caption="Events, newest first"
+              total={d.total}
+              shown={d.events.length}
+              pageSize={PAGE_SIZE}
+              sort={sort}
+              onSort={toggle}
+              caption="Events, newest first unless sorted"
               testId="audit-table"
               rows={d.events}
               rowKey={(e) => e.id}
               empty="No event matches."
               columns={[
-                { header: "At", cell: (e) => <Time at={e.at} /> },
-                { header: "Actor", cell: (e) => `${e.actor.type}${e.actor.id ? ` ${e.actor.id}` : ""}` },
+                { header: "Seq", cell: (e) => e.seq, numeric: true, sortKey: "seq" },
+                { header: "At", cell: (e) => <Time at={e.at} />, sortKey: "at" },
+                {
+                  header: "Actor",
+                  cell: (e) => (
+                    <>
+                      {e.actor.type} {e.actor.id ? <Mono value={e.actor.id} /> : null}
+                    </>
+                  ),
+                },
                 { header: "Action", cell: (e) => <code>{e.action}</code> },
-                { header: "Target", cell: (e) => (e.target ? `${e.target.type} ${e.target.id ?? ""}` : "—") },
+                {
+                  header: "Target",
+                  cell: (e) =>
+                    e.target ? (
+                      <>
+                        {e.target.type} {e.target.id ? <Mono value={e.target.id} /> : null}
+                      </>
+                    ) : (
+                      "—"
+                    ),
+                },
                 { header: "Address", cell: (e) => e.ip ?? "—" },
                 {
                   header: "Details",

@@ -1,22 +1,34 @@
-/** Failed payments: the refund-by-hand queue, with a resolve action (refunded with its hash, or dismissed). */
+/**
+ * Failed payments: the refund-by-hand queue by seen_at either way (`sort` in the URL), the exact total, the API's
+ * CSV of every page (decision 0077), with a resolve action (refunded with its hash, or dismissed).
+ */
 import { useState } from "react";
-import { Notice } from "../../components/ProblemBanner";
+import { Notice, ProblemBanner } from "../../components/ProblemBanner";
+import { useAction } from "../../hooks/useAction";
 import { usePagedLoad } from "../../hooks/usePagedLoad";
+import { sortParam, useSortParam } from "../../hooks/useSortParam";
 import { errorFor } from "../../lib/errors";
 import { FormDialog, TextAreaField } from "../../ui/Dialog";
 import { StatusFilter } from "../../ui/Filters";
 import { PagedTable } from "../../ui/Pager";
 import type { FailedPayment } from "../api";
 import { useAdmin } from "../context";
+import { downloadServerCsv, exportLabel, jsonPage } from "../export";
 import { AgentLink, MerchantLink, TxLink } from "../links";
-import { Amount, Loaded, Time } from "../ui";
+import { Amount, Loaded, Mono, Time } from "../ui";
 
 const STATUSES = ["open", "refunded", "dismissed", "all"] as const;
+const PAGE_SIZE = 50;
 
 export function FailedPage() {
   const { client, canAct } = useAdmin();
   const [status, setStatus] = useState<(typeof STATUSES)[number]>("open");
-  const { cursor, list } = usePagedLoad(status, (page) => client.dashboard.failed.query({ status, ...page }));
+  const { sort, toggle } = useSortParam(["seen_at"]);
+  const query = { status, ...(sort ? { sort: sortParam(sort) as "seen_at" } : {}) };
+  const { cursor, list } = usePagedLoad(JSON.stringify(query), async (page) =>
+    jsonPage(await client.dashboard.failed.query({ ...query, ...page, limit: PAGE_SIZE })),
+  );
+  const csv = useAction();
   const [resolving, setResolving] = useState<FailedPayment>();
   const [notice, setNotice] = useState<string>();
   return (
@@ -26,7 +38,28 @@ export function FailedPage() {
         Payments that moved money and bought nothing. Tollgate sends no money itself: refund by hand, then
         record it.
       </p>
-      <StatusFilter statuses={STATUSES} status={status} onChange={setStatus} testId="failed-status" />
+      <StatusFilter
+        statuses={STATUSES}
+        status={status}
+        onChange={setStatus}
+        testId="failed-status"
+        after={
+          <button
+            type="button"
+            className="button button--secondary"
+            onClick={() =>
+              void csv.run(() =>
+                downloadServerCsv("/api/dashboard/failed", query, "tollgate-failed-payments.csv"),
+              )
+            }
+            disabled={csv.busy}
+            data-testid="failed-export"
+          >
+            {exportLabel(csv.busy)}
+          </button>
+        }
+      />
+      <ProblemBanner problem={csv.problem} testId="export-problem" />
       <Notice message={notice} testId="failed-notice" />
       <Loaded load={list} what="failed payments">
         {(data) => (
@@ -34,14 +67,29 @@ export function FailedPage() {
             label="Failed"
             cursor={cursor}
             nextCursor={data.next_cursor}
+            total={data.total}
+            shown={data.failed.length}
+            pageSize={PAGE_SIZE}
+            sort={sort}
+            onSort={toggle}
             caption={`${status} failed payments`}
             testId="failed-table"
             rows={data.failed}
             rowKey={(f) => f.id}
             empty="No failed payment here."
             columns={[
-              { header: "Seen", cell: (f) => <Time at={f.seen_at} /> },
-              { header: "Kind", cell: (f) => `${f.kind} (${f.reason})` },
+              { header: "Seen", cell: (f) => <Time at={f.seen_at} />, sortKey: "seen_at" },
+              {
+                header: "Kind",
+                cell: (f) => (
+                  <>
+                    {`${f.kind} (${f.reason})`}
+                    <div>
+                      <Mono value={f.id} />
+                    </div>
+                  </>
+                ),
+              },
               {
                 header: "Amount",
                 cell: (f) => <Amount base={f.total_amount} asset={f.asset} />,

@@ -9,19 +9,17 @@ import { useAction } from "../../hooks/useAction";
 import { useLoad } from "../../hooks/useLoad";
 import { usePagedLoad } from "../../hooks/usePagedLoad";
 import { sortParam, useSortParam } from "../../hooks/useSortParam";
-import { saveFile } from "../../lib/csv";
 import { fetchNetworks } from "../../lib/networks";
 import { anyOption, FilterForm, pick, SelectFilter, TextFilter } from "../../ui/Filters";
 import { Pager } from "../../ui/Pager";
 import type { AdminClient, TransactionsPage } from "../api";
 import { useAdmin } from "../context";
+import { downloadServerCsv } from "../export";
 import { Loaded } from "../ui";
 import { SettlementTable } from "./SettlementTable";
 
 const FILTERS = ["network", "asset", "merchant", "payer", "state", "from", "to"] as const;
 const STATES = ["", "seen", "confirmed", "final", "orphaned"];
-/** 1000-row CSV pages: 200 pages is 200 000 rows, beyond which an operator narrows the filters. */
-const MAX_EXPORT_PAGES = 200;
 const PAGE_SIZE = 50;
 const SORT_KEYS = ["id", "seen_at"] as const;
 type TransactionsQuery = Parameters<AdminClient["adminRead"]["transactions"]["query"]>[0];
@@ -131,41 +129,7 @@ export function TransactionsListPage() {
   );
 }
 
-/**
- * Saves every transaction of the filter and sort as one CSV file, fetched page by page; beyond MAX_EXPORT_PAGES it
- * fails rather than save a silently cut file.
- */
-async function downloadCsv(filters: Record<string, string>): Promise<void> {
-  const parts: string[] = [];
-  let cursor: string | null = null;
-  for (let page = 0; ; page++) {
-    if (page === MAX_EXPORT_PAGES) {
-      throw new Error(`More than ${MAX_EXPORT_PAGES * 1000} rows: narrow the filters and export again.`);
-    }
-    const query: URLSearchParams = new URLSearchParams({
-      ...filters,
-      format: "csv",
-      ...(cursor ? { cursor } : {}),
-    });
-    const response: Response = await fetch(`/admin/api/transactions?${query}`, {
-      credentials: "same-origin",
-    });
-    if (!response.ok) throw await exportFailure(response);
-    const text = await response.text();
-    parts.push(page === 0 ? text : text.slice(text.indexOf("\n") + 1));
-    cursor = response.headers.get("x-next-cursor");
-    if (!cursor) break;
-  }
-  saveFile(parts, "tollgate-transactions.csv");
-}
-
-/** A failed page's problem when the API sent one; else (a proxy's HTML page, say) its HTTP status. */
-async function exportFailure(response: Response): Promise<unknown> {
-  const body = await response.text();
-  try {
-    return JSON.parse(body);
-  } catch {
-    const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
-    return new Error(`The export failed: HTTP ${status}.`);
-  }
+/** Saves every transaction of the filter and sort as one CSV file, fetched page by page. */
+function downloadCsv(filters: Record<string, string>): Promise<void> {
+  return downloadServerCsv("/admin/api/transactions", filters, "tollgate-transactions.csv");
 }

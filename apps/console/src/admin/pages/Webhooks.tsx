@@ -1,12 +1,15 @@
 /**
  * Webhooks dashboard: success over time in the one date range (optionally of one merchant; decision 0078), totals,
- * endpoints with their success rate, dead letters with a replay button.
+ * endpoints with their success rate (sorted by merchant id or creation either way,
+ * `sort` in the URL, with the exact total and the API's CSV of every page: decision 0077), dead letters with a
+ * replay button.
  */
 import { useSearchParams } from "react-router";
 import { WebhookChart } from "../../charts/WebhookChart";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
 import { usePagedLoad } from "../../hooks/usePagedLoad";
+import { sortParam, useSortParam } from "../../hooks/useSortParam";
 import { ActionButton } from "../../ui/ActionButton";
 import { DateRangeControl, useDateRange } from "../../ui/DateRange";
 import { FilterForm, TextFilter } from "../../ui/Filters";
@@ -14,19 +17,36 @@ import { LiveStatus } from "../../ui/LiveStatus";
 import { PagedTable } from "../../ui/Pager";
 import { Table } from "../../ui/Table";
 import { useAdmin } from "../context";
+import { downloadServerCsv, exportLabel, jsonPage } from "../export";
 import { MerchantLink } from "../links";
 import { Loaded, Mono, Stat, Time } from "../ui";
 
+const PAGE_SIZE = 50;
 const rate = (value: number | null) => (value === null ? "—" : `${(value * 100).toFixed(1)} %`);
 
 export function WebhooksPage() {
   const { client, canAct } = useAdmin();
+  const { sort, toggle } = useSortParam(["merchant_id", "created_at"], "asc");
+  const query: { sort?: "merchant_id" | "created_at" } = sort
+    ? { sort: sortParam(sort) as "merchant_id" | "created_at" }
+    : {};
   const dates = useDateRange();
   const { from, to } = dates.range;
   const [params, setParams] = useSearchParams();
   const merchant = params.get("merchant") ?? "";
-  const { cursor, list: data } = usePagedLoad(`webhooks:${from}:${to}:${merchant}`, (page) =>
-    client.dashboard.webhooks.query({ ...page, from, to, ...(merchant ? { merchant_id: merchant } : {}) }),
+  const { cursor, list: data } = usePagedLoad(
+    `webhooks:${query.sort ?? ""}:${from}:${to}:${merchant}`,
+    async (page) =>
+      jsonPage(
+        await client.dashboard.webhooks.query({
+          ...query,
+          ...page,
+          limit: PAGE_SIZE,
+          from,
+          to,
+          ...(merchant ? { merchant_id: merchant } : {}),
+        }),
+      ),
   );
   const filterMerchant = (values: Record<string, string>) => {
     const next = new URLSearchParams(params);
@@ -34,6 +54,7 @@ export function WebhooksPage() {
     else next.delete("merchant");
     setParams(next);
   };
+  const csv = useAction();
   const action = useAction({ keepNotice: true });
   const replay = (eventId: string) =>
     action.run(async () => {
@@ -109,17 +130,43 @@ export function WebhooksPage() {
             </section>
             <section className="section" aria-labelledby="endpoints-title">
               <h2 id="endpoints-title">Endpoints</h2>
+              <div className="filters">
+                <button
+                  type="button"
+                  className="button button--secondary"
+                  onClick={() =>
+                    void csv.run(() =>
+                      downloadServerCsv("/api/dashboard/webhooks", query, "tollgate-webhook-endpoints.csv"),
+                    )
+                  }
+                  disabled={csv.busy}
+                  data-testid="webhooks-export"
+                >
+                  {exportLabel(csv.busy)}
+                </button>
+              </div>
+              <ProblemBanner problem={csv.problem} testId="export-problem" />
               <PagedTable
                 label="Endpoints"
                 cursor={cursor}
                 nextCursor={d.next_cursor}
+                total={d.total}
+                shown={d.endpoints.length}
+                pageSize={PAGE_SIZE}
+                sort={sort}
+                onSort={toggle}
                 caption="Webhook endpoints"
                 testId="webhook-endpoints"
                 rows={d.endpoints}
                 rowKey={(e) => e.merchant_id}
                 empty="No webhook endpoint."
                 columns={[
-                  { header: "Merchant", cell: (e) => <MerchantLink id={e.merchant_id} /> },
+                  {
+                    header: "Merchant",
+                    cell: (e) => <MerchantLink id={e.merchant_id} />,
+                    sortKey: "merchant_id",
+                  },
+                  { header: "Created", cell: (e) => <Time at={e.created_at} />, sortKey: "created_at" },
                   {
                     header: "Status",
                     cell: (e) => `${e.status}${e.disabled_reason ? ` (${e.disabled_reason})` : ""}`,

@@ -1,0 +1,2 @@
+CREATE INDEX "admin_accounts_created_idx" ON "admin_accounts" USING btree ("created_at","id");--> statement-breakpoint
+CREATE INDEX "webhook_endpoints_created_idx" ON "webhook_endpoints" USING btree ("created_at","merchant_id");
