@@ -16,21 +16,19 @@ describe.each(storageDatabaseKinds("postgres"))("GET /v1/merchants/{id}/settleme
     beta = await registerMerchant(api, { name: "Beta", pay_to: { evm: OTHER_EVM } });
     await insertPaidQuote(api, acme.id, 1);
     // Rows k = 2..6 (tx hash ends in k); row 5 was seen in March, so seen_at order differs from id order.
-    await api.deps.db.db
-      .insert(settlements)
-      .values([
-        settlementRow(2, { merchantId: acme.id, payer: PAYER_B, state: "final" }),
-        settlementRow(3, { merchantId: acme.id, network: "base", chainId: 8453 }),
-        settlementRow(4, { merchantId: acme.id, payer: FORMULA_PAYER }),
-        settlementRow(5, {
-          merchantId: acme.id,
-          state: "orphaned",
-          seenAt: new Date("2026-03-01T00:00:00Z"),
-        }),
-        settlementRow(6, { merchantId: acme.id, seenAt: new Date("2026-01-01T00:00:00.500Z") }),
-        settlementRow(7, { merchantId: beta.id, payer: PAYER_B }),
-        settlementRow(8, { merchantId: null }),
-      ]);
+    await api.deps.db.db.insert(settlements).values([
+      settlementRow(2, { merchantId: acme.id, payer: PAYER_B, state: "final" }),
+      settlementRow(3, { merchantId: acme.id, network: "base", chainId: 8453 }),
+      settlementRow(4, { merchantId: acme.id, payer: FORMULA_PAYER }),
+      settlementRow(5, {
+        merchantId: acme.id,
+        state: "orphaned",
+        seenAt: new Date("2026-03-01T00:00:00Z"),
+      }),
+      settlementRow(6, { merchantId: acme.id, seenAt: new Date("2026-01-01T00:00:00.500Z") }),
+      settlementRow(7, { merchantId: beta.id, payer: PAYER_B }),
+      settlementRow(8, { merchantId: null }),
+    ]);
   });
   afterAll(async () => {
     await api?.close();
