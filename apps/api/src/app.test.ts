@@ -145,6 +145,8 @@ describe("app", () => {
         "/v1/merchants/{id}/payout-change/challenge",
         "/v1/merchants/{id}/payout-change",
         "/v1/merchants/{id}/webhooks/deliveries",
+        "/v1/merchants/{id}/receipts",
+        "/v1/merchants/{id}/settlements",
         "/admin/api/bridge/providers",
         "/admin/api/bridge/providers/{id}",
         "/admin/api/bridge/providers/{id}/disable",

@@ -10,8 +10,10 @@ import { ProfileView } from "./features/merchant/ProfileView";
 import { RegisterForm } from "./features/merchant/RegisterForm";
 import { RotateSecret } from "./features/merchant/RotateSecret";
 import { PayoutChange } from "./features/payout/PayoutChange";
+import { ReceiptsPage } from "./features/receipts/ReceiptsPage";
 import { SecretPanel } from "./features/secret/SecretPanel";
 import { SignInForm } from "./features/session/SignInForm";
+import { SettlementsPage } from "./features/settlements/SettlementsPage";
 import { GetStarted } from "./features/start/GetStarted";
 import { WebhooksPage } from "./features/webhooks/WebhooksPage";
 import { useNetworks } from "./hooks/useNetworks";
@@ -266,6 +268,8 @@ function SectionPage({
 }) {
   if (section === "start") return <GetStarted api={api} merchant={merchant} notice={notice} />;
   if (section === "dashboard") return <Dashboard api={api} />;
+  if (section === "receipts") return <ReceiptsPage api={api} merchant={merchant} />;
+  if (section === "settlements") return <SettlementsPage api={api} merchant={merchant} />;
   if (section === "listings") return <ListingsPage api={api} merchant={merchant} />;
   if (section === "webhooks")
     return <WebhooksPage api={api} merchant={merchant} onSaved={(saved) => onSaved(saved)} />;

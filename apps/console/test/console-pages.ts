@@ -39,6 +39,8 @@ function operatorPages(seed: LayoutSeed): [name: string, path: string][] {
 /** The merchant console's sections after sign-in: the navigation button's test id and the page's own. */
 const MERCHANT_SECTIONS: [name: string, ready: string][] = [
   ["start", "start-progress"],
+  ["receipts", "receipts-table"],
+  ["settlements", "settlements-table"],
   ["listings", "listings-table"],
   ["webhooks", "deliveries-table"],
   ["gateway", "gateway-current"],

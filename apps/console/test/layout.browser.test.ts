@@ -48,7 +48,7 @@ describe.skipIf(!hasChromium).each(storageDatabaseKinds("postgres"))(
       });
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       console.log(`layout suite: ${visited} pages x ${WIDTHS.length} widths in ${seconds} s`);
-      expect(visited).toBeGreaterThanOrEqual(28);
+      expect(visited).toBeGreaterThanOrEqual(30);
       expect(report).toEqual({});
       expect(h.errors).toEqual([]);
     }, 240_000);

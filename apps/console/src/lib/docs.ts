@@ -9,6 +9,8 @@
 export const SECTION_GUIDES = {
   start: "merchants.md",
   dashboard: "merchants.md",
+  receipts: "receipts.md",
+  settlements: "merchants.md",
   listings: "marketplace.md",
   webhooks: "webhooks.md",
   gateway: "gateway.md",

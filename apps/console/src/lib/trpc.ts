@@ -43,6 +43,23 @@ export type RotateSecretResult = Awaited<ReturnType<Merchant["rotateSecret"]["mu
 
 type Client = ConsoleClient;
 export type MerchantDashboard = Awaited<ReturnType<Merchant["dashboard"]["query"]>>;
+export type MerchantReceiptsQuery = Parameters<Merchant["receipts"]["query"]>[0];
+export type MerchantReceiptsPage = Extract<
+  Awaited<ReturnType<Merchant["receipts"]["query"]>>,
+  { receipts: unknown }
+>;
+export type MerchantSettlementsQuery = Parameters<Merchant["settlements"]["query"]>[0];
+export type MerchantSettlementsPage = Extract<
+  Awaited<ReturnType<Merchant["settlements"]["query"]>>,
+  { settlements: unknown }
+>;
+/** A list the API exports as CSV pages (`?format=csv`, decision 0076). */
+export type CsvList = "receipts" | "settlements";
+/** One CSV page: its text (header line first) and the next page's cursor (`X-Next-Cursor`). */
+export interface CsvPage {
+  text: string;
+  next: string | null;
+}
 export type PayoutChallengeRequest = Parameters<Merchant["payoutChallenge"]["mutate"]>[0];
 export type PayoutChallenge = Awaited<ReturnType<Merchant["payoutChallenge"]["mutate"]>>;
 export type ChangePayoutRequest = Parameters<Merchant["changePayout"]["mutate"]>[0];
@@ -65,6 +82,12 @@ export interface MerchantApi {
   update(input: UpdateMerchantRequest): Promise<MerchantProfile>;
   rotateSecret(id: string): Promise<RotateSecretResult>;
   dashboard(days: number): Promise<MerchantDashboard>;
+  /** One page of the merchant's receipts (`GET /v1/merchants/{id}/receipts`). */
+  receipts(input: MerchantReceiptsQuery): Promise<MerchantReceiptsPage>;
+  /** One page of the merchant's settlements (`GET /v1/merchants/{id}/settlements`). */
+  settlements(input: MerchantSettlementsQuery): Promise<MerchantSettlementsPage>;
+  /** One CSV page of a list over REST (`?format=csv`); `query` holds the list's filters, sort and cursor. */
+  csvPage(list: CsvList, id: string, query: Record<string, string>): Promise<CsvPage>;
   payoutChallenge(input: PayoutChallengeRequest): Promise<PayoutChallenge>;
   changePayout(input: ChangePayoutRequest): Promise<MerchantProfile>;
   webhookSecret(id: string): Promise<WebhookSecretResult>;
@@ -97,6 +120,9 @@ export function createMerchantApi(options: ConsoleClientOptions): MerchantApi {
     update: (input) => client.merchant.update.mutate(input),
     rotateSecret: (id) => client.merchant.rotateSecret.mutate({ id }),
     dashboard: (days) => client.merchant.dashboard.query({ days }),
+    receipts: async (input) => jsonPage(await client.merchant.receipts.query(input), "receipts"),
+    settlements: async (input) => jsonPage(await client.merchant.settlements.query(input), "settlements"),
+    csvPage: (list, id, query) => fetchCsvPage(options, list, id, query),
     payoutChallenge: (input) => client.merchant.payoutChallenge.mutate(input),
     changePayout: (input) => client.merchant.changePayout.mutate(input),
     webhookSecret: (id) => client.webhook.rotateSecret.mutate({ id }),
@@ -113,4 +139,30 @@ export function createMerchantApi(options: ConsoleClientOptions): MerchantApi {
     runTestPaidCall: (id) => client.testCall.run.mutate({ id }),
     networks: () => fetchNetworks(options.baseUrl, options.fetch),
   };
+}
+
+/** A list answer that must be JSON (the console never asks tRPC for CSV). */
+function jsonPage<T extends object, K extends string>(answer: T, key: K): Extract<T, Record<K, unknown>> {
+  if (!(key in answer)) throw new Error("the API answered CSV to a JSON request");
+  return answer as Extract<T, Record<K, unknown>>;
+}
+
+/**
+ * One CSV page over REST with the stored secret. A refusal throws the API's problem (shown like any other), or an
+ * HttpAnswerError when the answer is not JSON (a proxy's page).
+ */
+async function fetchCsvPage(
+  options: ConsoleClientOptions,
+  list: CsvList,
+  id: string,
+  query: Record<string, string>,
+): Promise<CsvPage> {
+  const secret = options.getSecret();
+  const search = new URLSearchParams({ ...query, format: "csv" });
+  const url = `${options.baseUrl.replace(/\/+$/, "")}/v1/merchants/${encodeURIComponent(id)}/${list}?${search}`;
+  const response = await statusAwareFetch(options.fetch)(url, {
+    headers: secret ? { authorization: `Bearer ${secret}` } : {},
+  });
+  if (!response.ok) throw await response.json();
+  return { text: await response.text(), next: response.headers.get("x-next-cursor") };
 }

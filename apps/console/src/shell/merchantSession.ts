@@ -23,6 +23,8 @@ export const sessionStore: SecretStore = { read: readSecret, store: storeSecret,
 export const SECTIONS = [
   ["start", "Get started"],
   ["dashboard", "Dashboard"],
+  ["receipts", "Receipts"],
+  ["settlements", "Settlements"],
   ["listings", "Listings"],
   ["webhooks", "Webhooks"],
   ["gateway", "Gateway"],

@@ -6,9 +6,9 @@
 import { merchants, receipts, settlements } from "@tollgate/db";
 import { AppError, isSolanaAddress } from "@tollgate/shared";
 import { and, asc, count, countDistinct, desc, eq, gt, lt, max, min, ne, type SQL, sql } from "drizzle-orm";
+import { toCsv } from "../../http/csv-export";
 import { decodeCursor, EVM_ADDRESS, encodeCursor, type ListSort } from "../../http/list-query";
 import { assetResolver, settlementViewer } from "../chains";
-import { toCsv } from "./csv";
 import type { AdminReadDeps } from "./read-common";
 
 export interface AgentListQuery {

@@ -6,9 +6,9 @@
  */
 import { AUDIT_ACTOR_TYPES, type AuditActorType, auditEvents } from "@tollgate/db";
 import { and, asc, count, desc, eq, gte, like, lt, type SQL, sql } from "drizzle-orm";
+import { toCsv } from "../../http/csv-export";
 import { DIGITS, decodeCursor, encodeCursor, type ListSort } from "../../http/list-query";
 import { verifyAuditChain } from "../audit";
-import { toCsv } from "./csv";
 import { likePrefix } from "./merchants-view";
 import type { AdminReadDeps } from "./read-common";
 

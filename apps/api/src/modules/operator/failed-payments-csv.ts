@@ -1,5 +1,5 @@
 /** The failed-payments page as CSV (decision 0077): the same rows and order as the JSON page, one line each. */
-import { toCsv } from "./csv";
+import { toCsv } from "../../http/csv-export";
 import type { listFailedPayments } from "./failed-payments-service";
 
 const HEADER = [

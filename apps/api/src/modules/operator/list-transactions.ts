@@ -1,4 +1,4 @@
-import { acceptsCsv } from "../../trpc/trpc";
+import { csvAnswer, wantsCsv } from "../../http/csv-export";
 import { adminProcedure } from "../operators";
 import type { OperatorDeps } from "./deps";
 import { ZListTransactionsRequest, ZListTransactionsResponse } from "./list-transactions.types";
@@ -25,15 +25,8 @@ export const listTransactionsProcedure = (deps: OperatorDeps) =>
     .input(ZListTransactionsRequest)
     .output(ZListTransactionsResponse)
     .query(async ({ ctx, input }) => {
-      const csv = input.format === "csv" || (input.format === undefined && acceptsCsv(ctx.header));
+      const csv = wantsCsv(input.format, ctx);
       const page = await listTransactions(deps, { ...input, limit: input.limit ?? (csv ? 1000 : 50) });
       if (!csv) return page;
-      if (page.next_cursor) ctx.setHeader("X-Next-Cursor", page.next_cursor);
-      ctx.setHeader("X-Total-Count", String(page.total));
-      const stamp = deps.clock
-        .now()
-        .toISOString()
-        .replace(/[^0-9]/g, "")
-        .slice(0, 14);
-      return { format: "csv" as const, filename: `transactions-${stamp}.csv`, csv: transactionsCsv(page) };
+      return csvAnswer(ctx, deps.clock.now(), "transactions", page, transactionsCsv(page));
     });

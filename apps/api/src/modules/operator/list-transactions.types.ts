@@ -1,6 +1,7 @@
 import { SETTLEMENT_STATES } from "@tollgate/db";
 import { queryInteger } from "@tollgate/shared";
 import { z } from "zod";
+import { ZCsvExport } from "../../http/csv-export";
 import { sortQuery, typedId, ZEvmAddress, ZInstant, ZNetworkFilter } from "../../http/list-query";
 import { settlementViewSchema, ZAmount, ZExplorerUrl } from "../chains";
 
@@ -56,12 +57,6 @@ export const ZTransactionsPage = z.object({
   transactions: z.array(ZAdminTransaction),
   next_cursor: z.string().nullable(),
   total: z.number().int().describe("exact count of the rows matching the filters, on every page"),
-});
-
-export const ZCsvExport = z.object({
-  format: z.literal("csv"),
-  filename: z.string(),
-  csv: z.string().describe("REST sends this as the text/csv body itself"),
 });
 
 export const ZListTransactionsResponse = z.union([ZTransactionsPage, ZCsvExport]);

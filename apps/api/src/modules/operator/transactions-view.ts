@@ -6,6 +6,7 @@
 import { quotes, receipts, settlements } from "@tollgate/db";
 import { AppError } from "@tollgate/shared";
 import { and, asc, count, desc, eq, gte, lt, or, type SQL, sql } from "drizzle-orm";
+import { toCsv } from "../../http/csv-export";
 import {
   assertListedNetwork,
   DIGITS,
@@ -14,7 +15,6 @@ import {
   type ListSort,
 } from "../../http/list-query";
 import { settlementViewer } from "../chains";
-import { toCsv } from "./csv";
 import type { AdminReadDeps } from "./read-common";
 
 export interface TransactionFilters {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { csvCell, toCsv } from "./csv";
+import { csvCell, toCsv } from "./csv-export";
 
 describe("csv", () => {
   it("happy: plain cells pass through; rows end with CRLF", () => {
