@@ -38,7 +38,6 @@ export function RevenueChart({ revenue, from, days }: { revenue: Revenue; from: 
     let cancelled = false;
     const { x, keys, values } = revenueSeries(revenue, from, days);
     const colours = chartColours();
-    target.dataset.theme = theme;
     import("uplot")
       .then(({ default: UPlot }) => {
         if (cancelled) return;
@@ -60,6 +59,8 @@ export function RevenueChart({ revenue, from, days }: { revenue: Revenue; from: 
           target,
         );
         chart = plot;
+        // The theme the canvas is drawn in: tests wait for it after a theme change.
+        target.dataset.theme = theme;
         unfollow = followBoxWidth(target, plot, 240);
       })
       .catch(() => undefined); // No canvas (tests): the table below still shows the numbers.
