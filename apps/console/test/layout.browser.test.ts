@@ -33,7 +33,7 @@ describe.skipIf(!hasChromium).each(storageDatabaseKinds("postgres"))(
     beforeAll(async () => {
       h = await startHarness({}, kind);
       seed = await seedLayoutData(h.api);
-    }, 180_000); // the API, Chromium and about fifty seeding requests: slow on a loaded machine
+    }, 600_000); // the API, Chromium and the seeding requests: minutes on a loaded machine
     afterAll(async () => {
       await h?.close();
     });
@@ -68,7 +68,7 @@ describe.skipIf(!hasChromium).each(storageDatabaseKinds("postgres"))(
       expect(visited).toBeGreaterThanOrEqual(30);
       expect(report).toEqual({});
       expect(h.errors).toEqual([]);
-    }, 240_000);
+    }, 600_000); // two more axe runs per page than the light walk: minutes on a loaded machine
 
     it("a narrow screen folds each console's navigation behind a menu button that closes on Escape and on navigation", async () => {
       const { page } = h;
