@@ -150,6 +150,19 @@ export async function chartThemeProblems(page: Page): Promise<string[]> {
       }
     }
     palettes.dark = { ...palettes.light, ...palettes.dark };
+    // The built stylesheet writes colours short (`#fff`): each is resolved to the #rrggbb a canvas pixel reads.
+    const probe = document.createElement("span");
+    document.body.append(probe);
+    const resolve = (colour: string) => {
+      probe.style.color = "";
+      probe.style.color = colour;
+      const [r = 0, g = 0, b = 0] = getComputedStyle(probe).color.match(/\d+/g)?.map(Number) ?? [];
+      return `#${[r, g, b].map((value) => value.toString(16).padStart(2, "0")).join("")}`;
+    };
+    for (const palette of Object.values(palettes)) {
+      for (const [property, colour] of Object.entries(palette)) palette[property] = resolve(colour);
+    }
+    probe.remove();
     const theme = document.documentElement.dataset.theme === "dark" ? "dark" : "light";
     const current = new Set(Object.values(palettes[theme]));
     const other = palettes[theme === "dark" ? "light" : "dark"];

@@ -51,6 +51,7 @@ export function RevenueChart({ revenue, from, days }: { revenue: Revenue; from: 
                 label,
                 stroke: colours.series[i % colours.series.length],
                 width: 2,
+                points: { fill: colours.surface },
               })),
             ],
             axes: themedAxes(colours),
