@@ -70,6 +70,12 @@ export async function walkConsoles(
   await page.goto(`${baseUrl}/console/admin/`);
   await page.getByTestId("admin-email").waitFor();
   await visit("operator-signin");
+  // The invitation link's page, which stands before any session (decision 0071): the token travels in the
+  // fragment and is only sent with the form, so any token shows the page as the invitee sees it.
+  await page.setViewportSize(WIDE);
+  await page.goto(`${baseUrl}/console/admin/invite#layout-invitation-token`);
+  await page.getByTestId("invite-password").waitFor();
+  await visit("operator-invitation");
   await page.setViewportSize(WIDE);
   await operatorSignIn(page, baseUrl, seed.operator);
   for (const [name, path] of operatorPages(seed)) {

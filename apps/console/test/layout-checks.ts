@@ -103,3 +103,91 @@ export async function layoutProblems(page: Page): Promise<string[]> {
     { maxScroll: MAX_SCROLL_WIDTH, maxHeader: MAX_HEADER_SHARE },
   );
 }
+
+/** Waits until every chart on the page is drawn in the document's current theme (the charts stamp it). */
+export async function chartsDrawn(page: Page): Promise<void> {
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll<HTMLElement>(".chart")].every(
+      (chart) =>
+        !chart.querySelector("canvas") || chart.dataset.theme === document.documentElement.dataset.theme,
+    ),
+  );
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve(null))));
+}
+
+/** The custom properties a chart draws with (theme/theme.ts `chartColours`). */
+const CHART_PROPERTIES = [
+  "--text",
+  "--border",
+  "--surface",
+  ...[1, 2, 3, 4, 5, 6].map((i) => `--chart-${i}`),
+] as const;
+
+/**
+ * Charts draw on a canvas, which axe cannot read and which does not follow CSS (decision 0073): every chart must be
+ * drawn in the current theme's colours. Reads both palettes from the stylesheet (`:root` and
+ * `:root[data-theme="dark"]`) and each chart's pixels: no fully opaque pixel may be a colour of the other theme's
+ * palette or uPlot's black/white defaults (unless the current palette has it), and the axis labels must be there
+ * in the theme's `--text`.
+ */
+export async function chartThemeProblems(page: Page): Promise<string[]> {
+  return page.evaluate((properties) => {
+    const palettes: Record<"light" | "dark", Record<string, string>> = { light: {}, dark: {} };
+    for (const sheet of document.styleSheets) {
+      for (const rule of sheet.cssRules) {
+        if (!(rule instanceof CSSStyleRule)) continue;
+        const scheme =
+          rule.selectorText === ":root"
+            ? "light"
+            : rule.selectorText === ':root[data-theme="dark"]'
+              ? "dark"
+              : undefined;
+        if (!scheme) continue;
+        for (const property of properties) {
+          const value = rule.style.getPropertyValue(property).trim().toLowerCase();
+          if (value) palettes[scheme][property] = value;
+        }
+      }
+    }
+    palettes.dark = { ...palettes.light, ...palettes.dark };
+    // The built stylesheet writes colours short (`#fff`): each is resolved to the #rrggbb a canvas pixel reads.
+    const probe = document.createElement("span");
+    document.body.append(probe);
+    const resolve = (colour: string) => {
+      probe.style.color = "";
+      probe.style.color = colour;
+      const [r = 0, g = 0, b = 0] = getComputedStyle(probe).color.match(/\d+/g)?.map(Number) ?? [];
+      return `#${[r, g, b].map((value) => value.toString(16).padStart(2, "0")).join("")}`;
+    };
+    for (const palette of Object.values(palettes)) {
+      for (const [property, colour] of Object.entries(palette)) palette[property] = resolve(colour);
+    }
+    probe.remove();
+    const theme = document.documentElement.dataset.theme === "dark" ? "dark" : "light";
+    const current = new Set(Object.values(palettes[theme]));
+    const other = palettes[theme === "dark" ? "light" : "dark"];
+    const foreign = new Set(
+      [...Object.values(other), "#000000", "#ffffff"].filter((colour) => !current.has(colour)),
+    );
+    const text = palettes[theme]["--text"];
+    const hex = (value: number) => value.toString(16).padStart(2, "0");
+    const problems: string[] = [];
+    for (const canvas of document.querySelectorAll<HTMLCanvasElement>(".chart canvas")) {
+      const name = canvas.closest<HTMLElement>(".chart")?.dataset.testid ?? "chart";
+      const context = canvas.getContext("2d");
+      if (!context || canvas.width === 0 || canvas.height === 0) continue;
+      const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
+      const seen = new Set<string>();
+      for (let i = 0; i < data.length; i += 4) {
+        if (data[i + 3] !== 255) continue;
+        seen.add(`#${hex(data[i] ?? 0)}${hex(data[i + 1] ?? 0)}${hex(data[i + 2] ?? 0)}`);
+      }
+      const wrong = [...seen].filter((colour) => foreign.has(colour));
+      if (wrong.length)
+        problems.push(`${name} (${theme}) is drawn in ${wrong.join(", ")}, not this theme's colours`);
+      if (text && !seen.has(text))
+        problems.push(`${name} (${theme}) has no axis label in this theme's --text ${text}`);
+    }
+    return problems;
+  }, CHART_PROPERTIES);
+}

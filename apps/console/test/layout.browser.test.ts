@@ -2,15 +2,27 @@
  * The layout suite (decision 0070): every page of both consoles at 390, 768 and 1366 px, over data whose texts are
  * 500-character unbroken strings (./layout-seed), served by the real API (on PostgreSQL when the run has one,
  * else PGlite) to one Chromium page. Each page at each width: no sideways scroll of the document, every action
- * reachable (./layout-checks), no serious or critical axe-core violation. Then the narrow-screen menu of both consoles: a button with aria-expanded that
+ * reachable (./layout-checks), no serious or critical axe-core violation. The dark theme (decision 0073) on every
+ * page, from the system's preference at 390 px and from the header's toggle at 1366 px: axe again (colour contrast
+ * included) and every chart's canvas drawn in that theme's colours (./layout-checks `chartThemeProblems`). Then the narrow-screen menu of both consoles: a button with aria-expanded that
  * closes on Escape and on navigation.
  */
 import { storageDatabaseKinds } from "@tollgate/api/testing";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, hasChromium, seriousViolations, settled, startHarness } from "./admin-harness";
-import { walkConsoles } from "./console-pages";
-import { layoutProblems, WIDTHS } from "./layout-checks";
+import { WIDE, walkConsoles } from "./console-pages";
+import { chartsDrawn, chartThemeProblems, layoutProblems, WIDTHS } from "./layout-checks";
 import { type LayoutSeed, seedLayoutData } from "./layout-seed";
+
+/** The page in `theme`: the document says so, the charts are redrawn in its colours, and (with `axe`) axe passes. */
+async function themeProblems(page: Page, theme: "light" | "dark", axe: boolean): Promise<string[]> {
+  await chartsDrawn(page);
+  const problems = await chartThemeProblems(page);
+  const shown = await page.evaluate(() => document.documentElement.dataset.theme);
+  if (shown !== theme) problems.push(`the document is ${shown}, not ${theme}`);
+  return axe ? [...problems, ...(await seriousViolations(page))] : problems;
+}
 
 describe.skipIf(!hasChromium).each(storageDatabaseKinds("postgres"))(
   "console layout at 390, 768 and 1366 px on %s",
@@ -21,7 +33,7 @@ describe.skipIf(!hasChromium).each(storageDatabaseKinds("postgres"))(
     beforeAll(async () => {
       h = await startHarness({}, kind);
       seed = await seedLayoutData(h.api);
-    });
+    }, 600_000); // the API, Chromium and the seeding requests: minutes on a loaded machine
     afterAll(async () => {
       await h?.close();
     });
@@ -38,20 +50,25 @@ describe.skipIf(!hasChromium).each(storageDatabaseKinds("postgres"))(
           const problems = [...(await layoutProblems(page)), ...(await seriousViolations(page))];
           if (problems.length) report[`${name} @${size.width}`] = problems;
         }
-        // The dark theme (decision 0073), followed from the system's preference: axe's contrast at the last width.
+        // The dark theme (decision 0073), followed from the system's preference at the narrowest width: axe
+        // (colour contrast included) and the charts' canvases, which axe cannot read.
         await page.emulateMedia({ colorScheme: "dark" });
-        const dark = await seriousViolations(page);
-        if ((await page.evaluate(() => document.documentElement.dataset.theme)) !== "dark")
-          dark.push("not dark");
-        if (dark.length) report[`${name} @dark`] = dark;
+        report[`${name} @dark ${WIDTHS.at(-1)?.width}`] = await themeProblems(page, "dark", true);
         await page.emulateMedia({ colorScheme: "light" });
+        // Chosen with the header's toggle while the system is light, at the widest width; then back to "System".
+        await page.setViewportSize(WIDE);
+        await page.getByTestId("theme-toggle").selectOption("dark");
+        report[`${name} @dark toggle`] = await themeProblems(page, "dark", true);
+        await page.getByTestId("theme-toggle").selectOption("system");
+        report[`${name} @light again`] = await themeProblems(page, "light", false);
+        for (const key of Object.keys(report)) if (report[key]?.length === 0) delete report[key];
       });
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       console.log(`layout suite: ${visited} pages x ${WIDTHS.length} widths in ${seconds} s`);
       expect(visited).toBeGreaterThanOrEqual(30);
       expect(report).toEqual({});
       expect(h.errors).toEqual([]);
-    }, 240_000);
+    }, 600_000); // two more axe runs per page than the light walk: minutes on a loaded machine
 
     it("a narrow screen folds each console's navigation behind a menu button that closes on Escape and on navigation", async () => {
       const { page } = h;

@@ -5,9 +5,9 @@
  */
 import { type FormEvent, useState } from "react";
 import { Field } from "../components/Field";
-import { ProblemBanner } from "../components/ProblemBanner";
 import { errorFor, type FormProblem, toFormProblem } from "../lib/errors";
 import type { AdminClient } from "./api";
+import { SignedOutForm } from "./SignedOutForm";
 
 export const INVITE_PATH = "/console/admin/invite";
 
@@ -59,39 +59,47 @@ export function AcceptInvitation({ client, token }: { client: AdminClient; token
   }
   const errors = problem?.errors ?? [];
   return (
-    <section className="card narrow" aria-labelledby="invite-title">
-      <h1 id="invite-title">Accept your operator invitation</h1>
-      {token ? null : (
-        <p className="banner banner--warning" data-testid="invite-no-token">
-          This link has no invitation token: open the whole link you were sent.
-        </p>
-      )}
-      <ProblemBanner problem={problem} testId="invite-problem" />
-      <form onSubmit={submit} noValidate>
-        <Field
-          label="Choose a password (at least 12 characters)"
-          type="password"
-          autoComplete="new-password"
-          required
-          value={password}
-          onChange={(event) => setPassword(event.target.value)}
-          error={errorFor(errors, "password")}
-          testId="invite-password"
-        />
-        <Field
-          label="Repeat it"
-          type="password"
-          autoComplete="new-password"
-          required
-          value={repeat}
-          onChange={(event) => setRepeat(event.target.value)}
-          error={errorFor(errors, "repeat")}
-          testId="invite-repeat"
-        />
-        <button type="submit" className="button" disabled={busy || !token} data-testid="invite-submit">
-          {busy ? "Creating…" : "Create my account"}
-        </button>
-      </form>
-    </section>
+    <SignedOutForm
+      titleId="invite-title"
+      title="Accept your operator invitation"
+      intro={
+        token ? null : (
+          <p className="banner banner--warning" data-testid="invite-no-token">
+            This link has no invitation token: open the whole link you were sent.
+          </p>
+        )
+      }
+      problem={problem}
+      problemTestId="invite-problem"
+      onSubmit={submit}
+      submit={{
+        label: "Create my account",
+        busyLabel: "Creating…",
+        busy,
+        disabled: !token,
+        testId: "invite-submit",
+      }}
+    >
+      <Field
+        label="Choose a password (at least 12 characters)"
+        type="password"
+        autoComplete="new-password"
+        required
+        value={password}
+        onChange={(event) => setPassword(event.target.value)}
+        error={errorFor(errors, "password")}
+        testId="invite-password"
+      />
+      <Field
+        label="Repeat it"
+        type="password"
+        autoComplete="new-password"
+        required
+        value={repeat}
+        onChange={(event) => setRepeat(event.target.value)}
+        error={errorFor(errors, "repeat")}
+        testId="invite-repeat"
+      />
+    </SignedOutForm>
   );
 }

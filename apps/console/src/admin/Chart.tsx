@@ -31,7 +31,6 @@ export function DailyChart({
     const first = xs[0] ?? 0;
     const last = xs[xs.length - 1] ?? first;
     const colours = chartColours();
-    element.dataset.theme = theme;
     element.dataset.strokes = series.map((_, i) => colours.series[i % colours.series.length]).join(" ");
     const plot = new uPlot(
       {
@@ -59,13 +58,15 @@ export function DailyChart({
             label: s.label,
             stroke: colours.series[i % colours.series.length],
             width: 2,
-            points: { show: true },
+            points: { show: true, fill: colours.surface },
           })),
         ],
       },
       [xs, ...series.map((s) => s.values)],
       element,
     );
+    // The theme the canvas is drawn in: tests wait for it after a theme change.
+    element.dataset.theme = theme;
     const unfollow = followBoxWidth(element, plot, 220);
     return () => {
       unfollow();

@@ -16,7 +16,6 @@ export function LatencyChart({ routes }: { routes: readonly Telemetry["routes"][
   const ref = useRef<HTMLDivElement>(null);
   const { theme } = useTheme();
   const data = useMemo(() => latencySeries(routes), [routes]);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the colours come from the theme's CSS variables, so a theme change redraws.
   useEffect(() => {
     const element = ref.current;
     if (!element || data.labels.length === 0) return;
@@ -50,6 +49,8 @@ export function LatencyChart({ routes }: { routes: readonly Telemetry["routes"][
       [xs, ...data.series.map((s) => s.values)],
       element,
     );
+    // The theme the canvas is drawn in: tests wait for it after a theme change.
+    element.dataset.theme = theme;
     const unfollow = followBoxWidth(element, plot, HEIGHT);
     return () => {
       unfollow();

@@ -2,10 +2,10 @@
 import type { FieldError } from "@tollgate/shared";
 import { type FormEvent, useState } from "react";
 import { Field } from "../components/Field";
-import { ProblemBanner } from "../components/ProblemBanner";
 import { usePageTitle } from "../hooks/usePageTitle";
 import { errorFor, type FormProblem, toFormProblem } from "../lib/errors";
 import { type AdminClient, codeOf, retryAfterSeconds } from "./api";
+import { SignedOutForm } from "./SignedOutForm";
 
 export function SignIn({ client, onSignedIn }: { client: AdminClient; onSignedIn: () => void }) {
   usePageTitle("Sign in", "operator");
@@ -40,38 +40,40 @@ export function SignIn({ client, onSignedIn }: { client: AdminClient; onSignedIn
   if (locked) return <LockedOut {...locked} onBack={() => setLocked(undefined)} />;
   const errors = problem?.errors ?? [];
   return (
-    <section className="card narrow" aria-labelledby="admin-signin-title">
-      <h1 id="admin-signin-title">Operator sign-in</h1>
-      <p className="muted">
-        Operators sign in with the email and password from <code>pnpm admin:create</code>.
-      </p>
-      <ProblemBanner problem={problem} testId="admin-signin-problem" />
-      <form onSubmit={submit} noValidate>
-        <Field
-          label="Email"
-          type="email"
-          autoComplete="username"
-          required
-          value={email}
-          onChange={(event) => setEmail(event.target.value)}
-          error={errorFor(errors, "email")}
-          testId="admin-email"
-        />
-        <Field
-          label="Password"
-          type="password"
-          autoComplete="current-password"
-          required
-          value={password}
-          onChange={(event) => setPassword(event.target.value)}
-          error={errorFor(errors, "password")}
-          testId="admin-password"
-        />
-        <button type="submit" className="button" disabled={busy} data-testid="admin-signin-submit">
-          {busy ? "Signing in…" : "Sign in"}
-        </button>
-      </form>
-    </section>
+    <SignedOutForm
+      titleId="admin-signin-title"
+      title="Operator sign-in"
+      intro={
+        <p className="muted">
+          Operators sign in with the email and password from <code>pnpm admin:create</code>.
+        </p>
+      }
+      problem={problem}
+      problemTestId="admin-signin-problem"
+      onSubmit={submit}
+      submit={{ label: "Sign in", busyLabel: "Signing in…", busy, testId: "admin-signin-submit" }}
+    >
+      <Field
+        label="Email"
+        type="email"
+        autoComplete="username"
+        required
+        value={email}
+        onChange={(event) => setEmail(event.target.value)}
+        error={errorFor(errors, "email")}
+        testId="admin-email"
+      />
+      <Field
+        label="Password"
+        type="password"
+        autoComplete="current-password"
+        required
+        value={password}
+        onChange={(event) => setPassword(event.target.value)}
+        error={errorFor(errors, "password")}
+        testId="admin-password"
+      />
+    </SignedOutForm>
   );
 }
 

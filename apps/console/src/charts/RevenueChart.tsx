@@ -58,7 +58,6 @@ export function RevenueChart({
     let cancelled = false;
     const { x, keys, values } = revenueSeries(revenue, from, days);
     const colours = chartColours();
-    target.dataset.theme = theme;
     import("uplot")
       .then(({ default: UPlot }) => {
         if (cancelled) return;
@@ -72,6 +71,7 @@ export function RevenueChart({
                 label,
                 stroke: colours.series[i % colours.series.length],
                 width: 2,
+                points: { fill: colours.surface },
               })),
             ],
             axes: themedAxes(colours),
@@ -80,6 +80,8 @@ export function RevenueChart({
           target,
         );
         chart = plot;
+        // The theme the canvas is drawn in: tests wait for it after a theme change.
+        target.dataset.theme = theme;
         unfollow = followBoxWidth(target, plot, 240);
       })
       .catch(() => undefined); // No canvas (tests): the table below still shows the numbers.

@@ -86,8 +86,11 @@ export function cssColour(name: string, fallback: string): string {
   return value || fallback;
 }
 
-/** The colours a uPlot chart needs for the current theme: series strokes, axis labels and grid lines. */
-export function chartColours(): { series: string[]; text: string; grid: string } {
+/**
+ * The colours a uPlot chart needs for the current theme: series strokes, axis labels, grid lines, and the surface
+ * it sits on (hollow points are filled with it: uPlot's default fill is white, a glare on the dark theme).
+ */
+export function chartColours(): { series: string[]; text: string; grid: string; surface: string } {
   return {
     series: [1, 2, 3, 4, 5, 6].map((i) =>
       cssColour(
@@ -97,6 +100,7 @@ export function chartColours(): { series: string[]; text: string; grid: string }
     ),
     text: cssColour("--text", "#1b1f24"),
     grid: cssColour("--border", "#d5dae1"),
+    surface: cssColour("--surface", "#ffffff"),
   };
 }
 

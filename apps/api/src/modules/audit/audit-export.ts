@@ -14,8 +14,9 @@ import {
   type AuditActor,
   type AuditRequest,
   type AuditRow,
-  auditHash,
   canonicalJson,
+  hashedFields,
+  hashOfFields,
   recordAuditAlone,
 } from "./audit-log";
 
@@ -110,25 +111,9 @@ export async function resolveAuditRange(db: Db, cut: AuditCut, now: Date): Promi
   };
 }
 
-/** One event as an export line holds it (snake_case, `seq` as a string). */
+/** One event as an export line holds it: its hashed fields (snake_case), `seq` as a string and its hashes. */
 export function exportedEvent(row: AuditRow) {
-  return {
-    seq: row.seq.toString(),
-    id: row.id,
-    at: row.at.toISOString(),
-    actor_type: row.actorType,
-    actor_id: row.actorId,
-    action: row.action,
-    target_type: row.targetType,
-    target_id: row.targetId,
-    ip: row.ip,
-    request_id: row.requestId,
-    before: row.before,
-    after: row.after,
-    details: row.details,
-    prev_hash: row.prevHash,
-    hash: row.hash,
-  };
+  return { seq: row.seq.toString(), ...hashedFields(row), prev_hash: row.prevHash, hash: row.hash };
 }
 
 /** The export's lines (each ending with "\n"), header first, events read in keyset pages. */
@@ -231,20 +216,9 @@ export function verifyAuditExport(text: string): AuditExportCheck {
     if (event.prev_hash !== prevHash) return fail(index + 1, "prev_hash_mismatch");
     if (typeof event.at !== "string" || Number.isNaN(Date.parse(event.at)))
       return fail(index + 1, "at is not a date");
-    const recomputed = auditHash(prevHash, {
-      id: event.id,
-      at: new Date(event.at),
-      actorType: event.actor_type,
-      actorId: event.actor_id,
-      action: event.action,
-      targetType: event.target_type,
-      targetId: event.target_id,
-      ip: event.ip,
-      requestId: event.request_id,
-      before: event.before,
-      after: event.after,
-      details: event.details,
-    });
+    // The line's hashed fields are what is left without `seq` and the hashes; `at` is hashed as ISO 8601.
+    const { seq: _seq, prev_hash: _prevHash, hash: _hash, ...fields } = event;
+    const recomputed = hashOfFields(prevHash, { ...fields, at: new Date(event.at).toISOString() });
     if (recomputed !== event.hash) return fail(index + 1, "hash_mismatch");
     prevHash = event.hash;
     prevSeq = BigInt(event.seq);

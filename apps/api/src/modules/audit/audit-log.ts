@@ -70,8 +70,12 @@ export function canonicalJson(value: unknown): string {
 
 export type HashedContent = Omit<AuditRow, "seq" | "prevHash" | "hash">;
 
-export function auditHash(prevHash: string, row: HashedContent): string {
-  const content = canonicalJson({
+/**
+ * The hashed fields of a row, under the names the hash and an export line give them (snake_case, `at` in ISO 8601):
+ * the one list of what the chain covers. `seq`, `prev_hash` and `hash` are not content.
+ */
+export function hashedFields(row: HashedContent) {
+  return {
     id: row.id,
     at: row.at.toISOString(),
     actor_type: row.actorType,
@@ -84,8 +88,20 @@ export function auditHash(prevHash: string, row: HashedContent): string {
     before: row.before,
     after: row.after,
     details: row.details,
-  });
-  return createHash("sha256").update(`${prevHash}\n${content}`, "utf8").digest("hex");
+  };
+}
+
+export type HashedFields = ReturnType<typeof hashedFields>;
+
+/** SHA-256(prev_hash + "\n" + canonical JSON of the hashed fields). */
+export function hashOfFields(prevHash: string, fields: HashedFields): string {
+  return createHash("sha256")
+    .update(`${prevHash}\n${canonicalJson(fields)}`, "utf8")
+    .digest("hex");
+}
+
+export function auditHash(prevHash: string, row: HashedContent): string {
+  return hashOfFields(prevHash, hashedFields(row));
 }
 
 /** JSON round trip: what jsonb will hand back (no undefined, no Dates, no bigints), so the hash verifies later. */

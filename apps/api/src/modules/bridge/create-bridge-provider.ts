@@ -26,11 +26,7 @@ export const createBridgeProviderProcedure = (deps: BridgeModuleDeps) =>
     .output(ZBridgeProviderResponse)
     .mutation(async ({ ctx, input }) => {
       const { id, ...fields } = input;
-      const row = await createBridgeProvider(deps, id, fields, {
-        adminId: ctx.admin.id,
-        ip: ctx.ip,
-        requestId: ctx.requestId,
-      });
+      const row = await createBridgeProvider(deps, id, fields, ctx.actor);
       ctx.log.info({ provider: id, admin_id: ctx.admin.id }, "bridge provider created");
       return { provider: bridgeProviderView(row) };
     });

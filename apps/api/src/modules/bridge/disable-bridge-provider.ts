@@ -24,11 +24,7 @@ export const disableBridgeProviderProcedure = (deps: BridgeModuleDeps) =>
     .input(ZBridgeProviderIdRequest)
     .output(ZDisableBridgeProviderResponse)
     .mutation(async ({ ctx, input }) => {
-      const { row, changed } = await disableBridgeProvider(deps, input.id, {
-        adminId: ctx.admin.id,
-        ip: ctx.ip,
-        requestId: ctx.requestId,
-      });
+      const { row, changed } = await disableBridgeProvider(deps, input.id, ctx.actor);
       if (changed) ctx.log.info({ provider: input.id, admin_id: ctx.admin.id }, "bridge provider disabled");
       return { provider: bridgeProviderView(row), changed };
     });

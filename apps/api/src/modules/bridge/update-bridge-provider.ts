@@ -25,11 +25,7 @@ export const updateBridgeProviderProcedure = (deps: BridgeModuleDeps) =>
     .output(ZBridgeProviderResponse)
     .mutation(async ({ ctx, input }) => {
       const { id, ...fields } = input;
-      const row = await updateBridgeProvider(deps, id, fields, {
-        adminId: ctx.admin.id,
-        ip: ctx.ip,
-        requestId: ctx.requestId,
-      });
+      const row = await updateBridgeProvider(deps, id, fields, ctx.actor);
       ctx.log.info({ provider: id, admin_id: ctx.admin.id }, "bridge provider updated");
       return { provider: bridgeProviderView(row) };
     });

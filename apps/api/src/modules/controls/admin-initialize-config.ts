@@ -23,11 +23,7 @@ export const adminInitializeConfigProcedure = (deps: ControlsDeps) =>
     .input(ZInitializeConfigRequest)
     .output(ZInitializeConfigResponse)
     .mutation(async ({ ctx, input }) => {
-      const configs = await initializeNetworkConfig(deps, input, {
-        adminId: ctx.admin.id,
-        ip: ctx.ip,
-        requestId: ctx.requestId,
-      });
+      const configs = await initializeNetworkConfig(deps, input, ctx.actor);
       // The recorded configuration changed: the overview's next drift read must not be the cached one.
       deps.onConfigRecorded();
       ctx.log.info({ networks: configs.map((config) => config.network) }, "service configuration recorded");

@@ -23,11 +23,7 @@ export const adminPauseProcedure = (deps: ControlsDeps) =>
     .input(ZPauseRequest)
     .output(ZPauseResponse)
     .mutation(async ({ ctx, input }) => {
-      const result = await pauseScope(deps, input, {
-        adminId: ctx.admin.id,
-        ip: ctx.ip,
-        requestId: ctx.requestId,
-      });
+      const result = await pauseScope(deps, input, ctx.actor);
       ctx.log.info(
         { scope: input.scope, admin_id: ctx.admin.id, onchain: result.onchain },
         "service paused by an operator",

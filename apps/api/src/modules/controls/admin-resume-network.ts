@@ -24,11 +24,7 @@ export const adminResumeNetworkProcedure = (deps: ControlsDeps) =>
     .input(ZResumeNetworkRequest)
     .output(ZResumeNetworkResponse)
     .mutation(async ({ ctx, input }) => {
-      const result = await resumeNetwork(deps, input, {
-        adminId: ctx.admin.id,
-        ip: ctx.ip,
-        requestId: ctx.requestId,
-      });
+      const result = await resumeNetwork(deps, input, ctx.actor);
       ctx.log.info({ network: input.network, admin_id: ctx.admin.id }, "network resumed by an operator");
       return result;
     });

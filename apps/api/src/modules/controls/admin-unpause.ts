@@ -20,11 +20,7 @@ export const adminUnpauseProcedure = (deps: ControlsDeps) =>
     .input(ZUnpauseRequest)
     .output(ZUnpauseResponse)
     .mutation(async ({ ctx, input }) => {
-      const result = await unpauseScope(deps, input, {
-        adminId: ctx.admin.id,
-        ip: ctx.ip,
-        requestId: ctx.requestId,
-      });
+      const result = await unpauseScope(deps, input, ctx.actor);
       ctx.log.info({ scope: input.scope, admin_id: ctx.admin.id }, "service unpaused by an operator");
       return result;
     });

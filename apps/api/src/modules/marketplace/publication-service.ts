@@ -7,7 +7,7 @@
 import { listings } from "@tollgate/db";
 import { AppError } from "@tollgate/shared";
 import { eq } from "drizzle-orm";
-import { recordAudit } from "../audit";
+import { type AuditEntry, auditOperatorAction, type OperatorActor } from "../audit";
 import type { ListingRow } from "./listing-service";
 import { lockListing, type ModerationDeps } from "./moderation-service";
 
@@ -15,49 +15,49 @@ export interface PublicationChange {
   listingId: string;
   /** Suspensions: shown to the merchant. Republishing: optional note, audited only. */
   reason?: string | undefined;
-  admin: { id: string };
-  ip?: string | undefined;
-  requestId?: string | undefined;
+  actor: OperatorActor;
 }
 
-export function suspendListing(
+/**
+ * One publication change: the state the listing must be in (checked under its row lock), the columns it sets,
+ * and its audit event. Both changes keep the listing's live revision; the event names the merchant and that
+ * revision, whatever else it says.
+ */
+interface PublicationStep {
+  /** Throws the change's 409 when the locked listing is not in the state it changes from. */
+  assertFrom(before: ListingRow): void;
+  set(now: Date): Partial<typeof listings.$inferInsert>;
+  action: string;
+  audit(before: ListingRow): Required<Pick<AuditEntry, "before" | "after">> & Pick<AuditEntry, "details">;
+}
+
+function changePublication(
   deps: ModerationDeps,
-  change: PublicationChange & { reason: string },
+  change: PublicationChange,
+  step: PublicationStep,
 ): Promise<ListingRow> {
   const now = deps.clock.now();
   return deps.db.db.transaction(async (tx) => {
     const before = await lockListing(tx, change.listingId);
-    if (before.status !== "approved") {
-      throw new AppError(
-        "listing_not_approved",
-        `listing ${change.listingId} is ${before.status}, not public`,
-      );
-    }
+    step.assertFrom(before);
     const [row] = await tx
       .update(listings)
-      .set({
-        status: "suspended",
-        suspensionReason: change.reason,
-        suspendedAt: now,
-        suspendedBy: change.admin.id,
-        updatedAt: now,
-      })
+      .set({ ...step.set(now), updatedAt: now })
       .where(eq(listings.id, before.id))
       .returning();
-    await recordAudit(
+    const event = step.audit(before);
+    await auditOperatorAction(
       tx,
+      change.actor,
       {
-        actor: { type: "admin", id: change.admin.id },
-        action: "listing.suspended",
+        action: step.action,
         target: { type: "listing", id: before.id },
-        ip: change.ip,
-        requestId: change.requestId,
-        before: { status: before.status },
-        after: { status: "suspended" },
+        before: event.before,
+        after: event.after,
         details: {
           merchant_id: before.merchantId,
           live_revision_id: before.liveRevisionId,
-          reason: change.reason,
+          ...event.details,
         },
       },
       now,
@@ -66,45 +66,50 @@ export function suspendListing(
   });
 }
 
+export function suspendListing(
+  deps: ModerationDeps,
+  change: PublicationChange & { reason: string },
+): Promise<ListingRow> {
+  return changePublication(deps, change, {
+    assertFrom(before) {
+      if (before.status !== "approved") {
+        throw new AppError(
+          "listing_not_approved",
+          `listing ${change.listingId} is ${before.status}, not public`,
+        );
+      }
+    },
+    set: (now) => ({
+      status: "suspended",
+      suspensionReason: change.reason,
+      suspendedAt: now,
+      suspendedBy: change.actor.adminId,
+    }),
+    action: "listing.suspended",
+    audit: (before) => ({
+      before: { status: before.status },
+      after: { status: "suspended" },
+      details: { reason: change.reason },
+    }),
+  });
+}
+
 export function republishListing(deps: ModerationDeps, change: PublicationChange): Promise<ListingRow> {
-  const now = deps.clock.now();
-  return deps.db.db.transaction(async (tx) => {
-    const before = await lockListing(tx, change.listingId);
-    if (before.status !== "suspended" || before.liveRevisionId === null) {
-      throw new AppError(
-        "listing_not_suspended",
-        `listing ${change.listingId} is ${before.status}, not suspended`,
-      );
-    }
-    const [row] = await tx
-      .update(listings)
-      .set({
-        status: "approved",
-        suspensionReason: null,
-        suspendedAt: null,
-        suspendedBy: null,
-        updatedAt: now,
-      })
-      .where(eq(listings.id, before.id))
-      .returning();
-    await recordAudit(
-      tx,
-      {
-        actor: { type: "admin", id: change.admin.id },
-        action: "listing.republished",
-        target: { type: "listing", id: before.id },
-        ip: change.ip,
-        requestId: change.requestId,
-        before: { status: before.status, suspension_reason: before.suspensionReason },
-        after: { status: "approved" },
-        details: {
-          merchant_id: before.merchantId,
-          live_revision_id: before.liveRevisionId,
-          ...(change.reason ? { note: change.reason } : {}),
-        },
-      },
-      now,
-    );
-    return row!;
+  return changePublication(deps, change, {
+    assertFrom(before) {
+      if (before.status !== "suspended" || before.liveRevisionId === null) {
+        throw new AppError(
+          "listing_not_suspended",
+          `listing ${change.listingId} is ${before.status}, not suspended`,
+        );
+      }
+    },
+    set: () => ({ status: "approved", suspensionReason: null, suspendedAt: null, suspendedBy: null }),
+    action: "listing.republished",
+    audit: (before) => ({
+      before: { status: before.status, suspension_reason: before.suspensionReason },
+      after: { status: "approved" },
+      details: change.reason ? { note: change.reason } : {},
+    }),
   });
 }

@@ -26,9 +26,7 @@ export const republishListingProcedure = (deps: MarketplaceDeps) =>
       const row = await republishListing(deps, {
         listingId: input.id,
         reason: input.note,
-        admin: ctx.admin,
-        ip: ctx.ip,
-        requestId: ctx.requestId,
+        actor: ctx.actor,
       });
       ctx.log.info({ listing_id: row.id, admin_id: ctx.admin.id }, "listing republished");
       return decisionView(deps, row);

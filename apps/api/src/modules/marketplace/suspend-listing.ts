@@ -26,9 +26,7 @@ export const suspendListingProcedure = (deps: MarketplaceDeps) =>
       const row = await suspendListing(deps, {
         listingId: input.id,
         reason: input.reason,
-        admin: ctx.admin,
-        ip: ctx.ip,
-        requestId: ctx.requestId,
+        actor: ctx.actor,
       });
       ctx.log.info({ listing_id: row.id, admin_id: ctx.admin.id }, "listing suspended");
       return decisionView(deps, row);

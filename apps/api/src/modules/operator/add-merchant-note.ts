@@ -19,10 +19,4 @@ export const addMerchantNoteProcedure = (deps: OperatorDeps) =>
     })
     .input(ZAddMerchantNoteRequest)
     .output(ZMerchantNote)
-    .mutation(({ ctx, input }) =>
-      addMerchantNote(deps, input.id, input.body, {
-        adminId: ctx.admin.id,
-        ip: ctx.ip,
-        requestId: ctx.requestId,
-      }),
-    );
+    .mutation(({ ctx, input }) => addMerchantNote(deps, input.id, input.body, ctx.actor));

@@ -24,6 +24,6 @@ export const resolveFailedProcedure = (deps: OperatorDeps) =>
         deps,
         input.id,
         { resolution: input.resolution, note: input.note, refundTxHash: input.refund_tx_hash },
-        { adminId: ctx.admin.id, ip: ctx.ip, requestId: ctx.requestId },
+        ctx.actor,
       ),
     );

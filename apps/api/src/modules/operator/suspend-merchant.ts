@@ -19,10 +19,4 @@ export const suspendMerchantProcedure = (deps: OperatorDeps) =>
     })
     .input(ZSuspendMerchantRequest)
     .output(ZMerchantSuspensionResponse)
-    .mutation(({ ctx, input }) =>
-      suspendMerchant(deps, input.id, input.reason, {
-        adminId: ctx.admin.id,
-        ip: ctx.ip,
-        requestId: ctx.requestId,
-      }),
-    );
+    .mutation(({ ctx, input }) => suspendMerchant(deps, input.id, input.reason, ctx.actor));

@@ -19,6 +19,4 @@ export const unsuspendMerchantProcedure = (deps: OperatorDeps) =>
     })
     .input(ZUnsuspendMerchantRequest)
     .output(ZMerchantSuspensionResponse)
-    .mutation(({ ctx, input }) =>
-      unsuspendMerchant(deps, input.id, { adminId: ctx.admin.id, ip: ctx.ip, requestId: ctx.requestId }),
-    );
+    .mutation(({ ctx, input }) => unsuspendMerchant(deps, input.id, ctx.actor));

@@ -11,6 +11,7 @@ import { AppError } from "@tollgate/shared";
 import type { Clock } from "../../infra/clock";
 import { assertSameOrigin } from "../../trpc/same-origin";
 import { bearerToken, type Context, publicProcedure } from "../../trpc/trpc";
+import type { OperatorActor } from "../audit";
 import {
   type AdminSessionPolicy,
   type AuthenticatedAdmin,
@@ -76,7 +77,9 @@ export function adminProcedure(auth: AdminAuth) {
       if (credential.via === "cookie") assertAdminSameOrigin(ctx, auth);
       if (admin.role === "viewer") throw new AppError("admin_role_forbidden", "viewers can read but not act");
     }
-    return next({ ctx: { admin, adminCredential: credential } });
+    // The acting operator as every audited operator service takes it: the endpoints pass `ctx.actor` on.
+    const actor: OperatorActor = { adminId: admin.id, ip: ctx.ip, requestId: ctx.requestId };
+    return next({ ctx: { admin, adminCredential: credential, actor } });
   });
 }
 

@@ -19,10 +19,4 @@ export const changeOperatorRoleProcedure = (deps: OperatorsDeps) =>
     })
     .input(ZChangeOperatorRoleRequest)
     .output(ZOperatorAccountResponse)
-    .mutation(({ ctx, input }) =>
-      changeOperatorRole(deps, input.id, input.role, {
-        adminId: ctx.admin.id,
-        ip: ctx.ip,
-        requestId: ctx.requestId,
-      }),
-    );
+    .mutation(({ ctx, input }) => changeOperatorRole(deps, input.id, input.role, ctx.actor));

@@ -19,10 +19,4 @@ export const disableOperatorProcedure = (deps: OperatorsDeps) =>
     })
     .input(ZOperatorIdRequest)
     .output(ZOperatorAccountResponse)
-    .mutation(({ ctx, input }) =>
-      setOperatorDisabled(deps, input.id, true, {
-        adminId: ctx.admin.id,
-        ip: ctx.ip,
-        requestId: ctx.requestId,
-      }),
-    );
+    .mutation(({ ctx, input }) => setOperatorDisabled(deps, input.id, true, ctx.actor));

@@ -19,6 +19,4 @@ export const inviteOperatorProcedure = (deps: OperatorsDeps) =>
     })
     .input(ZInviteOperatorRequest)
     .output(ZInviteOperatorResponse)
-    .mutation(({ ctx, input }) =>
-      inviteOperator(deps, input, { adminId: ctx.admin.id, ip: ctx.ip, requestId: ctx.requestId }),
-    );
+    .mutation(({ ctx, input }) => inviteOperator(deps, input, ctx.actor));

@@ -18,6 +18,4 @@ export const revokeInvitationProcedure = (deps: OperatorsDeps) =>
     })
     .input(ZRevokeInvitationRequest)
     .output(ZInvitation)
-    .mutation(({ ctx, input }) =>
-      revokeInvitation(deps, input.id, { adminId: ctx.admin.id, ip: ctx.ip, requestId: ctx.requestId }),
-    );
+    .mutation(({ ctx, input }) => revokeInvitation(deps, input.id, ctx.actor));

@@ -19,6 +19,4 @@ export const revokeOperatorSessionsProcedure = (deps: OperatorsDeps) =>
     })
     .input(ZOperatorIdRequest)
     .output(ZRevokeOperatorSessionsResponse)
-    .mutation(({ ctx, input }) =>
-      revokeOperatorSessions(deps, input.id, { adminId: ctx.admin.id, ip: ctx.ip, requestId: ctx.requestId }),
-    );
+    .mutation(({ ctx, input }) => revokeOperatorSessions(deps, input.id, ctx.actor));

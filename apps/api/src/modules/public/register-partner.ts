@@ -22,6 +22,4 @@ export const adminRegisterPartnerProcedure = (deps: PublicDeps) =>
     })
     .input(ZRegisterPartnerRequest)
     .output(ZRegisterPartnerResponse)
-    .mutation(async ({ ctx, input }) =>
-      registerPartner(deps, input, { adminId: ctx.admin.id, ip: ctx.ip, requestId: ctx.requestId }),
-    );
+    .mutation(async ({ ctx, input }) => registerPartner(deps, input, ctx.actor));

@@ -19,10 +19,4 @@ export const replayWebhookProcedure = (deps: WebhooksDeps) =>
     })
     .input(ZReplayWebhookRequest)
     .output(ZReplayWebhookResponse)
-    .mutation(({ ctx, input }) =>
-      replayWebhookEvent(deps, input.event_id, {
-        adminId: ctx.admin.id,
-        ip: ctx.ip,
-        requestId: ctx.requestId,
-      }),
-    );
+    .mutation(({ ctx, input }) => replayWebhookEvent(deps, input.event_id, ctx.actor));
