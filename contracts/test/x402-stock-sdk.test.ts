@@ -37,7 +37,10 @@ beforeAll(async () => {
 
 function facilitatorSigner() {
   const client = accountClient(f, f.facilitator);
-  return toFacilitatorEvmSigner({ ...client, address: f.facilitator.address });
+  // viem's overloaded `verifyTypedData` type is wider than the SDK's simplified signer type; at run time the
+  // wallet client with public actions is exactly what the SDK documents as its facilitator signer.
+  type SignerInput = Parameters<typeof toFacilitatorEvmSigner>[0];
+  return toFacilitatorEvmSigner({ ...client, address: f.facilitator.address } as unknown as SignerInput);
 }
 
 function clientSigner() {
