@@ -25,12 +25,24 @@ import {
   type WriteContractParameters,
 } from "viem";
 import { CONTRACTS_ROOT } from "./hardhat";
+import { placeX402Contracts, type X402LocalDeployment } from "./x402-placement";
 
 export interface Artifact {
   contractName: string;
   abi: Abi;
   bytecode: Hex;
+  deployedBytecode: Hex;
 }
+
+/** x402 session contracts (contracts/contracts/x402): contract name -> source file (docs/decisions/0080). */
+const X402_SOURCES: Record<string, string> = {
+  Permit2: "Permit2",
+  X402UptoPermit2Proxy: "X402UptoPermit2Proxy",
+  X402BatchSettlement: "X402BatchSettlement",
+  ERC3009DepositCollector: "DepositCollectors",
+  Permit2DepositCollector: "DepositCollectors",
+  Multicall3: "Multicall3",
+};
 
 const artifactCache = new Map<string, Artifact>();
 
@@ -38,12 +50,21 @@ const artifactCache = new Map<string, Artifact>();
 export function readArtifact(name: string): Artifact {
   const hit = artifactCache.get(name);
   if (hit) return hit;
+  const x402Source = X402_SOURCES[name];
   const dir = ["SplitterV12", "SplitterV14", "TestUSDC", "TestUSDT", "MockPriceFeed", "SplitMath"].includes(
     name,
   )
     ? ""
-    : "test";
-  const file = path.join(CONTRACTS_ROOT, "artifacts/contracts", dir, `${name}.sol`, `${name}.json`);
+    : x402Source
+      ? "x402"
+      : "test";
+  const file = path.join(
+    CONTRACTS_ROOT,
+    "artifacts/contracts",
+    dir,
+    `${x402Source ?? name}.sol`,
+    `${name}.json`,
+  );
   const artifact = JSON.parse(readFileSync(file, "utf8")) as Artifact;
   artifactCache.set(name, artifact);
   return artifact;
@@ -142,6 +163,8 @@ export interface Deployment {
   tokens: DeployedToken[];
   priceFeed?: { address: Address; deploymentBlock: number; decimals: number };
   aifp2Enabled: boolean;
+  /** x402 session contracts, at their canonical addresses (docs/decisions/0080). */
+  x402: X402LocalDeployment;
   /** First block with any deployed contract. */
   firstBlock: number;
 }
@@ -269,6 +292,11 @@ export async function deployTollgate(provider: EIP1193Provider, opts: DeployOpti
   ]);
   await configureSplitters(c, deployer, { splitterV12, splitterV14 }, tokens, opts.enableAifp2);
   if (opts.fund) await fundAccounts(c, deployer, tokens, opts.fund);
+  const x402 = await placeX402Contracts(
+    provider,
+    c.publicClient,
+    (name) => readArtifact(name).deployedBytecode,
+  );
 
   const blocks = [splitterV12, splitterV14, ...tokens, ...(priceFeed ? [priceFeed] : [])].map(
     (d) => d.deploymentBlock,
@@ -284,6 +312,7 @@ export async function deployTollgate(provider: EIP1193Provider, opts: DeployOpti
     tokens,
     ...(priceFeed ? { priceFeed } : {}),
     aifp2Enabled: opts.enableAifp2,
+    x402,
     firstBlock: Math.min(...blocks),
   };
 }

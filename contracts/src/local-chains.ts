@@ -17,6 +17,7 @@ import {
 import type { JournalWriter } from "./local-chains-journal";
 import { type ChainState, chainFingerprint, openChain } from "./local-chains-state";
 import { buildManifest, formatSummary, writeJsonAtomic, writeManifestFile } from "./manifest";
+import { X402_LOCAL_CONTRACTS } from "./x402-placement";
 
 export const DEFAULT_CHAINS_BASE_PORT = 8545;
 /** Port offset of each network from the base port (base-sepolia only when asked for: decision 0057). */
@@ -357,7 +358,8 @@ async function prepareChain(
     chainId,
     network: options,
     deploy: { ...deploy, polUsdPrice: deploy.polUsdPrice?.toString(), fund: FUND_TOKEN_AMOUNT.toString() },
-    contracts: DEPLOYED_CONTRACTS,
+    // The x402 contracts' code is part of what a kept chain must match (docs/decisions/0080).
+    contracts: [...DEPLOYED_CONTRACTS, ...Object.values(X402_LOCAL_CONTRACTS)],
   });
   return openChain({ dataDir: opts.dataDir, network, chainId, options, fingerprint });
 }

@@ -104,6 +104,7 @@ export function buildManifest(chains: readonly LocalChain[]): DeploymentManifest
             },
           }
         : {},
+      x402: d.x402,
       roles: {
         deployer: d.deployer,
         admin: d.deployer,
@@ -150,6 +151,9 @@ export function formatSummary(chains: LocalChains): string {
       lines.push(`  ${t.spec.symbol.padEnd(15)} ${t.address}${domain}`);
     }
     if (d.priceFeed) lines.push(`  POL/USD feed    ${d.priceFeed.address}`);
+    lines.push(
+      `  x402 escrow     ${d.x402.batchSettlement}  (Permit2, upto proxy, collectors, Multicall3: canonical)`,
+    );
     lines.push(`  deployment block ${d.firstBlock}`);
   }
   const d0 = chains.chains[0]?.deployment;

@@ -8,7 +8,11 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { splitterV12Abi, splitterV14Abi } from "@tollgate/shared/abi/index";
 import { viemChain } from "@tollgate/shared/chain";
-import { SPLITTER_V14_ROLES, SPLITTER_V14_ROUTES } from "@tollgate/shared/contracts";
+import {
+  SPLITTER_V14_ROLES,
+  SPLITTER_V14_ROUTES,
+  X402_CANONICAL_ADDRESSES,
+} from "@tollgate/shared/contracts";
 import { type DeploymentManifest, parseDeploymentManifest } from "@tollgate/shared/deployment";
 import {
   type Address,
@@ -122,6 +126,8 @@ describe("a full deployment with --test-tokens", () => {
     });
     expect(entry.tokens.USDT).toMatchObject({ decimals: 6, eip3009: false, permit: false });
     expect(entry.roles).toEqual({ deployer: deployer.address, ...mapAddresses(TEST_ROLES) });
+    // A bare chain has no x402 session contracts, so the entry names none (decision 0080).
+    expect(entry.x402).toBeUndefined();
 
     const read = node.client.readContract;
     const v14Role = (role: `0x${string}`, account: Address) =>
@@ -366,6 +372,16 @@ describe("existing tokens and feeds", () => {
       });
       deployed[name] = { address: getAddress(receipt.contractAddress!), block: Number(receipt.blockNumber) };
     }
+    // Two canonical x402 contracts exist on this chain: the entry names exactly those (decision 0080).
+    const place = node.client.request as unknown as (a: {
+      method: string;
+      params: unknown[];
+    }) => Promise<unknown>;
+    for (const name of ["Permit2", "X402BatchSettlement"]) {
+      const at =
+        name === "Permit2" ? X402_CANONICAL_ADDRESSES.permit2 : X402_CANONICAL_ADDRESSES.batchSettlement;
+      await place({ method: "hardhat_setCode", params: [at, readArtifact(name).deployedBytecode] });
+    }
     const deployer = wellKnown(9);
     const dir = tempDir("deploy-existing");
     const manifestFile = path.join(dir, "deployments.json");
@@ -395,6 +411,10 @@ describe("existing tokens and feeds", () => {
     });
     expect(entry.splitters["v1.2"]!.allowedTokens).toEqual(["USDC"]);
     expect(entry.splitters["v1.4"]!.allowedTokens).toEqual(["USDC"]);
+    expect(entry.x402).toEqual({
+      permit2: X402_CANONICAL_ADDRESSES.permit2,
+      batchSettlement: X402_CANONICAL_ADDRESSES.batchSettlement,
+    });
     // 2 splitters + 2 allow-listings + aifp2 + grant/renounce admin + v1.2 ownership offer.
     expect(await node.client.getTransactionCount({ address: deployer.address })).toBe(8);
   });

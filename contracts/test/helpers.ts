@@ -144,6 +144,11 @@ const ERROR_ABI = [
   "MaliciousIpCreator",
   "BatchPayer",
   "SplitMath",
+  "Permit2",
+  "X402UptoPermit2Proxy",
+  "X402BatchSettlement",
+  "ERC3009DepositCollector",
+  "Permit2DepositCollector",
 ].flatMap((name) => readArtifact(name).abi.filter((item) => item.type === "error"));
 
 /**

@@ -14,6 +14,7 @@ import {
   SPLITTER_V14_ROUTES,
   type SplitterV14Quote,
   splitterV14QuoteTypedData,
+  X402_CANONICAL_ADDRESSES,
 } from "@tollgate/shared/contracts";
 import {
   type ChainDeployment,
@@ -33,8 +34,9 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HARDHAT_ACCOUNTS, HARDHAT_PRIVATE_KEYS, localChain } from "../src/deploy";
+import { HARDHAT_ACCOUNTS, HARDHAT_PRIVATE_KEYS, localChain, readArtifact } from "../src/deploy";
 import { type LocalChains, PortInUseError, startLocalChains } from "../src/local-chains";
+import { X402_LOCAL_CONTRACTS } from "../src/x402-placement";
 import { expectRevert, splitterPayments, ZERO } from "./helpers";
 
 const payer = privateKeyToAccount(HARDHAT_PRIVATE_KEYS[4]);
@@ -78,6 +80,17 @@ describe("startLocalChains", () => {
     expect(manifest.chains.amoy!.priceFeeds["POL/USD"]!.decimals).toBe(8);
     expect(manifest.chains.amoy!.splitters["v1.4"]!.routes.aifp2.enabled).toBe(true);
     expect(manifest.chains.polygon!.splitters["v1.4"]!.routes.aifp2.enabled).toBe(false);
+  });
+
+  it("has the x402 session contracts at their canonical addresses on every chain, as the manifest says", async () => {
+    for (const c of Object.values(chains.manifest.chains)) {
+      const client = createPublicClient({ transport: http(c!.rpcUrl) });
+      for (const [key, name] of Object.entries(X402_LOCAL_CONTRACTS)) {
+        const at = X402_CANONICAL_ADDRESSES[key as keyof typeof X402_LOCAL_CONTRACTS];
+        expect(c!.x402?.[key as keyof typeof X402_LOCAL_CONTRACTS]).toBe(at);
+        expect(await client.getCode({ address: at })).toBe(readArtifact(name).deployedBytecode);
+      }
+    }
   });
 
   it("tokens on chain report the EIP-712 name/version the manifest lists, and accounts are funded", async () => {

@@ -9,6 +9,7 @@ import {
   SPLITTER_V14_EIP712_NAME,
   SPLITTER_V14_EIP712_VERSION,
   SPLITTER_V14_ROUTES,
+  X402_CANONICAL_ADDRESSES,
 } from "@tollgate/shared/contracts";
 import {
   type ChainDeployment,
@@ -18,6 +19,7 @@ import {
   parseDeploymentManifest,
   type SplitterV14Route,
   type TokenDeployment,
+  type X402Deployment,
 } from "@tollgate/shared/deployment";
 import { NETWORKS } from "@tollgate/shared/networks";
 import { type Address, type PublicClient, parseAbi, zeroAddress } from "viem";
@@ -145,6 +147,7 @@ export async function buildChainEntry(
     });
     priceFeeds[pair] = { address: at.address, pair, decimals, deploymentBlock: at.block };
   }
+  const x402 = await canonicalX402(client);
   return {
     network: plan.network,
     chainId: plan.chainId,
@@ -178,8 +181,25 @@ export async function buildChainEntry(
     },
     tokens,
     priceFeeds,
+    ...(x402 ? { x402 } : {}),
     roles: { deployer: plan.deployer, ...plan.roles },
   };
+}
+
+/**
+ * The canonical x402 session contracts that have code on this chain (decision 0080), or undefined when none does.
+ * They are never deployed by this command: a real network either has the canonical deployments or not.
+ */
+async function canonicalX402(client: PublicClient): Promise<X402Deployment | undefined> {
+  const found: X402Deployment = {};
+  for (const [key, address] of Object.entries(X402_CANONICAL_ADDRESSES) as [
+    keyof X402Deployment,
+    Address,
+  ][]) {
+    const code = await client.getCode({ address });
+    if (code && code !== "0x") found[key] = address;
+  }
+  return Object.keys(found).length > 0 ? found : undefined;
 }
 
 /** Reads the manifest at `file` (none yet: undefined); a file that does not parse is refused, never overwritten. */

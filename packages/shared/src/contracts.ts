@@ -100,3 +100,19 @@ export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
     { name: "nonce", type: "bytes32" },
   ],
 } as const;
+
+/**
+ * Canonical addresses of the x402 session contracts (docs/decisions/0080): the stock `@x402/evm` client and
+ * facilitator expect them at these CREATE2 addresses on every chain. The local chains place compatible contracts
+ * here; a real network's manifest entry names them in `x402` (DeploymentManifest).
+ */
+export const X402_CANONICAL_ADDRESSES = {
+  permit2: "0x000000000022D473030F116dDEE9F6B43aC78BA3",
+  exactPermit2Proxy: "0x402085c248EeA27D92E8b30b2C58ed07f9E20001",
+  uptoPermit2Proxy: "0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002",
+  batchSettlement: "0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003",
+  erc3009DepositCollector: "0x4020806089470a89826cB9fB1f4059150b550004",
+  permit2DepositCollector: "0x4020425FAf3B746C082C2f942b4E5159887B0005",
+  multicall3: "0xcA11bde05977b3631167028862bE2a173976CA11",
+} as const satisfies Record<string, Address>;
+export type X402ContractName = keyof typeof X402_CANONICAL_ADDRESSES;

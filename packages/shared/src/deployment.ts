@@ -86,6 +86,23 @@ const networkName = z
 const assetSymbol = z.enum(["POL", "USDC", "USDT"]);
 
 /**
+ * The x402 session contracts of one chain (docs/decisions/0080): Permit2, the x402 Permit2 proxies, the
+ * batch-settlement escrow with its deposit collectors, and Multicall3 (the stock facilitator reads through it).
+ * Local chains place compatible contracts at the canonical addresses (X402_CANONICAL_ADDRESSES) and list every
+ * one; on a real network the entry names the canonical deployments, each optional (absent: not deployed there).
+ */
+export const X402DeploymentSchema = z.object({
+  permit2: address.optional(),
+  exactPermit2Proxy: address.optional(),
+  uptoPermit2Proxy: address.optional(),
+  batchSettlement: address.optional(),
+  erc3009DepositCollector: address.optional(),
+  permit2DepositCollector: address.optional(),
+  multicall3: address.optional(),
+});
+export type X402Deployment = z.infer<typeof X402DeploymentSchema>;
+
+/**
  * Network facts a manifest entry may state (decision 0057). For a known network (polygon, base, amoy,
  * base-sepolia) each is optional and overrides the SPEC default; an unknown network must state the ones
  * `buildNetworkList` cannot derive.
@@ -128,6 +145,8 @@ const ChainDeploymentObject = NetworkFactsSchema.extend({
   tokens: z.record(z.string(), TokenDeploymentSchema),
   /** Keyed by pair ("POL/USD"). */
   priceFeeds: z.record(z.string(), PriceFeedDeploymentSchema),
+  /** x402 session contracts (upto, batch-settlement); absent when the chain has none (docs/decisions/0080). */
+  x402: X402DeploymentSchema.optional(),
   roles: z.object({
     deployer: address,
     admin: address,
