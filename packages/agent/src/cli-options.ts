@@ -139,14 +139,7 @@ export function parseCommand(argv: string[], io: CliIo) {
   }
   const env = envParsed.data;
 
-  const keyFile = values["key-file"] ?? env.TOLLGATE_AGENT_KEY_FILE;
-  let keyText = env.TOLLGATE_AGENT_PRIVATE_KEY;
-  if (values["key-file"] || !keyText) {
-    if (!keyFile) throw new UsageError("no key: set TOLLGATE_AGENT_PRIVATE_KEY or pass --key-file");
-    keyText = readFileSync(keyFile, "utf8");
-  }
-  const key = ZPrivateKey.safeParse(keyText);
-  if (!key.success) throw new UsageError(`private key ${key.error.issues[0]?.message ?? "invalid"}`);
+  const key = privateKeyOf(values["key-file"], env);
 
   const maxUsd = ZUsd.safeParse(values["max-usd"] ?? env.TOLLGATE_AGENT_MAX_USD);
   const budgetUsd = ZUsd.safeParse(values["budget-usd"] ?? env.TOLLGATE_AGENT_BUDGET_USD);
@@ -161,42 +154,14 @@ export function parseCommand(argv: string[], io: CliIo) {
   if (asset !== undefined && !(QUOTE_ASSETS as readonly string[]).includes(asset)) {
     throw new UsageError(`--asset must be one of ${QUOTE_ASSETS.join(", ")}`);
   }
-  const origins = [
-    ...(env.TOLLGATE_API_ORIGINS ?? "")
-      .split(",")
-      .map((o) => o.trim())
-      .filter(Boolean),
-    ...(values["api-origin"] ?? []),
-  ];
-  if (origins.length === 0)
-    throw new UsageError("no trusted Tollgate API origin: pass --api-origin or set TOLLGATE_API_ORIGINS");
-  for (const origin of origins) {
-    try {
-      new URL(origin);
-    } catch {
-      throw new UsageError(`bad origin ${origin}`);
-    }
-  }
+  const origins = trustedOriginsOf(env.TOLLGATE_API_ORIGINS, values["api-origin"]);
   const rpcs = new Map<number, string>(
     Object.entries(DEFAULT_RPC_URLS).map(([id, rpc]) => [Number(id), rpc]),
   );
   parseRpcPairs(env.TOLLGATE_RPC_URLS, rpcs);
   parseRpcPairs((values.rpc ?? []).join(","), rpcs);
 
-  const headers = new Headers();
-  for (const header of values.header ?? []) {
-    const index = header.indexOf(":");
-    if (index <= 0) throw new UsageError(`bad header ${JSON.stringify(header)}; expected "name: value"`);
-    headers.append(header.slice(0, index).trim(), header.slice(index + 1).trim());
-  }
-  const method = (values.method ?? (values.data !== undefined ? "POST" : "GET")).toUpperCase();
-  if (values.data !== undefined && !headers.has("content-type"))
-    headers.set("content-type", "application/json");
-  const requestInit: RequestInit & { method: string } = {
-    method,
-    headers,
-    ...(values.data !== undefined ? { body: values.data } : {}),
-  };
+  const requestInit = requestInitOf(values.header, values.method, values.data);
   const allowedNetworks = network ? [network] : undefined;
   return {
     url,
@@ -208,7 +173,7 @@ export function parseCommand(argv: string[], io: CliIo) {
         env.TOLLGATE_NATIVE_USD_PRICES,
         ...(values["native-usd"] ?? []),
       ]),
-      account: privateKeyToAccount(key.data as `0x${string}`),
+      account: privateKeyToAccount(key),
       chains: Object.fromEntries([...rpcs].map(([id, rpcUrl]) => [id, { rpcUrl }])),
       limits: {
         maxPerPaymentUsd: maxUsd.data,
@@ -275,4 +240,60 @@ function paymentAssetsOf(
     ...(legacySplitters ? { legacySplitters } : {}),
     ...(Object.keys(nativeUsdPrices).length > 0 ? { nativeUsdPrices } : {}),
   };
+}
+
+/** The payer's key: `--key-file` wins, then TOLLGATE_AGENT_PRIVATE_KEY, then TOLLGATE_AGENT_KEY_FILE. */
+function privateKeyOf(keyFileFlag: string | undefined, env: CliEnv): `0x${string}` {
+  const keyFile = keyFileFlag ?? env.TOLLGATE_AGENT_KEY_FILE;
+  let keyText = env.TOLLGATE_AGENT_PRIVATE_KEY;
+  if (keyFileFlag || !keyText) {
+    if (!keyFile) throw new UsageError("no key: set TOLLGATE_AGENT_PRIVATE_KEY or pass --key-file");
+    keyText = readFileSync(keyFile, "utf8");
+  }
+  const key = ZPrivateKey.safeParse(keyText);
+  if (!key.success) throw new UsageError(`private key ${key.error.issues[0]?.message ?? "invalid"}`);
+  return key.data as `0x${string}`;
+}
+
+/** The trusted Tollgate API origins (env, then flags); at least one, each a URL. */
+function trustedOriginsOf(fromEnv: string | undefined, fromFlags: string[] | undefined): string[] {
+  const origins = [
+    ...(fromEnv ?? "")
+      .split(",")
+      .map((o) => o.trim())
+      .filter(Boolean),
+    ...(fromFlags ?? []),
+  ];
+  if (origins.length === 0)
+    throw new UsageError("no trusted Tollgate API origin: pass --api-origin or set TOLLGATE_API_ORIGINS");
+  for (const origin of origins) {
+    try {
+      new URL(origin);
+    } catch {
+      throw new UsageError(`bad origin ${origin}`);
+    }
+  }
+  return origins;
+}
+
+/** The request to send: `--header name: value` pairs, `--method`, and `--data` as a JSON body by default. */
+function requestInitOf(
+  headerFlags: string[] | undefined,
+  methodFlag: string | undefined,
+  data: string | undefined,
+): RequestInit & { method: string } {
+  const headers = new Headers();
+  for (const header of headerFlags ?? []) {
+    const index = header.indexOf(":");
+    if (index <= 0) throw new UsageError(`bad header ${JSON.stringify(header)}; expected "name: value"`);
+    headers.append(header.slice(0, index).trim(), header.slice(index + 1).trim());
+  }
+  const method = (methodFlag ?? (data !== undefined ? "POST" : "GET")).toUpperCase();
+  if (data !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json");
+  const requestInit: RequestInit & { method: string } = {
+    method,
+    headers,
+    ...(data !== undefined ? { body: data } : {}),
+  };
+  return requestInit;
 }

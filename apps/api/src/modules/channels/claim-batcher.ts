@@ -14,17 +14,13 @@
  *   often it is sent.
  * - Confirmation raises each channel's `total_claimed` to the claimed amount (never lowers it) and frees the channel.
  */
-import { createHash } from "node:crypto";
-import {
-  type ClaimEntry,
-  type ClaimState,
-  channelClaims,
-  type Database,
-  paymentChannels,
-} from "@tollgate/db";
-import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { type ClaimEntry, type ClaimState, channelClaims, type Database } from "@tollgate/db";
+import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Clock } from "../../infra/clock";
 import type { ClaimLock } from "./claim-lock";
+import { type ClaimRows, finishClaim, planClaim, setClaimState } from "./claim-rows";
+
+export { claimId } from "./claim-rows";
 
 /** A batch as the chain side sends it: one `claimWithSignature` transaction. */
 export interface ClaimBatch {
@@ -77,69 +73,18 @@ export const DEFAULT_MAX_CLAIM_ATTEMPTS = 5;
 
 type ClaimRow = typeof channelClaims.$inferSelect;
 
-/** The batch's idempotency key: its chain and its (channel, cumulative amount) pairs, in channel order. */
-export function claimId(chainId: number, entries: readonly ClaimEntry[]): string {
-  const hash = createHash("sha256").update(`x402-claim:${chainId}`);
-  for (const entry of [...entries].sort((a, b) => a.channelId.localeCompare(b.channelId))) {
-    hash.update(`|${entry.channelId}:${entry.totalClaimed}`);
-  }
-  return `clm_${hash.digest("hex").slice(0, 40)}`;
-}
-
 export function createClaimBatcher(deps: ClaimBatcherDeps) {
   const maxPerBatch = deps.maxPerBatch ?? DEFAULT_MAX_CLAIMS_PER_BATCH;
   const maxAttempts = deps.maxAttempts ?? DEFAULT_MAX_CLAIM_ATTEMPTS;
-  const { db, chain, clock, chainId } = deps;
-
-  const setState = async (id: string, fields: Partial<Omit<ClaimRow, "id">>) => {
-    await db
-      .update(channelClaims)
-      .set({ ...fields, updatedAt: clock.now() })
-      .where(eq(channelClaims.id, id));
-  };
-
-  /** Ends a claim and frees its channels; `confirmed` also raises each channel's claimed total. */
-  const finish = async (
-    claim: ClaimRow,
-    state: "confirmed" | "failed",
-    fields: { lastError?: string; attempts?: number } = {},
-  ): Promise<ClaimState> => {
-    await db.transaction(async (tx) => {
-      await tx
-        .update(channelClaims)
-        .set({ ...fields, state, updatedAt: clock.now() })
-        .where(eq(channelClaims.id, claim.id));
-      for (const entry of claim.entries) {
-        await tx
-          .update(paymentChannels)
-          .set({
-            claimId: null,
-            ...(state === "confirmed"
-              ? {
-                  totalClaimed: sql`greatest(${paymentChannels.totalClaimed}, ${entry.totalClaimed}::numeric)`,
-                }
-              : {}),
-            version: sql`${paymentChannels.version} + 1`,
-            updatedAt: clock.now(),
-          })
-          .where(
-            and(
-              eq(paymentChannels.chainId, chainId),
-              eq(paymentChannels.channelId, entry.channelId),
-              eq(paymentChannels.claimId, claim.id),
-            ),
-          );
-      }
-    });
-    return state;
-  };
+  const { db, chain, chainId } = deps;
+  const rows: ClaimRows = { db, clock: deps.clock, chainId };
 
   /** What a sent transaction's receipt means for its claim; `undefined`: not mined yet, or unknown to the node. */
   const settleStatus = async (claim: ClaimRow, txHash: string): Promise<ClaimState | undefined> => {
     const status = await chain.claimStatus(txHash);
-    if (status === "confirmed") return finish(claim, "confirmed");
+    if (status === "confirmed") return finishClaim(rows, claim, "confirmed");
     if (status === "reverted")
-      return finish(claim, "failed", { lastError: `claim transaction ${txHash} reverted` });
+      return finishClaim(rows, claim, "failed", { lastError: `claim transaction ${txHash} reverted` });
     return status === "pending" ? "submitted" : undefined;
   };
 
@@ -158,63 +103,14 @@ export function createClaimBatcher(deps: ClaimBatcherDeps) {
       ({ txHash } = await chain.submitClaims({ id: claim.id, chainId, entries: claim.entries, attempt }));
     } catch (error) {
       const lastError = error instanceof Error ? error.message : String(error);
-      if (attempt >= maxAttempts) return finish(claim, "failed", { lastError, attempts: attempt });
-      await setState(claim.id, { attempts: attempt, lastError });
+      if (attempt >= maxAttempts) return finishClaim(rows, claim, "failed", { lastError, attempts: attempt });
+      await setClaimState(rows, claim.id, { attempts: attempt, lastError });
       return "pending";
     }
-    await setState(claim.id, { state: "submitted", txHash, attempts: attempt, lastError: null });
+    await setClaimState(rows, claim.id, { state: "submitted", txHash, attempts: attempt, lastError: null });
     // Dropped straight after the send: left submitted; the next run sends it again.
     return (await settleStatus(claim, txHash)) ?? "submitted";
   };
-
-  /** Writes the next batch (claim row first, then the channels' claim_id), or undefined when nothing is owed. */
-  const plan = async (): Promise<ClaimRow | undefined> =>
-    db.transaction(async (tx) => {
-      const owed = await tx
-        .select()
-        .from(paymentChannels)
-        .where(
-          and(
-            eq(paymentChannels.chainId, chainId),
-            eq(paymentChannels.status, "open"),
-            isNull(paymentChannels.claimId),
-            sql`${paymentChannels.chargedCumulative} > ${paymentChannels.totalClaimed}`,
-          ),
-        )
-        .orderBy(asc(paymentChannels.channelId))
-        .limit(maxPerBatch)
-        .for("update");
-      if (owed.length === 0) return undefined;
-      const entries: ClaimEntry[] = owed.map((row) => ({
-        channelId: row.channelId,
-        channelConfig: row.config,
-        maxClaimableAmount: row.signedMaxClaimable,
-        signature: row.signature,
-        totalClaimed: row.chargedCumulative,
-      }));
-      const now = clock.now();
-      const id = claimId(chainId, entries);
-      const [claim] = await tx
-        .insert(channelClaims)
-        .values({ id, chainId, state: "pending", entries, attempts: 0, createdAt: now, updatedAt: now })
-        .onConflictDoNothing()
-        .returning();
-      // The same amounts were claimed before and that claim failed: not resent until a channel's amount moves.
-      if (!claim) return undefined;
-      await tx
-        .update(paymentChannels)
-        .set({ claimId: id, version: sql`${paymentChannels.version} + 1`, updatedAt: now })
-        .where(
-          and(
-            eq(paymentChannels.chainId, chainId),
-            inArray(
-              paymentChannels.channelId,
-              entries.map((entry) => entry.channelId),
-            ),
-          ),
-        );
-      return claim;
-    });
 
   return {
     /**
@@ -240,7 +136,7 @@ export function createClaimBatcher(deps: ClaimBatcherDeps) {
           if (state === "pending" || state === "submitted") waiting = true;
         }
         while (!waiting) {
-          const claim = await plan();
+          const claim = await planClaim(rows, maxPerBatch);
           if (!claim) break;
           const state = await advance(claim);
           claims.push({ id: claim.id, state, entries: claim.entries.length });

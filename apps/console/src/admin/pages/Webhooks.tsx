@@ -16,6 +16,7 @@ import { FilterForm, TextFilter } from "../../ui/Filters";
 import { LiveStatus } from "../../ui/LiveStatus";
 import { PagedTable } from "../../ui/Pager";
 import { Table } from "../../ui/Table";
+import type { WebhooksDashboard } from "../api";
 import { useAdmin } from "../context";
 import { downloadServerCsv, exportLabel, jsonPage } from "../export";
 import { MerchantLink } from "../links";
@@ -69,20 +70,7 @@ export function WebhooksPage() {
       <ProblemBanner problem={action.problem} testId="replay-problem" />
       <Notice message={action.notice} testId="replay-notice" />
       <DateRangeControl state={dates} />
-      <FilterForm
-        onApply={filterMerchant}
-        submitTestId="webhook-merchant-apply"
-        testId="webhook-merchant-filter"
-      >
-        <TextFilter
-          key={merchant}
-          label="Merchant id"
-          name="merchant"
-          defaultValue={merchant}
-          placeholder="mrch_… (all when empty)"
-          testId="webhook-merchant"
-        />
-      </FilterForm>
+      <MerchantFilter merchant={merchant} onApply={filterMerchant} />
       <Loaded load={data} what="webhook health">
         {(d) => (
           <>
@@ -97,37 +85,7 @@ export function WebhooksPage() {
               <Stat label="Dead" value={d.totals.dead} />
               <Stat label="Success rate" value={rate(d.totals.success_rate)} />
             </div>
-            <section className="section" aria-labelledby="dead-title">
-              <h2 id="dead-title">Dead letters</h2>
-              <Table
-                caption="Newest dead deliveries"
-                testId="dead-letters"
-                rows={d.dead_letters}
-                rowKey={(l) => l.event_id}
-                empty="No dead letters."
-                columns={[
-                  { header: "Event", cell: (l) => <Mono value={l.event_id} /> },
-                  { header: "Merchant", cell: (l) => <MerchantLink id={l.merchant_id} /> },
-                  { header: "Type", cell: (l) => l.type },
-                  { header: "Attempts", cell: (l) => l.attempts, numeric: true },
-                  { header: "Last error", cell: (l) => `${l.last_status ?? ""} ${l.last_error ?? ""}` },
-                  { header: "Last attempt", cell: (l) => <Time at={l.last_attempt_at} /> },
-                  {
-                    header: "Replay",
-                    cell: (l) => (
-                      <ActionButton
-                        busy={action.busy}
-                        disabled={!canAct}
-                        onClick={() => replay(l.event_id)}
-                        label={`Replay ${l.event_id}`}
-                      >
-                        Replay
-                      </ActionButton>
-                    ),
-                  },
-                ]}
-              />
-            </section>
+            <DeadLetters letters={d.dead_letters} busy={action.busy} canAct={canAct} onReplay={replay} />
             <section className="section" aria-labelledby="endpoints-title">
               <h2 id="endpoints-title">Endpoints</h2>
               <div className="filters">
@@ -181,5 +139,76 @@ export function WebhooksPage() {
         )}
       </Loaded>
     </>
+  );
+}
+
+type DeadLetter = WebhooksDashboard["dead_letters"][number];
+
+/** The newest dead deliveries, each with its replay button (SPEC §4.3). */
+function DeadLetters({
+  letters,
+  busy,
+  canAct,
+  onReplay,
+}: {
+  letters: DeadLetter[];
+  busy: boolean;
+  canAct: boolean;
+  onReplay: (eventId: string) => void;
+}) {
+  return (
+    <section className="section" aria-labelledby="dead-title">
+      <h2 id="dead-title">Dead letters</h2>
+      <Table
+        caption="Newest dead deliveries"
+        testId="dead-letters"
+        rows={letters}
+        rowKey={(l) => l.event_id}
+        empty="No dead letters."
+        columns={[
+          { header: "Event", cell: (l) => <Mono value={l.event_id} /> },
+          { header: "Merchant", cell: (l) => <MerchantLink id={l.merchant_id} /> },
+          { header: "Type", cell: (l) => l.type },
+          { header: "Attempts", cell: (l) => l.attempts, numeric: true },
+          { header: "Last error", cell: (l) => `${l.last_status ?? ""} ${l.last_error ?? ""}` },
+          { header: "Last attempt", cell: (l) => <Time at={l.last_attempt_at} /> },
+          {
+            header: "Replay",
+            cell: (l) => (
+              <ActionButton
+                busy={busy}
+                disabled={!canAct}
+                onClick={() => onReplay(l.event_id)}
+                label={`Replay ${l.event_id}`}
+              >
+                Replay
+              </ActionButton>
+            ),
+          },
+        ]}
+      />
+    </section>
+  );
+}
+
+/** Narrows the success chart to one merchant (`merchant` in the URL; decision 0078). */
+function MerchantFilter({
+  merchant,
+  onApply,
+}: {
+  merchant: string;
+  onApply: (values: Record<string, string>) => void;
+}) {
+  return (
+    <FilterForm onApply={onApply} submitTestId="webhook-merchant-apply" testId="webhook-merchant-filter">
+      <TextFilter
+        key={merchant}
+        label="Merchant id"
+        name="merchant"
+        defaultValue={merchant}
+        placeholder="mrch_… (all when empty)"
+        testId="webhook-merchant"
+      />
+    </FilterForm>
   );
 }
