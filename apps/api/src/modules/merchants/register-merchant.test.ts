@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   registrationBody,
@@ -281,10 +282,13 @@ describe.skipIf(!TEST_REDIS_URL)("registration rate limit shared through Redis",
   let first: TestApi;
   let second: TestApi;
   beforeAll(async () => {
-    const env = { RATE_LIMIT_REGISTRATIONS_PER_HOUR: "4", REDIS_URL: TEST_REDIS_URL ?? "" };
+    // Each run gets a clean budget under its own key prefix, shared by both instances and by no other test file.
+    const env = {
+      RATE_LIMIT_REGISTRATIONS_PER_HOUR: "4",
+      REDIS_URL: TEST_REDIS_URL ?? "",
+      REDIS_KEY_PREFIX: `test-${randomUUID()}:`,
+    };
     [first, second] = await Promise.all([startTestApi("pglite", env), startTestApi("pglite", env)]);
-    // Each run gets a clean budget: the limiter key is the client address, shared by both instances.
-    await first.deps.redis?.del("tollgate:rl:registration:127.0.0.1");
   });
   afterAll(async () => {
     await Promise.all([first?.close(), second?.close()]);

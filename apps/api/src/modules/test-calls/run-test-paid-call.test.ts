@@ -2,6 +2,7 @@
  * The test paid call on real parts (decision 0075): a local chain, the API over loopback HTTP, the real gate and the
  * real agent paying with a well-known development key. Guards are refused with their codes and store nothing.
  */
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,7 +31,10 @@ describe.each(testDatabaseKinds())("test paid call (%s)", (kind) => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-test-call-"));
   let chains: LocalChains;
   let api: TestApi;
-  const redis: Record<string, string> = TEST_REDIS_URL ? { REDIS_URL: TEST_REDIS_URL } : {};
+  // Its own key prefix: the registration limiter's per-client key must not share another file's budget.
+  const redis: Record<string, string> = TEST_REDIS_URL
+    ? { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: `test-${randomUUID()}:` }
+    : {};
 
   beforeAll(async () => {
     chains = await startTestChains(dataDir, ["amoy"]);
