@@ -17,6 +17,7 @@ const health = {
   dead_letters: [dead],
   endpoints: [],
   next_cursor: null,
+  total: 0,
   series: {
     from: "2026-11-22",
     to: "2026-11-23",
@@ -60,6 +61,7 @@ describe("WebhooksPage (operator)", () => {
       "2 webhook deliveries from 2026-11-22 to 2026-11-23 (per hour): 1 delivered, 0 failed (retrying), 1 dead, 0 pending; success rate 50.0 %. Busiest hour: 2026-11-23 10:00 UTC with 2.",
     );
     expect(webhooks).toHaveBeenLastCalledWith({
+      limit: 50,
       from: "2026-11-22",
       to: "2026-11-23",
       merchant_id: "mrch_TestMerchant1234",
@@ -69,7 +71,7 @@ describe("WebhooksPage (operator)", () => {
     fireEvent.change(screen.getByTestId("webhook-merchant"), { target: { value: "" } });
     fireEvent.click(screen.getByTestId("webhook-merchant-apply"));
     await vi.waitFor(() =>
-      expect(webhooks).toHaveBeenLastCalledWith({ from: "2026-11-22", to: "2026-11-23" }),
+      expect(webhooks).toHaveBeenLastCalledWith({ limit: 50, from: "2026-11-22", to: "2026-11-23" }),
     );
   });
 });
