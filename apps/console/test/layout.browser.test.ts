@@ -17,6 +17,11 @@ import { type LayoutSeed, seedLayoutData } from "./layout-seed";
 
 /** The page in `theme`: the document says so, the charts are redrawn in its colours, and (with `axe`) axe passes. */
 async function themeProblems(page: Page, theme: "light" | "dark", axe: boolean): Promise<string[]> {
+  // A change of the system's scheme reaches the document through a media-query listener and a React render: wait
+  // for it (a page left in the other theme is still reported below).
+  await page
+    .waitForFunction((wanted) => document.documentElement.dataset.theme === wanted, theme, { timeout: 5_000 })
+    .catch(() => undefined);
   await chartsDrawn(page);
   const problems = await chartThemeProblems(page);
   const shown = await page.evaluate(() => document.documentElement.dataset.theme);

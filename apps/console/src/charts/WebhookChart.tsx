@@ -44,7 +44,6 @@ export function WebhookChart({
     const half = (series.bucket === "hour" ? HOUR : DAY) / 2;
     const first = data.x[0] ?? 0;
     const last = data.x[data.x.length - 1] ?? first;
-    target.dataset.theme = theme;
     import("uplot")
       .then(({ default: UPlot }) => {
         if (cancelled) return;
@@ -67,7 +66,7 @@ export function WebhookChart({
                 scale: "%",
                 stroke: colours.series[0],
                 width: 3,
-                points: { show: true },
+                points: { show: true, fill: colours.surface },
               },
               ...COUNT_SERIES.map((s, i) => ({
                 label: s.label,
@@ -75,7 +74,7 @@ export function WebhookChart({
                 stroke: colours.series[(i + 1) % colours.series.length],
                 width: 2,
                 dash: [6, 3],
-                points: { show: true, size: 4 },
+                points: { show: true, size: 4, fill: colours.surface },
               })),
             ],
           },
@@ -83,6 +82,8 @@ export function WebhookChart({
           target,
         );
         chart = plot;
+        // The theme the canvas is drawn in: tests wait for it after a theme change.
+        target.dataset.theme = theme;
         unfollow = followBoxWidth(target, plot, HEIGHT);
       })
       .catch(() => undefined); // No canvas (unit tests): the sentence below still says what the chart shows.
