@@ -14,6 +14,6 @@ export default defineConfig({
     setupFiles: ["./src/test-setup.ts"],
     // A test may wait on findBy* (up to 5 s, test-setup.ts) after a first render that is itself slow on a loaded
     // machine: the test's own bound is above the wait's. A bound, not a timing assertion.
-    testTimeout: 15_000,
+    testTimeout: 30_000,
   },
 });
