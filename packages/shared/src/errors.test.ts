@@ -5,13 +5,13 @@ import {
   ERROR_STATUS,
   ERROR_TITLES,
   type ErrorCode,
-  FIELD_ERROR_CODES,
   isAppError,
   isErrorCode,
   PROBLEM_CONTENT_TYPE,
   PROBLEM_TYPE_BASE,
   statusForCode,
 } from "./errors";
+import { FIELD_ERROR_CODES } from "./field-errors";
 
 describe("error codes", () => {
   it("map to the statuses the API promises", () => {

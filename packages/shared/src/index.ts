@@ -6,6 +6,7 @@ export * from "./contracts";
 export * from "./deployment";
 export * from "./economics";
 export * from "./errors";
+export * from "./field-errors";
 export * from "./ids";
 export * from "./listing";
 export * from "./merchant";

@@ -4,7 +4,7 @@
  * code points, reserved key names never stored.
  */
 import { z } from "zod";
-import type { FieldErrorCode } from "./errors";
+import type { FieldErrorCode } from "./field-errors";
 import { TIER_NAME_PATTERN } from "./merchant";
 import { ZUpstreamUrl } from "./outbound-url";
 import { codePointLength, findRefusedCharacter, isReservedKeyName, safeText } from "./text";

@@ -6,7 +6,7 @@
 import bs58 from "bs58";
 import { getAddress } from "viem";
 import { z } from "zod";
-import type { FieldErrorCode } from "./errors";
+import type { FieldErrorCode } from "./field-errors";
 import { formatUsd, parseUsd } from "./money";
 import { NETWORK_MODES, ZNetworkName } from "./networks";
 import { ZWebhookUrl } from "./outbound-url";

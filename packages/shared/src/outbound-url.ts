@@ -3,7 +3,7 @@
  * (SPEC §2.1, §4.5; DESIGN §9). Split from merchant.ts.
  */
 import { z } from "zod";
-import type { FieldErrorCode } from "./errors";
+import type { FieldErrorCode } from "./field-errors";
 import { isLoopbackHost, isPrivateHost } from "./net";
 import { isReservedKeyName } from "./text";
 

@@ -8,7 +8,7 @@
  * Multi-line free text (descriptions, reasons) may also carry TAB and LF; CR is always refused (store LF).
  */
 import { z } from "zod";
-import type { FieldErrorCode } from "./errors";
+import type { FieldErrorCode } from "./field-errors";
 
 export interface TextRuleOptions {
   /** Allows TAB and LF (not CR): descriptions and reasons, never names, ids or anything sent in a header. */

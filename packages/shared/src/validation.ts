@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { FIELD_ERROR_CODES, type FieldError, type FieldErrorCode } from "./errors";
+import { FIELD_ERROR_CODES, type FieldError, type FieldErrorCode } from "./field-errors";
 
 function isFieldErrorCode(value: unknown): value is FieldErrorCode {
   return typeof value === "string" && (FIELD_ERROR_CODES as readonly string[]).includes(value);
