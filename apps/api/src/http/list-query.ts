@@ -45,6 +45,11 @@ export const ZInstant = z
   .refine((value) => !Number.isNaN(Date.parse(value)), "is not a real date")
   .transform((value) => new Date(value));
 
+/** A `from`..`to` window is half-open and in order: a reversed or empty pair is refused, naming `from`. */
+export const inOrder = (query: { from?: Date; to?: Date }) =>
+  !(query.from && query.to && query.from >= query.to);
+export const IN_ORDER_PROBLEM = { message: "from must be before to", path: ["from"] };
+
 /** An EVM address in any case, stored and compared lower-case. */
 export const ZEvmAddress = z
   .string()

@@ -1,8 +1,15 @@
 import { RECEIPT_STATES } from "@tollgate/db";
 import { queryInteger } from "@tollgate/shared";
 import { z } from "zod";
-import { ZCsvExport } from "../../http/csv-export";
-import { sortQuery, ZEvmAddress, ZInstant, ZNetworkFilter } from "../../http/list-query";
+import { ZCsvExport, ZListFormat } from "../../http/csv-export";
+import {
+  IN_ORDER_PROBLEM,
+  inOrder,
+  sortQuery,
+  ZEvmAddress,
+  ZInstant,
+  ZNetworkFilter,
+} from "../../http/list-query";
 import { ZExplorerUrl } from "../chains";
 import { ZMerchantIdParam } from "./get-merchant.types";
 
@@ -23,12 +30,9 @@ export const ZListMerchantReceiptsRequest = z
     limit: queryInteger({ min: 1, max: 1000 })
       .optional()
       .describe("page size: default 50 (JSON) or 1000 (CSV)"),
-    format: z.enum(["json", "csv"]).optional().describe("csv: a text/csv export (or send Accept: text/csv)"),
+    format: ZListFormat,
   })
-  .refine((query) => !(query.from && query.to && query.from >= query.to), {
-    message: "from must be before to",
-    path: ["from"],
-  });
+  .refine(inOrder, IN_ORDER_PROBLEM);
 
 export const ZMerchantReceipt = z.object({
   id: z.string(),

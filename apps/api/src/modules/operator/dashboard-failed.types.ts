@@ -2,7 +2,15 @@ import { FAILED_PAYMENT_KINDS, SETTLEMENT_STATES } from "@tollgate/db";
 import { queryInteger } from "@tollgate/shared";
 import { z } from "zod";
 import { ZCsvExport, ZListFormat } from "../../http/csv-export";
-import { sortQuery, typedId, ZEvmAddress, ZInstant, ZNetworkFilter } from "../../http/list-query";
+import {
+  IN_ORDER_PROBLEM,
+  inOrder,
+  sortQuery,
+  typedId,
+  ZEvmAddress,
+  ZInstant,
+  ZNetworkFilter,
+} from "../../http/list-query";
 import { settlementAmounts, ZAmount, ZExplorerUrl } from "../chains";
 
 /** Settlement-derived kinds (stored with resolutions) and the bridge's own record of unserved orders. */
@@ -28,10 +36,7 @@ export const ZDashboardFailedRequest = z
       .describe("page size: default 50 (JSON) or 1000 (CSV)"),
     format: ZListFormat,
   })
-  .refine((query) => !(query.from && query.to && query.from >= query.to), {
-    message: "from must be before to",
-    path: ["from"],
-  })
+  .refine(inOrder, IN_ORDER_PROBLEM)
   // A GET without a query string arrives as no input at all.
   .prefault({});
 

@@ -2,7 +2,7 @@ import { AUDIT_ACTOR_TYPES } from "@tollgate/db";
 import { queryInteger, safeText } from "@tollgate/shared";
 import { z } from "zod";
 import { ZCsvExport, ZListFormat } from "../../http/csv-export";
-import { sortQuery, ZInstant } from "../../http/list-query";
+import { IN_ORDER_PROBLEM, inOrder, sortQuery, ZInstant } from "../../http/list-query";
 import { AUDIT_BREAKS } from "../audit";
 
 /** Sort keys of the audit trail: the chain's own order, by seq or by time, either way (decision 0077). */
@@ -36,10 +36,7 @@ export const ZListAuditRequest = z
       .transform((value) => value === "1" || value === "true")
       .describe("1: also walk the hash chain and report the first broken link"),
   })
-  .refine((query) => !(query.from && query.to && query.from >= query.to), {
-    message: "from must be before to",
-    path: ["from"],
-  })
+  .refine(inOrder, IN_ORDER_PROBLEM)
   .prefault({});
 
 export const ZAuditEventView = z.object({

@@ -2,7 +2,15 @@ import { SETTLEMENT_STATES } from "@tollgate/db";
 import { queryInteger } from "@tollgate/shared";
 import { z } from "zod";
 import { ZCsvExport } from "../../http/csv-export";
-import { sortQuery, typedId, ZEvmAddress, ZInstant, ZNetworkFilter } from "../../http/list-query";
+import {
+  IN_ORDER_PROBLEM,
+  inOrder,
+  sortQuery,
+  typedId,
+  ZEvmAddress,
+  ZInstant,
+  ZNetworkFilter,
+} from "../../http/list-query";
 import { settlementViewSchema, ZAmount, ZExplorerUrl } from "../chains";
 
 /** Sort keys of the transactions list: each is an indexed column (decision 0072). */
@@ -28,10 +36,7 @@ export const ZListTransactionsRequest = z
       .describe("page size: default 50 (JSON) or 1000 (CSV)"),
     format: z.enum(["json", "csv"]).optional().describe("csv: a text/csv export (or send Accept: text/csv)"),
   })
-  .refine((query) => !(query.from && query.to && query.from >= query.to), {
-    message: "from must be before to",
-    path: ["from"],
-  })
+  .refine(inOrder, IN_ORDER_PROBLEM)
   .prefault({});
 
 export const ZAdminSettlement = settlementViewSchema({ explorerUrl: ZExplorerUrl, amount: ZAmount });
