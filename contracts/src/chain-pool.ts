@@ -51,6 +51,8 @@ interface PooledSet {
   chains: LocalChains;
   /** Per network: the snapshot of the freshly deployed state. */
   snapshots: Map<KnownNetworkName, string>;
+  /** Per network: how far the chain's clock ran ahead of the wall clock right after deployment, in seconds. */
+  clockOffsets: Map<KnownNetworkName, number>;
 }
 
 export interface ChainPool {
@@ -70,16 +72,42 @@ async function newSet(id: number): Promise<PooledSet> {
     writeManifest: false,
   });
   const snapshots = new Map<KnownNetworkName, string>();
-  for (const chain of chains.chains)
+  const clockOffsets = new Map<KnownNetworkName, number>();
+  for (const chain of chains.chains) {
     snapshots.set(chain.network, String(await call(chain.provider, "evm_snapshot")));
-  return { id, chains, snapshots };
+    clockOffsets.set(chain.network, await clockOffset(chain.provider));
+  }
+  return { id, chains, snapshots, clockOffsets };
 }
 
-/** Back to the deployed state: revert (which consumes the snapshot), snapshot again, automine on, no interval. */
+/** The node's time adjustment in seconds (`evm_increaseTime` by 0 answers the total adjustment). */
+async function clockOffset(provider: EIP1193Provider): Promise<number> {
+  return Number(await call(provider, "evm_increaseTime", [0]));
+}
+
+/**
+ * Puts the chain's clock back to the wall clock plus the offset it had after deployment. `evm_revert` restores
+ * the snapshot's time adjustment shifted by the time the snapshot was held, so without this a set's clock drifts
+ * by the length of every lease: after half an hour of leases an EIP-3009 authorization signed for "now + 5 min"
+ * is already expired on chain. One empty block carries the corrected timestamp; the snapshot is taken after it.
+ */
+async function realignClock(provider: EIP1193Provider, offset: number): Promise<void> {
+  if ((await clockOffset(provider)) === offset) return;
+  const latest = (await call(provider, "eth_getBlockByNumber", ["latest", false])) as { timestamp: string };
+  const target = Math.max(Number(BigInt(latest.timestamp)) + 1, Math.floor(Date.now() / 1000) + offset);
+  await call(provider, "evm_setNextBlockTimestamp", [target]);
+  await call(provider, "evm_mine");
+}
+
+/**
+ * Back to the deployed state: revert (which consumes the snapshot), the clock realigned with the wall clock,
+ * snapshot again, automine on, no interval.
+ */
 async function reset(set: PooledSet): Promise<void> {
   for (const chain of set.chains.chains) {
     const reverted = await call(chain.provider, "evm_revert", [set.snapshots.get(chain.network)]);
     if (reverted !== true) throw new Error(`chain set ${set.id}: ${chain.network} could not be reverted`);
+    await realignClock(chain.provider, set.clockOffsets.get(chain.network) ?? 0);
     set.snapshots.set(chain.network, String(await call(chain.provider, "evm_snapshot")));
     await call(chain.provider, "evm_setIntervalMining", [0]);
     await call(chain.provider, "evm_setAutomine", [true]);
