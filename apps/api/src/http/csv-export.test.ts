@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { csvCell, toCsv } from "./csv-export";
+import { csvCell, csvOf, toCsv } from "./csv-export";
 
 describe("csv", () => {
   it("happy: plain cells pass through; rows end with CRLF", () => {
@@ -26,5 +26,21 @@ describe("csv", () => {
     }
     expect(csvCell("=1,2")).toBe('"\'=1,2"');
     expect(csvCell("0x12")).toBe("0x12");
+  });
+
+  it("csvOf: each column's header and cell come from one place, in the columns' order", () => {
+    const rows = [
+      { id: "1", amount: 10n },
+      { id: "=2", amount: 0n },
+    ];
+    expect(
+      csvOf(
+        [
+          ["amount", (r) => r.amount],
+          ["id", (r) => r.id],
+        ],
+        rows,
+      ),
+    ).toBe("amount,id\r\n10,1\r\n0,'=2\r\n");
   });
 });

@@ -30,6 +30,17 @@ export function toCsv(header: readonly string[], rows: readonly (readonly CsvVal
     .concat("\r\n");
 }
 
+/** One CSV column: its header and how a row gives its cell. Header and cell side by side cannot drift apart. */
+export type CsvColumn<Row> = readonly [header: string, cell: (row: Row) => CsvValue];
+
+/** Rows as CSV through their columns (toCsv's rules). */
+export function csvOf<Row>(columns: readonly CsvColumn<Row>[], rows: readonly Row[]): string {
+  return toCsv(
+    columns.map(([header]) => header),
+    rows.map((row) => columns.map(([, cell]) => cell(row))),
+  );
+}
+
 export const ZCsvExport = z.object({
   format: z.literal("csv"),
   filename: z.string(),

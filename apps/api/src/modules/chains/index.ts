@@ -33,6 +33,8 @@ export {
   assetSymbol,
   explorerResolver,
   SETTLEMENT_DAY,
+  SETTLEMENT_LOCATION_CSV,
+  SETTLEMENT_MONEY_CSV,
   settlementViewer,
 } from "./settlement-view";
 export { settlementAmounts, settlementViewSchema, ZAmount, ZExplorerUrl } from "./settlement-view.types";

@@ -5,6 +5,7 @@
  */
 import { settlementLegs, settlementLocation, settlements } from "@tollgate/db";
 import { sql } from "drizzle-orm";
+import type { CsvColumn, CsvValue } from "../../http/csv-export";
 import type { ChainRegistry } from "./chain-registry";
 
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
@@ -73,6 +74,41 @@ function settlementView(
     orphaned_at: row.orphanedAt?.toISOString() ?? null,
   };
 }
+
+type Cells<K extends string> = Readonly<Record<K, CsvValue>>;
+
+/** Where a settlement is on chain, as the CSV columns of every export that lists settlements (decision 0072). */
+export const SETTLEMENT_LOCATION_CSV: readonly CsvColumn<
+  Cells<"network" | "chain_id" | "tx_hash" | "log_index">
+>[] = [
+  ["network", (s) => s.network],
+  ["chain_id", (s) => s.chain_id],
+  ["tx_hash", (s) => s.tx_hash],
+  ["log_index", (s) => s.log_index],
+];
+
+/** What a settlement moved and for which order, in base units, as the same exports' CSV columns. */
+export const SETTLEMENT_MONEY_CSV: readonly CsvColumn<
+  Cells<
+    | "token"
+    | "asset"
+    | "total_amount"
+    | "merchant_amount"
+    | "treasury_amount"
+    | "ip_creator_amount"
+    | "order_id"
+    | "quote_id"
+  >
+>[] = [
+  ["token", (s) => s.token],
+  ["asset", (s) => s.asset],
+  ["total_amount", (s) => s.total_amount],
+  ["merchant_amount", (s) => s.merchant_amount],
+  ["treasury_amount", (s) => s.treasury_amount],
+  ["ip_creator_amount", (s) => s.ip_creator_amount],
+  ["order_id", (s) => s.order_id],
+  ["quote_id", (s) => s.quote_id],
+];
 
 /** The token's symbol from the deployment, `native` for the zero address, null when unknown. */
 export function assetSymbol(chains: ChainRegistry, network: string, token: string): string | null {

@@ -7,7 +7,7 @@
  */
 import { type Database, type SettlementState, settlements } from "@tollgate/db";
 import { and, asc, count, desc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
-import { toCsv } from "../../http/csv-export";
+import { type CsvColumn, csvOf } from "../../http/csv-export";
 import {
   assertListedNetwork,
   DIGITS,
@@ -15,7 +15,12 @@ import {
   encodeCursor,
   type ListSort,
 } from "../../http/list-query";
-import { type ChainRegistry, settlementViewer } from "../chains";
+import {
+  type ChainRegistry,
+  SETTLEMENT_LOCATION_CSV,
+  SETTLEMENT_MONEY_CSV,
+  settlementViewer,
+} from "../chains";
 
 export interface SettlementListDeps {
   db: { db: Database };
@@ -101,56 +106,23 @@ export async function listMerchantSettlements(deps: SettlementListDeps, filters:
 
 export type MerchantSettlementsPage = Awaited<ReturnType<typeof listMerchantSettlements>>;
 
-const CSV_HEADER = [
-  "settlement_id",
-  "seen_at",
-  "state",
-  "network",
-  "chain_id",
-  "tx_hash",
-  "log_index",
-  "block_number",
-  "payer",
-  "merchant_address",
-  "token",
-  "asset",
-  "total_amount",
-  "merchant_amount",
-  "treasury_amount",
-  "ip_creator_amount",
-  "order_id",
-  "quote_id",
-  "confirmed_at",
-  "final_at",
-  "orphaned_at",
-] as const;
+type SettlementRow = MerchantSettlementsPage["settlements"][number];
+
+const CSV_COLUMNS: readonly CsvColumn<SettlementRow>[] = [
+  ["settlement_id", (s) => s.id],
+  ["seen_at", (s) => s.seen_at],
+  ["state", (s) => s.state],
+  ...SETTLEMENT_LOCATION_CSV,
+  ["block_number", (s) => s.block_number],
+  ["payer", (s) => s.payer],
+  ["merchant_address", (s) => s.merchant_address],
+  ...SETTLEMENT_MONEY_CSV,
+  ["confirmed_at", (s) => s.confirmed_at],
+  ["final_at", (s) => s.final_at],
+  ["orphaned_at", (s) => s.orphaned_at],
+];
 
 /** The page as CSV (same rows and order as the JSON page; formula cells neutralised). */
 export function merchantSettlementsCsv(page: MerchantSettlementsPage): string {
-  return toCsv(
-    CSV_HEADER,
-    page.settlements.map((s) => [
-      s.id,
-      s.seen_at,
-      s.state,
-      s.network,
-      s.chain_id,
-      s.tx_hash,
-      s.log_index,
-      s.block_number,
-      s.payer,
-      s.merchant_address,
-      s.token,
-      s.asset,
-      s.total_amount,
-      s.merchant_amount,
-      s.treasury_amount,
-      s.ip_creator_amount,
-      s.order_id,
-      s.quote_id,
-      s.confirmed_at,
-      s.final_at,
-      s.orphaned_at,
-    ]),
-  );
+  return csvOf(CSV_COLUMNS, page.settlements);
 }

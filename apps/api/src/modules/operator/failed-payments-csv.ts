@@ -1,70 +1,31 @@
 /** The failed-payments page as CSV (decision 0077): the same rows and order as the JSON page, one line each. */
-import { toCsv } from "../../http/csv-export";
+import { type CsvColumn, csvOf } from "../../http/csv-export";
+import { SETTLEMENT_LOCATION_CSV, SETTLEMENT_MONEY_CSV } from "../chains";
 import type { listFailedPayments } from "./failed-payments-service";
 
-const HEADER = [
-  "id",
-  "kind",
-  "reason",
-  "status",
-  "network",
-  "chain_id",
-  "tx_hash",
-  "log_index",
-  "payer",
-  "merchant_id",
-  "merchant_address",
-  "token",
-  "asset",
-  "total_amount",
-  "merchant_amount",
-  "treasury_amount",
-  "ip_creator_amount",
-  "order_id",
-  "quote_id",
-  "receipt_id",
-  "settlement_state",
-  "seen_at",
-  "bridge_provider",
-  "resolution",
-  "resolution_note",
-  "refund_tx_hash",
-  "resolved_by",
-  "resolved_at",
-] as const;
+type FailedPaymentsPage = Awaited<ReturnType<typeof listFailedPayments>>;
 
-export function failedPaymentsCsv(page: Awaited<ReturnType<typeof listFailedPayments>>): string {
-  return toCsv(
-    HEADER,
-    page.failed.map((f) => [
-      f.id,
-      f.kind,
-      f.reason,
-      f.status,
-      f.network,
-      f.chain_id,
-      f.tx_hash,
-      f.log_index,
-      f.payer,
-      f.merchant_id,
-      f.merchant_address,
-      f.token,
-      f.asset,
-      f.total_amount,
-      f.merchant_amount,
-      f.treasury_amount,
-      f.ip_creator_amount,
-      f.order_id,
-      f.quote_id,
-      f.receipt_id,
-      f.settlement_state,
-      f.seen_at,
-      f.bridge?.provider,
-      f.resolution?.resolution,
-      f.resolution?.note,
-      f.resolution?.refund_tx_hash,
-      f.resolution?.resolved_by,
-      f.resolution?.resolved_at,
-    ]),
-  );
+const COLUMNS: readonly CsvColumn<FailedPaymentsPage["failed"][number]>[] = [
+  ["id", (f) => f.id],
+  ["kind", (f) => f.kind],
+  ["reason", (f) => f.reason],
+  ["status", (f) => f.status],
+  ...SETTLEMENT_LOCATION_CSV,
+  ["payer", (f) => f.payer],
+  ["merchant_id", (f) => f.merchant_id],
+  ["merchant_address", (f) => f.merchant_address],
+  ...SETTLEMENT_MONEY_CSV,
+  ["receipt_id", (f) => f.receipt_id],
+  ["settlement_state", (f) => f.settlement_state],
+  ["seen_at", (f) => f.seen_at],
+  ["bridge_provider", (f) => f.bridge?.provider],
+  ["resolution", (f) => f.resolution?.resolution],
+  ["resolution_note", (f) => f.resolution?.note],
+  ["refund_tx_hash", (f) => f.resolution?.refund_tx_hash],
+  ["resolved_by", (f) => f.resolution?.resolved_by],
+  ["resolved_at", (f) => f.resolution?.resolved_at],
+];
+
+export function failedPaymentsCsv(page: FailedPaymentsPage): string {
+  return csvOf(COLUMNS, page.failed);
 }

@@ -167,7 +167,11 @@ describe.each(storageDatabaseKinds("postgres"))("operator list sort, totals and 
     await refused(`/api/dashboard/failed?cursor=${encodeCursor([payer(0xa)])}`, "cursor");
     await refused("/api/dashboard/failed?sort=amount", "sort", ["seen_at", "-seen_at"]);
     const csv = await csvOf(`/api/dashboard/failed?payer=${payer(0xb)}&format=csv`);
-    expect(csv.lines[0]?.startsWith("id,kind,reason,status,network,chain_id,tx_hash")).toBe(true);
+    expect(csv.lines[0]).toBe(
+      "id,kind,reason,status,network,chain_id,tx_hash,log_index,payer,merchant_id,merchant_address,token,asset," +
+        "total_amount,merchant_amount,treasury_amount,ip_creator_amount,order_id,quote_id,receipt_id," +
+        "settlement_state,seen_at,bridge_provider,resolution,resolution_note,refund_tx_hash,resolved_by,resolved_at",
+    );
     expect(csv.lines).toHaveLength(3);
     expect(csv.lines[2]).toContain(`"'=HYPERLINK(""http://evil.example"",""x"")"`);
     expect(csv.headers.get("x-total-count")).toBe("2");

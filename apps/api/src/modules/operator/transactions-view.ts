@@ -6,7 +6,7 @@
 import { quotes, receipts, settlements } from "@tollgate/db";
 import { AppError } from "@tollgate/shared";
 import { and, asc, count, desc, eq, gte, lt, or, type SQL, sql } from "drizzle-orm";
-import { toCsv } from "../../http/csv-export";
+import { type CsvColumn, csvOf } from "../../http/csv-export";
 import {
   assertListedNetwork,
   DIGITS,
@@ -14,7 +14,7 @@ import {
   encodeCursor,
   type ListSort,
 } from "../../http/list-query";
-import { settlementViewer } from "../chains";
+import { SETTLEMENT_LOCATION_CSV, SETTLEMENT_MONEY_CSV, settlementViewer } from "../chains";
 import type { AdminReadDeps } from "./read-common";
 
 export interface TransactionFilters {
@@ -176,62 +176,26 @@ export async function getTransaction(deps: AdminReadDeps, id: string) {
 
 export type TransactionsPage = Awaited<ReturnType<typeof listTransactions>>;
 
-const CSV_HEADER = [
-  "settlement_id",
-  "seen_at",
-  "network",
-  "chain_id",
-  "tx_hash",
-  "log_index",
-  "block_number",
-  "state",
-  "payer",
-  "merchant_id",
-  "merchant_address",
-  "token",
-  "asset",
-  "total_amount",
-  "merchant_amount",
-  "treasury_amount",
-  "ip_creator_amount",
-  "order_id",
-  "quote_id",
-  "quote_resource",
-  "quote_tier",
-  "amount_micro_usd",
-  "receipt_id",
-  "receipt_issued_at",
-] as const;
+type TransactionRow = TransactionsPage["transactions"][number];
+
+const CSV_COLUMNS: readonly CsvColumn<TransactionRow>[] = [
+  ["settlement_id", (t) => t.id],
+  ["seen_at", (t) => t.seen_at],
+  ...SETTLEMENT_LOCATION_CSV,
+  ["block_number", (t) => t.block_number],
+  ["state", (t) => t.state],
+  ["payer", (t) => t.payer],
+  ["merchant_id", (t) => t.merchant_id],
+  ["merchant_address", (t) => t.merchant_address],
+  ...SETTLEMENT_MONEY_CSV,
+  ["quote_resource", (t) => t.quote?.resource],
+  ["quote_tier", (t) => t.quote?.tier],
+  ["amount_micro_usd", (t) => t.quote?.amount_micro_usd],
+  ["receipt_id", (t) => t.receipt?.id],
+  ["receipt_issued_at", (t) => t.receipt?.issued_at],
+];
 
 /** The page as CSV (same rows and order as the JSON page). */
 export function transactionsCsv(page: TransactionsPage): string {
-  return toCsv(
-    CSV_HEADER,
-    page.transactions.map((t) => [
-      t.id,
-      t.seen_at,
-      t.network,
-      t.chain_id,
-      t.tx_hash,
-      t.log_index,
-      t.block_number,
-      t.state,
-      t.payer,
-      t.merchant_id,
-      t.merchant_address,
-      t.token,
-      t.asset,
-      t.total_amount,
-      t.merchant_amount,
-      t.treasury_amount,
-      t.ip_creator_amount,
-      t.order_id,
-      t.quote_id,
-      t.quote?.resource,
-      t.quote?.tier,
-      t.quote?.amount_micro_usd,
-      t.receipt?.id,
-      t.receipt?.issued_at,
-    ]),
-  );
+  return csvOf(CSV_COLUMNS, page.transactions);
 }
