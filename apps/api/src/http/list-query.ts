@@ -3,8 +3,15 @@
  * query fields that turn bad input into 400 `validation_failed` naming the field. A page costs the same at row 100
  * and at row 100 000 because every list pages on an indexed column.
  */
-import { AppError, type FieldErrorCode, type NetworkList, ZNetworkName } from "@tollgate/shared";
+import {
+  AppError,
+  type FieldErrorCode,
+  type NetworkList,
+  queryInteger,
+  ZNetworkName,
+} from "@tollgate/shared";
 import { z } from "zod";
+import { ZListFormat } from "./csv-export";
 
 /** A 400 naming the offending field. */
 export function badField(path: string, message: string, code: FieldErrorCode = "invalid_format"): AppError {
@@ -95,4 +102,25 @@ export function sortQuery<K extends string>(keys: readonly [K, ...K[]]) {
           ? { key: value.slice(1) as K, direction: "desc" }
           : { key: value as K, direction: "asc" },
     );
+}
+
+/** A list page's cursor: the `next_cursor` of the previous page, valid for the same sort only. */
+export const ZCursor = z.string().max(400).describe("next_cursor of the previous page (of the same sort)");
+
+/**
+ * The paging fields of a list that exports CSV (decisions 0072, 0077): a sort over the list's indexed keys, the
+ * cursor, a page of up to 1000 rows (`jsonPage` by default as JSON, 1000 as CSV) and the format.
+ */
+export function exportablePage<K extends string>(
+  keys: readonly [K, ...K[]],
+  defaults: { sort: string; jsonPage: number },
+) {
+  return {
+    sort: sortQuery(keys).optional().describe(`default ${defaults.sort}`),
+    cursor: ZCursor.optional(),
+    limit: queryInteger({ min: 1, max: 1000 })
+      .optional()
+      .describe(`page size: default ${defaults.jsonPage} (JSON) or 1000 (CSV)`),
+    format: ZListFormat,
+  };
 }

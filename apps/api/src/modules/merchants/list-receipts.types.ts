@@ -1,11 +1,10 @@
 import { RECEIPT_STATES } from "@tollgate/db";
-import { queryInteger } from "@tollgate/shared";
 import { z } from "zod";
-import { ZCsvExport, ZListFormat } from "../../http/csv-export";
+import { ZCsvExport } from "../../http/csv-export";
 import {
+  exportablePage,
   IN_ORDER_PROBLEM,
   inOrder,
-  sortQuery,
   ZEvmAddress,
   ZInstant,
   ZNetworkFilter,
@@ -25,12 +24,7 @@ export const ZListMerchantReceiptsRequest = z
     payer: ZEvmAddress.optional().describe("the payer's address, any case"),
     from: ZInstant.optional().describe("issued at or after (ISO 8601 UTC)"),
     to: ZInstant.optional().describe("issued before (ISO 8601 UTC)"),
-    sort: sortQuery(RECEIPT_SORT_KEYS).optional().describe("default -issued_at (newest first)"),
-    cursor: z.string().max(400).optional().describe("next_cursor of the previous page (of the same sort)"),
-    limit: queryInteger({ min: 1, max: 1000 })
-      .optional()
-      .describe("page size: default 50 (JSON) or 1000 (CSV)"),
-    format: ZListFormat,
+    ...exportablePage(RECEIPT_SORT_KEYS, { sort: "-issued_at (newest first)", jsonPage: 50 }),
   })
   .refine(inOrder, IN_ORDER_PROBLEM);
 

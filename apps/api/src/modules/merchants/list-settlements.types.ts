@@ -1,11 +1,10 @@
 import { SETTLEMENT_STATES } from "@tollgate/db";
-import { queryInteger } from "@tollgate/shared";
 import { z } from "zod";
-import { ZCsvExport, ZListFormat } from "../../http/csv-export";
+import { ZCsvExport } from "../../http/csv-export";
 import {
+  exportablePage,
   IN_ORDER_PROBLEM,
   inOrder,
-  sortQuery,
   ZEvmAddress,
   ZInstant,
   ZNetworkFilter,
@@ -28,12 +27,7 @@ export const ZListMerchantSettlementsRequest = z
     payer: ZEvmAddress.optional().describe("the payer's address, any case"),
     from: ZInstant.optional().describe("seen at or after (ISO 8601 UTC)"),
     to: ZInstant.optional().describe("seen before (ISO 8601 UTC)"),
-    sort: sortQuery(MERCHANT_SETTLEMENT_SORT_KEYS).optional().describe("default -id (newest first)"),
-    cursor: z.string().max(400).optional().describe("next_cursor of the previous page (of the same sort)"),
-    limit: queryInteger({ min: 1, max: 1000 })
-      .optional()
-      .describe("page size: default 50 (JSON) or 1000 (CSV)"),
-    format: ZListFormat,
+    ...exportablePage(MERCHANT_SETTLEMENT_SORT_KEYS, { sort: "-id (newest first)", jsonPage: 50 }),
   })
   .refine(inOrder, IN_ORDER_PROBLEM);
 

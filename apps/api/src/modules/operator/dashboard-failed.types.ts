@@ -1,11 +1,10 @@
 import { FAILED_PAYMENT_KINDS, SETTLEMENT_STATES } from "@tollgate/db";
-import { queryInteger } from "@tollgate/shared";
 import { z } from "zod";
-import { ZCsvExport, ZListFormat } from "../../http/csv-export";
+import { ZCsvExport } from "../../http/csv-export";
 import {
+  exportablePage,
   IN_ORDER_PROBLEM,
   inOrder,
-  sortQuery,
   typedId,
   ZEvmAddress,
   ZInstant,
@@ -29,12 +28,7 @@ export const ZDashboardFailedRequest = z
     payer: ZEvmAddress.optional(),
     from: ZInstant.optional().describe("seen at or after (ISO 8601 UTC)"),
     to: ZInstant.optional().describe("seen before (ISO 8601 UTC)"),
-    sort: sortQuery(["seen_at"]).optional().describe("default -seen_at (newest first)"),
-    cursor: z.string().max(400).optional().describe("next_cursor of the previous page (of the same sort)"),
-    limit: queryInteger({ min: 1, max: 1000 })
-      .optional()
-      .describe("page size: default 50 (JSON) or 1000 (CSV)"),
-    format: ZListFormat,
+    ...exportablePage(["seen_at"], { sort: "-seen_at (newest first)", jsonPage: 50 }),
   })
   .refine(inOrder, IN_ORDER_PROBLEM)
   // A GET without a query string arrives as no input at all.

@@ -1,19 +1,13 @@
-import { queryInteger } from "@tollgate/shared";
 import { z } from "zod";
-import { ZCsvExport, ZListFormat } from "../../http/csv-export";
-import { sortQuery } from "../../http/list-query";
+import { ZCsvExport } from "../../http/csv-export";
+import { exportablePage } from "../../http/list-query";
 
 /** Sort keys of the agents list: the payer address, on `settlements_payer_idx` (decision 0077). */
 export const AGENT_SORT_KEYS = ["address"] as const;
 
 export const ZListAgentsRequest = z
   .strictObject({
-    sort: sortQuery(AGENT_SORT_KEYS).optional().describe("default address (ascending)"),
-    cursor: z.string().max(400).optional().describe("next_cursor of the previous page (of the same sort)"),
-    limit: queryInteger({ min: 1, max: 1000 })
-      .optional()
-      .describe("page size: default 25 (JSON) or 1000 (CSV)"),
-    format: ZListFormat,
+    ...exportablePage(AGENT_SORT_KEYS, { sort: "address (ascending)", jsonPage: 25 }),
   })
   .prefault({});
 

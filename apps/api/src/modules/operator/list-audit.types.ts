@@ -1,8 +1,8 @@
 import { AUDIT_ACTOR_TYPES } from "@tollgate/db";
-import { queryInteger, safeText } from "@tollgate/shared";
+import { safeText } from "@tollgate/shared";
 import { z } from "zod";
-import { ZCsvExport, ZListFormat } from "../../http/csv-export";
-import { IN_ORDER_PROBLEM, inOrder, sortQuery, ZInstant } from "../../http/list-query";
+import { ZCsvExport } from "../../http/csv-export";
+import { exportablePage, IN_ORDER_PROBLEM, inOrder, ZInstant } from "../../http/list-query";
 import { AUDIT_BREAKS } from "../audit";
 
 /** Sort keys of the audit trail: the chain's own order, by seq or by time, either way (decision 0077). */
@@ -24,12 +24,7 @@ export const ZListAuditRequest = z
     target_id: ZName("target_id").optional(),
     from: ZInstant.optional().describe("at or after (ISO 8601 UTC)"),
     to: ZInstant.optional().describe("before (ISO 8601 UTC)"),
-    sort: sortQuery(AUDIT_SORT_KEYS).optional().describe("default -seq (newest first)"),
-    cursor: z.string().max(400).optional().describe("next_cursor of the previous page (of the same sort)"),
-    limit: queryInteger({ min: 1, max: 1000 })
-      .optional()
-      .describe("page size: default 50 (JSON) or 1000 (CSV)"),
-    format: ZListFormat,
+    ...exportablePage(AUDIT_SORT_KEYS, { sort: "-seq (newest first)", jsonPage: 50 }),
     verify: z
       .enum(["0", "1", "true", "false"])
       .optional()

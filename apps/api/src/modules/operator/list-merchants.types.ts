@@ -1,6 +1,6 @@
 import { queryInteger, safeText } from "@tollgate/shared";
 import { z } from "zod";
-import { sortQuery } from "../../http/list-query";
+import { sortQuery, ZCursor } from "../../http/list-query";
 
 export const ZListMerchantsRequest = z
   .strictObject({
@@ -8,7 +8,7 @@ export const ZListMerchantsRequest = z
       .optional()
       .describe("a merchant id (mrch_...), a payout address, or the start of a name (case-insensitive)"),
     sort: sortQuery(["created_at"]).optional().describe("default -created_at (newest first)"),
-    cursor: z.string().max(400).optional().describe("next_cursor of the previous page (of the same sort)"),
+    cursor: ZCursor.optional(),
     limit: queryInteger({ min: 1, max: 100 }).optional().describe("page size, default 25"),
   })
   .prefault({});

@@ -1,11 +1,10 @@
 import { SETTLEMENT_STATES } from "@tollgate/db";
-import { queryInteger } from "@tollgate/shared";
 import { z } from "zod";
 import { ZCsvExport } from "../../http/csv-export";
 import {
+  exportablePage,
   IN_ORDER_PROBLEM,
   inOrder,
-  sortQuery,
   typedId,
   ZEvmAddress,
   ZInstant,
@@ -29,12 +28,7 @@ export const ZListTransactionsRequest = z
     state: z.enum(SETTLEMENT_STATES).optional(),
     from: ZInstant.optional().describe("seen at or after (ISO 8601 UTC)"),
     to: ZInstant.optional().describe("seen before (ISO 8601 UTC)"),
-    sort: sortQuery(TRANSACTION_SORT_KEYS).optional().describe("default -id (newest first)"),
-    cursor: z.string().max(400).optional().describe("next_cursor of the previous page (of the same sort)"),
-    limit: queryInteger({ min: 1, max: 1000 })
-      .optional()
-      .describe("page size: default 50 (JSON) or 1000 (CSV)"),
-    format: z.enum(["json", "csv"]).optional().describe("csv: a text/csv export (or send Accept: text/csv)"),
+    ...exportablePage(TRANSACTION_SORT_KEYS, { sort: "-id (newest first)", jsonPage: 50 }),
   })
   .refine(inOrder, IN_ORDER_PROBLEM)
   .prefault({});

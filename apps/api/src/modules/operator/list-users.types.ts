@@ -1,7 +1,7 @@
 import { WALLET_KINDS } from "@tollgate/db";
 import { ADMIN_ROLE_NAMES, queryInteger, ZAdminView } from "@tollgate/shared";
 import { z } from "zod";
-import { sortQuery } from "../../http/list-query";
+import { sortQuery, ZCursor } from "../../http/list-query";
 
 /** An EVM address (any case, compared lower-case) or a Solana base58 public key (case kept). */
 export const ZWalletAddress = z
@@ -29,7 +29,7 @@ export const ZListUsersRequest = z
       .transform((value) => (value === undefined ? undefined : value === "true"))
       .describe("only disabled (true) or only enabled (false) accounts"),
     sort: sortQuery(["created_at"]).optional().describe("default created_at (oldest first)"),
-    cursor: z.string().max(400).optional().describe("next_cursor of the previous page (of the same sort)"),
+    cursor: ZCursor.optional(),
     limit: queryInteger({ min: 1, max: 100 }).optional().describe("page size, default 50"),
   })
   .refine((query) => !(query.role !== undefined && query.kind === "wallet"), {
