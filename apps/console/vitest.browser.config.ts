@@ -12,6 +12,9 @@ export default defineConfig({
     name: "console-browser",
     environment: "node",
     include: ["test/**/*.browser.test.ts"],
+    // The run's pool of deployed local chains, shared with the other projects (docs/testing.md "Chains"); sets
+    // start only when a file leases one.
+    globalSetup: ["../../contracts/src/chain-pool-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

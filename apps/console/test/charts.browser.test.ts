@@ -140,6 +140,40 @@ describe.skipIf(!hasChromium)("console charts in Chromium", () => {
     for (const label of ["p50", "p90", "p99"]) expect(legend).toContain(label);
   });
 
+  it("latency: the x-axis labels never overlap, at a phone's width and at 1366 px", async () => {
+    await open("/telemetry");
+    const chart = h.page.getByTestId("latency-chart");
+    await chart.locator("canvas").waitFor();
+    const routes = await h.page.getByTestId("telemetry-routes").locator("tbody tr").count();
+    for (const width of [1366, 390]) {
+      await h.page.setViewportSize({ width, height: 900 });
+      // The chart follows its box's width (decision 0070) and records the labels it drew on each draw.
+      await expect
+        .poll(() =>
+          chart.evaluate((box) => {
+            const drawn = JSON.parse(box.dataset.xLabels ?? "{}") as { width?: number };
+            return drawn.width === Math.max(200, box.clientWidth);
+          }),
+        )
+        .toBe(true);
+      const { width: canvas, boxes } = JSON.parse((await chart.getAttribute("data-x-labels")) ?? "{}") as {
+        width: number;
+        boxes: { text: string; left: number; right: number }[];
+      };
+      expect(boxes.length, `@${width}`).toBeGreaterThan(0);
+      if (width === 1366) expect(boxes.length).toBe(Math.min(routes, 8));
+      for (const [k, box] of boxes.entries()) {
+        expect(box.left, `${box.text} @${width}`).toBeGreaterThanOrEqual(0);
+        expect(box.right, `${box.text} @${width}`).toBeLessThanOrEqual(canvas);
+        const next = boxes[k + 1];
+        // Apart, not merely not overlapping: two labels a few pixels apart read as one.
+        if (next)
+          expect(box.right + 4, `${box.text} / ${next.text} @${width}`).toBeLessThanOrEqual(next.left);
+      }
+    }
+    await h.page.setViewportSize({ width: 1280, height: 1000 });
+  });
+
   it("fees: treasury and IP creator are drawn, and the legend shows the seeded amounts", async () => {
     await open("/fees?range=7d");
     const chart = h.page.getByTestId("fees-charts").getByTestId("daily-chart");

@@ -5,7 +5,8 @@
  *   lies inside the viewport, or inside a horizontal scroll box of its own that itself lies inside the viewport
  *   and is at most MAX_SCROLL_WIDTH wide, so no content can push an action thousands of pixels away;
  * - a dialog's actions are on screen without scrolling (a dialog names data in its title);
- * - the header takes at most a fifth of the screen's height (a narrow screen gets the menu toggle instead).
+ * - the header takes at most a fifth of the screen's height (a narrow screen gets the menu toggle instead);
+ * - a clamped text (admin/ui.tsx `ClampedText`) whose disclosure is closed shows at most two lines (decision 0084).
  */
 import type { Page } from "playwright-core";
 
@@ -91,6 +92,13 @@ export async function layoutProblems(page: Page): Promise<string[]> {
           problems.push(
             `${describe(action)} is in a scroll box ${box.scrollWidth}px wide (${describe(box)})`,
           );
+      }
+
+      for (const text of document.querySelectorAll(".clamped:not([open]) .clamped__text")) {
+        if (!visible(text)) continue;
+        const lines =
+          text.getBoundingClientRect().height / Number.parseFloat(getComputedStyle(text).lineHeight);
+        if (lines > 2.05) problems.push(`${describe(text)} is ${lines.toFixed(1)} lines tall, not at most 2`);
       }
 
       const header = document.querySelector("header");

@@ -11,6 +11,8 @@ import { failedPaymentFixtures, merchantWithDeliveries } from "@tollgate/api/tes
 
 /** A 500-character string without a break opportunity: wide glyphs, no space, no hyphen. */
 export const long = (prefix: string, length = 500) => `${prefix}${"W".repeat(length - prefix.length)}`;
+/** The halted network's reason: 500 characters, one unbroken token (the overview clamps it, decision 0084). */
+export const HALT_REASON = long("ReorgTooDeep");
 const quoted = (value: string) => `'${value.replaceAll("'", "''")}'`;
 
 export interface LayoutSeed {
@@ -103,12 +105,15 @@ export async function seedLayoutData(api: TestApi): Promise<LayoutSeed> {
   await db.execute(
     `update admin_accounts set email = ${quoted(`${long("viewer", 480)}@example.com`)} where email = ${quoted(viewer.email)}`,
   );
-  // The indexer's state per network: one halted with a long reason, one following.
+  // The indexer's state per network: one halted with a long reason (HALT_REASON), one following.
   const now = new Date().toISOString();
   await db.execute(`insert into indexer_cursors (chain_id, network, block_number, block_hash, head_number,
       halted_reason, updated_at) values
-      (80002, 'amoy', 120, '0x${"a".repeat(64)}', 130, ${quoted(long("ReorgTooDeep"))}, '${now}'),
+      (80002, 'amoy', 120, '0x${"a".repeat(64)}', 130, ${quoted(HALT_REASON)}, '${now}'),
       (137, 'polygon', 500, '0x${"b".repeat(64)}', 502, null, '${now}')`);
+  // The indexer opens a halt row with the same reason: the overview's halted-networks banner shows it.
+  await db.execute(`insert into network_halts (chain_id, network, reason, block_number, halted_at)
+      values (80002, 'amoy', ${quoted(HALT_REASON)}, 120, '${now}')`);
 
   const operator = await createAdminAccount(api, "operator");
   return {

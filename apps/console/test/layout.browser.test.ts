@@ -10,10 +10,10 @@
 import { storageDatabaseKinds } from "@tollgate/api/testing";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, hasChromium, seriousViolations, settled, startHarness } from "./admin-harness";
+import { type Harness, hasChromium, seriousViolations, settled, signIn, startHarness } from "./admin-harness";
 import { WIDE, walkConsoles } from "./console-pages";
 import { chartsDrawn, chartThemeProblems, layoutProblems, WIDTHS } from "./layout-checks";
-import { type LayoutSeed, seedLayoutData } from "./layout-seed";
+import { HALT_REASON, type LayoutSeed, seedLayoutData } from "./layout-seed";
 
 /** The page in `theme`: the document says so, the charts are redrawn in its colours, and (with `axe`) axe passes. */
 async function themeProblems(page: Page, theme: "light" | "dark", axe: boolean): Promise<string[]> {
@@ -74,6 +74,50 @@ describe.skipIf(!hasChromium).each(storageDatabaseKinds("postgres"))(
       expect(report).toEqual({});
       expect(h.errors).toEqual([]);
     }, 600_000); // two more axe runs per page than the light walk: minutes on a loaded machine
+
+    it("a 500-character halt reason is two lines on the overview, whole in the title and one key away", async () => {
+      const { page } = h;
+      await page.context().clearCookies();
+      await page.setViewportSize(WIDE);
+      await signIn(page, h.api.baseUrl, seed.operator);
+      await page.goto(`${h.api.baseUrl}/console/admin/`);
+      await settled(page);
+      // The indexer table's state pill and the halted-networks banner each show the reason.
+      const shown = [
+        { testId: "indexer-state-amoy", text: `halted: ${HALT_REASON}` },
+        { testId: "halted-reason-amoy", text: HALT_REASON },
+      ];
+      for (const size of WIDTHS) {
+        await page.setViewportSize(size);
+        expect(await layoutProblems(page), `@${size.width}`).toEqual([]);
+        for (const { testId, text } of shown) {
+          const details = page.getByTestId(testId);
+          const summary = details.locator("summary");
+          expect(await summary.getAttribute("title")).toBe(text);
+          expect(await summary.textContent()).toBe(text);
+          const lines = () =>
+            details
+              .locator(".clamped__text")
+              .evaluate(
+                (node) =>
+                  node.getBoundingClientRect().height / Number.parseFloat(getComputedStyle(node).lineHeight),
+              );
+          const closed = await lines();
+          expect(closed, `${testId} @${size.width}`).toBeGreaterThan(0.95);
+          expect(closed, `${testId} @${size.width}`).toBeLessThanOrEqual(2.05);
+          // Opened from the keyboard the whole reason shows, still inside the window; Enter closes it again.
+          await summary.focus();
+          await page.keyboard.press("Enter");
+          expect(await details.evaluate((node) => (node as HTMLDetailsElement).open)).toBe(true);
+          expect(await lines(), `${testId} @${size.width} open`).toBeGreaterThan(2.05);
+          expect(await layoutProblems(page), `${testId} @${size.width} open`).toEqual([]);
+          await page.keyboard.press("Enter");
+          expect(await details.evaluate((node) => (node as HTMLDetailsElement).open)).toBe(false);
+        }
+      }
+      expect(await seriousViolations(page)).toEqual([]);
+      expect(h.errors).toEqual([]);
+    });
 
     it("a narrow screen folds each console's navigation behind a menu button that closes on Escape and on navigation", async () => {
       const { page } = h;

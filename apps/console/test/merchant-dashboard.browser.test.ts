@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAgent } from "@tollgate/agent";
 import { startTestApi, type TestApi } from "@tollgate/api/testing";
-import { agentOn, type LocalChains, startTestChains } from "@tollgate/api/testing/chains";
+import { agentOn, type LocalChains, mine, startTestChains } from "@tollgate/api/testing/chains";
 import type { Follower } from "@tollgate/indexer";
 import { configFor, quietLog, requestOf, startFollower } from "@tollgate/indexer/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -100,7 +100,7 @@ describe.skipIf(!hasChromium)("merchant dashboard in Chromium", () => {
     expect(Number(await page.getByTestId("quota-granted").textContent())).toBeGreaterThan(0);
     expect(await page.getByTestId("top-resources").textContent()).toContain("dash-search");
     // The indexer reads the Payment log: the settlement and the day's revenue appear, drawn by uPlot.
-    await chains.chains[0]!.provider.request({ method: "hardhat_mine", params: ["0x2"] } as never);
+    await mine(chains.chains[0]!, 2);
     follower.poke();
     await expect
       .poll(async () => {

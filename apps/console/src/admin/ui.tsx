@@ -113,4 +113,27 @@ export function Mono({ value, copy = true }: { value: string; copy?: boolean }) 
   );
 }
 
+/**
+ * A free text that may run to hundreds of characters (a halt reason) in at most two lines on screen (decision 0084):
+ * the whole text is the summary's title, and opening the disclosure (a click, Enter or Space) lifts the clamp.
+ * The clamp is visual only: assistive technology reads the whole text, open or not.
+ */
+export function ClampedText({
+  text,
+  className,
+  testId,
+}: {
+  text: string;
+  className?: string;
+  testId?: string;
+}) {
+  return (
+    <details className="clamped" data-testid={testId}>
+      <summary className={className} title={text}>
+        <span className="clamped__text">{text}</span>
+      </summary>
+    </details>
+  );
+}
+
 export { decimalsOf, formatUnits } from "../lib/units";

@@ -44,6 +44,19 @@ describe("HaltedNetworks", () => {
     expect(resume).toHaveBeenCalledWith({ network: "amoy", reason: "node resynced" });
   });
 
+  it("a long reason sits in a closed disclosure, whole in its title and its text (decision 0084)", () => {
+    const reason = `ReorgTooDeep${"W".repeat(488)}`;
+    renderWith({}, true, [{ ...halt, reason }]);
+    const details = screen.getByTestId("halted-reason-amoy") as HTMLDetailsElement;
+    expect(details.tagName).toBe("DETAILS");
+    expect(details.open).toBe(false);
+    const summary = details.querySelector("summary");
+    expect(summary?.getAttribute("title")).toBe(reason);
+    expect(summary?.textContent).toBe(reason);
+    fireEvent.click(summary as HTMLElement);
+    expect(details.open).toBe(true);
+  });
+
   it("a viewer cannot open the resume dialog", () => {
     renderWith({}, false);
     expect((screen.getByRole("button", { name: "Resume amoy…" }) as HTMLButtonElement).disabled).toBe(true);

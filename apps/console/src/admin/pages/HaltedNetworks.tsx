@@ -6,7 +6,7 @@ import { useState } from "react";
 import { FormDialog, TextAreaField } from "../../ui/Dialog";
 import type { AdminClient, Overview } from "../api";
 import { useAdmin } from "../context";
-import { Time } from "../ui";
+import { ClampedText, Time } from "../ui";
 
 type Network = Parameters<AdminClient["admin"]["resumeNetwork"]["mutate"]>[0]["network"];
 
@@ -31,8 +31,8 @@ export function HaltedNetworks({
       <ul>
         {halted.map((h) => (
           <li key={h.network}>
-            <strong>{h.network}</strong> since <Time at={h.halted_at} /> at block {h.block_number ?? "?"}:{" "}
-            {h.reason}{" "}
+            <strong>{h.network}</strong> since <Time at={h.halted_at} /> at block {h.block_number ?? "?"}:
+            <ClampedText text={h.reason} testId={`halted-reason-${h.network}`} />
             <button
               type="button"
               className="button button--secondary"

@@ -6,7 +6,7 @@ import { Table } from "../../ui/Table";
 import type { Overview } from "../api";
 import { useAdmin } from "../context";
 import { FeeDailyCharts } from "../FeeCharts";
-import { Amount, Loaded, Stat, Time } from "../ui";
+import { Amount, ClampedText, Loaded, Stat, Time } from "../ui";
 import { HaltedNetworks } from "./HaltedNetworks";
 import { PauseControl } from "./PauseControl";
 
@@ -140,7 +140,11 @@ function Indexer({ data }: { data: Overview }) {
             header: "State",
             cell: (r) =>
               r.halted_reason ? (
-                <span className="pill pill--bad">halted: {r.halted_reason}</span>
+                <ClampedText
+                  className="pill pill--bad"
+                  text={`halted: ${r.halted_reason}`}
+                  testId={`indexer-state-${r.network}`}
+                />
               ) : (
                 <span className="pill pill--good">following</span>
               ),
