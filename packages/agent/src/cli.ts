@@ -58,6 +58,10 @@ function describeStep(step: AgentStep): string {
       return `x402 authorization signed and sent (nonce ${step.nonce})`;
     case "x402_pending":
       return `x402 settlement ${step.transaction} pending, same payment again in ${Math.round(step.retryAfterMs / 1000)} s`;
+    case "channel_deposit":
+      return `channel ${step.channelId}: deposit of ${step.amountAtomic} atomic (${step.amount} USD) signed`;
+    case "channel_voucher":
+      return `channel ${step.channelId}: cumulative charge now ${step.cumulativeAtomic} atomic`;
     case "x402_settled":
       return `x402 settlement ${step.success ? `succeeded: ${step.transaction}` : `failed (${step.errorReason ?? "no settlement header"})`}`;
   }
