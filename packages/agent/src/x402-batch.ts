@@ -196,7 +196,7 @@ async function payBatch(
 ): Promise<Response> {
   const { url } = challenge;
   const parsed = x402Of(challenge);
-  if (!parsed || parsed.version !== 2) throw new QuoteRejectedError("rail_unavailable", "not an x402 v2 402");
+  if (parsed?.version !== 2) throw new QuoteRejectedError("rail_unavailable", "not an x402 v2 402");
   await deps.onStep({ type: "x402_challenge", url, version: 2, accepts: parsed.accepts.length });
   checkX402Allowed(deps, url, deps.policy.allowedOrigins);
   const trace: PaymentTrace = {};

@@ -217,11 +217,18 @@ async function sendEscrow(
       ? encodeFunctionData({ abi: escrowAbi, functionName, args: [config, extra[0] as bigint] })
       : encodeFunctionData({ abi: escrowAbi, functionName, args: [config] });
   const chain = deps.chain(record.chainId);
-  const signed = await chain.exclusive(async () => {
-    const tx = await chain.sign({ to: BATCH_SETTLEMENT_ADDRESS, data, value: "0" });
-    await chain.broadcast(tx.raw);
-    return tx;
-  });
+  const signed = await chain
+    .exclusive(async () => {
+      const tx = await chain.sign({ to: BATCH_SETTLEMENT_ADDRESS, data, value: "0" });
+      await chain.broadcast(tx.raw);
+      return tx;
+    })
+    .catch((error: unknown) => {
+      // The node refused it (a withdrawal not due yet reverts in the gas estimate): nothing was sent.
+      throw new AgentError("channel_close_failed", `${functionName} refused: ${(error as Error).message}`, {
+        cause: error,
+      });
+    });
   if (record.withdrawInitiatedAt === undefined && functionName === "initiateWithdraw") {
     record.withdrawInitiatedAt = isoNow(deps.clock);
     await deps.ledger.persist();
