@@ -26,10 +26,11 @@ import {
 } from "@x402/evm/batch-settlement/server";
 import { UptoEvmScheme as UptoFacilitator } from "@x402/evm/upto/facilitator";
 import { UptoEvmScheme as UptoServer } from "@x402/evm/upto/server";
-import { type Address, type LocalAccount, maxUint256 } from "viem";
+import { type Address, type LocalAccount, maxUint256, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgent } from "./agent";
+import { runCli } from "./cli";
 import { SpendLimitError } from "./errors";
 import type { AgentLimits, AgentStep } from "./options";
 import { FileAgentStore } from "./store";
@@ -159,6 +160,22 @@ describe("agent pays the stock x402 upto and batch-settlement servers", () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  /** `tollgate-agent channels ...` as hardhat account `index`, on the data dir `dir`; output captured. */
+  async function channelsCli(index: number, dir: string, args: string[]) {
+    const key = agentOn(chain(), index).account.getHdKey().privateKey as Uint8Array;
+    const out: string[] = [];
+    const code = await runCli(
+      ["channels", ...args, "--rpc", `80002=${chain().rpcUrl}`, "--store", join(dir, "agent-state.json")],
+      {
+        env: { TOLLGATE_AGENT_PRIVATE_KEY: toHex(key) },
+        stdout: (text) => out.push(text),
+        stderr: (text) => out.push(text),
+        cwd: dir,
+      },
+    );
+    return { code, text: out.join("") };
+  }
+
   function agentWith(index: number, dir: string, limits: Partial<AgentLimits> = {}) {
     const base = agentOn(chain(), index).account;
     const counter = { signatures: 0 };
@@ -247,12 +264,36 @@ describe("agent pays the stock x402 upto and batch-settlement servers", () => {
     });
     expect(second.counter.signatures).toBe(1);
 
-    // Close: the server refunds everything not charged; the payer ends down exactly the four calls.
-    const closed = await second.agent.closeChannel(listed?.channelId as string);
-    expect(closed).toMatchObject({ action: "refunded", amount: (BATCH_PRICE * 6n).toString() });
+    // The CLI lists it from the same data dir: one readable line, and the same facts in JSON.
+    const table = await channelsCli(7, dir, ["list"]);
+    expect(table.code).toBe(0);
+    expect(table.text).toMatch(/^CHANNEL\s+CHAIN\s+STATE\s+DEPOSITED/);
+    expect(table.text).toContain(`${listed?.channelId}  80002  open   0.1 USDC`);
+    const listedJson = await channelsCli(7, dir, ["list", "--json"]);
+    expect(JSON.parse(listedJson.text)).toMatchObject({
+      ok: true,
+      channels: [{ channelId: listed?.channelId, charged: (BATCH_PRICE * 4n).toString() }],
+    });
+
+    // `channels close`: the server refunds everything not charged; the payer ends down exactly the four calls.
+    const closed = await channelsCli(7, dir, ["close", listed?.channelId as string, "--json"]);
+    expect(closed.code, closed.text).toBe(0);
+    expect(JSON.parse(closed.text)).toMatchObject({
+      ok: true,
+      result: { action: "refunded", amount: (BATCH_PRICE * 6n).toString() },
+    });
     expect(await usdcBalance(second.address)).toBe(payerBefore - BATCH_PRICE * 4n);
     const [after] = await second.agent.channels();
     expect(after).toMatchObject({ balance: (BATCH_PRICE * 4n).toString() });
+  });
+
+  it("the CLI refuses a malformed channel id and an unknown channel", async () => {
+    const dir = mkdtempSync(join(dataDir, "cli-"));
+    expect((await channelsCli(8, dir, ["close", "0x1234"])).code).toBe(2);
+    const unknown = await channelsCli(8, dir, ["close", `0x${"ab".repeat(32)}`, "--json"]);
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.text)).toMatchObject({ ok: false, error: { code: "channel_unknown" } });
+    expect((await channelsCli(8, dir, ["list"])).text).toBe("no channels\n");
   });
 
   it("refuses over the per-call, per-session and per-payment limits before signing", async () => {
@@ -293,10 +334,15 @@ describe("agent pays the stock x402 upto and batch-settlement servers", () => {
         action: "withdrawal_initiated",
         amount: (BATCH_PRICE * 5n).toString(),
       });
-      const early = await agent
-        .closeChannel(channel?.channelId as string, { finalize: true })
-        .catch((e) => e);
-      expect(early).toMatchObject({ code: "channel_close_failed" });
+      const early = await channelsCli(9, dir, [
+        "close",
+        channel?.channelId as string,
+        "--finalize",
+        "--json",
+      ]);
+      expect(early.code).toBe(1);
+      expect(JSON.parse(early.text)).toMatchObject({ ok: false, error: { code: "channel_close_failed" } });
+      expect((await channelsCli(9, dir, ["list"])).text).toContain("withdrawing");
       // Hardhat's own RPC methods, outside viem's typed list: past the channel's 900 s withdrawDelay.
       const node = chain().provider as unknown as {
         request(a: { method: string; params: unknown[] }): Promise<unknown>;
