@@ -5,6 +5,10 @@
  */
 
 import { parseUsd } from "@tollgate/shared";
+import { toClientEvmSigner } from "@x402/evm";
+import { type ClientChannelStorage, InMemoryClientChannelStorage } from "@x402/evm/batch-settlement/client";
+import { FileClientChannelStorage } from "@x402/evm/batch-settlement/client/file-storage";
+import { createPublicClient, http, type PublicClient } from "viem";
 import { ChainSet } from "./chains";
 import { JwksCache } from "./checks";
 import { type Clock, systemClock, systemSleep } from "./clock";
@@ -25,7 +29,9 @@ import { createPurchaser, type Purchaser } from "./purchase";
 import { createQuoteClient, type QuoteClient } from "./quote-client";
 import type { Rail } from "./rails";
 import { MemoryAgentStore } from "./store";
-import { createX402Payer, type X402Payer } from "./x402-pay";
+import { createBatchRail } from "./x402-batch";
+import type { ChannelDeps } from "./x402-channels";
+import { createX402Payer, type X402Payer, type X402PayerDeps } from "./x402-pay";
 
 /** One agent's parts; every call of that agent shares them. */
 export interface AgentParts {
@@ -38,8 +44,10 @@ export interface AgentParts {
   purchaser: Purchaser;
   /** Undefined when no x402 asset is configured: x402 402s are then returned as they came. */
   x402: X402Payer | undefined;
-  /** The rails besides AIFP-1 (agent.ts adds that one first): x402 exact, the legacy pay_matic. */
+  /** The rails besides AIFP-1 (agent.ts adds that one first): x402 exact, upto, batch-settlement, pay_matic. */
   rails: Rail[];
+  /** What listing and closing batch-settlement channels needs (x402-channels.ts). */
+  channels: ChannelDeps;
   /** Learned from challenges: which purchase key a URL (origin + path) needs. */
   siteKeys: Map<string, string>;
 }
@@ -91,7 +99,24 @@ export function wireAgent(options: AgentOptions): AgentParts {
       }),
     }),
   });
-  const x402 = x402PayerOf(options, { policy, ledger, chains, onStep, timing, clock });
+  const readers = new Map<number, PublicClient>();
+  const reader = (chainId: number): PublicClient => {
+    const config = options.chains[chainId];
+    if (!config) throw new TypeError(`no chain ${chainId} configured`);
+    let client = readers.get(chainId);
+    if (!client) {
+      client = createPublicClient({ transport: config.transport ?? http(config.rpcUrl) }) as PublicClient;
+      readers.set(chainId, client);
+    }
+    return client;
+  };
+  const signerFor = (chainId: number) => toClientEvmSigner(account, reader(chainId));
+  // The stock client's channel records: durable under channelDir, so a restart continues each channel
+  // (docs/decisions/0087).
+  const storage: ClientChannelStorage = options.channelDir
+    ? new FileClientChannelStorage({ directory: options.channelDir })
+    : new InMemoryClientChannelStorage();
+  const x402Deps = x402DepsOf(options, { policy, ledger, chains, onStep, timing, clock, signerFor });
   const payMatic = createPayMaticRail({
     account,
     chains,
@@ -108,11 +133,38 @@ export function wireAgent(options: AgentOptions): AgentParts {
     maxBackoffMs: timing.maxBackoffMs,
     txTimeoutMs: timing.txTimeoutMs,
   });
-  const rails = [...(x402 ? [x402.rail] : []), payMatic];
-  return { options, fetchImpl, policy, ledger, onStep, quotes, purchaser, x402, rails, siteKeys: new Map() };
+  const x402 = x402Deps && createX402Payer(x402Deps);
+  const sessionRails: Rail[] = x402Deps
+    ? [createX402Payer(x402Deps, "upto").rail, createBatchRail({ ...x402Deps, ledger, storage }) as Rail]
+    : [];
+  const rails = [...(x402 ? [x402.rail] : []), ...sessionRails, payMatic];
+  const channels: ChannelDeps = {
+    ledger,
+    storage,
+    signerFor,
+    reader,
+    chain: (chainId) => chains.get(chainId),
+    fetchImpl,
+    clock,
+    requestTimeoutMs: timing.requestTimeoutMs,
+    txTimeoutMs: timing.txTimeoutMs,
+  };
+  return {
+    options,
+    fetchImpl,
+    policy,
+    ledger,
+    onStep,
+    quotes,
+    purchaser,
+    x402,
+    rails,
+    channels,
+    siteKeys: new Map(),
+  };
 }
 
-function x402PayerOf(
+function x402DepsOf(
   options: AgentOptions,
   parts: {
     policy: SpendPolicy;
@@ -121,20 +173,23 @@ function x402PayerOf(
     onStep: StepSink;
     timing: ResolvedTiming;
     clock: Clock;
+    signerFor: X402PayerDeps["signerFor"];
   },
-): X402Payer | undefined {
+): X402PayerDeps | undefined {
   if (!options.x402Assets || options.x402Assets.length === 0) return undefined;
   const { timing } = parts;
-  return createX402Payer({
+  return {
     account: options.account,
     assets: options.x402Assets,
     policy: parts.policy,
     ledger: parts.ledger,
     hasChain: (chainId) => parts.chains.has(chainId),
+    signerFor: parts.signerFor,
+    chainIds: Object.keys(options.chains).map(Number),
     clock: parts.clock,
     sleep: options.sleep ?? systemSleep,
     onStep: parts.onStep,
     payDeadlineMs: timing.payDeadlineMs,
     maxBackoffMs: timing.maxBackoffMs,
-  });
+  };
 }

@@ -23,11 +23,12 @@ import { type AgentParts, wireAgent } from "./agent-wiring";
 import { endpointsOf } from "./checks";
 import { AgentError } from "./errors";
 import { readJson } from "./http-json";
-import { checkMerchantAllowed } from "./limits";
+import { checkMerchantAllowed, checkPerCall } from "./limits";
 import type { Agent, AgentOptions, QuoteResult } from "./options";
 import { purchaseKey } from "./purchase";
 import { type Challenge402, chooseRail, type PayOptions, type Rail, totalCost } from "./rails";
 import type { ReceiptRecord } from "./store";
+import { closeChannel, listChannels } from "./x402-channels";
 import { parseX402Challenge } from "./x402-wire";
 
 const MAX_PURCHASES_PER_CALL = 3;
@@ -63,6 +64,14 @@ export function createAgent(options: AgentOptions): Agent {
     resumePending: () => purchaser.resumePending(),
     spentInPeriod: async () => formatUsd(await ledger.spentInPeriod()),
     failedPayments: () => ledger.failedPayments(),
+    channels: async () => {
+      await ledger.load();
+      return listChannels(parts.channels);
+    },
+    closeChannel: async (channelId, closeOptions) => {
+      await ledger.load();
+      return closeChannel(parts.channels, channelId, closeOptions);
+    },
   };
 }
 
@@ -81,6 +90,8 @@ interface FetchState {
 interface AifpCall {
   state: FetchState;
   site: string;
+  /** The caller's expected calls (the batch-settlement rail sizes its deposit for them). */
+  expectedCalls: number;
 }
 
 /**
@@ -160,7 +171,14 @@ async function agentFetch(
       expectedCalls: payOptions.expectedCalls ?? 1,
       estimatedUsd: chosen.cost ? formatUsd(totalCost(chosen.cost)) : null,
     });
-    const outcome = await chosen.rail.pay(challenge, (headers) => send(undefined, headers), { state, site });
+    // The per-call cap, on what one call costs on the chosen rail, before the rail signs anything (decision 0087).
+    const perCall = await chosen.rail.estimateCost(challenge, 1);
+    if (perCall) checkPerCall(parts.policy, perCall.priceMicroUsd);
+    const outcome = await chosen.rail.pay(challenge, (headers) => send(undefined, headers), {
+      state,
+      site,
+      expectedCalls: payOptions.expectedCalls ?? 1,
+    });
     if (outcome.response === response) return response;
     if (outcome.response) {
       await response.body?.cancel().catch(() => undefined);

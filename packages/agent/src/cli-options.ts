@@ -4,7 +4,7 @@
  * calls, a named rail).
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import {
   DEFAULT_NETWORKS,
@@ -17,7 +17,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
 import type { AgentOptions } from "./options";
 import { legacySplittersFromManifest } from "./pay-matic";
-import type { PayOptions, RailId } from "./rails";
+import { type PayOptions, RAIL_IDS, type RailId } from "./rails";
 import { FileAgentStore } from "./store";
 import { x402AssetsFromManifest } from "./x402-pay";
 
@@ -29,8 +29,8 @@ export interface CliIo {
   cwd: string;
 }
 
-/** The rails a caller may name today (decision 0081; `x402-upto` and `x402-batch-settlement` come later). */
-const PAYABLE_RAILS = ["aifp1", "x402-exact", "pay-matic"] as const satisfies readonly RailId[];
+/** The rails a caller may name (decisions 0081, 0087). */
+const PAYABLE_RAILS = RAIL_IDS;
 
 const ZPrivateKey = z
   .string()
@@ -55,6 +55,8 @@ export const ZCliEnv = z.object({
   TOLLGATE_RPC_URLS: envOptional(z.string()),
   /** State file (idempotency keys, receipts, spend ledger). */
   TOLLGATE_AGENT_STORE: envOptional(z.string()),
+  /** Directory of the x402 batch-settlement channel records (default: `channels` beside the state file). */
+  TOLLGATE_AGENT_CHANNEL_DIR: envOptional(z.string()),
   TOLLGATE_AGENT_MAX_USD: envDefault(ZUsd, "1"),
   TOLLGATE_AGENT_BUDGET_USD: envDefault(ZUsd, "10"),
   TOLLGATE_AGENT_BUDGET_PERIOD_HOURS: envDefault(z.coerce.number().positive(), 24),
@@ -66,6 +68,8 @@ export const ZCliEnv = z.object({
 export type CliEnv = z.infer<typeof ZCliEnv>;
 
 export const USAGE = `Usage: tollgate-agent pay <url> [options]
+       tollgate-agent channels list [options]
+       tollgate-agent channels close <channel-id> [--finalize] [options]
        tollgate-agent identity fetch <url> --solana-key-file <file>   (identity gate; docs/identity-gate.md)
 
 Options:
@@ -73,6 +77,8 @@ Options:
   --data <body>         request body
   --header <k: v>       request header (repeatable)
   --max-usd <usd>       largest single payment (env TOLLGATE_AGENT_MAX_USD, default 1)
+  --max-call-usd <usd>  largest price of one call (default none)
+  --max-session-usd <usd> largest spend of one session: a channel's deposits, else this run (default none)
   --budget-usd <usd>    budget per period (env TOLLGATE_AGENT_BUDGET_USD, default 10 per 24 h)
   --network <name>      pay on this network (e.g. ${DEFAULT_NETWORKS.names().join(", ")}); the only one allowed
   --asset <asset>       pay in this asset (${QUOTE_ASSETS.join(", ")})
@@ -80,6 +86,9 @@ Options:
   --rpc <id=url>        RPC URL for a chain id (repeatable; env TOLLGATE_RPC_URLS)
   --key-file <path>     file holding the private key (else env TOLLGATE_AGENT_PRIVATE_KEY)
   --store <path>        state file (env TOLLGATE_AGENT_STORE, default .tollgate/agent-state.json)
+  --channel-dir <path>  batch-settlement channel records (env TOLLGATE_AGENT_CHANNEL_DIR, default
+                        channels/ beside the state file)
+  --finalize            channels close: finalize a withdrawal whose delay has passed
   --manifest <path>     deployment manifest: x402 402s are paid in its USD stablecoins, pay_matic
                         through its v1.2 splitters (env TOLLGATE_DEPLOYMENT_MANIFEST; without it
                         neither is paid)
@@ -113,6 +122,10 @@ export function parseCommand(argv: string[], io: CliIo) {
       header: { type: "string", multiple: true },
       "max-usd": { type: "string" },
       "budget-usd": { type: "string" },
+      "max-call-usd": { type: "string" },
+      "max-session-usd": { type: "string" },
+      "channel-dir": { type: "string" },
+      finalize: { type: "boolean", default: false },
       network: { type: "string" },
       asset: { type: "string" },
       "api-origin": { type: "string", multiple: true },
@@ -127,9 +140,13 @@ export function parseCommand(argv: string[], io: CliIo) {
       help: { type: "boolean", short: "h", default: false },
     },
   });
-  const [command, url, ...rest] = positionals;
-  if (command !== "pay" || !url || rest.length > 0) throw new UsageError("expected: pay <url>");
-  if (!/^https?:\/\//.test(url)) throw new UsageError(`not an http(s) URL: ${url}`);
+  const [command, target, ...rest] = positionals;
+  const channels = command === "channels" ? channelCommandOf(target, rest, values.finalize) : undefined;
+  const url = target ?? "";
+  if (!channels) {
+    if (command !== "pay" || !target || rest.length > 0) throw new UsageError("expected: pay <url>");
+    if (!/^https?:\/\//.test(url)) throw new UsageError(`not an http(s) URL: ${url}`);
+  }
 
   const envParsed = ZCliEnv.safeParse(io.env);
   if (!envParsed.success) {
@@ -154,7 +171,11 @@ export function parseCommand(argv: string[], io: CliIo) {
   if (asset !== undefined && !(QUOTE_ASSETS as readonly string[]).includes(asset)) {
     throw new UsageError(`--asset must be one of ${QUOTE_ASSETS.join(", ")}`);
   }
-  const origins = trustedOriginsOf(env.TOLLGATE_API_ORIGINS, values["api-origin"]);
+  // Closing a channel pays nothing new: it needs no trusted origin.
+  const origins = channels ? [] : trustedOriginsOf(env.TOLLGATE_API_ORIGINS, values["api-origin"]);
+  const maxCall = optionalUsd(values["max-call-usd"], "--max-call-usd");
+  const maxSession = optionalUsd(values["max-session-usd"], "--max-session-usd");
+  const storePath = values.store ?? env.TOLLGATE_AGENT_STORE ?? join(io.cwd, ".tollgate", "agent-state.json");
   const rpcs = new Map<number, string>(
     Object.entries(DEFAULT_RPC_URLS).map(([id, rpc]) => [Number(id), rpc]),
   );
@@ -165,6 +186,7 @@ export function parseCommand(argv: string[], io: CliIo) {
   const allowedNetworks = network ? [network] : undefined;
   return {
     url,
+    channels,
     json: values.json,
     requestInit,
     pay: payOptionsOf(values["expected-calls"], values.rail),
@@ -183,10 +205,12 @@ export function parseCommand(argv: string[], io: CliIo) {
         },
         allowedOrigins: origins,
         ...(allowedNetworks ? { allowedNetworks } : {}),
+        ...(maxCall ? { maxPerCallUsd: maxCall } : {}),
+        ...(maxSession ? { maxPerSessionUsd: maxSession } : {}),
       },
-      store: new FileAgentStore(
-        values.store ?? env.TOLLGATE_AGENT_STORE ?? join(io.cwd, ".tollgate", "agent-state.json"),
-      ),
+      store: new FileAgentStore(storePath),
+      channelDir:
+        values["channel-dir"] ?? env.TOLLGATE_AGENT_CHANNEL_DIR ?? join(dirname(storePath), "channels"),
       preferences: {
         ...(network ? { network } : {}),
         ...(asset ? { asset: asset as (typeof QUOTE_ASSETS)[number] } : {}),
@@ -196,6 +220,27 @@ export function parseCommand(argv: string[], io: CliIo) {
       },
     },
   };
+}
+
+/** `channels list` or `channels close <id> [--finalize]`. */
+function channelCommandOf(
+  sub: string | undefined,
+  rest: string[],
+  finalize: boolean | undefined,
+): { action: "list" } | { action: "close"; channelId: string; finalize: boolean } {
+  if (sub === "list" && rest.length === 0) return { action: "list" };
+  const [channelId, ...extra] = rest;
+  if (sub === "close" && channelId && extra.length === 0) {
+    if (!/^0x[0-9a-fA-F]{64}$/.test(channelId)) throw new UsageError(`not a channel id: ${channelId}`);
+    return { action: "close", channelId, finalize: finalize ?? false };
+  }
+  throw new UsageError("expected: channels list | channels close <channel-id> [--finalize]");
+}
+
+function optionalUsd(value: string | undefined, flag: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (!ZUsd.safeParse(value).success) throw new UsageError(`${flag} must be a USD decimal like 0.5`);
+  return value;
 }
 
 function payOptionsOf(expectedCalls: string | undefined, rail: string | undefined): PayOptions {

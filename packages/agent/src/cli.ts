@@ -1,5 +1,5 @@
 /**
- * `tollgate-agent pay <url>`: pays for one call to a 402 URL (an AIFP-1 gate, SPEC §1 steps 1-6; an x402 `exact`
+ * `tollgate-agent pay <url>` (and `channels list|close`, channels-cli.ts): pays for one call to a 402 URL (an AIFP-1 gate, SPEC §1 steps 1-6; an x402 `exact`
  * server; the legacy bridge's pay_matic offer: decision 0081) and prints each step. The key comes from
  * TOLLGATE_AGENT_PRIVATE_KEY or a key file; limits, trusted origins and the rails' inputs from flags or the
  * environment (parsed once, cli-options.ts). `--json` prints one JSON object.
@@ -8,6 +8,7 @@
  */
 import { QUOTA_REMAINING_HEADER } from "@tollgate/shared";
 import { createAgent } from "./agent";
+import { runChannels } from "./channels-cli";
 import { type CliIo, parseCommand, USAGE, UsageError } from "./cli-options";
 import { isoNow, systemClock } from "./clock";
 import { AgentError, PaymentFailedError, QuoteRejectedError, SpendLimitError } from "./errors";
@@ -58,6 +59,10 @@ function describeStep(step: AgentStep): string {
       return `x402 authorization signed and sent (nonce ${step.nonce})`;
     case "x402_pending":
       return `x402 settlement ${step.transaction} pending, same payment again in ${Math.round(step.retryAfterMs / 1000)} s`;
+    case "channel_deposit":
+      return `channel ${step.channelId}: deposit of ${step.amountAtomic} atomic (${step.amount} USD) signed`;
+    case "channel_voucher":
+      return `channel ${step.channelId}: cumulative charge now ${step.cumulativeAtomic} atomic`;
     case "x402_settled":
       return `x402 settlement ${step.success ? `succeeded: ${step.transaction}` : `failed (${step.errorReason ?? "no settlement header"})`}`;
   }
@@ -114,7 +119,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     throw error;
   }
-  const { url, json, requestInit, agentOptions, pay } = parsed;
+  const { url, json, requestInit, agentOptions, pay, channels } = parsed;
   const steps: Array<AgentStep & { at: string }> = [];
   const agent = createAgent({
     ...agentOptions,
@@ -123,6 +128,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       if (!json) io.stdout(`${describeStep(step)}\n`);
     },
   });
+  if (channels) {
+    try {
+      return await runChannels(agent, channels, json, io);
+    } catch (error) {
+      if (json)
+        io.stdout(`${JSON.stringify({ ok: false, payer: agent.address, error: errorJson(error) })}\n`);
+      else io.stderr(`error: ${(error as Error).message ?? String(error)}\n`);
+      return 1;
+    }
+  }
   if (!json) io.stdout(`payer ${agent.address}\n${requestInit.method} ${url}\n`);
   try {
     const response = await agent.fetch(url, requestInit, pay);

@@ -15,7 +15,11 @@ export type AgentErrorCode =
   | "too_many_attempts"
   | "jwks_unavailable"
   | "store_unreadable"
-  | "store_version_unsupported";
+  | "store_version_unsupported"
+  /** `closeChannel` named a channel the agent does not know. */
+  | "channel_unknown"
+  /** A channel could not be closed: no cooperative refund and no withdrawal possible yet. */
+  | "channel_close_failed";
 
 /** Base class; `code` is stable and machine-readable. */
 export class AgentError extends Error {
@@ -29,10 +33,13 @@ export class AgentError extends Error {
   }
 }
 
-/** A payment would exceed `maxPerPaymentUsd` or the period budget. Raised before any transaction. */
+/**
+ * A payment would exceed `maxPerPaymentUsd`, `maxPerCallUsd`, `maxPerSessionUsd` or the period budget
+ * (docs/decisions/0087). Raised before anything is signed.
+ */
 export class SpendLimitError extends AgentError {
   constructor(
-    readonly limit: "max_per_payment" | "budget_per_period",
+    readonly limit: "max_per_payment" | "max_per_call" | "max_per_session" | "budget_per_period",
     /** USD asked for (decimal string). */
     readonly amountUsd: string,
     /** USD still allowed under this limit (decimal string). */
@@ -42,7 +49,11 @@ export class SpendLimitError extends AgentError {
       "spend_limit",
       limit === "max_per_payment"
         ? `payment of ${amountUsd} USD exceeds maxPerPaymentUsd ${allowedUsd}`
-        : `payment of ${amountUsd} USD exceeds the ${allowedUsd} USD left in this budget period`,
+        : limit === "max_per_call"
+          ? `a call priced ${amountUsd} USD exceeds maxPerCallUsd ${allowedUsd}`
+          : limit === "max_per_session"
+            ? `${amountUsd} USD exceeds the ${allowedUsd} USD left under maxPerSessionUsd`
+            : `payment of ${amountUsd} USD exceeds the ${allowedUsd} USD left in this budget period`,
     );
     this.name = "SpendLimitError";
   }

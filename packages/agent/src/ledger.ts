@@ -9,7 +9,14 @@ import { type PayResponse, parseUsd, type QuoteResponse } from "@tollgate/shared
 import { type Clock, isoNow, msUntil } from "./clock";
 import { checkWithinLimits, type SpendPolicy } from "./limits";
 import { Mutex } from "./mutex";
-import type { AgentState, AgentStore, FailedPayment, PurchaseRecord, ReceiptRecord } from "./store";
+import type {
+  AgentState,
+  AgentStore,
+  ChannelRecord,
+  FailedPayment,
+  PurchaseRecord,
+  ReceiptRecord,
+} from "./store";
 
 /** A stored receipt this close to its expiry is not used any more (the gate might see it expired). */
 export const RECEIPT_EXPIRY_MARGIN_MS = 5_000;
@@ -24,6 +31,8 @@ export class AgentLedger {
   private saving: Promise<void> = Promise.resolve();
   /** Serialises budget reads and commits, so two purchases cannot both fit in the last of the budget. */
   private readonly budgetLock = new Mutex();
+  /** Micro-USD committed by this instance (the session of the rails without a channel; docs/decisions/0087). */
+  private sessionSpend = 0n;
 
   constructor(
     private readonly store: AgentStore,
@@ -89,7 +98,8 @@ export class AgentLedger {
   commitPurchase(key: string, quote: QuoteResponse, payUrl: string): Promise<PurchaseRecord> {
     return this.budgetLock.run(async () => {
       const s = await this.load();
-      checkWithinLimits(this.policy, quote.amount, this.periodSpend(s));
+      checkWithinLimits(this.policy, quote.amount, this.periodSpend(s), this.sessionSpend);
+      this.sessionSpend += parseUsd(quote.amount);
       const record: PurchaseRecord = {
         key,
         idempotencyKey: newIdempotencyKey(),
@@ -111,12 +121,23 @@ export class AgentLedger {
 
   /**
    * Spend limits, then the spend entry in one durable save, before an x402 authorization is signed. The entry
-   * stays: a signed authorization may be settled whatever the server answers.
+   * stays: a signed authorization may be settled whatever the server answers. `session` names the session the
+   * per-session cap counts (a batch-settlement channel's deposits so far), default this agent instance;
+   * `onCommit` changes the state in the same save (the channel record of a deposit).
    */
-  commitSpend(amountUsd: string, id: string, payee: string): Promise<void> {
+  commitSpend(
+    amountUsd: string,
+    id: string,
+    payee: string,
+    session: { spentMicroUsd: bigint } | "instance" = "instance",
+    onCommit?: (state: AgentState) => void,
+  ): Promise<void> {
     return this.budgetLock.run(async () => {
       const s = await this.load();
-      checkWithinLimits(this.policy, amountUsd, this.periodSpend(s));
+      const sessionSpent = session === "instance" ? this.sessionSpend : session.spentMicroUsd;
+      checkWithinLimits(this.policy, amountUsd, this.periodSpend(s), sessionSpent);
+      if (session === "instance") this.sessionSpend += parseUsd(amountUsd);
+      onCommit?.(s);
       s.spend.push({
         at: this.clock.now(),
         microUsd: parseUsd(amountUsd).toString(),
@@ -159,8 +180,18 @@ export class AgentLedger {
   /** Gives a quote's budget back (its transaction can no longer be mined). */
   async releaseSpend(quoteId: string): Promise<void> {
     const s = await this.load();
+    const released = s.spend.filter((entry) => entry.quoteId === quoteId);
+    for (const entry of released) this.sessionSpend -= BigInt(entry.microUsd);
+    if (this.sessionSpend < 0n) this.sessionSpend = 0n;
     s.spend = s.spend.filter((entry) => entry.quoteId !== quoteId);
     await this.persist();
+  }
+
+  /** The batch-settlement channels recorded so far (lowercase id -> record). */
+  async channelRecords(): Promise<Record<string, ChannelRecord>> {
+    const s = await this.load();
+    s.channels ??= {};
+    return s.channels;
   }
 
   /** Moves a purchase that moved (or may have moved) money without a receipt to the `failed` list. */

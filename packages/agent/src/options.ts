@@ -4,6 +4,7 @@ import type { Address, LocalAccount, Transport } from "viem";
 import type { Clock, Sleep } from "./clock";
 import type { PayOptions } from "./rails";
 import type { AgentStore, FailedPayment, ReceiptRecord } from "./store";
+import type { ChannelCloseResult, ChannelView } from "./x402-channels";
 import type { X402Offer } from "./x402-pay";
 
 /** How the agent reaches one chain: an RPC URL, or any viem transport. */
@@ -27,6 +28,16 @@ export interface AgentLimits {
    * (prior-art §8 item 9: never pay whatever host answers 402).
    */
   allowedOrigins?: readonly string[];
+  /**
+   * Largest price of one call, e.g. "0.05" (an x402 `upto` ceiling, one batch-settlement voucher's increment, an
+   * AIFP-1 unit price); default none. Checked before anything is signed (docs/decisions/0087).
+   */
+  maxPerCallUsd?: string;
+  /**
+   * Largest spend of one session, e.g. "2": for a batch-settlement channel its deposits (the voucher ceiling never
+   * passes them); for the other rails what this agent instance committed. Default none (docs/decisions/0087).
+   */
+  maxPerSessionUsd?: string;
 }
 
 /**
@@ -90,6 +101,10 @@ export type AgentStep =
   /** The authorization was signed and is being sent: from here money may move. */
   | { type: "x402_payment_sent"; version: 1 | 2; nonce: string; amount: string }
   | { type: "x402_pending"; transaction: string; retryAfterMs: number }
+  /** A batch-settlement deposit is about to be signed (after the limits passed): atomic units and USD. */
+  | { type: "channel_deposit"; channelId: string; amountAtomic: string; amount: string }
+  /** A batch-settlement voucher was accepted: the channel's cumulative charge now. */
+  | { type: "channel_voucher"; channelId: string; cumulativeAtomic: string }
   /** The rail chosen for a 402 (decision 0081), with its estimated cost for the expected calls (USD). */
   | { type: "rail_chosen"; rail: string; expectedCalls: number; estimatedUsd: string | null }
   /** The legacy bridge's `pay_matic` offer, before the spend limits are checked and anything is signed. */
@@ -170,6 +185,11 @@ export interface AgentOptions {
    * Default none: the legacy bridge's native offers are not paid.
    */
   legacySplitters?: readonly { chainId: number; address: string }[];
+  /**
+   * Directory of the x402 batch-settlement channel records (the stock client's file storage; docs/decisions/0087).
+   * Default none: channels live in memory and a restarted agent recovers them from the chain.
+   */
+  channelDir?: string;
   /** Defaults of every `fetch` call's {@link PayOptions} (expected calls, rail). */
   pay?: PayOptions;
   /** Sent with every quote request. */
@@ -209,4 +229,11 @@ export interface Agent {
   spentInPeriod(): Promise<string>;
   /** Payments that moved or may have moved money without a receipt. */
   failedPayments(): Promise<FailedPayment[]>;
+  /** The x402 batch-settlement channels this agent opened, with their state on chain and the local cumulative. */
+  channels(): Promise<ChannelView[]>;
+  /**
+   * Closes a channel: a cooperative refund of the unused deposit through its server, else (server silent or
+   * refusing) the timed withdrawal is initiated on chain; with `finalize`, a due withdrawal is finalized.
+   */
+  closeChannel(channelId: string, options?: { finalize?: boolean }): Promise<ChannelCloseResult>;
 }

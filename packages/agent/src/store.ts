@@ -70,8 +70,34 @@ export interface FailedPayment {
   detail: string;
 }
 
+/**
+ * An x402 batch-settlement channel the agent opened (docs/decisions/0087): what `channels list|close` need beyond
+ * the stock client's own record (its cumulative and balance, kept in the channel directory).
+ */
+export interface ChannelRecord {
+  channelId: string;
+  chainId: number;
+  network: string;
+  /** A resource URL of the channel's server (the cooperative refund is requested there). */
+  url: string;
+  asset: string;
+  symbol: string;
+  decimals: number;
+  payTo: string;
+  /** The stock client's ChannelConfig, as signed (numbers and hex strings). */
+  config: Record<string, unknown>;
+  /** Sum of the deposits signed for this channel (atomic units). */
+  depositedAtomic: string;
+  openedAt: string;
+  /** Set when the timed withdrawal was initiated (ISO time); the withdrawal can be finalized after the delay. */
+  withdrawInitiatedAt?: string | undefined;
+  closedAt?: string | undefined;
+}
+
 export interface AgentState {
   version: 1;
+  /** x402 batch-settlement channels by lowercase channel id (absent in stores written before channels existed). */
+  channels?: Record<string, ChannelRecord>;
   purchases: Record<string, PurchaseRecord>;
   receipts: Record<string, ReceiptRecord>;
   spend: SpendEntry[];

@@ -17,7 +17,9 @@
 import { randomUUID } from "node:crypto";
 import { DEFAULT_NETWORKS, type DeploymentManifest, formatUsd } from "@tollgate/shared";
 import { type PaymentPolicy, x402Client, x402HTTPClient } from "@x402/core/client";
+import type { ClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { UptoEvmScheme } from "@x402/evm/upto/client";
 import { type Address, getAddress, isAddressEqual, type LocalAccount } from "viem";
 import { normalizeOrigin } from "./checks";
 import type { Clock, Sleep } from "./clock";
@@ -45,6 +47,10 @@ export interface X402PayerDeps {
   policy: SpendPolicy;
   ledger: Pick<AgentLedger, "commitSpend" | "releaseSpend" | "recordX402Failure">;
   hasChain(chainId: number): boolean;
+  /** The stock scheme signer for a configured chain (the account with that chain's reads). */
+  signerFor(chainId: number): ClientEvmSigner;
+  /** The configured chain ids (the stock `upto` scheme is registered once per chain). */
+  chainIds: readonly number[];
   clock: Clock;
   sleep: Sleep;
   onStep: StepSink;
@@ -105,52 +111,74 @@ export function microUsdOf(atomic: bigint, decimals: number): bigint {
 
 export type X402Payer = ReturnType<typeof createX402Payer>;
 
-/** The x402 exact rail, plus `offer` (what `Agent.quote` reports for an x402 402). */
-export function createX402Payer(deps: X402PayerDeps) {
+/** The x402 schemes paid by a single signature per call: `exact` and `upto` (docs/decisions/0087). */
+export type SingleCallScheme = "exact" | "upto";
+
+/**
+ * The x402 `exact` rail (or, with `scheme` "upto", the `upto` rail: a Permit2 ceiling the server settles at most),
+ * plus `offer` (what `Agent.quote` reports for an x402 402).
+ */
+export function createX402Payer(deps: X402PayerDeps, scheme: SingleCallScheme = "exact") {
   const rail: Rail = {
-    id: "x402-exact",
+    id: scheme === "exact" ? "x402-exact" : "x402-upto",
     canPay: (challenge) => {
       const parsed = x402Of(challenge);
-      return parsed !== undefined && choices(deps, parsed).length > 0;
+      return parsed !== undefined && choices(deps, parsed, scheme).length > 0;
     },
     estimateCost: async (challenge, expectedCalls) => {
       const parsed = x402Of(challenge);
-      const [cheapest] = parsed ? choices(deps, parsed) : [];
+      const [cheapest] = parsed ? choices(deps, parsed, scheme) : [];
       // The facilitator (or the bridge's relayer) pays the gas of an EIP-3009 transfer: no fee for the payer.
       return cheapest && { priceMicroUsd: cheapest.microUsd * BigInt(expectedCalls), feesMicroUsd: 0n };
     },
     pay: async (challenge, resend) => {
       const parsed = x402Of(challenge);
       if (!parsed) throw new QuoteRejectedError("rail_unavailable", "not an x402 402");
-      return { response: await pay(deps, challenge, parsed, resend) };
+      return { response: await pay(deps, challenge, parsed, resend, scheme) };
     },
   };
   return {
     rail,
     offer: (url: string, challenge: X402Challenge, allowedOrigins: ReadonlySet<string>) =>
-      offer(deps, url, challenge, allowedOrigins),
+      offer(deps, url, challenge, allowedOrigins, scheme),
   };
 }
 
-function x402Of(challenge: Challenge402): X402Challenge | undefined {
+export function x402Of(challenge: Challenge402): X402Challenge | undefined {
   return parseX402Challenge(challenge.response, challenge.body);
 }
 
-/** Whether the agent pays this requirement, and what it is worth; undefined when it does not. */
-function choiceOf(deps: X402PayerDeps, requirement: X402Requirement): Choice | undefined {
+/**
+ * Whether the agent pays this requirement of `scheme`, and what it is worth; undefined when it does not. `exact`
+ * and `batch-settlement` deposits are EIP-3009 authorizations; `upto` is Permit2 only (the payer approved Permit2).
+ */
+export function choiceOf(
+  deps: Pick<X402PayerDeps, "policy" | "hasChain" | "assets">,
+  requirement: X402Requirement,
+  scheme: SingleCallScheme | "batch-settlement" = "exact",
+): Choice | undefined {
   const { policy } = deps;
   const { chainId } = requirement;
-  if (requirement.scheme !== "exact" || chainId === undefined || !deps.hasChain(chainId)) return undefined;
+  if (requirement.scheme !== scheme || chainId === undefined || !deps.hasChain(chainId)) return undefined;
   const network = DEFAULT_NETWORKS.byChainId(chainId)?.name;
   if (policy.allowedNetworks && (!network || !policy.allowedNetworks.has(network))) return undefined;
   const asset = deps.assets.find(
     (a) => a.chainId === chainId && isAddressEqual(a.address as Address, requirement.asset as Address),
   );
   if (!asset) return undefined;
-  // Only EIP-3009 authorizations (the stock scheme's default); Permit2 and ERC-7710 need on-chain allowances.
+  // exact and batch deposits: EIP-3009 authorizations only (Permit2 and ERC-7710 need on-chain allowances);
+  // upto is Permit2 only, and the payer's one-time Permit2 approval is its setup (docs/decisions/0087).
   const method = (requirement.raw.extra as { assetTransferMethod?: unknown } | undefined)
     ?.assetTransferMethod;
-  if (method !== undefined && method !== "eip3009") return undefined;
+  if (
+    scheme === "upto"
+      ? method !== undefined && method !== "permit2"
+      : method !== undefined && method !== "eip3009"
+  )
+    return undefined;
+  // Permit2 (upto) signs under Permit2's own domain: the token's domain is not used there.
+  if (scheme === "upto")
+    return { requirement, asset, microUsd: microUsdOf(requirement.amount, asset.decimals) };
   // The stock scheme signs with the 402's domain: it must be the token's known one (a 402 naming another is not
   // what the token verifies), and it must be named at all.
   const name = asset.eip712?.name ?? requirement.domain.name;
@@ -160,15 +188,23 @@ function choiceOf(deps: X402PayerDeps, requirement: X402Requirement): Choice | u
   return { requirement, asset, microUsd: microUsdOf(requirement.amount, asset.decimals) };
 }
 
-/** The payable requirements, cheapest first. */
-function choices(deps: X402PayerDeps, challenge: X402Challenge): Choice[] {
+/** The payable requirements of `scheme`, cheapest first. */
+export function choices(
+  deps: Pick<X402PayerDeps, "policy" | "hasChain" | "assets">,
+  challenge: X402Challenge,
+  scheme: SingleCallScheme | "batch-settlement" = "exact",
+): Choice[] {
   return challenge.accepts
-    .flatMap((requirement) => choiceOf(deps, requirement) ?? [])
+    .flatMap((requirement) => choiceOf(deps, requirement, scheme) ?? [])
     .sort((a, b) => (a.microUsd < b.microUsd ? -1 : a.microUsd > b.microUsd ? 1 : 0));
 }
 
 /** The pre-signing checks that need no requirement: trusted origin, no merchant allow-list. */
-function checkX402Allowed(deps: X402PayerDeps, url: string, allowedOrigins: ReadonlySet<string>): void {
+export function checkX402Allowed(
+  deps: Pick<X402PayerDeps, "policy">,
+  url: string,
+  allowedOrigins: ReadonlySet<string>,
+): void {
   const origin = normalizeOrigin(url);
   if (!allowedOrigins.has(origin)) {
     throw new QuoteRejectedError(
@@ -191,8 +227,9 @@ function offer(
   url: string,
   challenge: X402Challenge,
   allowedOrigins: ReadonlySet<string>,
+  scheme: SingleCallScheme,
 ): X402Offer | undefined {
-  const [choice] = choices(deps, challenge);
+  const [choice] = choices(deps, challenge, scheme);
   if (!choice) return undefined;
   checkX402Allowed(deps, url, allowedOrigins);
   const { requirement, asset } = choice;
@@ -219,12 +256,12 @@ interface Committed {
  * A stock x402 client for one payment, with Tollgate's checks in its hooks. `committed` is set once the spend is
  * saved (the before-payment hook), so a client failure after it can give the budget back.
  */
-function stockClient(deps: X402PayerDeps, version: 1 | 2, committed: Committed) {
+function stockClient(deps: X402PayerDeps, version: 1 | 2, committed: Committed, scheme: SingleCallScheme) {
   const choose = (v: number, requirements: Parameters<PaymentPolicy>[1]) =>
     requirements
       .flatMap((raw) => {
         const requirement = requirementOf(raw, v === 1 ? 1 : 2);
-        const choice = requirement && choiceOf(deps, requirement);
+        const choice = requirement && choiceOf(deps, requirement, scheme);
         return choice ? [{ raw, choice }] : [];
       })
       .sort((a, b) =>
@@ -235,14 +272,20 @@ function stockClient(deps: X402PayerDeps, version: 1 | 2, committed: Committed) 
     if (!cheapest) throw new QuoteRejectedError("x402_unpayable", "no payable x402 requirement");
     return cheapest.raw;
   });
-  registerExactEvmScheme(client, {
-    signer: deps.account,
-    policies: [(v, requirements) => choose(v, requirements).map((entry) => entry.raw)],
-  });
+  if (scheme === "exact") {
+    registerExactEvmScheme(client, {
+      signer: deps.account,
+      policies: [(v, requirements) => choose(v, requirements).map((entry) => entry.raw)],
+    });
+  } else {
+    for (const chainId of deps.chainIds)
+      client.register(`eip155:${chainId}`, new UptoEvmScheme(deps.signerFor(chainId)));
+    client.registerPolicy((v, requirements) => choose(v, requirements).map((entry) => entry.raw));
+  }
   client.setSpendControls(false);
   client.onBeforePaymentCreation(async ({ selectedRequirements }) => {
     const requirement0 = requirementOf(selectedRequirements, version);
-    const choice = requirement0 && choiceOf(deps, requirement0);
+    const choice = requirement0 && choiceOf(deps, requirement0, scheme);
     if (!choice) return { abort: true, reason: "the selected requirement failed Tollgate's checks" };
     const { requirement, asset } = choice;
     const amountUsd = formatUsd(choice.microUsd);
@@ -279,12 +322,13 @@ async function pay(
   challenge: Challenge402,
   parsed: X402Challenge,
   resend: Resend,
+  scheme: SingleCallScheme,
 ): Promise<Response> {
   const { url } = challenge;
   await deps.onStep({ type: "x402_challenge", url, version: parsed.version, accepts: parsed.accepts.length });
   checkX402Allowed(deps, url, deps.policy.allowedOrigins);
   const committed: Committed = {};
-  const http = stockClient(deps, parsed.version, committed);
+  const http = stockClient(deps, parsed.version, committed, scheme);
   let headers: Record<string, string>;
   let nonce: string;
   try {
@@ -294,7 +338,11 @@ async function pay(
     );
     const payload = await http.createPaymentPayload(paymentRequired);
     headers = http.encodePaymentSignatureHeader(payload);
-    nonce = String((payload.payload as { authorization?: { nonce?: unknown } }).authorization?.nonce ?? "");
+    const signed = payload.payload as {
+      authorization?: { nonce?: unknown };
+      permit2Authorization?: { nonce?: unknown };
+    };
+    nonce = String(signed.authorization?.nonce ?? signed.permit2Authorization?.nonce ?? "");
   } catch (error) {
     // Nothing was signed (or the signature never left): the committed spend goes back.
     if (committed.id) await deps.ledger.releaseSpend(committed.id);
