@@ -132,8 +132,7 @@ export function createMerchantApi(options: ConsoleClientOptions): MerchantApi {
     changePayout: (input) => client.merchant.changePayout.mutate(input),
     webhookSecret: (id) => client.webhook.rotateSecret.mutate({ id }),
     sendTestWebhook: (id) => client.webhook.sendTest.mutate({ id }),
-    webhookDeliveries: async (input) =>
-      jsonPage(await client.webhook.deliveries.query(input), "deliveries"),
+    webhookDeliveries: async (input) => jsonPage(await client.webhook.deliveries.query(input), "deliveries"),
     listListings: async (id) => (await client.listing.list.query({ id })).listings,
     createListing: (input) => client.listing.create.mutate(input),
     updateListing: (input) => client.listing.update.mutate(input),

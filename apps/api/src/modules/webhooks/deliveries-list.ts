@@ -5,7 +5,12 @@
  * range; status narrows within it, and the event type is read from the event each row joins by its primary key.
  * Never the payload or the secret.
  */
-import { type Database, type WEBHOOK_DELIVERY_STATUSES, webhookDeliveries, webhookEvents } from "@tollgate/db";
+import {
+  type Database,
+  type WEBHOOK_DELIVERY_STATUSES,
+  webhookDeliveries,
+  webhookEvents,
+} from "@tollgate/db";
 import { and, asc, count, desc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
 import { toCsv } from "../../http/csv-export";
 import { DIGITS, decodeCursor, encodeCursor, type ListSort } from "../../http/list-query";

@@ -1,13 +1,7 @@
 import { webhookDeliveries, webhookEvents } from "@tollgate/db";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  bearer,
-  registrationBody,
-  startTestApi,
-  type TestApi,
-  testDatabaseKinds,
-} from "../../test/harness";
+import { bearer, registrationBody, startTestApi, type TestApi, testDatabaseKinds } from "../../test/harness";
 
 const FORMULA = '=HYPERLINK("http://evil.example","x")';
 type Status = "pending" | "delivered" | "failed" | "dead";
@@ -66,7 +60,8 @@ describe.each(testDatabaseKinds())("GET /v1/merchants/{id}/webhooks/deliveries o
     api = await startTestApi(kind, { RATE_LIMIT_REGISTRATIONS_PER_HOUR: "1000" });
     acme = await register();
     beta = await register();
-    for (const [k, row] of Object.entries(ACME)) ks.set(await insertDelivery(acme.id, Number(k), row), Number(k));
+    for (const [k, row] of Object.entries(ACME))
+      ks.set(await insertDelivery(acme.id, Number(k), row), Number(k));
     await insertDelivery(beta.id, 9, { type: "test.ping", status: "dead", at: "2026-01-01T00:00:05Z" });
   });
   afterAll(async () => {
@@ -145,7 +140,9 @@ describe.each(testDatabaseKinds())("GET /v1/merchants/{id}/webhooks/deliveries o
     expect(await walk("&type=receipt.issued&sort=created_at", 2)).toEqual([3, 5]);
     expect(await walk("&type=test.ping&status=delivered", 2)).toEqual([6, 1]);
     expect(await walk("&from=2026-02-01T00:00:00Z", 2)).toEqual([6, 5]);
-    expect(await walk("&from=2026-01-01T00:00:02Z&to=2026-01-01T00:00:04Z&sort=created_at", 2)).toEqual([2, 3]);
+    expect(await walk("&from=2026-01-01T00:00:02Z&to=2026-01-01T00:00:04Z&sort=created_at", 2)).toEqual([
+      2, 3,
+    ]);
     expect(await walk("&type=listing.approved", 0)).toEqual([]);
   });
 

@@ -130,7 +130,12 @@ describe("WebhooksPage", () => {
   });
 
   it("asks for the URL's filters and sort; shows the rows, '1–2 of N' and copy buttons", async () => {
-    const second = { ...delivery, event_id: "evt_2222222222222222", status: "dead" as const, last_status: 500 };
+    const second = {
+      ...delivery,
+      event_id: "evt_2222222222222222",
+      status: "dead" as const,
+      last_status: 500,
+    };
     const read = vi
       .fn<MerchantApi["webhookDeliveries"]>()
       .mockResolvedValue(answer({ deliveries: [delivery, second], next_cursor: "c2", total: 1234 }));
@@ -173,7 +178,9 @@ describe("WebhooksPage", () => {
     );
     expect(screen.getByTestId("search").textContent).toContain("sort=-created_at");
     fireEvent.click(screen.getByTestId("sort-created_at"));
-    await waitFor(() => expect(read).toHaveBeenLastCalledWith(expect.objectContaining({ sort: "created_at" })));
+    await waitFor(() =>
+      expect(read).toHaveBeenLastCalledWith(expect.objectContaining({ sort: "created_at" })),
+    );
     expect(screen.getByTestId("sort-created_at").closest("th")!.getAttribute("aria-sort")).toBe("ascending");
     fireEvent.click(screen.getByTestId("deliveries-next"));
     await waitFor(() =>
@@ -191,7 +198,13 @@ describe("WebhooksPage", () => {
         status: 400,
         detail: "status must be one of pending, delivered, failed, dead",
         code: "validation_failed",
-        errors: [{ path: "status", code: "invalid_value", message: "must be one of pending, delivered, failed, dead" }],
+        errors: [
+          {
+            path: "status",
+            code: "invalid_value",
+            message: "must be one of pending, delivered, failed, dead",
+          },
+        ],
       });
     render(
       <WebhooksPage api={fakeApi({ webhookDeliveries: read })} merchant={profile()} onSaved={vi.fn()} />,
@@ -227,7 +240,11 @@ describe("WebhooksPage", () => {
       .mockResolvedValueOnce({ text: "created_at,event_id\r\n2026-01-02,evt_2\r\n", next: null });
     const read = vi.fn<MerchantApi["webhookDeliveries"]>().mockResolvedValue(answer());
     render(
-      <WebhooksPage api={fakeApi({ webhookDeliveries: read, csvPage })} merchant={profile()} onSaved={vi.fn()} />,
+      <WebhooksPage
+        api={fakeApi({ webhookDeliveries: read, csvPage })}
+        merchant={profile()}
+        onSaved={vi.fn()}
+      />,
       "/webhooks?range=7d&status=dead&sort=created_at",
     );
     await screen.findByTestId("deliveries-empty");
@@ -252,7 +269,11 @@ describe("WebhooksPage", () => {
     const csvPage = vi.fn<MerchantApi["csvPage"]>().mockRejectedValue(new TypeError("offline"));
     const read = vi.fn<MerchantApi["webhookDeliveries"]>().mockResolvedValue(answer());
     render(
-      <WebhooksPage api={fakeApi({ webhookDeliveries: read, csvPage })} merchant={profile()} onSaved={vi.fn()} />,
+      <WebhooksPage
+        api={fakeApi({ webhookDeliveries: read, csvPage })}
+        merchant={profile()}
+        onSaved={vi.fn()}
+      />,
     );
     await screen.findByTestId("deliveries-empty");
     fireEvent.click(screen.getByTestId("deliveries-export"));

@@ -15,12 +15,7 @@ import { Loaded, OnceSecret } from "../common/States";
 import { exportListCsv } from "../lists/exportCsv";
 import { useMerchantList } from "../lists/useMerchantList";
 import { WebhookUrlField } from "../merchant/MerchantFields";
-import {
-  DELIVERY_FILTERS,
-  DELIVERY_PAGE_SIZE,
-  DELIVERY_SORT_KEYS,
-  DeliveriesCard,
-} from "./DeliveriesCard";
+import { DELIVERY_FILTERS, DELIVERY_PAGE_SIZE, DELIVERY_SORT_KEYS, DeliveriesCard } from "./DeliveriesCard";
 
 /** Webhooks: URL, signing secret (shown once), a test event, and the latest deliveries. */
 export function WebhooksPage({
