@@ -53,8 +53,8 @@ export type MerchantSettlementsPage = Extract<
   Awaited<ReturnType<Merchant["settlements"]["query"]>>,
   { settlements: unknown }
 >;
-/** A list the API exports as CSV pages (`?format=csv`, decision 0076). */
-export type CsvList = "receipts" | "settlements";
+/** A list the API exports as CSV pages (`?format=csv`, decisions 0076 and 0083): its path under the merchant. */
+export type CsvList = "receipts" | "settlements" | "webhooks/deliveries";
 /** One CSV page: its text (header line first) and the next page's cursor (`X-Next-Cursor`). */
 export interface CsvPage {
   text: string;
@@ -65,7 +65,11 @@ export type PayoutChallenge = Awaited<ReturnType<Merchant["payoutChallenge"]["mu
 export type ChangePayoutRequest = Parameters<Merchant["changePayout"]["mutate"]>[0];
 export type WebhookSecretResult = Awaited<ReturnType<Client["webhook"]["rotateSecret"]["mutate"]>>;
 export type TestWebhookResult = Awaited<ReturnType<Client["webhook"]["sendTest"]["mutate"]>>;
-export type WebhookDeliveries = Awaited<ReturnType<Client["webhook"]["deliveries"]["query"]>>;
+export type WebhookDeliveriesQuery = Parameters<Client["webhook"]["deliveries"]["query"]>[0];
+export type WebhookDeliveries = Extract<
+  Awaited<ReturnType<Client["webhook"]["deliveries"]["query"]>>,
+  { deliveries: unknown }
+>;
 export type Listing = Awaited<ReturnType<Client["listing"]["create"]["mutate"]>>;
 export type CreateListingRequest = Parameters<Client["listing"]["create"]["mutate"]>[0];
 export type UpdateListingRequest = Parameters<Client["listing"]["update"]["mutate"]>[0];
@@ -93,7 +97,8 @@ export interface MerchantApi {
   webhookSecret(id: string): Promise<WebhookSecretResult>;
   sendTestWebhook(id: string): Promise<TestWebhookResult>;
   /** The newest deliveries, and their series over the last `days` UTC days (default 30; decision 0078). */
-  webhookDeliveries(id: string, days?: number): Promise<WebhookDeliveries>;
+  /** A page of the deliveries with the endpoint's state and the series of the last `days` (decision 0083). */
+  webhookDeliveries(input: WebhookDeliveriesQuery): Promise<WebhookDeliveries>;
   listListings(id: string): Promise<Listing[]>;
   createListing(input: CreateListingRequest): Promise<Listing>;
   updateListing(input: UpdateListingRequest): Promise<Listing>;
@@ -127,8 +132,7 @@ export function createMerchantApi(options: ConsoleClientOptions): MerchantApi {
     changePayout: (input) => client.merchant.changePayout.mutate(input),
     webhookSecret: (id) => client.webhook.rotateSecret.mutate({ id }),
     sendTestWebhook: (id) => client.webhook.sendTest.mutate({ id }),
-    webhookDeliveries: (id, days) =>
-      client.webhook.deliveries.query(days === undefined ? { id } : { id, days }),
+    webhookDeliveries: async (input) => jsonPage(await client.webhook.deliveries.query(input), "deliveries"),
     listListings: async (id) => (await client.listing.list.query({ id })).listings,
     createListing: (input) => client.listing.create.mutate(input),
     updateListing: (input) => client.listing.update.mutate(input),

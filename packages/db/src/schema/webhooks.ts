@@ -71,7 +71,8 @@ export const webhookDeliveries = pgTable(
   (table) => [
     index("webhook_deliveries_due_idx").on(table.status, table.nextAttemptAt),
     index("webhook_deliveries_merchant_idx").on(table.merchantId, table.status),
-    // Merchant dashboard: one merchant's deliveries in a time window.
-    index("webhook_deliveries_merchant_created_idx").on(table.merchantId, table.createdAt),
+    // One merchant's deliveries in a time window (dashboard, series) and its paged list, keyset on (created_at, id)
+    // either way with the id breaking ties inside the index (decision 0083).
+    index("webhook_deliveries_merchant_created_idx").on(table.merchantId, table.createdAt, table.id),
   ],
 );

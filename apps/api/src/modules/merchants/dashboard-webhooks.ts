@@ -3,7 +3,7 @@
  * one merchant: the endpoint's state, deliveries of events created in the window by status, the success rate
  * (delivered / (delivered + dead), as the operator view defines it), the most recent failures and the oldest
  * delivery still waiting. Secrets and payloads are never read.
- * Index: webhook_deliveries_merchant_created_idx (merchant_id, created_at).
+ * Index: webhook_deliveries_merchant_created_idx (merchant_id, created_at, id).
  */
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from "@tollgate/db";
 import { and, count, desc, eq, inArray, isNotNull, min } from "drizzle-orm";
@@ -11,8 +11,11 @@ import { type DashboardDeps, type DashboardWindow, merchantInWindow } from "./da
 
 const STATUSES = ["pending", "delivered", "failed", "dead"] as const;
 
-/** What every delivery row shows the merchant, in both lists (never the payload or the secret). */
-const DELIVERY_COLUMNS = {
+/**
+ * What every delivery row shows the merchant, in the dashboard's failures and the paged deliveries list (never the
+ * payload or the secret).
+ */
+export const DELIVERY_COLUMNS = {
   eventId: webhookDeliveries.eventId,
   type: webhookEvents.type,
   status: webhookDeliveries.status,
@@ -29,7 +32,7 @@ type DeliveryRow = Pick<
   Pick<typeof webhookEvents.$inferSelect, "type">;
 
 /** A delivery row's common fields as the dashboard answers them (snake_case, ISO times). */
-function deliveryView(row: DeliveryRow) {
+export function deliveryView(row: DeliveryRow) {
   return {
     event_id: row.eventId,
     type: row.type,
@@ -123,33 +126,4 @@ export async function webhookHealth(deps: DashboardDeps, merchantId: string, win
       next_attempt_at: row.status === "failed" ? row.nextAttemptAt.toISOString() : null,
     })),
   };
-}
-
-/** Most deliveries one page of the merchant's delivery list shows. */
-export const RECENT_DELIVERIES_MAX = 50;
-
-/**
- * The merchant's newest deliveries, any status (the console's webhook page). Never the payload or the
- * secret. Index: webhook_deliveries_merchant_created_idx (merchant_id, created_at).
- */
-export async function recentDeliveries(db: DashboardDeps["db"]["db"], merchantId: string, limit: number) {
-  const rows = await db
-    .select({
-      ...DELIVERY_COLUMNS,
-      deliveredAt: webhookDeliveries.deliveredAt,
-      nextAttemptAt: webhookDeliveries.nextAttemptAt,
-      createdAt: webhookDeliveries.createdAt,
-    })
-    .from(webhookDeliveries)
-    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
-    .where(eq(webhookDeliveries.merchantId, merchantId))
-    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-    .limit(limit);
-  return rows.map((row) => ({
-    ...deliveryView(row),
-    delivered_at: row.deliveredAt?.toISOString() ?? null,
-    next_attempt_at:
-      row.status === "pending" || row.status === "failed" ? row.nextAttemptAt.toISOString() : null,
-    created_at: row.createdAt.toISOString(),
-  }));
 }

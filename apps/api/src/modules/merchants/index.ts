@@ -2,9 +2,9 @@
 
 export { revenueByDay } from "./dashboard-settlements";
 export {
+  DELIVERY_COLUMNS,
   deliveryStatusCounts,
-  RECENT_DELIVERIES_MAX,
-  recentDeliveries,
+  deliveryView,
   webhookEndpointView,
 } from "./dashboard-webhooks";
 export { DASHBOARD_MAX_DAYS } from "./dashboard-window";

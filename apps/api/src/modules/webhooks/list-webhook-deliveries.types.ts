@@ -1,18 +1,37 @@
 import { WEBHOOK_DELIVERY_STATUSES } from "@tollgate/db";
 import { queryInteger } from "@tollgate/shared";
+import { WEBHOOK_EVENT_TYPES } from "@tollgate/webhooks/events";
 import { z } from "zod";
-import { DASHBOARD_MAX_DAYS, RECENT_DELIVERIES_MAX, ZMerchantIdParam } from "../merchants";
+import { ZCsvExport, ZListFormat } from "../../http/csv-export";
+import { IN_ORDER_PROBLEM, inOrder, sortQuery, ZInstant } from "../../http/list-query";
+import { DASHBOARD_MAX_DAYS, ZMerchantIdParam } from "../merchants";
 import { ZDeliverySeries } from "./delivery-series";
 
-export const ZListWebhookDeliveriesRequest = z.object({
-  id: ZMerchantIdParam,
-  limit: queryInteger({ min: 1, max: RECENT_DELIVERIES_MAX })
-    .optional()
-    .describe(`newest first; default 20, at most ${RECENT_DELIVERIES_MAX}`),
-  days: queryInteger({ min: 1, max: DASHBOARD_MAX_DAYS })
-    .optional()
-    .describe("`series` covers the last N UTC days, today included; default 30"),
-});
+/** Sort keys of the merchant's deliveries: `created_at` leads webhook_deliveries_merchant_created_idx (decision 0083). */
+export const DELIVERY_SORT_KEYS = ["created_at"] as const;
+
+/**
+ * Query of GET /v1/merchants/{id}/webhooks/deliveries; unknown parameters are refused (a typo must not widen a
+ * filter). `from`/`to` filter the list; `days` is the series' window (decision 0083).
+ */
+export const ZListWebhookDeliveriesRequest = z
+  .strictObject({
+    id: ZMerchantIdParam,
+    status: z.enum(WEBHOOK_DELIVERY_STATUSES).optional(),
+    type: z.enum(WEBHOOK_EVENT_TYPES).optional().describe("the event type"),
+    from: ZInstant.optional().describe("created at or after (ISO 8601 UTC)"),
+    to: ZInstant.optional().describe("created before (ISO 8601 UTC)"),
+    sort: sortQuery(DELIVERY_SORT_KEYS).optional().describe("default -created_at (newest first)"),
+    cursor: z.string().max(400).optional().describe("next_cursor of the previous page (of the same sort)"),
+    limit: queryInteger({ min: 1, max: 1000 })
+      .optional()
+      .describe("page size: default 50 (JSON) or 1000 (CSV)"),
+    days: queryInteger({ min: 1, max: DASHBOARD_MAX_DAYS })
+      .optional()
+      .describe("`series` covers the last N UTC days, today included; default 30"),
+    format: ZListFormat,
+  })
+  .refine(inOrder, IN_ORDER_PROBLEM);
 
 export const ZWebhookDelivery = z.object({
   event_id: z.string().describe("the webhook-id"),
@@ -27,7 +46,7 @@ export const ZWebhookDelivery = z.object({
   created_at: z.string(),
 });
 
-export const ZListWebhookDeliveriesResponse = z.object({
+export const ZWebhookDeliveriesPage = z.object({
   merchant_id: z.string(),
   endpoint: z
     .object({
@@ -38,5 +57,9 @@ export const ZListWebhookDeliveriesResponse = z.object({
     .nullable()
     .describe("null until a webhook secret is created"),
   deliveries: z.array(ZWebhookDelivery),
+  next_cursor: z.string().nullable(),
+  total: z.number().int().describe("exact count of the rows matching the filters, on every page"),
   series: ZDeliverySeries,
 });
+
+export const ZListWebhookDeliveriesResponse = z.union([ZWebhookDeliveriesPage, ZCsvExport]);

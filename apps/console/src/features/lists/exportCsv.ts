@@ -25,5 +25,5 @@ export async function exportListCsv(
     cursor = answer.next;
     if (!cursor) break;
   }
-  saveFile(parts, `tollgate-${list}.csv`);
+  saveFile(parts, `tollgate-${list.replace("/", "-")}.csv`);
 }

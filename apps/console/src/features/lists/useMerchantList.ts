@@ -1,6 +1,6 @@
 /**
- * The URL state of the merchant's receipts and settlements lists (decision 0076): the shared date range
- * (`range`, decision 0073), the filters (`network`, `state`, `payer`) and the sort (`sort`, decision 0072), all in
+ * The URL state of the merchant's lists (decisions 0076, 0083): the shared date range (`range`, decision 0073),
+ * the filters (`network`, `state`, `payer` unless the list names its own) and the sort (`sort`, decision 0072), all in
  * the URL so a filtered, sorted list can be bookmarked. `query` is what the API is asked: the range's first day
  * at 00:00 UTC up to the day after its last (the API's `to` is exclusive).
  */
@@ -19,10 +19,21 @@ export function dayAfter(day: string): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS).toISOString();
 }
 
-export function useMerchantList(sortKeys: readonly string[]) {
+export function useMerchantList(
+  sortKeys: readonly string[],
+  {
+    filterNames = LIST_FILTERS,
+    allowCustom = true,
+  }: {
+    /** The URL parameters that are this list's filters. */
+    filterNames?: readonly string[];
+    /** Whether the range may be a custom pair of days or only a preset (decision 0073). */
+    allowCustom?: boolean;
+  } = {},
+) {
   const [params, setParams] = useSearchParams();
-  const dates = useDateRange();
-  const filters = pick(Object.fromEntries(params), LIST_FILTERS);
+  const dates = useDateRange({ allowCustom });
+  const filters: Partial<Record<string, string>> = pick(Object.fromEntries(params), filterNames);
   const { sort, toggle } = useSortParam(sortKeys);
   const query: Record<string, string> = {
     ...filters,
@@ -33,7 +44,7 @@ export function useMerchantList(sortKeys: readonly string[]) {
   /** Applies the filter form's fields; the range and the sort stay. */
   function apply(values: Record<string, string>) {
     const next = new URLSearchParams(params);
-    for (const name of LIST_FILTERS) {
+    for (const name of filterNames) {
       if (values[name]) next.set(name, values[name]);
       else next.delete(name);
     }

@@ -40,7 +40,7 @@ export async function readStartProgress(
   const id = merchant.merchant_id;
   const [gateway, deliveries, dashboard, listings, networks, testPaidCall] = await Promise.all([
     orUndefined(api.currentGateway(id)),
-    orUndefined(api.webhookDeliveries(id)),
+    orUndefined(api.webhookDeliveries({ id, type: "test.ping", status: "delivered", limit: 1, days: 1 })),
     orUndefined(api.dashboard(PAID_CALL_WINDOW_DAYS)),
     orUndefined(api.listListings(id)),
     orUndefined(api.networks()),

@@ -1,56 +1,21 @@
+/**
+ * Webhooks: URL, signing secret (shown once), a test event, deliveries over the chosen days (decision 0078) and the
+ * paged deliveries list (decision 0083). One read answers the list's page, the endpoint's state and the series.
+ */
 import { useState } from "react";
 import { WebhookChart } from "../../charts/WebhookChart";
 import { Notice, ProblemBanner } from "../../components/ProblemBanner";
 import { useAction } from "../../hooks/useAction";
-import { type LoadHandle, useLoad } from "../../hooks/useLoad";
-import { saveFile, toCsv } from "../../lib/csv";
-import type { MerchantApi, MerchantProfile, WebhookDeliveries } from "../../lib/trpc";
+import type { LoadHandle } from "../../hooks/useLoad";
+import { usePagedLoad } from "../../hooks/usePagedLoad";
+import type { MerchantApi, MerchantProfile, WebhookDeliveries, WebhookDeliveriesQuery } from "../../lib/trpc";
 import { ActionButton, SubmitActions } from "../../ui/ActionButton";
-import { CopyButton } from "../../ui/Copy";
-import { DateRangeControl, type DateRangeState, useDateRange } from "../../ui/DateRange";
-import { LiveStatus } from "../../ui/LiveStatus";
-import { type Column, DataTable } from "../../ui/Table";
-import { Loaded, OnceSecret, RefreshButton } from "../common/States";
+import { DateRangeControl, type DateRangeState } from "../../ui/DateRange";
+import { Loaded, OnceSecret } from "../common/States";
+import { exportListCsv } from "../lists/exportCsv";
+import { useMerchantList } from "../lists/useMerchantList";
 import { WebhookUrlField } from "../merchant/MerchantFields";
-
-type Delivery = WebhookDeliveries["deliveries"][number];
-
-const DELIVERY_COLUMNS: Column<Delivery>[] = [
-  { header: "Created", cell: (row) => row.created_at.slice(0, 19).replace("T", " ") },
-  {
-    header: "Event",
-    cell: (row) => (
-      <>
-        {row.type} <code>{row.event_id}</code>
-        <CopyButton value={row.event_id} what="event id" />
-      </>
-    ),
-  },
-  { header: "Status", cell: (row) => row.status, cellTestId: (row) => `delivery-status-${row.event_id}` },
-  { header: "Attempts", cell: (row) => row.attempts, numeric: true },
-  { header: "Last answer", cell: (row) => row.last_status ?? row.last_error ?? "—" },
-];
-
-const DELIVERY_CSV_HEADER = [
-  "created_at",
-  "event_id",
-  "type",
-  "status",
-  "attempts",
-  "last_status",
-  "last_error",
-  "last_attempt_at",
-  "delivered_at",
-  "next_attempt_at",
-] as const;
-
-/** The deliveries listed as CSV (RFC 4180, formula cells neutralised; decision 0072). */
-export function deliveriesCsv(deliveries: readonly Delivery[]): string {
-  return toCsv(
-    DELIVERY_CSV_HEADER,
-    deliveries.map((row) => DELIVERY_CSV_HEADER.map((column) => row[column])),
-  );
-}
+import { DELIVERY_FILTERS, DELIVERY_PAGE_SIZE, DELIVERY_SORT_KEYS, DeliveriesCard } from "./DeliveriesCard";
 
 /** Webhooks: URL, signing secret (shown once), a test event, and the latest deliveries. */
 export function WebhooksPage({
@@ -66,10 +31,21 @@ export function WebhooksPage({
   const [url, setUrl] = useState(merchant.webhook_url ?? "");
   const [secret, setSecret] = useState<string>();
   const { busy, problem, notice, run, setNotice } = useAction();
-  // The read takes "the last N days" only, as the dashboard's does: presets, no custom pair (decision 0073).
-  const dates = useDateRange({ allowCustom: false });
-  const days = dates.range.days;
-  const deliveries = useLoad(() => api.webhookDeliveries(id, days), String(days));
+  // The series takes "the last N days" only, as the dashboard's does: presets, no custom pair (decision 0073); the
+  // list's from/to are the same days, so chart and list show one window.
+  const list = useMerchantList(DELIVERY_SORT_KEYS, { filterNames: DELIVERY_FILTERS, allowCustom: false });
+  const days = list.dates.range.days;
+  const { cursor, list: deliveries } = usePagedLoad(list.key, (at) =>
+    // Filter values come from the URL; the API validates them (400 validation_failed names the field).
+    api.webhookDeliveries({
+      id,
+      ...list.query,
+      ...at,
+      limit: DELIVERY_PAGE_SIZE,
+      days,
+    } as WebhookDeliveriesQuery),
+  );
+  const csv = useAction();
 
   return (
     <section aria-labelledby="webhooks-heading" data-testid="webhooks-page">
@@ -122,8 +98,15 @@ export function WebhooksPage({
             })
           }
         />
-        <SuccessCard deliveries={deliveries} dates={dates} />
-        <DeliveriesCard deliveries={deliveries} />
+        <SuccessCard deliveries={deliveries} dates={list.dates} />
+        <DeliveriesCard
+          list={list}
+          cursor={cursor}
+          page={deliveries}
+          exporting={csv.busy}
+          exportProblem={csv.problem}
+          onExport={() => void csv.run(() => exportListCsv(api, "webhooks/deliveries", id, list.query))}
+        />
       </div>
     </section>
   );
@@ -175,52 +158,6 @@ function SuccessCard({
       <DateRangeControl state={dates} testId="webhooks-range" />
       <Loaded load={deliveries} what="the delivery series" testId="webhook-series">
         {(data) => <WebhookChart series={data.series} />}
-      </Loaded>
-    </section>
-  );
-}
-
-/** The endpoint's state and its latest deliveries, read again on demand. */
-function DeliveriesCard({ deliveries }: { deliveries: LoadHandle<WebhookDeliveries> }) {
-  return (
-    <section className="card card--wide" aria-labelledby="deliveries-heading">
-      <div className="section-head">
-        <h2 id="deliveries-heading">Latest deliveries</h2>
-        <RefreshButton load={deliveries} testId="deliveries-refresh" className="button button--quiet" />
-      </div>
-      <LiveStatus load={deliveries} />
-      <Loaded load={deliveries} what="deliveries" testId="deliveries">
-        {(data) => (
-          <>
-            <p data-testid="webhook-endpoint-status">
-              {data.endpoint
-                ? `Endpoint ${data.endpoint.status}${data.endpoint.disabled_reason ? ` (${data.endpoint.disabled_reason})` : ""}`
-                : "No signing secret yet: create one to receive events."}
-            </p>
-            {data.deliveries.length > 0 ? (
-              <button
-                type="button"
-                className="button button--secondary"
-                onClick={() => saveFile(deliveriesCsv(data.deliveries), "tollgate-webhook-deliveries.csv")}
-                data-testid="deliveries-export"
-              >
-                Export CSV ({data.deliveries.length})
-              </button>
-            ) : null}
-            <DataTable
-              testId="deliveries-table"
-              rows={data.deliveries}
-              rowKey={(row) => row.event_id}
-              rowTestId={(row) => `delivery-${row.event_id}`}
-              columns={DELIVERY_COLUMNS}
-              empty={
-                <p className="muted" data-testid="deliveries-empty">
-                  No deliveries yet.
-                </p>
-              }
-            />
-          </>
-        )}
       </Loaded>
     </section>
   );

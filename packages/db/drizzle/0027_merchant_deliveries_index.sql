@@ -1,0 +1,2 @@
+DROP INDEX "webhook_deliveries_merchant_created_idx";--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_merchant_created_idx" ON "webhook_deliveries" USING btree ("merchant_id","created_at","id");
