@@ -2,8 +2,8 @@ import { WEBHOOK_DELIVERY_STATUSES } from "@tollgate/db";
 import { queryInteger } from "@tollgate/shared";
 import { WEBHOOK_EVENT_TYPES } from "@tollgate/webhooks/events";
 import { z } from "zod";
-import { ZCsvExport, ZListFormat } from "../../http/csv-export";
-import { IN_ORDER_PROBLEM, inOrder, sortQuery, ZInstant } from "../../http/list-query";
+import { ZCsvExport } from "../../http/csv-export";
+import { exportablePage, IN_ORDER_PROBLEM, inOrder, ZInstant } from "../../http/list-query";
 import { DASHBOARD_MAX_DAYS, ZMerchantIdParam } from "../merchants";
 import { ZDeliverySeries } from "./delivery-series";
 
@@ -21,15 +21,10 @@ export const ZListWebhookDeliveriesRequest = z
     type: z.enum(WEBHOOK_EVENT_TYPES).optional().describe("the event type"),
     from: ZInstant.optional().describe("created at or after (ISO 8601 UTC)"),
     to: ZInstant.optional().describe("created before (ISO 8601 UTC)"),
-    sort: sortQuery(DELIVERY_SORT_KEYS).optional().describe("default -created_at (newest first)"),
-    cursor: z.string().max(400).optional().describe("next_cursor of the previous page (of the same sort)"),
-    limit: queryInteger({ min: 1, max: 1000 })
-      .optional()
-      .describe("page size: default 50 (JSON) or 1000 (CSV)"),
+    ...exportablePage(DELIVERY_SORT_KEYS, { sort: "-created_at (newest first)", jsonPage: 50 }),
     days: queryInteger({ min: 1, max: DASHBOARD_MAX_DAYS })
       .optional()
       .describe("`series` covers the last N UTC days, today included; default 30"),
-    format: ZListFormat,
   })
   .refine(inOrder, IN_ORDER_PROBLEM);
 
