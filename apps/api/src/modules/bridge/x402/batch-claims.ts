@@ -30,6 +30,20 @@ function operation(sessions: BatchSessions, payload: Record<string, unknown>) {
   return sessions.facilitator.settle(envelope, requirements);
 }
 
+/** Moves what the escrow holds claimed for `receiver` in `token` to the receiver (`settle`); false when it failed. */
+export async function sweepToReceiver(
+  sessions: BatchSessions,
+  pair: { receiver: string; token: string },
+  log: Logger,
+): Promise<boolean> {
+  const swept = await operation(sessions, { type: "settle", ...pair }).catch((error: unknown) => ({
+    success: false,
+    errorReason: error instanceof Error ? error.message : String(error),
+  }));
+  if (!swept.success) log.warn({ ...pair, reason: swept.errorReason }, "batch-settlement: sweep failed");
+  return swept.success;
+}
+
 export function relayerClaimChain(sessions: BatchSessions, chain: ChainContext, log: Logger): ClaimChain {
   return {
     async submitClaims(batch: ClaimBatch) {
@@ -47,17 +61,7 @@ export function relayerClaimChain(sessions: BatchSessions, chain: ChainContext, 
           const { receiver, token } = entry.channelConfig;
           pairs.set(`${receiver.toLowerCase()}:${token.toLowerCase()}`, { receiver, token });
         }
-        for (const pair of pairs.values()) {
-          const swept = await operation(sessions, { type: "settle", ...pair }).catch((error: unknown) => ({
-            success: false,
-            errorReason: error instanceof Error ? error.message : String(error),
-          }));
-          if (!swept.success)
-            log.warn(
-              { claim: batch.id, ...pair, reason: swept.errorReason },
-              "batch-settlement: sweep failed",
-            );
-        }
+        for (const pair of pairs.values()) await sweepToReceiver(sessions, pair, log);
       }
       return { txHash: claimed.transaction };
     },

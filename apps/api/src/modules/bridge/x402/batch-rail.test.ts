@@ -159,6 +159,7 @@ describe.each(storageDatabaseKinds("postgres"))("x402 batch-settlement on the br
   it("pays several calls through one channel: one deposit, vouchers off chain, one claim to the merchant", async () => {
     const payer = payerOf(agentOn(chain, 14));
     const payerBefore = await balance(payer.account.address);
+    const escrowBefore = await balance(escrow);
     const nonceBefore = await relayerNonce();
     const calls = 4;
     for (let i = 0; i < calls; i++) {
@@ -179,6 +180,7 @@ describe.each(storageDatabaseKinds("postgres"))("x402 batch-settlement on the br
     expect(await relayerNonce()).toBe(nonceBefore + 1);
     expect(await balance(payer.account.address)).toBe(payerBefore - DEPOSIT);
     expect(await balance(merchant)).toBe(0n);
+    expect(await balance(escrow)).toBe(escrowBefore + DEPOSIT);
     expect(payer.sent.map((h) => (decodeHeader(h, "p") as Json).payload.type)).toEqual([
       "deposit",
       "voucher",
@@ -189,6 +191,9 @@ describe.each(storageDatabaseKinds("postgres"))("x402 batch-settlement on the br
     const [report] = await bridge.router.bridge.runClaims();
     expect(report).toMatchObject({ ran: true, claims: [{ state: "confirmed" }] });
     expect(await balance(merchant)).toBe(PRICE * BigInt(calls));
+    expect(await balance(escrow)).toBe(escrowBefore + DEPOSIT - PRICE * BigInt(calls));
+    // A claim and its sweep: two more transactions from the relayer.
+    expect(await relayerNonce()).toBe(nonceBefore + 3);
     // Nothing more is owed: a second pass claims nothing.
     expect((await bridge.router.bridge.runClaims())[0]?.claims).toEqual([]);
 
@@ -239,5 +244,24 @@ describe.each(storageDatabaseKinds("postgres"))("x402 batch-settlement on the br
     // The client still pays the next call on the same channel.
     const next = await payer.fetch(`${bridge.url}/acme/search?i=next`);
     expect(next.status).toBe(200);
+  }, 120_000);
+
+  it("the cooperative refund returns the unused deposit exactly; the charged part goes to the merchant", async () => {
+    const payer = payerOf(agentOn(chain, 15));
+    const payerBefore = await balance(payer.account.address);
+    const merchantBefore = await balance(merchant);
+    for (let i = 0; i < 3; i++)
+      expect((await payer.fetch(`${bridge.url}/acme/search?r=${i}`)).status).toBe(200);
+    expect(await balance(payer.account.address)).toBe(payerBefore - DEPOSIT);
+    const served = upstream.seen.length;
+
+    const refunded = await payer.scheme.refund(`${bridge.url}/acme/search`);
+    expect(refunded).toMatchObject({ success: true });
+    expect(upstream.seen.length).toBe(served);
+    expect(await balance(payer.account.address)).toBe(payerBefore - PRICE * 3n);
+    expect(await balance(merchant)).toBe(merchantBefore + PRICE * 3n);
+    // The channel is closed: its last voucher no longer pays.
+    const again = await refused(payer.sent.at(-2)!);
+    expect(again).toMatchObject({ status: 402, served: false });
   }, 120_000);
 });

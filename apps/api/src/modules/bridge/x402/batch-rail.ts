@@ -23,6 +23,7 @@ import { forwardToProvider, type PaidRequest } from "../paid-request";
 import { encodePaymentReceipt, RECEIPT_HEADER } from "../payment-receipt";
 import { bridgeBaseUrl, querySuffix } from "../request-url";
 import type { BridgeContext } from "../wiring";
+import { sweepToReceiver } from "./batch-claims";
 import { BATCH_SCHEME } from "./batch-sessions";
 import { X402_PROFILE } from "./facilitator";
 import {
@@ -216,9 +217,8 @@ async function answerWithoutHandler(
   directive: { contentType?: string; body?: unknown },
 ): Promise<void> {
   const { ctx, res, paid, payload } = attempt;
-  const { server } = await (ctx.batch as NonNullable<BridgeContext["batch"]>).serverFor(
-    paid.provider.merchantWallet,
-  );
+  const sessions = ctx.batch as NonNullable<BridgeContext["batch"]>;
+  const { server } = await sessions.serverFor(paid.provider.merchantWallet);
   let settled: Awaited<ReturnType<typeof server.settlePayment>>;
   try {
     settled = await server.settlePayment(payload, requirement);
@@ -238,6 +238,8 @@ async function answerWithoutHandler(
       undefined,
       true,
     );
+  // The refund claimed what was charged: it goes on to the merchant now, not at the next claim's sweep.
+  await sweepToReceiver(sessions, { receiver: requirement.payTo, token: requirement.asset }, ctx.log);
   res.setHeader(HEADER_V2_RESPONSE, encodeHeader(settled));
   res.setHeader("Access-Control-Expose-Headers", HEADER_V2_RESPONSE);
   res.setHeader("Cache-Control", "no-store");
