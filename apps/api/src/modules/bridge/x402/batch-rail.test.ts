@@ -154,6 +154,21 @@ describe.each(storageDatabaseKinds("postgres"))("x402 batch-settlement on the br
     });
     // The v1 body lists exact only (v1 clients parse every entry strictly).
     expect((await readJson(response)).accepts.map((a: Json) => a.scheme)).toEqual(["exact"]);
+
+    // A batch-settlement payload the stock scheme could not read is malformed (400), never forwarded.
+    const before = upstream.seen.length;
+    const malformed = await fetch(`${bridge.url}/acme/search`, {
+      headers: {
+        "PAYMENT-SIGNATURE": encodeHeader({
+          x402Version: 2,
+          accepted: offer.accepts[1],
+          payload: { type: "voucher", voucher: { channelId: "0x01" } },
+        }),
+      },
+    });
+    expect(malformed.status).toBe(400);
+    expect(await readJson(malformed)).toMatchObject({ code: "x402_payload_malformed" });
+    expect(upstream.seen.length).toBe(before);
   });
 
   it("pays several calls through one channel: one deposit, vouchers off chain, one claim to the merchant", async () => {
@@ -238,7 +253,7 @@ describe.each(storageDatabaseKinds("postgres"))("x402 batch-settlement on the br
     );
     const other = await refused(encodeHeader(foreign));
     expect(other).toMatchObject({ status: 402, code: "x402_payment_invalid", served: false });
-    expect(other.reason).toMatch(/^invalid_batch_settlement_evm_/);
+    expect(other.reason).toBe("invalid_batch_settlement_evm_channel_id_mismatch");
     expect(await balance(merchant)).toBe(PRICE * BigInt(calls));
 
     // The client still pays the next call on the same channel.

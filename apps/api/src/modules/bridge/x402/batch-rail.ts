@@ -1,5 +1,5 @@
 /**
- * The x402 `batch-settlement` rail (docs/decisions/0086; docs/bridge.md "Sessions"): a `PAYMENT-SIGNATURE` whose
+ * The x402 `batch-settlement` rail (docs/decisions/0086; docs/sessions.md "On the bridge"): a `PAYMENT-SIGNATURE` whose
  * `accepted.scheme` is `batch-settlement` is verified, served and made permanent by the stock resource server
  * (./batch-sessions.ts) over the channels' PostgreSQL storage.
  *
@@ -12,6 +12,8 @@
  *   402: the offer carries the channel's charged amount and last signed voucher so the client can resync.
  * - An answer not delivered (upstream failure, client gone) releases the reservation: nothing is charged.
  */
+
+import { AppError } from "@tollgate/shared";
 import { type PaymentPayload, type PaymentRequirements, SettleError } from "@x402/core/types";
 import type { Request, Response } from "express";
 import { getAddress } from "viem";
@@ -34,11 +36,41 @@ import {
   RequirementsV2Schema,
 } from "./wire";
 
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+const uint = z.string().regex(/^[0-9]{1,78}$/);
+const hex = z.string().regex(/^0x[0-9a-fA-F]*$/);
+const bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
+const ChannelConfigSchema = z.object({
+  payer: address,
+  payerAuthorizer: address,
+  receiver: address,
+  receiverAuthorizer: address,
+  token: address,
+  withdrawDelay: z.number().int().nonnegative(),
+  salt: bytes32,
+});
+const VoucherSchema = z.object({ channelId: bytes32, maxClaimableAmount: uint, signature: hex });
+/** The shapes the stock scheme reads (scheme spec "Payment payloads"); anything else is malformed, never a 500. */
+const BatchInnerSchema = z.discriminatedUnion("type", [
+  z.looseObject({
+    type: z.literal("deposit"),
+    channelConfig: ChannelConfigSchema,
+    voucher: VoucherSchema,
+    deposit: z.looseObject({ amount: uint, authorization: z.looseObject({}) }),
+  }),
+  z.looseObject({ type: z.literal("voucher"), channelConfig: ChannelConfigSchema, voucher: VoucherSchema }),
+  z.looseObject({
+    type: z.literal("refund"),
+    channelConfig: ChannelConfigSchema,
+    voucher: VoucherSchema,
+    amount: uint.optional(),
+  }),
+]);
 const BatchPayloadSchema = z.looseObject({
   x402Version: z.literal(2),
   resource: z.unknown().optional(),
   accepted: RequirementsV2Schema.extend({ scheme: z.literal(BATCH_SCHEME) }),
-  payload: z.looseObject({ type: z.enum(["deposit", "voucher", "refund"]) }),
+  payload: BatchInnerSchema,
   extensions: z.record(z.string(), z.unknown()).optional(),
 });
 
@@ -49,9 +81,12 @@ export function parseBatchPayment(get: (name: string) => string | undefined): Pa
   const decoded = decodeHeader(header.trim(), HEADER_V2_PAYMENT);
   const scheme = (decoded as { accepted?: { scheme?: unknown } } | null)?.accepted?.scheme;
   if (scheme !== BATCH_SCHEME) return undefined;
-  const parsed = BatchPayloadSchema.safeParse(decoded);
-  // Malformed: the exact parser refuses it with `x402_payload_malformed` (one place for the wording).
-  return parsed.success ? (decoded as PaymentPayload) : undefined;
+  if (!BatchPayloadSchema.safeParse(decoded).success)
+    throw new AppError(
+      "x402_payload_malformed",
+      `${HEADER_V2_PAYMENT} is not an x402 v2 batch-settlement payload`,
+    );
+  return decoded as PaymentPayload;
 }
 
 /** The `batch-settlement` offers for a provider on this context: none where sessions are not offered. */
@@ -116,7 +151,13 @@ export async function payWithBatch(
   const requirement = server.findMatchingRequirements(requirements, payload);
   if (!requirement)
     return refuse(attempt, "invalid_payment_requirements", "accepted does not match this route's offer");
-  const verified = await server.verifyPayment(payload, requirement);
+  // A throw here is the chain or the facilitator failing (the payload's shape was checked): nothing is stored.
+  const verified = await server.verifyPayment(payload, requirement).catch((error: unknown) => {
+    throw new AppError("chain_unavailable", "the payment could not be verified now; retry shortly", {
+      cause: error,
+      headers: { "Retry-After": "5" },
+    });
+  });
   if (!verified.isValid) {
     const reason = verified.invalidReason ?? "invalid_payload";
     // The stock corrective 402: a stale cumulative base gets the channel's state in the offer (scheme spec).

@@ -1,5 +1,5 @@
 /**
- * x402 `batch-settlement` on the bridge (docs/decisions/0086; docs/bridge.md "Sessions"): the stock
+ * x402 `batch-settlement` on the bridge (docs/decisions/0086; docs/sessions.md "On the bridge"): the stock
  * `@x402/evm/batch-settlement` server and facilitator, wired to the bridge's relayer and to the channels module's
  * PostgreSQL storage (shared by every replica, docs/decisions/0082).
  *
