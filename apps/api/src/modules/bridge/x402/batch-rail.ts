@@ -219,6 +219,7 @@ async function accept(
   }
   if (!settled.success) {
     ctx.log.warn({ settle: settled, provider: paid.provider.id }, "batch-settlement: charge not accepted");
+    await cancel({ reason: "handler_failed" }).catch(() => undefined);
     await refuse(
       attempt,
       settled.errorReason ?? "unexpected_settle_error",
