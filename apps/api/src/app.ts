@@ -60,6 +60,11 @@ function mountedBridge(deps: Deps): BridgeRouter | undefined {
       // Providers and the pinger's results live in the database; the file only seeds it.
       ...(deps.bridgeProviders ? { catalog: deps.bridgeProviders } : {}),
       statuses: createDbStatusStore(deps.db.db),
+      // Sessions (x402 batch-settlement): channels in the database every replica shares (docs/decisions/0086).
+      channels: {
+        database: deps.db,
+        ...(deps.env.bridgeClaimIntervalMs > 0 ? { claimIntervalMs: deps.env.bridgeClaimIntervalMs } : {}),
+      },
     },
   );
   deps.x402.attach({

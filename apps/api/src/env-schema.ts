@@ -136,6 +136,9 @@ export const ZRawEnv = z.object({
   BRIDGE_PROVIDERS_FILE: envOptional(z.string()).describe(
     "JSON file that seeds the bridge router's providers (docs/bridge.md); unset: no /bridge.",
   ),
+  BRIDGE_CLAIM_INTERVAL_SECONDS: envDefault(envInteger({ min: 0, max: 86_400 }), 60).describe(
+    "Seconds between passes of the x402 batch-settlement claim worker in this API process (docs/decisions/0086); 0: none here. Replicas may all run it: one pass at a time holds the advisory lock.",
+  ),
   START_LOCAL_CHAINS: envDefault(envBoolean(), true).describe(
     "`pnpm start` only: start the local chains next to the API.",
   ),

@@ -90,6 +90,8 @@ export type Env = {
   webhookAllowLoopback: boolean;
   /** The bridge router at `/bridge`, when BRIDGE_PROVIDERS_FILE names providers (docs/bridge.md). */
   bridge: BridgeConfig | undefined;
+  /** How often this process claims x402 `batch-settlement` vouchers (docs/decisions/0086); 0: never. */
+  bridgeClaimIntervalMs: number;
   /** Operator accounts and sessions (DESIGN §9). */
   admin: {
     bootstrap: { email: string; passwordFile: string } | undefined;
@@ -187,6 +189,7 @@ export function loadEnv(source: EnvSource = process.env): Env {
     webhookAllowLoopback: raw.WEBHOOK_ALLOW_LOOPBACK ?? raw.NODE_ENV !== "production",
     admin: adminSettings(raw, baseUrl, fromRoot),
     bridge: bridgeConfig(raw.BRIDGE_PROVIDERS_FILE ? fromRoot(raw.BRIDGE_PROVIDERS_FILE) : undefined, source),
+    bridgeClaimIntervalMs: raw.BRIDGE_CLAIM_INTERVAL_SECONDS * 1000,
     identity: identitySettings(raw),
     users: {
       sessionIdleMs: raw.USER_SESSION_IDLE_MINUTES * 60_000,

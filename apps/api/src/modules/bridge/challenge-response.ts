@@ -12,6 +12,7 @@ import type { ProviderConfig } from "./config";
 import type { BridgeOrder } from "./orders";
 import { bridgeBaseUrl, querySuffix } from "./request-url";
 import type { BridgeContext } from "./wiring";
+import { batchRequirements } from "./x402/batch-rail";
 import {
   encodeHeader,
   HEADER_V1_RESPONSE,
@@ -26,6 +27,8 @@ export interface ChallengeFailure {
   settle?: SettleResponse;
   version?: 1 | 2;
   code?: "x402_payment_invalid" | "x402_settlement_failed";
+  /** The `batch-settlement` offers to show instead of fresh ones (the stock corrective 402). */
+  batchAccepts?: readonly unknown[];
 }
 
 export async function issueChallenge(
@@ -52,6 +55,7 @@ export async function issueChallenge(
     payMatic: ctx.splitter ? payMaticTerms(provider, chain.chainId, ctx.splitter) : undefined,
   };
   const requirements = await ctx.requirementsFor(provider);
+  const batchAccepts = failure?.batchAccepts ?? (await batchRequirements(ctx, provider));
   await ctx.store.putOrder(order, ctx.orderRetentionMs);
   const base = bridgeBaseUrl(ctx.config, req);
   const challenge = buildChallenge({
@@ -62,6 +66,7 @@ export async function issueChallenge(
     resourceUrl: `${base}${req.path}${querySuffix(req)}`,
     facilitatorUrl: `${base}/facilitator`,
     method: req.method,
+    batchAccepts,
     ...(failure ? { error: failure.error } : {}),
   });
   res.setHeader(HEADER_V2_REQUIRED, challenge.paymentRequired);

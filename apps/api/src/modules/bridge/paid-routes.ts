@@ -20,6 +20,7 @@ import { payWithLegacyProof } from "./legacy-rail";
 import type { PaidRequest } from "./paid-request";
 import { boundPath, requireHttp } from "./request-url";
 import type { BridgeContext } from "./wiring";
+import { parseBatchPayment, payWithBatch } from "./x402/batch-rail";
 import { payWithX402 } from "./x402/rail";
 import { parsePaymentHeaders } from "./x402/wire";
 
@@ -60,6 +61,9 @@ export async function handlePaidRequest(
     body,
     requestHash: requestHash(req.method, boundPath(ctx.config, provider, subPath, req), body),
   };
+  // x402 v2 `batch-settlement` (sessions, docs/decisions/0086) before the `exact` parser, which refuses other schemes.
+  const batch = parseBatchPayment((name) => req.header(name));
+  if (batch) return asPaidCall(ctx, () => payWithBatch(ctx, req, res, paid, batch));
   const payment = parsePaymentHeaders((name) => req.header(name));
   // A paid call goes before `/facilitator` verification (a payer is never queued behind a stranger's junk).
   if (payment) return asPaidCall(ctx, () => payWithX402(ctx, req, res, paid, payment));

@@ -6,6 +6,7 @@
  * Invariants: a store or outbound client passed in is the caller's to close; `ready()` fails loudly when the store
  * is unreachable or the token domains cannot be read, so a misconfigured bridge never starts serving.
  */
+import type { DatabaseHandle } from "@tollgate/db";
 import { createOutboundClient, type OutboundClient } from "@tollgate/outbound";
 import { AppError, type EvmNetworkName } from "@tollgate/shared";
 import type { Address, LocalAccount } from "viem";
@@ -13,6 +14,13 @@ import type { Clock } from "../../infra/clock";
 import type { Logger } from "../../infra/logger";
 import { createRateLimiter, type RateLimiter, type RedisKeyspace } from "../../infra/rate-limit";
 import type { ChainContext, ChainRegistry } from "../chains";
+import {
+  advisoryClaimLock,
+  type ClaimBatcher,
+  type ClaimRunReport,
+  createClaimBatcher,
+  PostgresChannelStorage,
+} from "../channels";
 import type { PauseGate } from "../controls/pause-service";
 import type { UpstreamPolicy } from "../paid-forward";
 import type { ReceiptKeyStore } from "../receipts/receipt-keys";
@@ -30,6 +38,8 @@ import { resolveRelayer } from "./relayer";
 import { createRelayerBounds, type RelayerBounds } from "./relayer-bounds";
 import type { UnservedRecorder } from "./unserved-service";
 import { bridgeUpstreamPolicy } from "./upstream";
+import { relayerClaimChain, startClaimWorker } from "./x402/batch-claims";
+import { type BatchSessions, createBatchSessions } from "./x402/batch-sessions";
 import { createFacilitator, type ExactRequirement, type Facilitator } from "./x402/facilitator";
 import { countingFacilitator, type FacilitatorStats } from "./x402/facilitator-stats";
 
@@ -62,6 +72,11 @@ export interface BridgeRouterOptions {
   catalog?: ProviderCatalog;
   /** Where the pinger keeps results (the API: the provider rows); default: memory. */
   statuses?: ProviderStatusStore;
+  /**
+   * x402 `batch-settlement` (docs/decisions/0086): the database of the channels (shared by every replica) and how
+   * often this process runs the claim worker (never when absent). Without it, sessions are not offered.
+   */
+  channels?: { database: DatabaseHandle; claimIntervalMs?: number };
 }
 
 /** The running bridge as its owner (the API, the bridge CLI, tests) sees it. */
@@ -79,6 +94,8 @@ export interface BridgeHandle {
   catalog: ProviderCatalog;
   /** Resolves once the store is reachable and token domains are read (fails loudly otherwise). */
   ready(): Promise<void>;
+  /** One claim pass of every network's `batch-settlement` worker (what the interval runs). */
+  runClaims(): Promise<ClaimRunReport[]>;
   close(): Promise<void>;
 }
 
@@ -101,6 +118,8 @@ export interface BridgeContext {
   store: OrderStore;
   outbound: OutboundClient;
   facilitator: Facilitator;
+  /** x402 `batch-settlement` sessions; undefined without an escrow, a relayer or the channels' database. */
+  batch: BatchSessions | undefined;
   limiter: RateLimiter;
   /** Settlements in flight per client and per provider through `/facilitator/settle`. */
   relayerBounds: RelayerBounds;
@@ -140,6 +159,8 @@ interface SharedParts {
   facilitatorQueue: FacilitatorQueue;
   catalog: ProviderCatalog;
   contexts: Map<EvmNetworkName, BridgeContext>;
+  /** Each network's claim batcher and its interval worker (when one runs). */
+  claims: { batcher: ClaimBatcher; worker?: { stop(): Promise<void> } }[];
   /** The context of `network`, built on first use (an operator may add a provider on a new network). */
   contextOf(network: EvmNetworkName): BridgeContext;
 }
@@ -189,6 +210,7 @@ export function createBridgeContext(
     facilitatorQueue: createFacilitatorQueue(options.facilitatorQueueLimits),
     catalog,
     contexts: new Map(),
+    claims: [],
     contextOf(network) {
       let found = shared.contexts.get(network);
       if (!found) {
@@ -215,8 +237,10 @@ export function createBridgeContext(
       for (const network of shared.contexts.values())
         if (network.deployedChain) await network.facilitator.offers();
     },
+    runClaims: () => Promise.all(shared.claims.map((claims) => claims.batcher.run())),
     async close() {
       pinger.stop();
+      await Promise.all(shared.claims.map((claims) => claims.worker?.stop()));
       if (!options.store) await store.close();
       if (!options.outbound) await outbound.close();
     },
@@ -263,6 +287,7 @@ function networkContext(
     throw new AppError("chain_unavailable", `no deployment for ${network}; the bridge cannot take payments`);
   };
   const orderTtlMs = config.orderTtlSeconds * 1000;
+  const batch = batchSessions(deps, options, log, shared, deployedChain, info.caip2, relayer);
   return {
     config,
     clock: deps.clock,
@@ -276,6 +301,7 @@ function networkContext(
     store: shared.store,
     outbound: shared.outbound,
     facilitator,
+    batch,
     limiter: shared.limiter,
     relayerBounds: shared.relayerBounds,
     facilitatorQueue: shared.facilitatorQueue,
@@ -306,4 +332,33 @@ function networkContext(
       return found ? shared.contextOf(providerNetwork(config, found)) : undefined;
     },
   };
+}
+
+/** The `batch-settlement` part of a network, with its claim batcher (and worker when an interval is set). */
+function batchSessions(
+  deps: BridgeDeps,
+  options: BridgeRouterOptions,
+  log: Logger,
+  shared: SharedParts,
+  chain: ChainContext | undefined,
+  caip2: string,
+  relayer: LocalAccount | undefined,
+): BatchSessions | undefined {
+  if (!options.channels || !chain || !relayer) return undefined;
+  const { database, claimIntervalMs } = options.channels;
+  const storage = new PostgresChannelStorage({ db: database.db, chainId: chain.chainId, clock: deps.clock });
+  const sessions = createBatchSessions({ chain, caip2, relayer, storage });
+  if (!sessions) return undefined;
+  const batcher = createClaimBatcher({
+    db: database.db,
+    lock: advisoryClaimLock(database),
+    chain: relayerClaimChain(sessions, chain, log),
+    clock: deps.clock,
+    chainId: chain.chainId,
+  });
+  shared.claims.push({
+    batcher,
+    ...(claimIntervalMs ? { worker: startClaimWorker(batcher, claimIntervalMs, log) } : {}),
+  });
+  return sessions;
 }

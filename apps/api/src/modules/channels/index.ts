@@ -1,7 +1,8 @@
 /**
  * The channels module's public entry (docs/decisions/0082; docs/sessions.md "Channel storage"): durable, replica-safe
  * state of x402 `batch-settlement` channels behind the stock `ChannelStorage` interface, and the claim worker.
- * Not wired into the bridge routes yet: callers build both from `createChannels`.
+ * The bridge builds its own (apps/api/src/modules/bridge/wiring.ts, docs/decisions/0086); `createChannels` builds
+ * both for other callers.
  */
 import type { DatabaseHandle } from "@tollgate/db";
 import type { Clock } from "../../infra/clock";

@@ -3,9 +3,9 @@
  * embedded facilitator, ./facilitator.ts).
  *
  * Invariants (docs/decisions/0013-bridge-and-facilitator-security.md):
- * - Only the SEND is serialized: the relayer's account nonce is tracked here (max of the node's pending count and
- *   the last nonce sent + 1), so nonces never collide; receipts are awaited in parallel, so a slow receipt never
- *   holds the queue.
+ * - Only the SEND is serialized, on the relayer key's lane (../relayer-lane.ts, shared with `batch-settlement`
+ *   deposits and claims), so nonces never collide; receipts are awaited in parallel, so a slow receipt never holds
+ *   the queue.
  * - A settlement not sent within `SETTLE_SEND_WINDOW_MS` of being asked for is abandoned unsent, so a claim lease of
  *   the window + the receipt wait + a margin (`settleLeaseMs`) outlives any settlement in flight.
  * - Gas is bounded (`settlementGasLimit`, 1.2x the estimate at most); value 0 is never sent.
@@ -28,6 +28,7 @@ import {
 } from "viem";
 import type { Logger } from "../../../infra/logger";
 import type { ChainContext } from "../../chains";
+import { relayerLane } from "../relayer-lane";
 import type { ExactRequirement } from "./facilitator";
 import { transferArgs } from "./verify-authorization";
 import type { ExactEvmPayload, SettleResponse } from "./wire";
@@ -55,14 +56,10 @@ export type Settle = (
   req: ExactRequirement,
 ) => Promise<SettleResponse>;
 
-/** One settler per relayer key and process: it owns the send slot and the nonce this process knows. */
+/** One settler per relayer key and process; its sends share the key's lane (../relayer-lane.ts) with every other sender. */
 export function createSettler(options: SettleOptions): Settle {
   const { chain } = options;
   const receiptTimeoutMs = options.receiptTimeoutMs;
-  /** Serializes sends only: each holds it for one nonce read and one broadcast. */
-  let sendSlot: Promise<unknown> = Promise.resolve();
-  /** The relayer's next account nonce as this process knows it; forgotten after a failed send. */
-  let nextNonce: number | undefined;
   const wallet =
     chain && options.relayer
       ? createWalletClient({
@@ -109,16 +106,17 @@ export function createSettler(options: SettleOptions): Settle {
     if (gas > options.settlementGasLimit) {
       return fail("unexpected_settle_error", `gas ${gas} above the bound ${options.settlementGasLimit}`);
     }
-    const send = sendSlot.then(async (): Promise<Hex | SettleResponse> => {
-      if (options.now().getTime() > sendBy)
-        return fail("unexpected_settle_error", "the relayer was too busy; nothing was sent");
-      try {
-        // The node's pending count covers other senders of this key; the local count covers a lagging node.
-        const pending = await chain.client.getTransactionCount({
-          address: relayer.address,
-          blockTag: "pending",
-        });
-        const nonce = Math.max(pending, nextNonce ?? 0);
+    const lane = relayerLane(chain.chainId, relayer.address);
+    // The node's pending count covers other senders of this key; the lane's count covers a lagging node.
+    const pendingCount = () =>
+      chain.client.getTransactionCount({ address: relayer.address, blockTag: "pending" });
+    const send = lane
+      .send(pendingCount, async (nonce): Promise<{ value: Hex | SettleResponse; used: boolean }> => {
+        if (options.now().getTime() > sendBy)
+          return {
+            value: fail("unexpected_settle_error", "the relayer was too busy; nothing was sent"),
+            used: false,
+          };
         // Signed here so the hash is known before the broadcast: a send whose answer is lost (RPC timeout after
         // the node took it) is reported as pending with this hash, never as "nothing sent".
         const request = await wallet.prepareTransactionRequest({
@@ -143,19 +141,18 @@ export function createSettler(options: SettleOptions): Settle {
           await wallet.sendRawTransaction({ serializedTransaction: serialized });
         } catch (error) {
           if (definitelyRejected(error)) throw error;
-          nextNonce = nonce + 1;
           options.log.error({ err: error, tx: hash }, "x402 settle: broadcast answer lost; outcome unknown");
-          return fail("settlement_pending", "settlement broadcast, outcome unknown", hash);
+          return {
+            value: fail("settlement_pending", "settlement broadcast, outcome unknown", hash),
+            used: true,
+          };
         }
-        nextNonce = nonce + 1;
-        return hash;
-      } catch (error) {
-        nextNonce = undefined;
+        return { value: hash, used: true };
+      })
+      .catch((error: unknown) => {
         options.log.error({ err: error }, "x402 settle: sending failed");
         return fail("unexpected_settle_error", "the settlement transaction could not be sent");
-      }
-    });
-    sendSlot = send.catch(() => undefined);
+      });
     const hash = await send;
     if (typeof hash !== "string") return hash;
     try {
