@@ -12,6 +12,7 @@ import type { ProviderConfig } from "./config";
 import type { BridgeOrder } from "./orders";
 import { bridgeBaseUrl, querySuffix } from "./request-url";
 import type { BridgeContext } from "./wiring";
+import { uptoAccepts } from "./x402/upto-offer";
 import {
   encodeHeader,
   HEADER_V1_RESPONSE,
@@ -62,6 +63,7 @@ export async function issueChallenge(
     resourceUrl: `${base}${req.path}${querySuffix(req)}`,
     facilitatorUrl: `${base}/facilitator`,
     method: req.method,
+    uptoAccepts: await uptoAccepts(requirements, ctx.upto?.relayer, order.id),
     ...(failure ? { error: failure.error } : {}),
   });
   res.setHeader(HEADER_V2_REQUIRED, challenge.paymentRequired);

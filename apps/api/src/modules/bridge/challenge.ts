@@ -134,6 +134,8 @@ export interface ChallengeInput {
   method: string;
   /** Replaces the `error` text (x402: the reason a payment attempt failed). */
   error?: string;
+  /** x402 v2 `upto` entries (x402/upto-offer.ts), offered after the `exact` ones; never in the v1 body. */
+  uptoAccepts?: readonly object[];
 }
 
 export interface Challenge {
@@ -189,7 +191,7 @@ export function buildChallenge(input: ChallengeInput): Challenge {
     x402Version: 2,
     error: input.error ?? "Payment Required",
     resource: { url: input.resourceUrl, description: provider.description, mimeType: "application/json" },
-    accepts: requirements.map((req) => v2Accept(req, order.id)),
+    accepts: [...requirements.map((req) => v2Accept(req, order.id)), ...(input.uptoAccepts ?? [])],
     ...(requirements.length > 0
       ? { extensions: { [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration() } }
       : {}),

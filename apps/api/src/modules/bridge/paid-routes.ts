@@ -21,6 +21,8 @@ import type { PaidRequest } from "./paid-request";
 import { boundPath, requireHttp } from "./request-url";
 import type { BridgeContext } from "./wiring";
 import { payWithX402 } from "./x402/rail";
+import { payWithUpto } from "./x402/upto-rail";
+import { parseUptoHeader } from "./x402/upto-wire";
 import { parsePaymentHeaders } from "./x402/wire";
 
 /** `REQUIRE_BODY_FIELD`: a JSON body must carry the field (checked before any challenge). */
@@ -60,6 +62,8 @@ export async function handlePaidRequest(
     body,
     requestHash: requestHash(req.method, boundPath(ctx.config, provider, subPath, req), body),
   };
+  const upto = parseUptoHeader((name) => req.header(name));
+  if (upto) return asPaidCall(ctx, () => payWithUpto(ctx, req, res, paid, upto));
   const payment = parsePaymentHeaders((name) => req.header(name));
   // A paid call goes before `/facilitator` verification (a payer is never queued behind a stranger's junk).
   if (payment) return asPaidCall(ctx, () => payWithX402(ctx, req, res, paid, payment));

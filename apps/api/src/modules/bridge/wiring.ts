@@ -32,6 +32,7 @@ import type { UnservedRecorder } from "./unserved-service";
 import { bridgeUpstreamPolicy } from "./upstream";
 import { createFacilitator, type ExactRequirement, type Facilitator } from "./x402/facilitator";
 import { countingFacilitator, type FacilitatorStats } from "./x402/facilitator-stats";
+import { createUptoFacilitator, type UptoFacilitator } from "./x402/upto-facilitator";
 
 /** What the bridge needs from the API's Deps (a subset, so single-provider mode runs without a database). */
 export interface BridgeDeps {
@@ -101,6 +102,8 @@ export interface BridgeContext {
   store: OrderStore;
   outbound: OutboundClient;
   facilitator: Facilitator;
+  /** The x402 `upto` facilitator; undefined where the network lacks its contracts or a relayer (decision 0085). */
+  upto: UptoFacilitator | undefined;
   limiter: RateLimiter;
   /** Settlements in flight per client and per provider through `/facilitator/settle`. */
   relayerBounds: RelayerBounds;
@@ -276,6 +279,13 @@ function networkContext(
     store: shared.store,
     outbound: shared.outbound,
     facilitator,
+    upto: createUptoFacilitator({
+      chain: deployedChain,
+      relayer,
+      settlementGasLimit: config.settlementGasLimit,
+      now: () => deps.clock.now(),
+      log,
+    }),
     limiter: shared.limiter,
     relayerBounds: shared.relayerBounds,
     facilitatorQueue: shared.facilitatorQueue,
