@@ -96,8 +96,10 @@ function relayerSigner(
   let nextNonce: number | undefined;
   return {
     getAddresses: () => [relayer.address],
-    // The SDK's simplified argument types are what viem's overloaded ones accept at run time.
-    readContract: (args) => client.readContract(args as Parameters<typeof client.readContract>[0]),
+    // The SDK's simplified argument types are what viem's overloaded ones accept at run time. Reads are calls from
+    // the relayer: the stock verify simulates the proxy's `settle`, which only `witness.facilitator` may call.
+    readContract: (args) =>
+      client.readContract({ ...(args as Parameters<typeof client.readContract>[0]), account: relayer }),
     verifyTypedData: (args) => client.verifyTypedData(args as Parameters<typeof client.verifyTypedData>[0]),
     getCode: (args) => client.getCode(args),
     waitForTransactionReceipt: (args) =>
