@@ -221,6 +221,32 @@ describe("x402 upto on the bridge (polygon, stock client)", () => {
     }
   });
 
+  it("an upstream that reports 0 gets its answer with nothing settled, and the authorization is used up", async () => {
+    const payer = await payerAt(12);
+    const offer = await uptoOffer("/free?metered=0");
+    const paymentHeader = await header(payer, offer);
+    const before = {
+      payer: await balance(payer.address),
+      merchant: await balance(merchant),
+      nonce: await relayerNonce(),
+    };
+    const response = await fetch(`${bridge.url}/shop/free?metered=0`, {
+      headers: { "PAYMENT-SIGNATURE": paymentHeader },
+    });
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(decodeHeader(response.headers.get("payment-response")!, "PAYMENT-RESPONSE")).toMatchObject({
+      success: true,
+      transaction: "",
+      amount: "0",
+    });
+    const receipt = JSON.parse(Buffer.from(response.headers.get("x-payment-receipt")!, "base64").toString());
+    expect(receipt).toMatchObject({ amount: "0", metering: "metered_zero" });
+    expect(await balance(payer.address)).toBe(before.payer);
+    expect(await balance(merchant)).toBe(before.merchant);
+    expect(await relayerNonce()).toBe(before.nonce);
+    await expectRefused("/free?metered=0", paymentHeader, "duplicate_settlement", payer);
+  });
+
   it("a replayed header is refused (duplicate_settlement) and moves nothing", async () => {
     const payer = await payerAt(8);
     const offer = await uptoOffer("/replay");
