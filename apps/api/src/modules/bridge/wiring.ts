@@ -32,6 +32,7 @@ import type { UnservedRecorder } from "./unserved-service";
 import { bridgeUpstreamPolicy } from "./upstream";
 import { createFacilitator, type ExactRequirement, type Facilitator } from "./x402/facilitator";
 import { countingFacilitator, type FacilitatorStats } from "./x402/facilitator-stats";
+import { createRelayerSendSlot } from "./x402/relayer-send-slot";
 import { createUptoFacilitator, type UptoFacilitator } from "./x402/upto-facilitator";
 
 /** What the bridge needs from the API's Deps (a subset, so single-provider mode runs without a database). */
@@ -248,6 +249,8 @@ function networkContext(
   const relayer = options.relayer ?? resolveRelayer({ ...config, network }, deps.chains);
   if (!relayer)
     log.warn({ network }, "no x402 relayer key (BRIDGE_RELAYER_PRIVATE_KEY): x402 is not offered");
+  // Every scheme settling from this relayer key sends through one slot, so their nonces never collide (0085).
+  const sendSlot = createRelayerSendSlot();
   // Counted for the operators' x402 dashboard: every door (rail, /facilitator/*) goes through it.
   const facilitator = countingFacilitator(
     createFacilitator({
@@ -257,6 +260,7 @@ function networkContext(
       settlementGasLimit: config.settlementGasLimit,
       now: () => deps.clock.now(),
       log,
+      sendSlot,
     }),
     () => deps.clock.now(),
     deployedChain,
@@ -285,6 +289,7 @@ function networkContext(
       settlementGasLimit: config.settlementGasLimit,
       now: () => deps.clock.now(),
       log,
+      sendSlot,
     }),
     limiter: shared.limiter,
     relayerBounds: shared.relayerBounds,

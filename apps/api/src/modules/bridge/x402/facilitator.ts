@@ -20,6 +20,7 @@ import { ECONOMICS_PROFILES, type EvmNetworkName, type TokenDeployment, testUsdc
 import { type Address, getAddress, type LocalAccount } from "viem";
 import type { Logger } from "../../../infra/logger";
 import type { ChainContext, ChainRegistry } from "../../chains";
+import type { RelayerSendSlot } from "./relayer-send-slot";
 import { createSettler, DEFAULT_RECEIPT_TIMEOUT_MS, SETTLE_SEND_WINDOW_MS } from "./settle-authorization";
 import { verifyAuthorization } from "./verify-authorization";
 import type { ExactEvmPayload, SettleResponse, VerifyResponse } from "./wire";
@@ -67,6 +68,8 @@ export interface FacilitatorOptions {
   log: Logger;
   /** How long settlement waits for the transaction to be mined. */
   receiptTimeoutMs?: number;
+  /** The relayer key's send slot, shared with the `upto` facilitator (docs/decisions/0085). */
+  sendSlot?: RelayerSendSlot;
 }
 
 export function createFacilitator(options: FacilitatorOptions): Facilitator {
@@ -78,6 +81,7 @@ export function createFacilitator(options: FacilitatorOptions): Facilitator {
     ...verifyDeps,
     settlementGasLimit: options.settlementGasLimit,
     receiptTimeoutMs,
+    ...(options.sendSlot ? { sendSlot: options.sendSlot } : {}),
   });
 
   async function offers(): Promise<TokenOffer[]> {

@@ -29,6 +29,7 @@ import {
 import type { Logger } from "../../../infra/logger";
 import type { ChainContext } from "../../chains";
 import type { ExactRequirement } from "./facilitator";
+import { createRelayerSendSlot, type RelayerSendSlot } from "./relayer-send-slot";
 import { transferArgs } from "./verify-authorization";
 import type { ExactEvmPayload, SettleResponse } from "./wire";
 
@@ -47,6 +48,8 @@ export interface SettleOptions {
   now: () => Date;
   log: Logger;
   receiptTimeoutMs: number;
+  /** The relayer key's send slot, shared with the other schemes settling from it; default: its own. */
+  sendSlot?: RelayerSendSlot;
 }
 
 export type Settle = (
@@ -55,14 +58,12 @@ export type Settle = (
   req: ExactRequirement,
 ) => Promise<SettleResponse>;
 
-/** One settler per relayer key and process: it owns the send slot and the nonce this process knows. */
+/** One settler per relayer key and process: it sends through the key's slot, which knows the nonce last used. */
 export function createSettler(options: SettleOptions): Settle {
   const { chain } = options;
   const receiptTimeoutMs = options.receiptTimeoutMs;
-  /** Serializes sends only: each holds it for one nonce read and one broadcast. */
-  let sendSlot: Promise<unknown> = Promise.resolve();
-  /** The relayer's next account nonce as this process knows it; forgotten after a failed send. */
-  let nextNonce: number | undefined;
+  /** Serializes sends only: each holds it for one nonce read and one broadcast (shared with the other schemes). */
+  const slot = options.sendSlot ?? createRelayerSendSlot();
   const wallet =
     chain && options.relayer
       ? createWalletClient({
@@ -109,7 +110,7 @@ export function createSettler(options: SettleOptions): Settle {
     if (gas > options.settlementGasLimit) {
       return fail("unexpected_settle_error", `gas ${gas} above the bound ${options.settlementGasLimit}`);
     }
-    const send = sendSlot.then(async (): Promise<Hex | SettleResponse> => {
+    const send = slot.run(async (nonces): Promise<Hex | SettleResponse> => {
       if (options.now().getTime() > sendBy)
         return fail("unexpected_settle_error", "the relayer was too busy; nothing was sent");
       try {
@@ -118,7 +119,7 @@ export function createSettler(options: SettleOptions): Settle {
           address: relayer.address,
           blockTag: "pending",
         });
-        const nonce = Math.max(pending, nextNonce ?? 0);
+        const nonce = Math.max(pending, nonces.next ?? 0);
         // Signed here so the hash is known before the broadcast: a send whose answer is lost (RPC timeout after
         // the node took it) is reported as pending with this hash, never as "nothing sent".
         const request = await wallet.prepareTransactionRequest({
@@ -143,19 +144,18 @@ export function createSettler(options: SettleOptions): Settle {
           await wallet.sendRawTransaction({ serializedTransaction: serialized });
         } catch (error) {
           if (definitelyRejected(error)) throw error;
-          nextNonce = nonce + 1;
+          nonces.next = nonce + 1;
           options.log.error({ err: error, tx: hash }, "x402 settle: broadcast answer lost; outcome unknown");
           return fail("settlement_pending", "settlement broadcast, outcome unknown", hash);
         }
-        nextNonce = nonce + 1;
+        nonces.next = nonce + 1;
         return hash;
       } catch (error) {
-        nextNonce = undefined;
+        nonces.next = undefined;
         options.log.error({ err: error }, "x402 settle: sending failed");
         return fail("unexpected_settle_error", "the settlement transaction could not be sent");
       }
     });
-    sendSlot = send.catch(() => undefined);
     const hash = await send;
     if (typeof hash !== "string") return hash;
     try {
@@ -170,7 +170,7 @@ export function createSettler(options: SettleOptions): Settle {
 }
 
 /** True when the node answered the broadcast with a JSON-RPC error: the transaction was refused, nothing is pending. */
-function definitelyRejected(error: unknown): boolean {
+export function definitelyRejected(error: unknown): boolean {
   return (
     error instanceof BaseError && error.walk((e) => e instanceof RpcRequestError) instanceof RpcRequestError
   );

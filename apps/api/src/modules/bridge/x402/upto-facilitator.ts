@@ -7,8 +7,8 @@
  * - Offered only where the manifest names Permit2 and the upto proxy at their canonical addresses (the stock code
  *   calls those addresses; docs/decisions/0080) and a relayer exists; `witness.facilitator` must be the relayer
  *   (the stock verify refuses any other: `upto_facilitator_mismatch`).
- * - Settlement sends are serialized per process with the relayer's account nonce tracked here (max of the node's
- *   pending count and the last nonce sent + 1), gas bounded by `settlementGasLimit`; a send not started within
+ * - Settlement sends go through the relayer key's send slot, shared with `exact` (./relayer-send-slot.ts: max of
+ *   the node's pending count and the last nonce sent + 1), gas bounded by `settlementGasLimit`; a send not started within
  *   `SETTLE_SEND_WINDOW_MS` is abandoned unsent, so `settleLeaseMs` outlives any settlement in flight.
  * - A settle amount of 0 or above the signed ceiling is never sent (the stock settle refuses the latter too).
  */
@@ -18,10 +18,24 @@ import { X402_CANONICAL_ADDRESSES } from "@tollgate/shared";
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
 import type { FacilitatorEvmSigner } from "@x402/evm";
 import { UptoEvmScheme } from "@x402/evm/upto/facilitator";
-import { type Address, createWalletClient, http, isAddressEqual, type LocalAccount } from "viem";
+import {
+  type Address,
+  concatHex,
+  createWalletClient,
+  encodeFunctionData,
+  http,
+  isAddressEqual,
+  keccak256,
+  type LocalAccount,
+} from "viem";
 import type { Logger } from "../../../infra/logger";
 import type { ChainContext } from "../../chains";
-import { DEFAULT_RECEIPT_TIMEOUT_MS, SETTLE_SEND_WINDOW_MS } from "./settle-authorization";
+import { createRelayerSendSlot, type RelayerSendSlot } from "./relayer-send-slot";
+import {
+  DEFAULT_RECEIPT_TIMEOUT_MS,
+  definitelyRejected,
+  SETTLE_SEND_WINDOW_MS,
+} from "./settle-authorization";
 
 export const UPTO_SCHEME = "upto";
 
@@ -41,6 +55,8 @@ export interface UptoFacilitatorOptions {
   now: () => Date;
   log: Logger;
   receiptTimeoutMs?: number;
+  /** The relayer key's send slot, shared with the `exact` settler; default: its own. */
+  sendSlot?: RelayerSendSlot;
 }
 
 /** True when the chain's manifest names Permit2 and the upto proxy where the stock code expects them. */
@@ -92,8 +108,7 @@ function relayerSigner(
     transport: http(chain.deployment.rpcUrl, { timeout: 15_000, retryCount: 0, fetchFn: rpcFetch }),
   });
   /** Serializes sends only: each holds it for one nonce read and one broadcast. */
-  let sendSlot: Promise<unknown> = Promise.resolve();
-  let nextNonce: number | undefined;
+  const slot = options.sendSlot ?? createRelayerSendSlot();
   return {
     getAddresses: () => [relayer.address],
     // The SDK's simplified argument types are what viem's overloaded ones accept at run time. Reads are calls from
@@ -114,28 +129,43 @@ function relayerSigner(
       const gas = await client.estimateContractGas({ ...call, account: relayer });
       if (gas > options.settlementGasLimit)
         throw new Error(`gas ${gas} above the bound ${options.settlementGasLimit}`);
-      const send = sendSlot.then(async () => {
+      return slot.run(async (nonces) => {
         if (options.now().getTime() > sendBy) throw new Error("the relayer was too busy; nothing was sent");
         try {
           const pending = await client.getTransactionCount({ address: relayer.address, blockTag: "pending" });
-          const nonce = Math.max(pending, nextNonce ?? 0);
-          const hash = await wallet.writeContract({
-            ...(args as Parameters<typeof wallet.writeContract>[0]),
+          const nonce = Math.max(pending, nonces.next ?? 0);
+          const data = encodeFunctionData(call as Parameters<typeof encodeFunctionData>[0]);
+          const request = await wallet.prepareTransactionRequest({
             account: relayer,
-            chain: client.chain,
-            nonce,
+            to: args.address,
+            data: args.dataSuffix ? concatHex([data, args.dataSuffix]) : data,
             gas: minBig((gas * 12n) / 10n, options.settlementGasLimit),
+            nonce,
+            chain: client.chain,
           });
-          nextNonce = nonce + 1;
+          // Signed before the broadcast, as for `exact`: a send whose answer is lost still has a known hash, which
+          // the stock settle then waits for (success, or `settlement_pending`), never "nothing sent".
+          const serialized = await relayer.signTransaction(
+            request as Parameters<LocalAccount["signTransaction"]>[0],
+          );
+          const hash = keccak256(serialized);
+          try {
+            await wallet.sendRawTransaction({ serializedTransaction: serialized });
+          } catch (error) {
+            if (definitelyRejected(error)) throw error;
+            options.log.error(
+              { err: error, tx: hash },
+              "x402 upto settle: broadcast answer lost; outcome unknown",
+            );
+          }
+          nonces.next = nonce + 1;
           return hash;
         } catch (error) {
-          nextNonce = undefined;
+          nonces.next = undefined;
           options.log.error({ err: error }, "x402 upto settle: sending failed");
           throw error;
         }
       });
-      sendSlot = send.catch(() => undefined);
-      return send;
     },
   };
 }

@@ -32,7 +32,7 @@ describe("upto metering (docs/decisions/0085)", () => {
 
   it("no report, or one that is not a decimal integer, costs the per-call price", () => {
     for (const headers of [
-      {},
+      {} as Record<string, string>,
       { [METERED_AMOUNT_HEADER]: "" },
       { [METERED_AMOUNT_HEADER]: "-5" },
       { [METERED_AMOUNT_HEADER]: "1.5" },

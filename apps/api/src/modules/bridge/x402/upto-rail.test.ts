@@ -155,7 +155,7 @@ describe("x402 upto on the bridge (polygon, stock client)", () => {
     const body = await readJson(response);
     expect((body.accepts as Json[]).map((a) => a.scheme)).toEqual(["exact"]);
     const required = decodeHeader(response.headers.get("payment-required")!, "PAYMENT-REQUIRED") as Json;
-    const [exact, upto] = required.accepts as Json[];
+    const [exact, upto] = required.accepts as [Json, Json];
     expect(exact).toMatchObject({ scheme: "exact" });
     expect(upto).toMatchObject({
       scheme: "upto",
