@@ -13,6 +13,7 @@ import type { BridgeOrder } from "./orders";
 import { bridgeBaseUrl, querySuffix } from "./request-url";
 import type { BridgeContext } from "./wiring";
 import { batchRequirements } from "./x402/batch-rail";
+import { uptoAccepts } from "./x402/upto-offer";
 import {
   encodeHeader,
   HEADER_V1_RESPONSE,
@@ -67,6 +68,7 @@ export async function issueChallenge(
     facilitatorUrl: `${base}/facilitator`,
     method: req.method,
     batchAccepts,
+    uptoAccepts: await uptoAccepts(requirements, ctx.upto?.relayer, order.id),
     ...(failure ? { error: failure.error } : {}),
   });
   res.setHeader(HEADER_V2_REQUIRED, challenge.paymentRequired);

@@ -136,6 +136,8 @@ export interface ChallengeInput {
   error?: string;
   /** x402 v2 `batch-settlement` offers (docs/decisions/0086), listed after `exact` in `PAYMENT-REQUIRED` only. */
   batchAccepts?: readonly unknown[];
+  /** x402 v2 `upto` entries (x402/upto-offer.ts), offered after the `exact` ones; never in the v1 body. */
+  uptoAccepts?: readonly object[];
 }
 
 export interface Challenge {
@@ -191,7 +193,11 @@ export function buildChallenge(input: ChallengeInput): Challenge {
     x402Version: 2,
     error: input.error ?? "Payment Required",
     resource: { url: input.resourceUrl, description: provider.description, mimeType: "application/json" },
-    accepts: [...requirements.map((req) => v2Accept(req, order.id)), ...(input.batchAccepts ?? [])],
+    accepts: [
+      ...requirements.map((req) => v2Accept(req, order.id)),
+      ...(input.uptoAccepts ?? []),
+      ...(input.batchAccepts ?? []),
+    ],
     ...(requirements.length > 0
       ? { extensions: { [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration() } }
       : {}),

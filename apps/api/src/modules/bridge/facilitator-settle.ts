@@ -2,8 +2,10 @@ import { reply } from "../../http/endpoint";
 import { clientKey } from "../../infra/rate-limit";
 import { facilitatorEndpoint } from "./facilitator-endpoint";
 import { onFacilitatorTurn } from "./facilitator-turn";
+import { uptoSettle } from "./facilitator-upto";
 import { claimKeys, USED_RETENTION_MS } from "./orders";
 import { facilitatorRequest } from "./x402/facilitator-request";
+import { isUptoBody } from "./x402/upto-facilitator-request";
 import type { SettleResponse } from "./x402/wire";
 
 /**
@@ -13,6 +15,7 @@ import type { SettleResponse } from "./x402/wire";
  * (relayer-bounds.ts) while it runs.
  */
 export const facilitatorSettleEndpoint = facilitatorEndpoint("settle", async (ctx, { body }, call) => {
+  if (isUptoBody(body)) return uptoSettle(ctx, body, call);
   const { version, payload, requirement, orderId, provider } = await facilitatorRequest(ctx, body);
   const refused = (payer: string | undefined, errorReason: string | undefined, errorMessage?: string) =>
     reply.json({

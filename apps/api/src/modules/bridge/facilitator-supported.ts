@@ -17,6 +17,17 @@ export const facilitatorSupportedEndpoint = defineEndpoint({
       kinds: [
         { x402Version: 1, scheme: "exact", network: ctx.wireNetwork(1) },
         { x402Version: 2, scheme: "exact", network: ctx.wireNetwork(2) },
+        // docs/decisions/0085: the relayer is the only `witness.facilitator` settled.
+        ...(ctx.upto
+          ? [
+              {
+                x402Version: 2,
+                scheme: "upto",
+                network: ctx.wireNetwork(2),
+                extra: { facilitatorAddress: ctx.upto.relayer },
+              },
+            ]
+          : []),
       ],
       extensions: [],
       signers: relayer ? { "eip155:*": [relayer] } : {},

@@ -22,6 +22,8 @@ import { boundPath, requireHttp } from "./request-url";
 import type { BridgeContext } from "./wiring";
 import { parseBatchPayment, payWithBatch } from "./x402/batch-rail";
 import { payWithX402 } from "./x402/rail";
+import { payWithUpto } from "./x402/upto-rail";
+import { parseUptoHeader } from "./x402/upto-wire";
 import { parsePaymentHeaders } from "./x402/wire";
 
 /** `REQUIRE_BODY_FIELD`: a JSON body must carry the field (checked before any challenge). */
@@ -64,6 +66,8 @@ export async function handlePaidRequest(
   // x402 v2 `batch-settlement` (sessions, docs/decisions/0086) before the `exact` parser, which refuses other schemes.
   const batch = parseBatchPayment((name) => req.header(name));
   if (batch) return asPaidCall(ctx, () => payWithBatch(ctx, req, res, paid, batch));
+  const upto = parseUptoHeader((name) => req.header(name));
+  if (upto) return asPaidCall(ctx, () => payWithUpto(ctx, req, res, paid, upto));
   const payment = parsePaymentHeaders((name) => req.header(name));
   // A paid call goes before `/facilitator` verification (a payer is never queued behind a stranger's junk).
   if (payment) return asPaidCall(ctx, () => payWithX402(ctx, req, res, paid, payment));

@@ -99,6 +99,15 @@ describe("bridge router: the 402 challenge and real x402 clients", () => {
           maxTimeoutSeconds: 600,
           extra: { name: "USDC", version: "2", assetTransferMethod: "eip3009" },
         },
+        // docs/decisions/0085: `upto` beside `exact`, same token, payee and ceiling, v2 only.
+        {
+          scheme: "upto",
+          network: "eip155:80002",
+          amount: PRICE_USDC.toString(),
+          asset: usdc,
+          payTo: merchant,
+          extra: { assetTransferMethod: "permit2", economics_profile: "aifp2-provider-preserving-0-v1" },
+        },
       ],
     });
     expect(upstream.seen).toHaveLength(0);
@@ -198,6 +207,12 @@ describe("bridge router: the 402 challenge and real x402 clients", () => {
     expect(supported.kinds).toEqual([
       { x402Version: 1, scheme: "exact", network: "polygon-amoy" },
       { x402Version: 2, scheme: "exact", network: "eip155:80002" },
+      {
+        x402Version: 2,
+        scheme: "upto",
+        network: "eip155:80002",
+        extra: { facilitatorAddress: bridge.router.bridge.facilitator.relayer },
+      },
     ]);
     const { body } = await challenge("/search?q=facilitator");
     const signer = await createSigner("polygon-amoy", keyOf(payerV2));

@@ -95,8 +95,14 @@ describe("stock x402 clients, default settings, local bridge on polygon and base
         }),
       ]);
       const required = decodeHeader(response.headers.get("payment-required")!, "PAYMENT-REQUIRED") as Json;
+      // `upto` beside `exact` (docs/decisions/0085): the local chains place Permit2 and the upto proxy.
       expect(required.accepts).toEqual([
-        expect.objectContaining({ network: NETWORKS[network].caip2, asset: usdcOf(network) }),
+        expect.objectContaining({
+          scheme: "exact",
+          network: NETWORKS[network].caip2,
+          asset: usdcOf(network),
+        }),
+        expect.objectContaining({ scheme: "upto", network: NETWORKS[network].caip2, asset: usdcOf(network) }),
       ]);
     }
     const discovery = await readJson(await fetch(`${bridge.url}/.well-known/x402.json`));

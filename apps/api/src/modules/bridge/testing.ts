@@ -58,6 +58,8 @@ export async function startTestUpstream(): Promise<TestUpstream> {
       return;
     }
     res.setHeader("x-upstream", "yes");
+    // An `upto` test names what the call used (x402/upto-meter.ts) in the query: `?metered=<atomic units>`.
+    if (typeof req.query.metered === "string") res.setHeader("x-tollgate-metered-amount", req.query.metered);
     res.json({ answer: 42, path: req.originalUrl, method: req.method });
   });
   const server: Server = app.listen(0, "127.0.0.1");

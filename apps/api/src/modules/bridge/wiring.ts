@@ -42,6 +42,7 @@ import { relayerClaimChain, startClaimWorker } from "./x402/batch-claims";
 import { type BatchSessions, createBatchSessions } from "./x402/batch-sessions";
 import { createFacilitator, type ExactRequirement, type Facilitator } from "./x402/facilitator";
 import { countingFacilitator, type FacilitatorStats } from "./x402/facilitator-stats";
+import { createUptoFacilitator, type UptoFacilitator } from "./x402/upto-facilitator";
 
 /** What the bridge needs from the API's Deps (a subset, so single-provider mode runs without a database). */
 export interface BridgeDeps {
@@ -120,6 +121,8 @@ export interface BridgeContext {
   facilitator: Facilitator;
   /** x402 `batch-settlement` sessions; undefined without an escrow, a relayer or the channels' database. */
   batch: BatchSessions | undefined;
+  /** The x402 `upto` facilitator; undefined where the network lacks its contracts or a relayer (decision 0085). */
+  upto: UptoFacilitator | undefined;
   limiter: RateLimiter;
   /** Settlements in flight per client and per provider through `/facilitator/settle`. */
   relayerBounds: RelayerBounds;
@@ -302,6 +305,13 @@ function networkContext(
     outbound: shared.outbound,
     facilitator,
     batch,
+    upto: createUptoFacilitator({
+      chain: deployedChain,
+      relayer,
+      settlementGasLimit: config.settlementGasLimit,
+      now: () => deps.clock.now(),
+      log,
+    }),
     limiter: shared.limiter,
     relayerBounds: shared.relayerBounds,
     facilitatorQueue: shared.facilitatorQueue,

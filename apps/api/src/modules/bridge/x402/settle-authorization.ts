@@ -33,7 +33,7 @@ import type { ExactRequirement } from "./facilitator";
 import { transferArgs } from "./verify-authorization";
 import type { ExactEvmPayload, SettleResponse } from "./wire";
 
-/** A settlement not sent within this window (waiting for the send slot included) is abandoned unsent. */
+/** A settlement not sent within this window (waiting for the relayer lane included) is abandoned unsent. */
 export const SETTLE_SEND_WINDOW_MS = 30_000;
 export const DEFAULT_RECEIPT_TIMEOUT_MS = 60_000;
 
@@ -167,7 +167,7 @@ export function createSettler(options: SettleOptions): Settle {
 }
 
 /** True when the node answered the broadcast with a JSON-RPC error: the transaction was refused, nothing is pending. */
-function definitelyRejected(error: unknown): boolean {
+export function definitelyRejected(error: unknown): boolean {
   return (
     error instanceof BaseError && error.walk((e) => e instanceof RpcRequestError) instanceof RpcRequestError
   );
