@@ -39,7 +39,7 @@ interface SessionReceiptFacts {
   /** The ceiling the payer signed: the voucher's `maxClaimableAmount`, or the upto authorization's `permitted.amount`. */
   maxClaimableAmount: bigint;
   issuedAt: Date;
-  /** RECEIPT_TTL_SECONDS: a receipt's `exp`, so its key stays published while it is live (decision 0056). */
+  /** RECEIPT_TTL_SECONDS: a receipt's `exp`, so its key stays published while it is live (DESIGN §6). */
   ttlSeconds: number;
 }
 
