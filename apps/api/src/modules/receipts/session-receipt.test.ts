@@ -44,7 +44,7 @@ describe.each(storageDatabaseKinds("pglite"))("session receipts on %s", (kind) =
     const response = await fetch(`${api.baseUrl}${JWKS_PATH}`);
     expect(response.status).toBe(200);
     served = (await response.json()) as JSONWebKeySet;
-  });
+  }, 300_000);
   afterAll(async () => {
     await api?.close();
     rmSync(dataDir, { recursive: true, force: true });
