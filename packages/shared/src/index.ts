@@ -16,6 +16,7 @@ export * from "./networks";
 export * from "./outbound-url";
 export * from "./problem";
 export * from "./query";
+export * from "./session-receipt";
 export * from "./startup-check";
 export * from "./text";
 export * from "./validation";

@@ -22,4 +22,10 @@ export {
 } from "./receipt-keys";
 export { receiptState } from "./receipt-service";
 export { receiptsModule } from "./router";
+export {
+  type SessionReceiptInput,
+  SessionReceiptInputError,
+  type SignedSessionReceipt,
+  signSessionReceipt,
+} from "./session-receipt";
 export { signReceipt, signSettlementCall } from "./token-signer";
