@@ -4,7 +4,7 @@
  * of spend-guard.ts apply before anything is signed.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { QuoteResult, X402Offer } from "@tollgate/agent";
+import { type QuoteResult, RAIL_IDS, type X402Offer } from "@tollgate/agent";
 import { formatUsd, parseUsd, QUOTA_REMAINING_HEADER } from "@tollgate/shared";
 import { z } from "zod";
 import { requestInit, ZRequestInput, ZUsdInput } from "./agent-tool-input";
@@ -37,7 +37,7 @@ export function registerPayAndFetch(server: McpServer, runtime: Runtime, session
             "calls of this resource you expect to make; picks the cheapest rail for them (default 1)",
           ),
         rail: z
-          .enum(["aifp1", "x402-exact", "pay-matic"])
+          .enum(RAIL_IDS)
           .optional()
           .describe("pay on this rail only (refused when the 402 does not offer it)"),
       },

@@ -113,7 +113,19 @@ describe("tollgate-mcp against pnpm start", () => {
     const client = new Client({ name: "test", version: "1" });
     await client.connect(transport);
     try {
-      const tools = (await client.listTools()).tools.map((tool) => tool.name).sort();
+      const listed = (await client.listTools()).tools;
+      // pay_and_fetch offers every rail the agent pays, sessions included.
+      const payTool = listed.find((tool) => tool.name === "pay_and_fetch");
+      const railSchema = (payTool?.inputSchema.properties as { rail?: { enum?: string[] } } | undefined)
+        ?.rail;
+      expect(railSchema?.enum).toEqual([
+        "aifp1",
+        "x402-exact",
+        "pay-matic",
+        "x402-upto",
+        "x402-batch-settlement",
+      ]);
+      const tools = listed.map((tool) => tool.name).sort();
       expect(tools).toEqual(
         [
           "balance",
