@@ -19,7 +19,7 @@ import type { AgentOptions } from "./options";
 import { legacySplittersFromManifest } from "./pay-matic";
 import { type PayOptions, RAIL_IDS, type RailId } from "./rails";
 import { FileAgentStore } from "./store";
-import { x402AssetsFromManifest } from "./x402-pay";
+import { x402AssetsFromManifest } from "./x402-offers";
 
 /** Where the CLI reads its environment and writes its output. */
 export interface CliIo {

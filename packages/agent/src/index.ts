@@ -38,5 +38,5 @@ export {
   type SignedTx,
   type SpendEntry,
 } from "./store";
-export { microUsdOf, type X402Offer, x402AssetsFromManifest } from "./x402-pay";
+export { microUsdOf, type X402Offer, x402AssetsFromManifest } from "./x402-offers";
 export { parseX402Challenge, X402_HEADERS } from "./x402-wire";

@@ -5,7 +5,7 @@ import type { Clock, Sleep } from "./clock";
 import type { PayOptions } from "./rails";
 import type { AgentStore, FailedPayment, ReceiptRecord } from "./store";
 import type { ChannelCloseResult, ChannelView } from "./x402-channels";
-import type { X402Offer } from "./x402-pay";
+import type { X402Offer } from "./x402-offers";
 
 /** How the agent reaches one chain: an RPC URL, or any viem transport. */
 export type ChainConfig =

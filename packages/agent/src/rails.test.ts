@@ -25,7 +25,7 @@ import { QuoteRejectedError } from "./errors";
 import type { AgentOptions, AgentStep } from "./options";
 import { legacySplittersFromManifest } from "./pay-matic";
 import { MemoryAgentStore } from "./store";
-import { x402AssetsFromManifest } from "./x402-pay";
+import { x402AssetsFromManifest } from "./x402-offers";
 import { decodeX402Header, X402_HEADERS } from "./x402-wire";
 
 const PRICE_USDC = 100_000n; // 0.1 USDC

@@ -28,7 +28,7 @@ import { createAgent } from "./agent";
 import { QuoteRejectedError, SpendLimitError } from "./errors";
 import type { AgentLimits } from "./options";
 import { MemoryAgentStore } from "./store";
-import { x402AssetsFromManifest } from "./x402-pay";
+import { x402AssetsFromManifest } from "./x402-offers";
 import { decodeX402Header, X402_HEADERS } from "./x402-wire";
 
 const PRICE = 50_000n; // 0.05 USDC

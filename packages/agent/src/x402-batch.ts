@@ -5,7 +5,7 @@
  * stock client's channel storage (the file storage under the agent's `channelDir`) keeps the cumulative amount, so
  * a restarted agent continues the same channel; the agent's store keeps what `channels list|close` need.
  * Tollgate's checks around the stock client, all before anything is signed:
- * - the origin and requirement checks of the exact rail (x402-pay.ts);
+ * - the origin and requirement checks the exact rail uses (./x402-offers.ts);
  * - the before-payment hook: the per-session cap on the voucher ceiling (the channel's cumulative after this call);
  * - the deposit strategy: the deposit (price x expected calls, at least what the voucher needs) is checked against
  *   the per-payment cap, the channel's per-session cap and the period budget, and committed durably with the
@@ -28,7 +28,8 @@ import type { AgentLedger } from "./ledger";
 import { checkPerSession } from "./limits";
 import type { Challenge402, Rail, Resend } from "./rails";
 import type { ChannelRecord } from "./store";
-import { checkX402Allowed, choiceOf, choices, microUsdOf, type X402PayerDeps, x402Of } from "./x402-pay";
+import { checkX402Allowed, choiceOf, choices, microUsdOf, x402Of } from "./x402-offers";
+import type { X402PayerDeps } from "./x402-pay";
 import { requirementOf } from "./x402-wire";
 
 export interface BatchRailDeps extends Omit<X402PayerDeps, "ledger"> {

@@ -15,38 +15,35 @@
  * retried with the SAME payment header (x402 2.23+: the server reconciles it), never with a new payment.
  */
 import { randomUUID } from "node:crypto";
-import { DEFAULT_NETWORKS, type DeploymentManifest, formatUsd } from "@tollgate/shared";
+import { formatUsd } from "@tollgate/shared";
 import { type PaymentPolicy, x402Client, x402HTTPClient } from "@x402/core/client";
 import type { ClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { UptoEvmScheme } from "@x402/evm/upto/client";
-import { type Address, getAddress, isAddressEqual, type LocalAccount } from "viem";
-import { normalizeOrigin } from "./checks";
+import { getAddress, type LocalAccount } from "viem";
 import type { Clock, Sleep } from "./clock";
 import { AgentError, PaymentFailedError, QuoteRejectedError } from "./errors";
 import type { AgentLedger } from "./ledger";
-import type { SpendPolicy } from "./limits";
-import type { StepSink, X402Asset } from "./options";
+import type { StepSink } from "./options";
 import { retryAfterMs } from "./pay-client";
 import type { Challenge402, Rail, Resend } from "./rails";
 import {
-  parseX402Challenge,
-  requirementOf,
-  SETTLEMENT_PENDING,
-  settleResponseOf,
-  type X402Challenge,
-  type X402Requirement,
-} from "./x402-wire";
+  checkX402Allowed,
+  choiceOf,
+  choices,
+  type OfferDeps,
+  offer,
+  type SingleCallScheme,
+  x402Of,
+} from "./x402-offers";
+import { requirementOf, SETTLEMENT_PENDING, settleResponseOf, type X402Challenge } from "./x402-wire";
 
 /** Wait after a 202 that names no Retry-After. */
 const DEFAULT_PENDING_WAIT_MS = 2_000;
 
-export interface X402PayerDeps {
+export interface X402PayerDeps extends OfferDeps {
   account: LocalAccount;
-  assets: readonly X402Asset[];
-  policy: SpendPolicy;
   ledger: Pick<AgentLedger, "commitSpend" | "releaseSpend" | "recordX402Failure">;
-  hasChain(chainId: number): boolean;
   /** The stock scheme signer for a configured chain (the account with that chain's reads). */
   signerFor(chainId: number): ClientEvmSigner;
   /** The configured chain ids (the stock `upto` scheme is registered once per chain). */
@@ -58,61 +55,7 @@ export interface X402PayerDeps {
   maxBackoffMs: number;
 }
 
-interface Choice {
-  requirement: X402Requirement;
-  asset: X402Asset;
-  microUsd: bigint;
-}
-
-/** An x402 requirement the agent would pay, as `Agent.quote` reports it. */
-export interface X402Offer {
-  version: 1 | 2;
-  chainId: number;
-  /** Tollgate's name of the chain, when it is one of ours. */
-  network: string | undefined;
-  asset: string;
-  assetAddress: Address;
-  amountUsd: string;
-  amountAtomic: string;
-  payTo: Address;
-}
-
-/** Tokens worth 1 USD each, the only ones x402 payments are made in (spend limits count USD). */
-const USD_STABLECOINS = new Set(["USDC", "USDT"]);
-
-/**
- * The x402 assets of a deployment manifest: its USD stablecoins with an EIP-712 domain (ERC-3009 tokens), at the
- * addresses the manifest records (the real networks' on the local chains too; docs/local-chains.md).
- */
-export function x402AssetsFromManifest(manifest: DeploymentManifest): X402Asset[] {
-  return Object.values(manifest.chains).flatMap((chain) =>
-    Object.entries(chain.tokens).flatMap(([symbol, token]) =>
-      USD_STABLECOINS.has(symbol) && token.eip3009 && token.eip712
-        ? [
-            {
-              chainId: chain.chainId,
-              address: token.address,
-              symbol,
-              decimals: token.decimals,
-              eip712: token.eip712,
-            },
-          ]
-        : [],
-    ),
-  );
-}
-
-/** Micro-USD of `atomic` units of a USD stablecoin, rounded up so limits never understate a payment. */
-export function microUsdOf(atomic: bigint, decimals: number): bigint {
-  if (decimals <= 6) return atomic * 10n ** BigInt(6 - decimals);
-  const scale = 10n ** BigInt(decimals - 6);
-  return (atomic + scale - 1n) / scale;
-}
-
 export type X402Payer = ReturnType<typeof createX402Payer>;
-
-/** The x402 schemes paid by a single signature per call: `exact` and `upto` (docs/decisions/0087). */
-export type SingleCallScheme = "exact" | "upto";
 
 /**
  * The x402 `exact` rail (or, with `scheme` "upto", the `upto` rail: a Permit2 ceiling the server settles at most),
@@ -141,107 +84,6 @@ export function createX402Payer(deps: X402PayerDeps, scheme: SingleCallScheme = 
     rail,
     offer: (url: string, challenge: X402Challenge, allowedOrigins: ReadonlySet<string>) =>
       offer(deps, url, challenge, allowedOrigins, scheme),
-  };
-}
-
-export function x402Of(challenge: Challenge402): X402Challenge | undefined {
-  return parseX402Challenge(challenge.response, challenge.body);
-}
-
-/**
- * Whether the agent pays this requirement of `scheme`, and what it is worth; undefined when it does not. `exact`
- * and `batch-settlement` deposits are EIP-3009 authorizations; `upto` is Permit2 only (the payer approved Permit2).
- */
-export function choiceOf(
-  deps: Pick<X402PayerDeps, "policy" | "hasChain" | "assets">,
-  requirement: X402Requirement,
-  scheme: SingleCallScheme | "batch-settlement" = "exact",
-): Choice | undefined {
-  const { policy } = deps;
-  const { chainId } = requirement;
-  if (requirement.scheme !== scheme || chainId === undefined || !deps.hasChain(chainId)) return undefined;
-  const network = DEFAULT_NETWORKS.byChainId(chainId)?.name;
-  if (policy.allowedNetworks && (!network || !policy.allowedNetworks.has(network))) return undefined;
-  const asset = deps.assets.find(
-    (a) => a.chainId === chainId && isAddressEqual(a.address as Address, requirement.asset as Address),
-  );
-  if (!asset) return undefined;
-  // exact and batch deposits: EIP-3009 authorizations only (Permit2 and ERC-7710 need on-chain allowances);
-  // upto is Permit2 only, and the payer's one-time Permit2 approval is its setup (docs/decisions/0087).
-  const method = (requirement.raw.extra as { assetTransferMethod?: unknown } | undefined)
-    ?.assetTransferMethod;
-  if (
-    scheme === "upto"
-      ? method !== undefined && method !== "permit2"
-      : method !== undefined && method !== "eip3009"
-  )
-    return undefined;
-  // Permit2 (upto) signs under Permit2's own domain: the token's domain is not used there.
-  if (scheme === "upto")
-    return { requirement, asset, microUsd: microUsdOf(requirement.amount, asset.decimals) };
-  // The stock scheme signs with the 402's domain: it must be the token's known one (a 402 naming another is not
-  // what the token verifies), and it must be named at all.
-  const name = asset.eip712?.name ?? requirement.domain.name;
-  const version = asset.eip712?.version ?? requirement.domain.version;
-  if (!name || !version || requirement.domain.name !== name || requirement.domain.version !== version)
-    return undefined;
-  return { requirement, asset, microUsd: microUsdOf(requirement.amount, asset.decimals) };
-}
-
-/** The payable requirements of `scheme`, cheapest first. */
-export function choices(
-  deps: Pick<X402PayerDeps, "policy" | "hasChain" | "assets">,
-  challenge: X402Challenge,
-  scheme: SingleCallScheme | "batch-settlement" = "exact",
-): Choice[] {
-  return challenge.accepts
-    .flatMap((requirement) => choiceOf(deps, requirement, scheme) ?? [])
-    .sort((a, b) => (a.microUsd < b.microUsd ? -1 : a.microUsd > b.microUsd ? 1 : 0));
-}
-
-/** The pre-signing checks that need no requirement: trusted origin, no merchant allow-list. */
-export function checkX402Allowed(
-  deps: Pick<X402PayerDeps, "policy">,
-  url: string,
-  allowedOrigins: ReadonlySet<string>,
-): void {
-  const origin = normalizeOrigin(url);
-  if (!allowedOrigins.has(origin)) {
-    throw new QuoteRejectedError(
-      "origin_not_allowed",
-      `x402 resource origin ${origin} is not in allowedOrigins`,
-    );
-  }
-  // No merchant id to check an x402 payee against: an allow-list of merchants refuses every x402 payment.
-  if (deps.policy.allowedMerchants) {
-    throw new QuoteRejectedError(
-      "merchant_not_allowed",
-      "allowedMerchants is set: x402 payees cannot be checked",
-    );
-  }
-}
-
-/** What paying `challenge` would cost, with the pre-signing checks run; signs and spends nothing. */
-function offer(
-  deps: X402PayerDeps,
-  url: string,
-  challenge: X402Challenge,
-  allowedOrigins: ReadonlySet<string>,
-  scheme: SingleCallScheme,
-): X402Offer | undefined {
-  const [choice] = choices(deps, challenge, scheme);
-  if (!choice) return undefined;
-  checkX402Allowed(deps, url, allowedOrigins);
-  const { requirement, asset } = choice;
-  return {
-    version: challenge.version,
-    chainId: requirement.chainId as number,
-    network: DEFAULT_NETWORKS.byChainId(requirement.chainId as number)?.name,
-    asset: asset.symbol,
-    assetAddress: getAddress(requirement.asset),
-    amountUsd: formatUsd(choice.microUsd),
-    amountAtomic: requirement.amount.toString(),
-    payTo: getAddress(requirement.payTo),
   };
 }
 

@@ -34,7 +34,7 @@ import { runCli } from "./cli";
 import { SpendLimitError } from "./errors";
 import type { AgentLimits, AgentStep } from "./options";
 import { FileAgentStore } from "./store";
-import { x402AssetsFromManifest } from "./x402-pay";
+import { x402AssetsFromManifest } from "./x402-offers";
 
 const NETWORK = "eip155:80002";
 const UPTO_CEILING = 200_000n; // 0.2 USDC signed

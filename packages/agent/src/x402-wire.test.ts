@@ -1,6 +1,6 @@
 /** x402 wire parsing on the paying side (x402-wire.ts): hostile or malformed 402s are never guessed at. */
 import { describe, expect, it } from "vitest";
-import { microUsdOf } from "./x402-pay";
+import { microUsdOf } from "./x402-offers";
 import {
   chainIdOfNetwork,
   decodeX402Header,

@@ -26,7 +26,7 @@ import { createAgent } from "./agent";
 import { QuoteRejectedError, SpendLimitError } from "./errors";
 import type { AgentLimits, AgentStep } from "./options";
 import { MemoryAgentStore } from "./store";
-import { x402AssetsFromManifest } from "./x402-pay";
+import { x402AssetsFromManifest } from "./x402-offers";
 import { decodeX402Header, X402_HEADERS } from "./x402-wire";
 
 type Rpc = { method?: string; id?: unknown };
