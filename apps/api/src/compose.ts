@@ -111,6 +111,7 @@ function paymentModules(deps: Deps, auth: Auth) {
       log,
       keys,
       merchantAuth,
+      x402: deps.gatewayX402,
       env: {
         ...offer.env,
         developmentMode,

@@ -17,8 +17,10 @@ import { createRateLimiter, type RateLimiter, type RedisKeyspace } from "./infra
 import {
   type BridgeConfig,
   createProviderCatalog,
+  createSellerWiring,
   loadEnabledProviders,
   type ProviderCatalog,
+  type SellerWiring,
   seedBridgeProviders,
   X402Monitor,
 } from "./modules/bridge";
@@ -118,6 +120,8 @@ export interface Deps {
   telemetryShare: TelemetryShare | undefined;
   /** The bridges mounted in this process, their relayers and facilitator counts. */
   x402: X402Monitor;
+  /** The bridge's x402 rails as the hosted gateway `/g` sells through them (docs/decisions/0089). */
+  gatewayX402: SellerWiring;
   /** Signs v1.4 EIP-712 quotes; absent when none is configured (v1.4 quotes are then refused). */
   quoteSigner: LocalAccount | undefined;
   /** Releases connections; called once on shutdown. */
@@ -164,6 +168,10 @@ export async function buildDeps(
     : undefined;
   telemetryShare?.start();
   const processMonitor = createProcessMonitor();
+  const pause = createPauseGate(db.db, clock, env.admin.pausePollMs);
+  const gatewayX402 = createSellerWiring({ chains, log, clock, pause, keys }, env.gatewayX402, {
+    limiterRedis: keyspace,
+  });
   // Plain http only in development on loopback; anywhere else cookies are Secure and __Host- prefixed.
   const secureCookie = !env.developmentMode || env.baseUrl.startsWith("https:");
   return {
@@ -177,7 +185,7 @@ export async function buildDeps(
     quoteSigner,
     redis,
     redisKeys: keyspace,
-    pause: createPauseGate(db.db, clock, env.admin.pausePollMs),
+    pause,
     merchantCache: createMerchantCache(clock, env.admin.pausePollMs),
     splitterReadiness: createSplitterReadiness(clock),
     bridgeProviders: env.bridge
@@ -197,6 +205,7 @@ export async function buildDeps(
     telemetryShare,
     processMonitor,
     x402: new X402Monitor(chains, clock, env.admin.relayerLowBalanceWei),
+    gatewayX402,
     admin: adminDeps(env, keyspace, secureCookie, overviewProviders(db, chains, clock)),
     limiters: createLimiters(env, keyspace),
     identity: buildIdentity(
@@ -220,6 +229,7 @@ export async function buildDeps(
       await telemetryShare?.stop();
       processMonitor.stop();
       chainHealth.stop();
+      await gatewayX402.close();
       keys.close();
       redis?.disconnect();
       if (!overrides.db) await db.close();

@@ -14,7 +14,12 @@ import type { NetworkList } from "@tollgate/shared/networks";
 import { runtimePath } from "@tollgate/shared/runtime-path";
 import { parseSealingKey } from "@tollgate/shared/sealing";
 import { type RawEnv, ZPerNetworkEnv, ZRawEnv } from "./env-schema";
-import { type BridgeConfig, BridgeConfigError, routerConfigFromFile } from "./modules/bridge/config";
+import {
+  type BridgeConfig,
+  BridgeConfigError,
+  routerConfig,
+  routerConfigFromFile,
+} from "./modules/bridge/config";
 import type { IdentitySettings } from "./modules/identity/identity-services";
 import type { LoginLimitPolicy } from "./modules/operators/login-limiter";
 
@@ -90,6 +95,11 @@ export type Env = {
   webhookAllowLoopback: boolean;
   /** The bridge router at `/bridge`, when BRIDGE_PROVIDERS_FILE names providers (docs/bridge.md). */
   bridge: BridgeConfig | undefined;
+  /**
+   * The x402 rails of the hosted gateway `/g` (docs/decisions/0089): the bridge's BRIDGE_* settings (relayer key,
+   * order TTL, gas limit) with no providers, the gateway's URL and upstream timeout.
+   */
+  gatewayX402: BridgeConfig;
   /** How often this process claims x402 `batch-settlement` vouchers (docs/decisions/0086); 0: never. */
   bridgeClaimIntervalMs: number;
   /** Operator accounts and sessions (DESIGN §9). */
@@ -143,6 +153,11 @@ export function loadEnv(source: EnvSource = process.env): Env {
   const baseUrl = (
     raw.BASE_URL ?? `http://${raw.HOST.includes(":") ? `[${raw.HOST}]` : raw.HOST}:${raw.PORT}`
   ).replace(/\/$/, "");
+  const gateway = {
+    url: (raw.GATEWAY_URL ?? `${baseUrl}/g`).replace(/\/$/, ""),
+    timeoutMs: raw.GATEWAY_TIMEOUT_MS,
+    maxBodyBytes: raw.GATEWAY_MAX_BODY_BYTES,
+  };
   return {
     nodeEnv: raw.NODE_ENV,
     developmentMode: raw.NODE_ENV !== "production",
@@ -180,15 +195,12 @@ export function loadEnv(source: EnvSource = process.env): Env {
     },
     receipts: { ttlSeconds: raw.RECEIPT_TTL_SECONDS, jwksCacheSeconds: raw.JWKS_CACHE_SECONDS },
     pay: paySettings(raw),
-    gateway: {
-      url: (raw.GATEWAY_URL ?? `${baseUrl}/g`).replace(/\/$/, ""),
-      timeoutMs: raw.GATEWAY_TIMEOUT_MS,
-      maxBodyBytes: raw.GATEWAY_MAX_BODY_BYTES,
-    },
+    gateway,
     webhookSecretKey: raw.WEBHOOK_SECRET_KEY,
     webhookAllowLoopback: raw.WEBHOOK_ALLOW_LOOPBACK ?? raw.NODE_ENV !== "production",
     admin: adminSettings(raw, baseUrl, fromRoot),
     bridge: bridgeConfig(raw.BRIDGE_PROVIDERS_FILE ? fromRoot(raw.BRIDGE_PROVIDERS_FILE) : undefined, source),
+    gatewayX402: gatewayX402Config(source, gateway),
     bridgeClaimIntervalMs: raw.BRIDGE_CLAIM_INTERVAL_SECONDS * 1000,
     identity: identitySettings(raw),
     users: {
@@ -327,6 +339,24 @@ function identitySettings(raw: RawEnv): Env["identity"] {
       localRpcPort: raw.SOLANA_LOCAL_RPC_PORT,
     },
   };
+}
+
+function gatewayX402Config(
+  source: EnvSource,
+  gateway: { url: string; timeoutMs: number; maxBodyBytes: number },
+): BridgeConfig {
+  try {
+    return {
+      ...routerConfig([], source),
+      publicUrl: gateway.url,
+      upstreamTimeoutMs: gateway.timeoutMs,
+      maxBodyBytes: gateway.maxBodyBytes,
+    };
+  } catch (error) {
+    if (error instanceof BridgeConfigError)
+      throw new EnvError(`Invalid bridge settings (the gateway's x402 rails):\n  ${error.message}`);
+    throw error;
+  }
 }
 
 function bridgeConfig(path: string | undefined, source: EnvSource): BridgeConfig | undefined {

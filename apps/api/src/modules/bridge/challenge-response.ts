@@ -10,6 +10,7 @@ import { clientKey } from "../../infra/rate-limit";
 import { buildChallenge, payMaticTerms } from "./challenge";
 import type { ProviderConfig } from "./config";
 import type { BridgeOrder } from "./orders";
+import type { PaidRequest } from "./paid-request";
 import { bridgeBaseUrl, querySuffix } from "./request-url";
 import type { BridgeContext } from "./wiring";
 import { batchRequirements } from "./x402/batch-rail";
@@ -30,6 +31,19 @@ export interface ChallengeFailure {
   code?: "x402_payment_invalid" | "x402_settlement_failed";
   /** The `batch-settlement` offers to show instead of fresh ones (the stock corrective 402). */
   batchAccepts?: readonly unknown[];
+}
+
+/** A fresh 402 for a refused payment of `paid`: its door's (docs/decisions/0089), else the bridge's challenge. */
+export function challengeFor(
+  ctx: BridgeContext,
+  req: Request,
+  res: Response,
+  paid: PaidRequest,
+  failure: ChallengeFailure,
+): Promise<void> {
+  return paid.door
+    ? paid.door.challenge(failure)
+    : issueChallenge(ctx, req, res, paid.provider, paid.requestHash, failure);
 }
 
 export async function issueChallenge(

@@ -5,6 +5,8 @@ export {
   renderCaptured402,
   replaceCaptured402,
 } from "./captured-402";
+export { requestHash } from "./challenge";
+export type { ChallengeFailure } from "./challenge-response";
 export {
   type BridgeConfig,
   BridgeConfigError,
@@ -15,6 +17,7 @@ export {
 } from "./config";
 export type { BridgeModuleDeps } from "./deps";
 export { bridgeModule } from "./module";
+export type { PaidDoor, PaidRequest } from "./paid-request";
 export { createDbStatusStore } from "./ping-status-store";
 export { createProviderCatalog, type ProviderCatalog } from "./provider-catalog";
 export { loadEnabledProviders, seedBridgeProviders } from "./provider-rows";
@@ -26,6 +29,13 @@ export {
   createBridgeRouter,
 } from "./router";
 export {
+  createSellerWiring,
+  hasSellerPayment,
+  payAsSeller,
+  type SellerWiring,
+  sellerAccepts,
+} from "./seller";
+export {
   BRIDGE_FAILED_ID,
   countUnserved,
   createUnservedRecorder,
@@ -34,5 +44,11 @@ export {
   type UnservedRecorder,
   unservedView,
 } from "./unserved-service";
-export { decodeHeader, encodeHeader, HEADER_V2_REQUIRED } from "./x402/wire";
+export {
+  decodeHeader,
+  encodeHeader,
+  HEADER_V2_PAYMENT,
+  HEADER_V2_REQUIRED,
+  HEADER_V2_RESPONSE,
+} from "./x402/wire";
 export { X402Monitor } from "./x402-monitor";

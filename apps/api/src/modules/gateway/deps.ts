@@ -1,4 +1,5 @@
 import type { Logger } from "../../infra/logger";
+import type { SellerWiring } from "../bridge";
 import type { OfferDeps } from "../marketplace";
 import type { MerchantAuth } from "../merchants";
 import type { ReceiptKeyStore } from "../receipts";
@@ -11,6 +12,8 @@ export type GatewayDeps = GatewayServiceDeps &
     merchantAuth: MerchantAuth;
     /** The gateway is inside the issuer: receipts verify against these keys, never over the network. */
     keys: ReceiptKeyStore;
+    /** The bridge's x402 rails `/g` sells through (docs/decisions/0089); none: only AIFP-1 is offered. */
+    x402: SellerWiring | undefined;
     env: {
       redisUrl: string | undefined;
       /** REDIS_KEY_PREFIX: quota counters are keyed `<prefix>quota:` (decision 0059). */

@@ -1,7 +1,8 @@
 /**
  * The hosted gateway, `/g` (SPEC §4.5; docs/gateway.md): `{gateway_url}/<slug>/<path>` answers 402 like the gate
  * middleware, verifies and meters receipts, then forwards to the merchant's upstream through the one paid-forward
- * step (../paid-forward), the same the bridge uses. Its configuration endpoints live beside it in this module.
+ * step (../paid-forward), the same the bridge uses. A request paying with x402 (`PAYMENT-SIGNATURE`) goes through
+ * the bridge's rail instead (./x402-sale.ts; docs/decisions/0089). Its configuration endpoints live beside it.
  *
  * Invariants: a unit is metered (claimed) by the gate before the upstream call and given back when the upstream
  * does not deliver (timeout 504, network error or 5xx 502); a request never leaves the upstream's base path (the
@@ -14,11 +15,12 @@ import { type Request, type RequestHandler, type Response, Router } from "expres
 import { z } from "zod";
 import { type BoundEndpoint, bindEndpoint, mountEndpoints } from "../../http/bind-endpoint";
 import { defineEndpoint, reply } from "../../http/endpoint";
+import { HEADER_V2_PAYMENT, HEADER_V2_REQUIRED, HEADER_V2_RESPONSE, hasSellerPayment } from "../bridge";
+import { gatewayOffer } from "../marketplace";
 import { assertMerchantSelling, findMerchant } from "../merchants";
 import { noteMerchant } from "../metrics";
 import {
   FORWARDED_METHODS,
-  forwardableRequestHeaders,
   forwardPaid,
   hasDotSegment,
   querySuffix,
@@ -26,11 +28,9 @@ import {
   type UpstreamPolicy,
 } from "../paid-forward";
 import type { GatewayDeps } from "./deps";
-import { type GatewayRoute, ORIGIN_SECRET_HEADER } from "./gateway-config-service";
+import type { GatewayRoute } from "./gateway-config-service";
 import { createRouteGates, type RouteGates } from "./route-gates";
-
-/** The agent's receipt is for us; the upstream gets the payer and receipt id from our own headers instead. */
-const NOT_FORWARDED: ReadonlySet<string> = new Set([RECEIPT_HEADER.toLowerCase()]);
+import { type GatewaySale, gatewayUpstreamHeaders, payWithX402 } from "./x402-sale";
 
 export interface GatewayOptions {
   timeoutMs: number;
@@ -59,6 +59,7 @@ interface GatewayRuntime {
   gates: RouteGates;
   outbound: ReturnType<typeof createOutboundClient>;
   policy: UpstreamPolicy;
+  sale: GatewaySale;
 }
 
 /** Runs a gate middleware; true when it let the request through (it answered 402 or a problem otherwise). */
@@ -73,13 +74,18 @@ async function passedGate(handler: RequestHandler, req: Request, res: Response):
   return passed;
 }
 
+/** The upstream URL of the request, or undefined when it would leave the upstream's base path. */
+function targetOf(req: Request, route: GatewayRoute): URL | undefined {
+  return gatewayTarget(route, (req.params as { rest?: string[] }).rest, querySuffix(req.originalUrl));
+}
+
 async function forward(
   runtime: GatewayRuntime,
   req: Request,
   res: Response,
   route: GatewayRoute,
 ): Promise<void> {
-  const target = gatewayTarget(route, (req.params as { rest?: string[] }).rest, querySuffix(req.originalUrl));
+  const target = targetOf(req, route);
   if (!target) throw new AppError("upstream_failed", "the path leaves the upstream's base path");
   const aifp = res.locals.aifp;
   const body = Buffer.isBuffer(req.body) && req.body.length > 0 ? new Uint8Array(req.body) : undefined;
@@ -95,13 +101,10 @@ async function forward(
       outbound: runtime.outbound,
       target,
       method: req.method,
-      headers: {
-        ...forwardableRequestHeaders(req.headers, NOT_FORWARDED),
-        [ORIGIN_SECRET_HEADER.toLowerCase()]: route.originSecret,
-        "x-tollgate-receipt-id": aifp?.receiptId ?? "",
-        "x-tollgate-payer": aifp?.claims.sub ?? "",
-        "x-request-id": req.requestId,
-      },
+      headers: gatewayUpstreamHeaders(req, route, {
+        payer: aifp?.claims.sub ?? "",
+        receiptId: aifp?.receiptId ?? "",
+      }),
       body,
     },
     policy: runtime.policy,
@@ -122,7 +125,7 @@ function gatewayEndpoint(maxBodyBytes: number) {
     tags: ["gateway"],
     summary: "Call a merchant's upstream through the hosted gateway",
     description:
-      "Answers 402 with the AIFP-1 challenge (and the x402 `PAYMENT-REQUIRED` header) until a receipt for the route's merchant and tier is sent in `AIFP-Receipt`; then meters one unit and forwards to the merchant's upstream. An upstream timeout (504), network error or 5xx (502) gives the unit back (docs/gateway.md). A suspended merchant answers 403 `merchant_suspended` instead of a challenge (decision 0071).",
+      "Answers 402 with the AIFP-1 challenge and the x402 v2 `PAYMENT-REQUIRED` header until a receipt for the route's merchant and tier is sent in `AIFP-Receipt`; then meters one unit and forwards to the merchant's upstream. The `PAYMENT-REQUIRED` header offers x402 `exact` (USDC to the merchant's own wallet, the tier's unit price; profile aifp2-provider-preserving-0-v1) beside the `aifp-1` accept where the merchant's network has a relayer: a retry with `PAYMENT-SIGNATURE` is verified, forwarded and settled, answered with `PAYMENT-RESPONSE`; a refused payment gets a fresh 402 with `code` x402_payment_invalid or x402_settlement_failed and is never forwarded. An upstream timeout (504), network error or 5xx (502) gives the unit back or settles nothing (docs/gateway.md). A suspended merchant answers 403 `merchant_suspended` instead of a challenge (decision 0071).",
     request: {
       params: z.object({
         slug: z.string(),
@@ -130,14 +133,30 @@ function gatewayEndpoint(maxBodyBytes: number) {
       }),
       headers: z.object({
         [RECEIPT_HEADER]: z.string().optional().describe("the receipt POST /v1/pay returned"),
+        [HEADER_V2_PAYMENT]: z
+          .string()
+          .optional()
+          .describe("x402 v2 payment payload (base64 JSON) for an `exact` accept of the 402"),
       }),
       raw: { description: "Forwarded to the merchant's upstream as sent.", maxBytes: maxBodyBytes },
     },
     responses: {
-      200: { description: "The upstream's answer" },
-      402: { description: "Payment Required: the AIFP-1 challenge (DESIGN.md §6)", body: z.looseObject({}) },
+      200: {
+        description: "The upstream's answer",
+        headers: {
+          [HEADER_V2_RESPONSE]:
+            "x402 v2 settlement response (base64 JSON), when paid with `PAYMENT-SIGNATURE`",
+          "x-payment-receipt": "the x402 payment's receipt (rail, tx hash, payer, amount, economics profile)",
+        },
+      },
+      402: {
+        description:
+          "Payment Required: the AIFP-1 challenge (DESIGN.md §6); `PAYMENT-REQUIRED` carries the x402 v2 accepts, `PAYMENT-RESPONSE` why a payment was refused",
+        headers: { [HEADER_V2_REQUIRED]: "x402 v2 PaymentRequired, base64 JSON" },
+        body: z.looseObject({}),
+      },
     },
-    errors: [400, 403, 404, 405, 502, 503, 504],
+    errors: [400, 403, 404, 405, 409, 502, 503, 504],
     async handle(runtime: GatewayRuntime, _input, call) {
       const { req, res } = call.http as { req: Request; res: Response };
       const { deps, gates } = runtime;
@@ -152,12 +171,18 @@ function gatewayEndpoint(maxBodyBytes: number) {
       noteMerchant(res, route.merchantId);
       // A paused network or a suspended merchant (decision 0071) sells nothing new (SPEC §4.3); a request
       // carrying a receipt is a sale already made.
-      if (req.header(RECEIPT_HEADER) === undefined) {
+      const hasReceipt = req.header(RECEIPT_HEADER) !== undefined;
+      if (!hasReceipt) {
         const merchant = await findMerchant(deps, route.merchantId);
         if (merchant) {
           assertMerchantSelling(merchant);
           await deps.pause.assertOpen(merchant.settlementChain, "gateway sales");
         }
+      }
+      // An x402 payment is a sale made now (checked above); a receipt, when both are sent, is the one used.
+      if (!hasReceipt && hasSellerPayment(req)) {
+        await payWithX402(runtime.sale, req, res, route, await gatewayOffer(deps, route));
+        return reply.written;
       }
       if (!(await passedGate(gates.gateFor(route), req, res))) return reply.written;
       try {
@@ -176,16 +201,25 @@ export type GatewayRouter = Router & { endpoints: BoundEndpoint[] };
 
 export function createHostedGatewayRouter(deps: GatewayDeps, options: GatewayOptions): GatewayRouter {
   const router = Router() as GatewayRouter;
+  const gates = createRouteGates(deps, options.routeCacheMs ?? 5_000);
+  const outbound = createOutboundClient({
+    allowLoopback: deps.env.developmentMode,
+    timeoutMs: options.timeoutMs,
+    maxBodyBytes: options.maxBodyBytes,
+  });
+  // The merchant's upstream answers the agent's request: a 401/402/403 there is the merchant's answer, delivered.
+  const policy: UpstreamPolicy = { refusedStatuses: new Set(), maxBodyBytes: options.maxBodyBytes };
   const runtime: GatewayRuntime = {
     deps,
-    gates: createRouteGates(deps, options.routeCacheMs ?? 5_000),
-    outbound: createOutboundClient({
-      allowLoopback: deps.env.developmentMode,
-      timeoutMs: options.timeoutMs,
-      maxBodyBytes: options.maxBodyBytes,
-    }),
-    // The merchant's upstream answers the agent's request: a 401/402/403 there is the merchant's answer, delivered.
-    policy: { refusedStatuses: new Set(), maxBodyBytes: options.maxBodyBytes },
+    gates,
+    outbound,
+    policy,
+    sale: {
+      wiring: deps.x402,
+      forward: { outbound, policy, log: deps.log },
+      target: targetOf,
+      challenge: (req, route) => gates.challenge(route, req),
+    },
   };
   router.endpoints = [bindEndpoint(gatewayEndpoint(options.maxBodyBytes), runtime, deps.log)];
   mountEndpoints(router, router.endpoints);

@@ -26,10 +26,13 @@ import { subPathOf } from "../paid-forward";
 import { receiptState } from "../receipts";
 import type { GatewayDeps } from "./deps";
 import { findGatewayRouteBySlug, type GatewayRoute } from "./gateway-config-service";
+import { x402Accepts } from "./x402-sale";
 
 export interface RouteGates {
   lookup(slug: string): Promise<GatewayRoute | undefined>;
   gateFor(route: GatewayRoute): RequestHandler;
+  /** A fresh challenge for the request: the `PAYMENT-REQUIRED` header (new x402 orders) and the AIFP-1 body. */
+  challenge(route: GatewayRoute, req: Request): Promise<{ headers: Record<string, string>; body: object }>;
 }
 
 export function createRouteGates(deps: GatewayDeps, cacheMs: number): RouteGates {
@@ -72,9 +75,10 @@ export function createRouteGates(deps: GatewayDeps, cacheMs: number): RouteGates
     listed.get(merchantId, () => approvedListingsOf(deps, merchantId));
   /**
    * The x402 v2 description of the resource (`PAYMENT-REQUIRED`), from the same `gatewayOffer` as the
-   * discovery exports, with the `bazaar` extension when an approved listing names this route and method.
+   * discovery exports, with the `bazaar` extension when an approved listing names this route and method, and
+   * the x402 rails' accepts after the `aifp-1` one (./x402-sale.ts; docs/decisions/0089).
    */
-  const x402Header = async (route: GatewayRoute, req: Request): Promise<Record<string, string>> => {
+  const challengeOf = async (route: GatewayRoute, req: Request) => {
     const offer = await gatewayOffer(deps, route);
     const path = subPathOf((req.params as { rest?: string[] }).rest);
     const listing = (await listingsOf(route.merchantId)).find(
@@ -88,14 +92,15 @@ export function createRouteGates(deps: GatewayDeps, cacheMs: number): RouteGates
         description: listing?.title ?? `${route.slug} (hosted gateway)`,
         mimeType: "application/json",
       },
-      accepts: offer.accepts,
+      accepts: [...offer.accepts, ...(await x402Accepts(deps.x402, req, route, offer))],
       ...(listing ? { extensions: { bazaar: bazaarExtension(listing) } } : {}),
     };
-    return { [HEADER_V2_REQUIRED]: encodeHeader(required) };
+    return { headers: { [HEADER_V2_REQUIRED]: encodeHeader(required) }, body: offer.challenge };
   };
   const gates = new Map<string, { key: string; handler: RequestHandler }>();
 
   return {
+    challenge: challengeOf,
     async lookup(slug) {
       // A slug no route can have (GATEWAY_SLUG_PATTERN) is unknown without a query: no junk in the cache, and bytes
       // the database refuses (NUL) never reach it.
@@ -137,7 +142,7 @@ export function createRouteGates(deps: GatewayDeps, cacheMs: number): RouteGates
             return formatUsd(price);
           },
         },
-        challengeHeaders: (req) => x402Header(route, req),
+        challengeHeaders: async (req) => (await challengeOf(route, req)).headers,
         onError: (error, req) =>
           deps.log.warn({ err: error, request_id: req.requestId }, "gateway gate error"),
       });

@@ -5,13 +5,15 @@
  *
  * Invariants: the AIFP-1 challenge fields come from `buildChallenge` (the gate's own code); the amount is the unit
  * price converted by `priceInAsset` (the quote's code) on the route `selectRoute` opens for USDC (the quote's
- * code); the scheme is `aifp-1`, never `exact`, so a stock x402 client finds no scheme it can pay and stops
- * instead of signing a transfer this resource would not accept.
+ * code); the scheme is `aifp-1`: a transfer to the splitter is settled through a quote, never as x402 `exact`.
+ * The live 402 adds the x402 rails beside it (`exact` straight to the merchant's wallet, `sale` below; decision
+ * 0089); the discovery exports carry the `aifp-1` accept only (an `exact` accept names a per-request order).
  */
 
 import type { Database, ListingContentColumn } from "@tollgate/db";
 import { buildChallenge } from "@tollgate/gate";
 import { AppError, type EvmNetworkName, formatUsd, type GateChallenge, ownValue } from "@tollgate/shared";
+import type { Address } from "viem";
 import type { Clock } from "../../infra/clock";
 import { findMerchant } from "../merchants";
 import { priceInAsset, type RouteSelectionDeps, selectRoute } from "../quotes-pay";
@@ -33,6 +35,8 @@ export interface GatewayOffer {
   challenge: GateChallenge;
   accepts: X402Accept[];
   network: EvmNetworkName;
+  /** What an x402 rail of the live 402 sells the unit for: the merchant's own wallet, the price in USDC units. */
+  sale: { payTo: Address; amountAtomic: bigint };
 }
 
 /** What building an offer reads: the merchant, the route a quote would take, and the quote terms. */
@@ -104,7 +108,12 @@ export async function gatewayOffer(
       decimals: selected.token.decimals,
     },
   };
-  return { challenge, accepts: [accept], network: selected.network };
+  return {
+    challenge,
+    accepts: [accept],
+    network: selected.network,
+    sale: { payTo: selected.payTo as Address, amountAtomic },
+  };
 }
 
 /**

@@ -9,7 +9,7 @@ import { AppError } from "@tollgate/shared";
 import type { Request, Response } from "express";
 import { getAddress } from "viem";
 import type { DeliveredAnswer, HeldPayment } from "../../paid-forward";
-import { issueChallenge } from "../challenge-response";
+import { challengeFor } from "../challenge-response";
 import { USED_RETENTION_MS } from "../orders";
 import type { PaidRequest } from "../paid-request";
 import { encodePaymentReceipt, RECEIPT_HEADER } from "../payment-receipt";
@@ -60,7 +60,7 @@ export function refusePayment(
   settleFailed = false,
 ): Promise<void> {
   const { ctx, req, res, paid, version } = attempt;
-  return issueChallenge(ctx, req, res, paid.provider, paid.requestHash, {
+  return challengeFor(ctx, req, res, paid, {
     error: reason,
     version,
     code: settleFailed ? "x402_settlement_failed" : "x402_payment_invalid",
