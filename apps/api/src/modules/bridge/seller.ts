@@ -5,7 +5,8 @@
  * key's send lane (./relayer-lane.ts) with a bridge mounted in the same process.
  *
  * Invariants: the seller is a `ProviderConfig` the caller builds from its own records (payTo = the merchant's payout
- * wallet, USDC price = the tier's unit price in atomic units); an `exact` accept is offered only where the network
+ * wallet, USDC price = the tier's unit price in atomic units); an `exact` accept (and `upto` beside it where the
+ * network has Permit2 and the upto proxy, decision 0085) is offered only where the network
  * has a relayer and a readable USDC domain (never advertise a rail that cannot settle), and each names a one-time
  * order bound to the request (method, path, body) that the payment must quote back; a payment is verified and
  * settled by the bridge's own rail (./x402/rail.ts) with the caller's forward step and 402 (./paid-request.ts).
@@ -21,6 +22,9 @@ import { createMemoryOrderStore, createRedisOrderStore, type OrderStore } from "
 import type { PaidDoor, PaidRequest } from "./paid-request";
 import { type BridgeContext, type BridgeDeps, type BridgeHandle, createBridgeContext } from "./wiring";
 import { payWithX402 } from "./x402/rail";
+import { uptoAccepts } from "./x402/upto-offer";
+import { payWithUpto } from "./x402/upto-rail";
+import { parseUptoHeader } from "./x402/upto-wire";
 import { HEADER_V2_PAYMENT, parsePaymentHeaders } from "./x402/wire";
 
 export interface SellerWiring {
@@ -96,7 +100,11 @@ export async function sellerAccepts(
       payMatic: undefined,
     };
     await ctx.store.putOrder(order, ctx.orderRetentionMs);
-    return requirements.map((requirement) => v2Accept(requirement, order.id));
+    // `upto` after `exact`, same order, same ceiling (docs/decisions/0085), where the network has its contracts.
+    return [
+      ...requirements.map((requirement) => v2Accept(requirement, order.id)),
+      ...(await uptoAccepts(requirements, ctx.upto?.relayer, order.id)),
+    ];
   } catch (error) {
     ctx.log.warn({ err: error, provider: paid.provider.id }, "x402 accepts not offered for this challenge");
     return [];
@@ -109,7 +117,7 @@ export function hasSellerPayment(req: Request): boolean {
 }
 
 /**
- * Pays `paid` with the request's `PAYMENT-SIGNATURE` through the bridge's `exact` rail: verify, claim, the door's
+ * Pays `paid` with the request's `PAYMENT-SIGNATURE` through the bridge's `exact` or `upto` rail: verify, claim, the door's
  * forward step, settle (or the door's 402 when refused). A malformed header is 400 `x402_payload_malformed`; the
  * door is made for the payer the authorization names (`from`, checked by verification before any forward).
  */
@@ -121,12 +129,17 @@ export async function payAsSeller(
   doorFor: (payer: string) => PaidDoor,
 ): Promise<void> {
   // Only the v2 header: a v1 `X-PAYMENT` names no order, and a seller's 402 offers none.
-  const payment = parsePaymentHeaders((name) => (name === HEADER_V2_PAYMENT ? req.header(name) : undefined));
-  if (!payment) return;
-  const door = doorFor(getAddress(payment.payload.payload.authorization.from));
+  const v2Only = (name: string) => (name === HEADER_V2_PAYMENT ? req.header(name) : undefined);
+  // `upto` before the `exact` parser, which refuses other schemes (as the bridge's dispatch).
+  const upto = parseUptoHeader(v2Only);
+  const payment = upto ? undefined : parsePaymentHeaders(v2Only);
+  const payer = upto?.payload.permit2Authorization.from ?? payment?.payload.payload.authorization.from;
+  if (!payer) return;
+  const withDoor: PaidRequest = { ...paid, door: doorFor(getAddress(payer)) };
   const end = ctx.facilitatorQueue.paidCall();
   try {
-    await payWithX402(ctx, req, res, { ...paid, door }, payment);
+    if (upto) await payWithUpto(ctx, req, res, withDoor, upto);
+    else if (payment) await payWithX402(ctx, req, res, withDoor, payment);
   } finally {
     end();
   }

@@ -8,13 +8,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { merchants } from "@tollgate/db";
-import { NETWORKS, testUsdcAbi } from "@tollgate/shared";
+import { NETWORKS, testUsdcAbi, X402_CANONICAL_ADDRESSES } from "@tollgate/shared";
 import { x402Client } from "@x402/core/client";
 import type { PaymentRequirements } from "@x402/core/types";
+import { toClientEvmSigner } from "@x402/evm";
 import { ExactEvmScheme, registerExactEvmScheme } from "@x402/evm/exact/client";
+import { UptoEvmScheme } from "@x402/evm/upto/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { eq } from "drizzle-orm";
-import type { Address, Hex } from "viem";
+import { type Address, erc20Abi, type Hex, maxUint256 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Agent, agentOn, type LocalChain, type LocalChains, startTestChains } from "../../test/chains";
@@ -27,7 +29,7 @@ import { wellKnownDevKeys } from "../chains";
 const PRICE = 20_000n;
 const keyOf = (agent: Agent): Hex => wellKnownDevKeys().get(agent.address.toLowerCase())!;
 
-describe("hosted gateway (/g): x402 exact straight to the merchant", () => {
+describe("hosted gateway (/g): x402 exact and upto straight to the merchant", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "tollgate-gateway-x402-"));
   const wallet = randomAddress();
   let chains: LocalChains;
@@ -105,7 +107,8 @@ describe("hosted gateway (/g): x402 exact straight to the merchant", () => {
     expect(response.status).toBe(402);
     expect((await readJson(response)).merchant_id).toBe(merchantId);
     const required = decodeHeader(response.headers.get("payment-required")!, "PAYMENT-REQUIRED") as Json;
-    expect(required.accepts.map((a: Json) => a.scheme)).toEqual(["aifp-1", "exact"]);
+    // `upto` after `exact` (decision 0085): the local polygon chain places Permit2 and the upto proxy.
+    expect(required.accepts.map((a: Json) => a.scheme)).toEqual(["aifp-1", "exact", "upto"]);
     expect(required.accepts[1]).toMatchObject({
       network: NETWORKS.polygon.caip2,
       asset: usdc,
@@ -114,6 +117,17 @@ describe("hosted gateway (/g): x402 exact straight to the merchant", () => {
       extra: expect.objectContaining({ name: "USD Coin", version: "2" }),
     });
     expect(required.accepts[1].extra.order_id).toMatch(/^ord_/);
+    expect(required.accepts[2]).toMatchObject({
+      network: NETWORKS.polygon.caip2,
+      asset: usdc,
+      payTo: wallet,
+      amount: PRICE.toString(),
+      extra: {
+        assetTransferMethod: "permit2",
+        economics_profile: "aifp2-provider-preserving-0-v1",
+        order_id: required.accepts[1].extra.order_id,
+      },
+    });
   });
 
   it("@x402/fetch 2.27 with default settings pays: the wallet rises and the payer falls by exactly the price", async () => {
@@ -209,6 +223,76 @@ describe("hosted gateway (/g): x402 exact straight to the merchant", () => {
     expect(paid.status, await paid.clone().text()).toBe(200);
     expect(await balance(wallet)).toBe(walletBefore + PRICE);
     expect(await balance(payer.address)).toBe(payerBefore - PRICE);
+  });
+
+  /** A payer that approved Permit2 for its USDC once (its own transaction, as on a real network). */
+  async function permit2Payer(index: number): Promise<Agent> {
+    const payer = agentOn(chain, index);
+    const hash = await payer.wallet.writeContract({
+      account: payer.account,
+      chain: payer.wallet.chain,
+      address: usdc,
+      abi: erc20Abi,
+      functionName: "approve",
+      args: [X402_CANONICAL_ADDRESSES.permit2, maxUint256],
+    });
+    await payer.client.waitForTransactionReceipt({ hash });
+    return payer;
+  }
+  const uptoClient = (payer: Agent) =>
+    new x402Client().register(
+      "eip155:*",
+      new UptoEvmScheme(toClientEvmSigner(privateKeyToAccount(keyOf(payer)), payer.client)),
+    );
+
+  it("upto: the stock client pays what the upstream metered, straight to the wallet; a 5xx settles nothing", async () => {
+    const payer = await permit2Payer(17);
+    const [walletBefore, payerBefore] = [await balance(wallet), await balance(payer.address)];
+    const pay = wrapFetchWithPayment(fetch, uptoClient(payer));
+    const response = await pay(url("/search?metered=5000"));
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(decodeHeader(response.headers.get("payment-response")!, "PAYMENT-RESPONSE")).toMatchObject({
+      success: true,
+      network: NETWORKS.polygon.caip2,
+    });
+    expect(await balance(wallet)).toBe(walletBefore + 5000n);
+    expect(await balance(payer.address)).toBe(payerBefore - 5000n);
+    expect(upstream.seen.at(-1)!.headers["x-tollgate-payer"]).toBe(payer.address);
+
+    upstream.mode = "500";
+    const seen = upstream.seen.length;
+    const failed = await pay(url("/search?metered=5000"));
+    expect(failed.status).toBe(502);
+    expect(upstream.seen.length).toBe(seen + 1);
+    expect(await balance(wallet)).toBe(walletBefore + 5000n);
+    expect(await balance(payer.address)).toBe(payerBefore - 5000n);
+  });
+
+  it("upto: a ceiling below the price or another payTo is refused before the upstream", async () => {
+    const payer = await permit2Payer(18);
+    const seen = upstream.seen.length;
+    const before = await balance(payer.address);
+    for (const change of [{ amount: (PRICE - 1n).toString() }, { payTo: randomAddress() }]) {
+      const offered = (await (async () => {
+        const response = await fetch(url("/search"));
+        const required = decodeHeader(response.headers.get("payment-required")!, "PAYMENT-REQUIRED") as Json;
+        return required.accepts.find((a: Json) => a.scheme === "upto");
+      })()) as PaymentRequirements;
+      const accepted = { ...offered, ...change };
+      const created = await new UptoEvmScheme(
+        toClientEvmSigner(privateKeyToAccount(keyOf(payer)), payer.client),
+      ).createPaymentPayload(2, accepted);
+      const response = await fetch(url("/search"), {
+        headers: {
+          "PAYMENT-SIGNATURE": encodeHeader({ x402Version: 2, accepted, payload: created.payload }),
+        },
+      });
+      const body = await readJson(response);
+      expect(response.status, JSON.stringify(change)).toBe(402);
+      expect(body).toMatchObject({ code: "x402_payment_invalid", detail: "invalid_payment_requirements" });
+    }
+    expect(upstream.seen.length).toBe(seen);
+    expect(await balance(payer.address)).toBe(before);
   });
 
   it("a suspended merchant makes no new x402 sale: 403, the upstream is not called", async () => {

@@ -10,7 +10,7 @@ import { AppError, isId, type OrderId, X402_CANONICAL_ADDRESSES } from "@tollgat
 import type { PaymentPayload } from "@x402/core/types";
 import type { Request, Response } from "express";
 import { type Address, getAddress, isAddressEqual } from "viem";
-import { issueChallenge } from "../challenge-response";
+import { challengeFor } from "../challenge-response";
 import { claimKeys } from "../orders";
 import { forwardToProvider, type PaidRequest } from "../paid-request";
 import type { BridgeContext } from "../wiring";
@@ -48,7 +48,7 @@ export function refuseUpto(
   settleFailed = false,
 ): Promise<void> {
   const { ctx, req, res, paid, payment } = attempt;
-  return issueChallenge(ctx, req, res, paid.provider, paid.requestHash, {
+  return challengeFor(ctx, req, res, paid, {
     error: reason,
     version: 2,
     code: settleFailed ? "x402_settlement_failed" : "x402_payment_invalid",
