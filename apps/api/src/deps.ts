@@ -171,6 +171,11 @@ export async function buildDeps(
   const pause = createPauseGate(db.db, clock, env.admin.pausePollMs);
   const gatewayX402 = createSellerWiring({ chains, log, clock, pause, keys }, env.gatewayX402, {
     limiterRedis: keyspace,
+    // Sessions on `/g`: the channels every replica shares, claimed like the bridge's (decision 0086).
+    channels: {
+      database: db,
+      ...(env.bridgeClaimIntervalMs > 0 ? { claimIntervalMs: env.bridgeClaimIntervalMs } : {}),
+    },
   });
   // Plain http only in development on loopback; anywhere else cookies are Secure and __Host- prefixed.
   const secureCookie = !env.developmentMode || env.baseUrl.startsWith("https:");

@@ -16,11 +16,19 @@ import type { Request, Response } from "express";
 import { getAddress } from "viem";
 import type { Logger } from "../../infra/logger";
 import { clientKey, type RedisKeyspace } from "../../infra/rate-limit";
+import type { ClaimRunReport } from "../channels";
 import { v2Accept } from "./challenge";
 import type { BridgeConfig } from "./config";
 import { createMemoryOrderStore, createRedisOrderStore, type OrderStore } from "./orders";
 import type { PaidDoor, PaidRequest } from "./paid-request";
-import { type BridgeContext, type BridgeDeps, type BridgeHandle, createBridgeContext } from "./wiring";
+import {
+  type BridgeContext,
+  type BridgeDeps,
+  type BridgeHandle,
+  type BridgeRouterOptions,
+  createBridgeContext,
+} from "./wiring";
+import { batchRequirements, parseBatchPayment, payWithBatch } from "./x402/batch-rail";
 import { payWithX402 } from "./x402/rail";
 import { uptoAccepts } from "./x402/upto-offer";
 import { payWithUpto } from "./x402/upto-rail";
@@ -30,6 +38,8 @@ import { HEADER_V2_PAYMENT, parsePaymentHeaders } from "./x402/wire";
 export interface SellerWiring {
   /** The bridge context of `network`; undefined when the runtime list has no such network. */
   contextOn(network: EvmNetworkName): BridgeContext | undefined;
+  /** One claim pass of every built network's `batch-settlement` worker (what the interval runs). */
+  runClaims(): Promise<ClaimRunReport[]>;
   close(): Promise<void>;
 }
 
@@ -40,7 +50,11 @@ export interface SellerWiring {
 export function createSellerWiring(
   deps: BridgeDeps,
   config: BridgeConfig,
-  options: { limiterRedis?: RedisKeyspace | undefined } = {},
+  options: {
+    limiterRedis?: RedisKeyspace | undefined;
+    /** `batch-settlement` channels (decision 0086): without them, sessions are not offered on `/g`. */
+    channels?: BridgeRouterOptions["channels"];
+  } = {},
 ): SellerWiring {
   const log: Logger = deps.log.child({ component: "x402-seller" });
   const store: OrderStore = config.redisUrl
@@ -62,10 +76,15 @@ export function createSellerWiring(
         {
           store,
           ...(options.limiterRedis ? { limiterRedis: options.limiterRedis } : {}),
+          ...(options.channels ? { channels: options.channels } : {}),
         },
       );
       built.set(network, made);
       return made.context;
+    },
+    async runClaims() {
+      const reports = await Promise.all([...built.values()].map(({ handle }) => handle.runClaims()));
+      return reports.flat();
     },
     async close() {
       await Promise.all([...built.values()].map(({ handle }) => handle.close()));
@@ -83,10 +102,14 @@ export async function sellerAccepts(
   ctx: BridgeContext,
   req: Request,
   paid: Pick<PaidRequest, "provider" | "requestHash">,
+  /** The `batch-settlement` offers to show instead of fresh ones (the stock corrective 402). */
+  batchAccepts?: readonly unknown[],
 ): Promise<object[]> {
   try {
     const requirements = await ctx.requirementsFor(paid.provider);
     if (requirements.length === 0) return [];
+    // Sessions are not bound to a request: no order, offered after the single-call schemes (decision 0086).
+    const sessions = (batchAccepts ?? (await batchRequirements(ctx, paid.provider))) as object[];
     // Each accept stores an order: bounded per client like the bridge's own challenges.
     await ctx.limiter.consume(clientKey(req.ip ?? req.socket.remoteAddress ?? "unknown"));
     const now = ctx.clock.now().getTime();
@@ -104,6 +127,7 @@ export async function sellerAccepts(
     return [
       ...requirements.map((requirement) => v2Accept(requirement, order.id)),
       ...(await uptoAccepts(requirements, ctx.upto?.relayer, order.id)),
+      ...sessions,
     ];
   } catch (error) {
     ctx.log.warn({ err: error, provider: paid.provider.id }, "x402 accepts not offered for this challenge");
@@ -130,15 +154,21 @@ export async function payAsSeller(
 ): Promise<void> {
   // Only the v2 header: a v1 `X-PAYMENT` names no order, and a seller's 402 offers none.
   const v2Only = (name: string) => (name === HEADER_V2_PAYMENT ? req.header(name) : undefined);
-  // `upto` before the `exact` parser, which refuses other schemes (as the bridge's dispatch).
-  const upto = parseUptoHeader(v2Only);
-  const payment = upto ? undefined : parsePaymentHeaders(v2Only);
-  const payer = upto?.payload.permit2Authorization.from ?? payment?.payload.payload.authorization.from;
-  if (!payer) return;
-  const withDoor: PaidRequest = { ...paid, door: doorFor(getAddress(payer)) };
+  // `batch-settlement` and `upto` before the `exact` parser, which refuses other schemes (as the bridge's dispatch).
+  const batch = parseBatchPayment(v2Only);
+  const upto = batch ? undefined : parseUptoHeader(v2Only);
+  const payment = batch || upto ? undefined : parsePaymentHeaders(v2Only);
+  const payer =
+    (batch?.payload as { channelConfig?: { payer?: string } } | undefined)?.channelConfig?.payer ??
+    upto?.payload.permit2Authorization.from ??
+    payment?.payload.payload.authorization.from;
+  // Every session payload carries its channel's config (the payer included), which the scheme checks against the
+  // channel id before anything is forwarded.
+  const withDoor: PaidRequest = { ...paid, door: doorFor(payer ? getAddress(payer) : "") };
   const end = ctx.facilitatorQueue.paidCall();
   try {
-    if (upto) await payWithUpto(ctx, req, res, withDoor, upto);
+    if (batch) await payWithBatch(ctx, req, res, withDoor, batch);
+    else if (upto) await payWithUpto(ctx, req, res, withDoor, upto);
     else if (payment) await payWithX402(ctx, req, res, withDoor, payment);
   } finally {
     end();

@@ -218,7 +218,7 @@ export function createHostedGatewayRouter(deps: GatewayDeps, options: GatewayOpt
       wiring: deps.x402,
       forward: { outbound, policy, log: deps.log },
       target: targetOf,
-      challenge: (req, route) => gates.challenge(route, req),
+      challenge: (req, route, batchAccepts) => gates.challenge(route, req, batchAccepts),
     },
   };
   router.endpoints = [bindEndpoint(gatewayEndpoint(options.maxBodyBytes), runtime, deps.log)];

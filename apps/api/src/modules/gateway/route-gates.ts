@@ -32,7 +32,11 @@ export interface RouteGates {
   lookup(slug: string): Promise<GatewayRoute | undefined>;
   gateFor(route: GatewayRoute): RequestHandler;
   /** A fresh challenge for the request: the `PAYMENT-REQUIRED` header (new x402 orders) and the AIFP-1 body. */
-  challenge(route: GatewayRoute, req: Request): Promise<{ headers: Record<string, string>; body: object }>;
+  challenge(
+    route: GatewayRoute,
+    req: Request,
+    batchAccepts?: readonly unknown[],
+  ): Promise<{ headers: Record<string, string>; body: object }>;
 }
 
 export function createRouteGates(deps: GatewayDeps, cacheMs: number): RouteGates {
@@ -78,7 +82,7 @@ export function createRouteGates(deps: GatewayDeps, cacheMs: number): RouteGates
    * discovery exports, with the `bazaar` extension when an approved listing names this route and method, and
    * the x402 rails' accepts after the `aifp-1` one (./x402-sale.ts; docs/decisions/0089).
    */
-  const challengeOf = async (route: GatewayRoute, req: Request) => {
+  const challengeOf = async (route: GatewayRoute, req: Request, batchAccepts?: readonly unknown[]) => {
     const offer = await gatewayOffer(deps, route);
     const path = subPathOf((req.params as { rest?: string[] }).rest);
     const listing = (await listingsOf(route.merchantId)).find(
@@ -92,7 +96,7 @@ export function createRouteGates(deps: GatewayDeps, cacheMs: number): RouteGates
         description: listing?.title ?? `${route.slug} (hosted gateway)`,
         mimeType: "application/json",
       },
-      accepts: [...offer.accepts, ...(await x402Accepts(deps.x402, req, route, offer))],
+      accepts: [...offer.accepts, ...(await x402Accepts(deps.x402, req, route, offer, batchAccepts))],
       ...(listing ? { extensions: { bazaar: bazaarExtension(listing) } } : {}),
     };
     return { headers: { [HEADER_V2_REQUIRED]: encodeHeader(required) }, body: offer.challenge };

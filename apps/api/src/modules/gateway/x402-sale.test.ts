@@ -13,6 +13,10 @@ import { NETWORKS, testUsdcAbi, X402_CANONICAL_ADDRESSES } from "@tollgate/share
 import { x402Client } from "@x402/core/client";
 import type { PaymentRequirements } from "@x402/core/types";
 import { toClientEvmSigner } from "@x402/evm";
+import {
+  BatchSettlementEvmScheme as BatchClient,
+  InMemoryClientChannelStorage,
+} from "@x402/evm/batch-settlement/client";
 import { ExactEvmScheme, registerExactEvmScheme } from "@x402/evm/exact/client";
 import { UptoEvmScheme } from "@x402/evm/upto/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
@@ -58,6 +62,8 @@ describe.each(storageDatabaseKinds("postgres"))(
       api = await startTestApi(kind, {
         DATA_DIR: dataDir,
         CONFIRMATIONS_POLYGON: "1",
+        // Claims run when the test says so.
+        BRIDGE_CLAIM_INTERVAL_SECONDS: "0",
         ...(TEST_REDIS_URL ? { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: `test-${randomUUID()}:` } : {}),
       });
       upstream = await startTestUpstream();
@@ -122,8 +128,21 @@ describe.each(storageDatabaseKinds("postgres"))(
       expect(response.status).toBe(402);
       expect((await readJson(response)).merchant_id).toBe(merchantId);
       const required = decodeHeader(response.headers.get("payment-required")!, "PAYMENT-REQUIRED") as Json;
-      // `upto` after `exact` (decision 0085): the local polygon chain places Permit2 and the upto proxy.
-      expect(required.accepts.map((a: Json) => a.scheme)).toEqual(["aifp-1", "exact", "upto"]);
+      // `upto` after `exact` (decision 0085), then sessions (decision 0086): the local polygon chain places
+      // Permit2, the upto proxy and the batch-settlement escrow.
+      expect(required.accepts.map((a: Json) => a.scheme)).toEqual([
+        "aifp-1",
+        "exact",
+        "upto",
+        "batch-settlement",
+      ]);
+      expect(required.accepts[3]).toMatchObject({
+        network: NETWORKS.polygon.caip2,
+        asset: usdc,
+        payTo: wallet,
+        amount: PRICE.toString(),
+        extra: { economics_profile: "aifp2-provider-preserving-0-v1" },
+      });
       expect(required.accepts[1]).toMatchObject({
         network: NETWORKS.polygon.caip2,
         asset: usdc,
@@ -311,6 +330,61 @@ describe.each(storageDatabaseKinds("postgres"))(
       }
       expect(upstream.seen.length).toBe(seen);
       expect(await balance(payer.address)).toBe(before);
+    });
+
+    it("batch-settlement: the stock client pays several calls through one channel; one claim pays the wallet", async () => {
+      const agent = agentOn(chain, 19);
+      const deposit = PRICE * 10n;
+      const network = NETWORKS.polygon.caip2;
+      const scheme = new BatchClient(toClientEvmSigner(privateKeyToAccount(keyOf(agent)), agent.client), {
+        storage: new InMemoryClientChannelStorage(),
+        depositStrategy: () => deposit.toString(),
+      });
+      const client = new x402Client().register(network, scheme);
+      const sent: string[] = [];
+      const recording: typeof fetch = async (input, init) => {
+        const request = new Request(input, init);
+        const header = request.headers.get("payment-signature");
+        if (header) sent.push(header);
+        return fetch(request);
+      };
+      const pay = wrapFetchWithPayment(recording, client);
+      const [walletBefore, payerBefore] = [await balance(wallet), await balance(agent.address)];
+      const seen = upstream.seen.length;
+      for (let i = 0; i < 3; i++) {
+        const response = await pay(url(`/search?i=${i}`));
+        expect(response.status, await response.clone().text()).toBe(200);
+        expect(decodeHeader(response.headers.get("x-payment-receipt")!, "x-payment-receipt")).toMatchObject({
+          scheme: "batch-settlement",
+          amount: PRICE.toString(),
+          pay_to: wallet,
+          economics_profile: "aifp2-provider-preserving-0-v1",
+        });
+      }
+      expect(upstream.seen.length).toBe(seen + 3);
+      expect(upstream.seen.at(-1)!.headers["x-tollgate-payer"]).toBe(agent.address);
+      expect(await balance(agent.address)).toBe(payerBefore - deposit);
+      expect(await balance(wallet)).toBe(walletBefore);
+
+      // A voucher sent again (its cumulative amount already charged) is refused and never served.
+      const replay = await fetch(url("/search?i=2"), { headers: { "PAYMENT-SIGNATURE": sent.at(-1)! } });
+      expect(replay.status).toBe(402);
+      expect((await readJson(replay)).code).toBe("x402_payment_invalid");
+      expect(
+        (decodeHeader(replay.headers.get("payment-required")!, "PAYMENT-REQUIRED") as Json).accepts.some(
+          (a: Json) => a.scheme === "batch-settlement",
+        ),
+      ).toBe(true);
+      expect(upstream.seen.length).toBe(seen + 3);
+
+      // An upstream 5xx charges nothing on the channel.
+      upstream.mode = "500";
+      expect((await pay(url("/search?i=failed"))).status).toBe(502);
+      upstream.mode = "ok";
+
+      const reports = await api.deps.gatewayX402.runClaims();
+      expect(reports).toMatchObject([{ ran: true, claims: [{ state: "confirmed" }] }]);
+      expect(await balance(wallet)).toBe(walletBefore + PRICE * 3n);
     });
 
     it("a suspended merchant makes no new x402 sale: 403, the upstream is not called", async () => {

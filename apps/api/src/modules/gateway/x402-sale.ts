@@ -96,13 +96,16 @@ export async function x402Accepts(
   req: Request,
   route: GatewayRoute,
   offer: GatewayOffer,
+  batchAccepts?: readonly unknown[],
 ): Promise<object[]> {
   const ctx = wiring?.contextOn(offer.network);
   if (!ctx) return [];
-  return sellerAccepts(ctx, req, {
-    provider: sellerOf(route, offer),
-    requestHash: gatewayRequestHash(req, route),
-  });
+  return sellerAccepts(
+    ctx,
+    req,
+    { provider: sellerOf(route, offer), requestHash: gatewayRequestHash(req, route) },
+    batchAccepts,
+  );
 }
 
 export interface GatewaySale {
@@ -110,8 +113,15 @@ export interface GatewaySale {
   forward: GatewayForward;
   /** The upstream URL of this request, or undefined when it would leave the upstream's base path. */
   target(req: Request, route: GatewayRoute): URL | undefined;
-  /** The 402 headers (`PAYMENT-REQUIRED` with fresh x402 accepts) and the AIFP-1 body of a fresh challenge. */
-  challenge(req: Request, route: GatewayRoute): Promise<{ headers: Record<string, string>; body: object }>;
+  /**
+   * The 402 headers (`PAYMENT-REQUIRED` with fresh x402 accepts, or the given `batch-settlement` ones) and the
+   * AIFP-1 body of a fresh challenge.
+   */
+  challenge(
+    req: Request,
+    route: GatewayRoute,
+    batchAccepts?: readonly unknown[],
+  ): Promise<{ headers: Record<string, string>; body: object }>;
 }
 
 /**
@@ -166,7 +176,7 @@ async function refuse(
   route: GatewayRoute,
   failure: ChallengeFailure,
 ): Promise<void> {
-  const { headers, body } = await sale.challenge(req, route);
+  const { headers, body } = await sale.challenge(req, route, failure.batchAccepts);
   res.set(headers);
   if (failure.settle) res.setHeader(HEADER_V2_RESPONSE, encodeHeader(failure.settle));
   res.setHeader("Cache-Control", "no-store");

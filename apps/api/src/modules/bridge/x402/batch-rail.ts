@@ -19,7 +19,7 @@ import type { Request, Response } from "express";
 import { getAddress } from "viem";
 import { z } from "zod";
 import type { DeliveredAnswer, HeldPayment } from "../../paid-forward";
-import { issueChallenge } from "../challenge-response";
+import { challengeFor } from "../challenge-response";
 import type { ProviderConfig } from "../config";
 import { forwardToProvider, type PaidRequest } from "../paid-request";
 import { encodePaymentReceipt, RECEIPT_HEADER } from "../payment-receipt";
@@ -117,7 +117,7 @@ function refuse(
 ): Promise<void> {
   const { ctx, req, res, paid, payload } = attempt;
   const payer = (payload.payload as { channelConfig?: { payer?: string } }).channelConfig?.payer;
-  return issueChallenge(ctx, req, res, paid.provider, paid.requestHash, {
+  return challengeFor(ctx, req, res, paid, {
     error: reason,
     version: 2,
     code: settleFailed ? "x402_settlement_failed" : "x402_payment_invalid",
