@@ -5,11 +5,12 @@
  * key's send lane (./relayer-lane.ts) with a bridge mounted in the same process.
  *
  * Invariants: the seller is a `ProviderConfig` the caller builds from its own records (payTo = the merchant's payout
- * wallet, USDC price = the tier's unit price in atomic units); an `exact` accept (and `upto` beside it where the
- * network has Permit2 and the upto proxy, decision 0085) is offered only where the network
+ * wallet, USDC price = the tier's unit price in atomic units); an `exact` accept (and `upto`, `batch-settlement`
+ * beside it where the network has their contracts, decisions 0085, 0086) is offered only where the network
  * has a relayer and a readable USDC domain (never advertise a rail that cannot settle), and each names a one-time
- * order bound to the request (method, path, body) that the payment must quote back; a payment is verified and
- * settled by the bridge's own rail (./x402/rail.ts) with the caller's forward step and 402 (./paid-request.ts).
+ * order bound to the request (method, path, body) that the payment must quote back (sessions excepted: a channel
+ * is not bound to one request); a payment is verified and settled by the bridge's own rails (./x402/rail.ts,
+ * upto-rail.ts, batch-rail.ts) with the caller's forward step and 402 (./paid-request.ts).
  */
 import { type EvmNetworkName, newId } from "@tollgate/shared";
 import type { Request, Response } from "express";
@@ -141,9 +142,10 @@ export function hasSellerPayment(req: Request): boolean {
 }
 
 /**
- * Pays `paid` with the request's `PAYMENT-SIGNATURE` through the bridge's `exact` or `upto` rail: verify, claim, the door's
- * forward step, settle (or the door's 402 when refused). A malformed header is 400 `x402_payload_malformed`; the
- * door is made for the payer the authorization names (`from`, checked by verification before any forward).
+ * Pays `paid` with the request's `PAYMENT-SIGNATURE` through the bridge's `batch-settlement`, `upto` or `exact`
+ * rail: verify, claim, the door's forward step, settle (or the door's 402 when refused). A malformed header is 400
+ * `x402_payload_malformed`; the door is made for the payer the payment names (checked by verification before any
+ * forward).
  */
 export async function payAsSeller(
   ctx: BridgeContext,

@@ -125,7 +125,7 @@ function gatewayEndpoint(maxBodyBytes: number) {
     tags: ["gateway"],
     summary: "Call a merchant's upstream through the hosted gateway",
     description:
-      "Answers 402 with the AIFP-1 challenge and the x402 v2 `PAYMENT-REQUIRED` header until a receipt for the route's merchant and tier is sent in `AIFP-Receipt`; then meters one unit and forwards to the merchant's upstream. The `PAYMENT-REQUIRED` header offers x402 `exact` (USDC to the merchant's own wallet, the tier's unit price; profile aifp2-provider-preserving-0-v1) and `upto` (that price as the ceiling, the upstream's `x-tollgate-metered-amount` settled) beside the `aifp-1` accept where the merchant's network has a relayer (and, for `upto`, Permit2): a retry with `PAYMENT-SIGNATURE` is verified, forwarded and settled, answered with `PAYMENT-RESPONSE`; a refused payment gets a fresh 402 with `code` x402_payment_invalid or x402_settlement_failed and is never forwarded. An upstream timeout (504), network error or 5xx (502) gives the unit back or settles nothing (docs/gateway.md). A suspended merchant answers 403 `merchant_suspended` instead of a challenge (decision 0071).",
+      "Answers 402 with the AIFP-1 challenge and the x402 v2 `PAYMENT-REQUIRED` header until a receipt for the route's merchant and tier is sent in `AIFP-Receipt`; then meters one unit and forwards to the merchant's upstream. The `PAYMENT-REQUIRED` header offers x402 `exact` (USDC to the merchant's own wallet, the tier's unit price; profile aifp2-provider-preserving-0-v1) `upto` (that price as the ceiling, the upstream's `x-tollgate-metered-amount` settled) and `batch-settlement` (a session: one deposit, a voucher per call) beside the `aifp-1` accept where the merchant's network has a relayer and their contracts: a retry with `PAYMENT-SIGNATURE` is verified, forwarded and settled, answered with `PAYMENT-RESPONSE`; a refused payment gets a fresh 402 with `code` x402_payment_invalid or x402_settlement_failed and is never forwarded. An upstream timeout (504), network error or 5xx (502) gives the unit back or settles nothing (docs/gateway.md). A suspended merchant answers 403 `merchant_suspended` instead of a challenge (decision 0071).",
     request: {
       params: z.object({
         slug: z.string(),
@@ -136,7 +136,9 @@ function gatewayEndpoint(maxBodyBytes: number) {
         [HEADER_V2_PAYMENT]: z
           .string()
           .optional()
-          .describe("x402 v2 payment payload (base64 JSON) for an `exact` or `upto` accept of the 402"),
+          .describe(
+            "x402 v2 payment payload (base64 JSON) for an `exact`, `upto` or `batch-settlement` accept",
+          ),
       }),
       raw: { description: "Forwarded to the merchant's upstream as sent.", maxBytes: maxBodyBytes },
     },

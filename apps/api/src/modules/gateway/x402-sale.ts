@@ -1,14 +1,15 @@
 /**
  * The hosted gateway's x402 rails (docs/decisions/0089; docs/gateway.md "Paying with x402"): beside the AIFP-1
- * challenge, `/g` offers x402 v2 `exact` (and `upto` where the network has Permit2, decision 0085) paid straight to
+ * challenge, `/g` offers x402 v2 `exact` (and `upto`, `batch-settlement` where the network has their contracts,
+ * decisions 0085, 0086) paid straight to
  * the merchant's payout wallet on its settlement network (profile `aifp2-provider-preserving-0-v1`: provider
  * 10000 bps, treasury 0), and accepts `PAYMENT-SIGNATURE` for them through the bridge's own rails
  * (../bridge/seller.ts): verify, forward with the gateway's header rules, settle.
  *
  * Invariants: the seller is priced exactly as the AIFP-1 challenge (`gatewayOffer`: the tier's unit price in USDC
  * atomic units); the upstream gets the origin secret, the request id and the payer, never a receipt id nor the
- * payment header; nothing is settled when the upstream does not deliver (timeout 504, network error or 5xx 502),
- * and the authorization then stays usable.
+ * payment header; nothing is settled (nor charged on a channel) when the upstream does not deliver (timeout 504,
+ * network error or 5xx 502), and the payment then stays usable.
  */
 import type { OutboundClient } from "@tollgate/outbound";
 import { AppError, RECEIPT_HEADER } from "@tollgate/shared";
