@@ -95,9 +95,9 @@ export function createSellerWiring(
 }
 
 /**
- * The x402 v2 `exact` accepts of `paid` on `ctx`, each naming a fresh order bound to `paid.requestHash`. Empty when
- * the network cannot settle (no relayer, no deployment, token domains unreadable) or the client's challenge budget
- * is spent: the caller's own challenge still stands, without an x402 rail.
+ * The x402 v2 accepts of `paid` on `ctx`: `exact` and `upto` naming a fresh order bound to `paid.requestHash`, then
+ * `batch-settlement`. Empty when the network cannot settle (no relayer, no deployment, token domains unreadable) or
+ * the client's challenge budget is spent: the caller's own challenge still stands, without an x402 rail.
  */
 export async function sellerAccepts(
   ctx: BridgeContext,
