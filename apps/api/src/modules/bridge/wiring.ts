@@ -42,6 +42,7 @@ import { relayerClaimChain, startClaimWorker } from "./x402/batch-claims";
 import { type BatchSessions, createBatchSessions } from "./x402/batch-sessions";
 import { createFacilitator, type ExactRequirement, type Facilitator } from "./x402/facilitator";
 import { countingFacilitator, type FacilitatorStats } from "./x402/facilitator-stats";
+import type { SessionReceiptSigning } from "./x402/session-receipt-slot";
 import { createUptoFacilitator, type UptoFacilitator } from "./x402/upto-facilitator";
 
 /** What the bridge needs from the API's Deps (a subset, so single-provider mode runs without a database). */
@@ -55,6 +56,8 @@ export interface BridgeDeps {
   unserved?: UnservedRecorder | undefined;
   /** The API's receipt keys: settled x402 payments get an `offer-receipt` JWS; absent stand-alone. */
   keys?: ReceiptKeyStore | undefined;
+  /** The receipts' issuer (BASE_URL) and lifetime: with `keys`, paid session answers get a session receipt. */
+  receiptIssuer?: { issuer: string; ttlSeconds: number } | undefined;
 }
 
 export interface BridgeRouterOptions {
@@ -112,6 +115,8 @@ export interface BridgeContext {
   unserved: UnservedRecorder | undefined;
   /** Signs `offer-receipt` receipts (the JWKS key); undefined for the stand-alone bridge (no receipt then). */
   keys: ReceiptKeyStore | undefined;
+  /** Signs session receipts (decision 0088); undefined without the API's keys and issuer (docs/decisions/0090). */
+  sessionReceipts: SessionReceiptSigning | undefined;
   /** The v1.2 splitter `pay_matic` pays; absent without a deployment (then only x402 could be offered). */
   splitter: Address | undefined;
   /** The chain when the manifest has one (the discovery document shows it, or null). */
@@ -299,6 +304,7 @@ function networkContext(
     pause: deps.pause,
     unserved: deps.unserved,
     keys: deps.keys,
+    sessionReceipts: deps.keys && deps.receiptIssuer ? { keys: deps.keys, ...deps.receiptIssuer } : undefined,
     splitter: deployedChain?.deployment.splitters["v1.2"]?.address as Address | undefined,
     deployedChain,
     store: shared.store,
