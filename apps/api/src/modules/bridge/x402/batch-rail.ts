@@ -28,6 +28,7 @@ import type { BridgeContext } from "../wiring";
 import { sweepToReceiver } from "./batch-claims";
 import { BATCH_SCHEME } from "./batch-sessions";
 import { X402_PROFILE } from "./facilitator";
+import { countReason } from "./facilitator-stats";
 import { sessionReceiptExtension } from "./session-receipt-slot";
 import {
   decodeHeader,
@@ -161,6 +162,8 @@ export async function payWithBatch(
   });
   if (!verified.isValid) {
     const reason = verified.invalidReason ?? "invalid_payload";
+    ctx.stats.batch.vouchers.refused++;
+    countReason(ctx.stats, reason);
     // The stock corrective 402: a stale cumulative base gets the channel's state in the offer (scheme spec).
     const corrective = await server.createPaymentRequiredResponse(
       requirements,
@@ -214,12 +217,16 @@ async function accept(
         ? (error.errorReason ?? "unexpected_settle_error")
         : "unexpected_settle_error";
     ctx.log.warn({ err: error, provider: paid.provider.id }, "batch-settlement: charge not accepted");
+    ctx.stats.batch.vouchers.failed++;
+    countReason(ctx.stats, reason);
     await cancel({ reason: "handler_failed" }).catch(() => undefined);
     await refuse(attempt, reason, error instanceof Error ? error.message : "", undefined, true);
     return "answered";
   }
   if (!settled.success) {
     ctx.log.warn({ settle: settled, provider: paid.provider.id }, "batch-settlement: charge not accepted");
+    ctx.stats.batch.vouchers.failed++;
+    countReason(ctx.stats, settled.errorReason);
     await cancel({ reason: "handler_failed" }).catch(() => undefined);
     await refuse(
       attempt,
@@ -230,6 +237,7 @@ async function accept(
     );
     return "answered";
   }
+  ctx.stats.batch.vouchers.accepted++;
   const charged =
     (settled.extra as { chargedAmount?: string } | undefined)?.chargedAmount ?? requirement.amount;
   const channelConfig = (payload.payload as { channelConfig: { payer: string } }).channelConfig;
