@@ -51,6 +51,7 @@ function mountedBridge(deps: Deps): BridgeRouter | undefined {
       clock: deps.clock,
       pause: deps.pause,
       keys: deps.keys,
+      receiptIssuer: { issuer: deps.env.baseUrl, ttlSeconds: deps.env.receipts.ttlSeconds },
       unserved: createUnservedRecorder(deps.db.db, deps.clock, deps.log),
     },
     config,

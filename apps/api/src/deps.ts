@@ -169,14 +169,26 @@ export async function buildDeps(
   telemetryShare?.start();
   const processMonitor = createProcessMonitor();
   const pause = createPauseGate(db.db, clock, env.admin.pausePollMs);
-  const gatewayX402 = createSellerWiring({ chains, log, clock, pause, keys }, env.gatewayX402, {
-    limiterRedis: keyspace,
-    // Sessions on `/g`: the channels every replica shares, claimed like the bridge's (decision 0086).
-    channels: {
-      database: db,
-      ...(env.bridgeClaimIntervalMs > 0 ? { claimIntervalMs: env.bridgeClaimIntervalMs } : {}),
+  const gatewayX402 = createSellerWiring(
+    // `/g`'s session answers carry the same session receipts as the mounted bridge's (decision 0090).
+    {
+      chains,
+      log,
+      clock,
+      pause,
+      keys,
+      receiptIssuer: { issuer: env.baseUrl, ttlSeconds: env.receipts.ttlSeconds },
     },
-  });
+    env.gatewayX402,
+    {
+      limiterRedis: keyspace,
+      // Sessions on `/g`: the channels every replica shares, claimed like the bridge's (decision 0086).
+      channels: {
+        database: db,
+        ...(env.bridgeClaimIntervalMs > 0 ? { claimIntervalMs: env.bridgeClaimIntervalMs } : {}),
+      },
+    },
+  );
   // Plain http only in development on loopback; anywhere else cookies are Secure and __Host- prefixed.
   const secureCookie = !env.developmentMode || env.baseUrl.startsWith("https:");
   return {

@@ -116,7 +116,16 @@ export function wireAgent(options: AgentOptions): AgentParts {
   const storage: ClientChannelStorage = options.channelDir
     ? new FileClientChannelStorage({ directory: options.channelDir })
     : new InMemoryClientChannelStorage();
-  const x402Deps = x402DepsOf(options, { policy, ledger, chains, onStep, timing, clock, signerFor });
+  const x402Deps = x402DepsOf(options, {
+    policy,
+    ledger,
+    chains,
+    onStep,
+    timing,
+    clock,
+    signerFor,
+    receiptKeys: new JwksCache(tollgateFetch, clock),
+  });
   const payMatic = createPayMaticRail({
     account,
     chains,
@@ -174,6 +183,7 @@ function x402DepsOf(
     timing: ResolvedTiming;
     clock: Clock;
     signerFor: X402PayerDeps["signerFor"];
+    receiptKeys: JwksCache;
   },
 ): X402PayerDeps | undefined {
   if (!options.x402Assets || options.x402Assets.length === 0) return undefined;
@@ -191,5 +201,6 @@ function x402DepsOf(
     onStep: parts.onStep,
     payDeadlineMs: timing.payDeadlineMs,
     maxBackoffMs: timing.maxBackoffMs,
+    receiptKeys: parts.receiptKeys,
   };
 }

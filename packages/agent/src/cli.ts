@@ -17,6 +17,13 @@ import type { AgentStep } from "./options";
 
 export { type CliEnv, type CliIo, DEFAULT_RPC_URLS, ZCliEnv } from "./cli-options";
 
+function sessionReceiptOfSteps(steps: readonly AgentStep[]) {
+  const found = steps.findLast((step) => step.type === "session_receipt");
+  if (!found) return null;
+  const { type: _type, ...receipt } = found;
+  return receipt;
+}
+
 function describeStep(step: AgentStep): string {
   switch (step.type) {
     case "challenge":
@@ -63,6 +70,12 @@ function describeStep(step: AgentStep): string {
       return `channel ${step.channelId}: deposit of ${step.amountAtomic} atomic (${step.amount} USD) signed`;
     case "channel_voucher":
       return `channel ${step.channelId}: cumulative charge now ${step.cumulativeAtomic} atomic`;
+    case "session_receipt": {
+      const check =
+        step.verified === null ? "not checked" : step.verified ? "verified" : `NOT verified: ${step.problem}`;
+      const subject = step.channelId ? `channel ${step.channelId}` : `nonce ${step.authorizationNonce}`;
+      return `session receipt ${step.jti} (${step.scheme}, ${subject}, amount ${step.amount}, cumulative ${step.chargedCumulativeAmount} atomic; ${check}): ${step.token}`;
+    }
     case "x402_settled":
       return `x402 settlement ${step.success ? `succeeded: ${step.transaction}` : `failed (${step.errorReason ?? "no settlement header"})`}`;
   }
@@ -157,6 +170,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           payer: agent.address,
           url,
           steps,
+          // The session receipt of an upto or batch-settlement payment, to keep as evidence (docs/agent.md).
+          session_receipt: sessionReceiptOfSteps(steps),
           response: {
             status: response.status,
             quota_remaining: remaining === null ? null : Number(remaining),

@@ -26,6 +26,7 @@ export type {
 } from "./options";
 export { type LegacySplitter, legacySplittersFromManifest } from "./pay-matic";
 export { type PayOptions, RAIL_IDS, type RailId } from "./rails";
+export { readSessionReceipt, SESSION_RECEIPT_TYPE, type SessionReceipt } from "./session-receipt";
 export {
   type AgentState,
   type AgentStore,

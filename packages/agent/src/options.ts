@@ -3,6 +3,7 @@ import type { EvmNetworkName, GateChallenge, QuoteAsset, QuoteResponse } from "@
 import type { Address, LocalAccount, Transport } from "viem";
 import type { Clock, Sleep } from "./clock";
 import type { PayOptions } from "./rails";
+import type { SessionReceipt } from "./session-receipt";
 import type { AgentStore, FailedPayment, ReceiptRecord } from "./store";
 import type { ChannelCloseResult, ChannelView } from "./x402-channels";
 import type { X402Offer } from "./x402-offers";
@@ -119,6 +120,11 @@ export type AgentStep =
     }
   /** The payMatic transaction was signed and broadcast: from here money may move. */
   | { type: "pay_matic_sent"; txHash: string; orderId: string; amount: string }
+  /**
+   * The session receipt of a paid `upto` or `batch-settlement` answer (./session-receipt.ts): the compact JWS to
+   * keep, what it attests, and whether it verified against its issuer's JWKS (null: issuer not an allowed origin).
+   */
+  | ({ type: "session_receipt" } & SessionReceipt)
   | {
       type: "x402_settled";
       status: number;

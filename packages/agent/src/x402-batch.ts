@@ -29,7 +29,7 @@ import { checkPerSession } from "./limits";
 import type { Challenge402, Rail, Resend } from "./rails";
 import type { ChannelRecord } from "./store";
 import { checkX402Allowed, choiceOf, choices, microUsdOf, x402Of } from "./x402-offers";
-import type { X402PayerDeps } from "./x402-pay";
+import { reportSessionReceipt, type X402PayerDeps } from "./x402-pay";
 import { requirementOf } from "./x402-wire";
 
 export interface BatchRailDeps extends Omit<X402PayerDeps, "ledger"> {
@@ -245,6 +245,7 @@ async function payBatch(
         channelId,
         cumulativeAtomic: stored?.chargedCumulativeAmount ?? "0",
       });
+      await reportSessionReceipt(deps, response);
     }
     return response;
   }

@@ -21,12 +21,14 @@ import type { ClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { UptoEvmScheme } from "@x402/evm/upto/client";
 import { getAddress, type LocalAccount } from "viem";
+import type { JwksCache } from "./checks";
 import type { Clock, Sleep } from "./clock";
 import { AgentError, PaymentFailedError, QuoteRejectedError } from "./errors";
 import type { AgentLedger } from "./ledger";
 import type { StepSink } from "./options";
 import { retryAfterMs } from "./pay-client";
 import type { Challenge402, Rail, Resend } from "./rails";
+import { sessionReceiptOf } from "./session-receipt";
 import {
   checkX402Allowed,
   choiceOf,
@@ -53,6 +55,8 @@ export interface X402PayerDeps extends OfferDeps {
   onStep: StepSink;
   payDeadlineMs: number;
   maxBackoffMs: number;
+  /** Where the session receipts' keys are read (./session-receipt.ts). */
+  receiptKeys: JwksCache;
 }
 
 export type X402Payer = ReturnType<typeof createX402Payer>;
@@ -197,7 +201,23 @@ async function pay(
   const paymentId = committed.id as string;
   const amountUsd = committed.amountUsd as string;
   await deps.onStep({ type: "x402_payment_sent", version: parsed.version, nonce, amount: amountUsd });
-  return settle(deps, { url, version: parsed.version, resend, headers, paymentId, nonce });
+  const response = await settle(deps, { url, version: parsed.version, resend, headers, paymentId, nonce });
+  if (scheme === "upto") await reportSessionReceipt(deps, response);
+  return response;
+}
+
+/** Reports the session receipt of a paid session answer (a `session_receipt` step); nothing when there is none. */
+export async function reportSessionReceipt(
+  deps: Pick<X402PayerDeps, "receiptKeys" | "policy" | "account" | "onStep">,
+  response: Response,
+): Promise<void> {
+  if (!response.ok) return;
+  const receipt = await sessionReceiptOf(response, {
+    jwks: deps.receiptKeys,
+    allowedOrigins: deps.policy.allowedOrigins,
+    payer: deps.account.address,
+  });
+  if (receipt) await deps.onStep({ type: "session_receipt", ...receipt });
 }
 
 /** One signed payment being settled: the request is resent with these same headers until it is not pending. */

@@ -1,7 +1,8 @@
 /**
  * Development tool: refreshes the verbatim 402 in docs/bridge.md from a real run (bridge/captured-402.ts).
- * Starts a local amoy chain, a scriptable upstream and a bridge on loopback, sends the documented request, and
- * rewrites the section between the `captured-402` markers. Run: `pnpm --filter @tollgate/api docs:bridge`.
+ * Starts a local amoy chain, a scriptable upstream and a bridge on loopback with its channels' database (as in the
+ * API, so the 402 lists every scheme the bridge offers: `exact`, `upto`, `batch-settlement`), sends the documented
+ * request, and rewrites the section between the `captured-402` markers. Run: `pnpm --filter @tollgate/api docs:bridge`.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,22 +18,29 @@ import {
 import { startTestBridge, startTestUpstream } from "../modules/bridge/testing";
 import { decodeHeader } from "../modules/bridge/x402/wire";
 import { startTestChains } from "../test/chains";
+import { createTestDatabase } from "../test/harness";
 
 const dataDir = mkdtempSync(join(tmpdir(), "tollgate-docs-bridge-"));
 const chains = await startTestChains(dataDir, ["amoy"]);
 const upstream = await startTestUpstream();
-const bridge = await startTestBridge(chains, [
-  {
-    id: "acme",
-    description: "Acme search",
-    upstream_url: `${upstream.url}/api`,
-    auth_style: "x-api-key",
-    api_key: "upstream-secret",
-    price_wei: (10n ** 15n).toString(),
-    price_usdc_units: "150000",
-    merchant_wallet: privateKeyToAccount(generatePrivateKey()).address,
-  },
-]);
+const database = await createTestDatabase("pglite");
+const bridge = await startTestBridge(
+  chains,
+  [
+    {
+      id: "acme",
+      description: "Acme search",
+      upstream_url: `${upstream.url}/api`,
+      auth_style: "x-api-key",
+      api_key: "upstream-secret",
+      price_wei: (10n ** 15n).toString(),
+      price_usdc_units: "150000",
+      merchant_wallet: privateKeyToAccount(generatePrivateKey()).address,
+    },
+  ],
+  {},
+  { channels: { database } },
+);
 try {
   const response = await fetch(`${bridge.url}${CAPTURE_REQUEST.path}`, {
     method: CAPTURE_REQUEST.method,
@@ -58,6 +66,7 @@ try {
 } finally {
   await bridge.close();
   await upstream.close();
+  await database.close();
   await chains.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

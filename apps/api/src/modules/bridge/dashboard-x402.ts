@@ -13,7 +13,7 @@ export const dashboardX402Procedure = (deps: BridgeModuleDeps) =>
         tags: ["operators"],
         summary: "x402 facilitator counts and relayer balances",
         description:
-          "Per bridge mounted in the answering process: the relayer's address and native balance (cached 15 s) with a low-balance warning under RELAYER_LOW_BALANCE_WEI, verify and settle counts with refusal reasons, settlements in flight and gas spent, since the process started.",
+          "Per bridge mounted in the answering process: the relayer's address and native balance (cached 15 s) with a low-balance warning under RELAYER_LOW_BALANCE_WEI, counts per scheme (`exact` and `upto` verifies and settles, `batch-settlement` paid-call vouchers and claims) with refusal reasons, settlements in flight and gas spent, since the process started.",
         errorResponses: [401],
       },
     })

@@ -1,7 +1,8 @@
 /**
  * `GET /.well-known/x402.json` (docs/bridge.md "Other endpoints"): what this bridge sells and how to pay it; a
  * bridge answering it is live for the provider pinger. Invariant: it lists only rails that can settle (no x402
- * offers without a relayer or readable token domains) and never Solana.
+ * offers without a relayer or readable token domains; `upto` only with its facilitator, `batch-settlement` only
+ * with its sessions) and never Solana; a provider's `accepts` are the v2 entries its 402 offers, in the same order.
  */
 import { z } from "zod";
 import { defineEndpoint, reply } from "../../http/endpoint";
@@ -9,7 +10,11 @@ import { BRIDGE_PROTOCOL, LEGACY_PROFILE, PROOF_HEADERS, v2Accept } from "./chal
 import type { ProviderConfig } from "./config";
 import { bridgeBaseUrl, requireHttp } from "./request-url";
 import type { BridgeContext } from "./wiring";
+import { batchRequirements } from "./x402/batch-rail";
+import { BATCH_SCHEME } from "./x402/batch-sessions";
 import { X402_PROFILE } from "./x402/facilitator";
+import { UPTO_SCHEME } from "./x402/upto-facilitator";
+import { uptoAccepts } from "./x402/upto-offer";
 import { HEADER_V1_PAYMENT, HEADER_V2_PAYMENT } from "./x402/wire";
 
 export const DISCOVERY_PATH = "/.well-known/x402.json";
@@ -40,6 +45,10 @@ export const discoveryEndpoint = defineEndpoint({
         // A chain outage shows as no offers rather than a failed document (the pinger reads liveness here).
         const seller = ctx.contextFor(provider.id) ?? ctx;
         const requirements = await seller.requirementsFor(provider).catch(() => []);
+        const sessions = await Promise.all([
+          uptoAccepts(requirements, seller.upto?.relayer),
+          batchRequirements(seller, provider).catch(() => []),
+        ]);
         const path = config.mode === "single" ? (provider.routePath ?? "/") : `/${provider.id}/`;
         return {
           id: provider.id,
@@ -56,7 +65,7 @@ export const discoveryEndpoint = defineEndpoint({
             : {}),
           merchant_wallet: provider.merchantWallet,
           prices: prices(provider),
-          accepts: requirements.map((r) => v2Accept(r)),
+          accepts: [...requirements.map((r) => v2Accept(r)), ...sessions.flat()],
         };
       }),
     );
@@ -76,7 +85,7 @@ export const discoveryEndpoint = defineEndpoint({
           },
           x402: {
             economics_profile: X402_PROFILE,
-            schemes: ["exact"],
+            schemes: ["exact", ...(ctx.upto ? [UPTO_SCHEME] : []), ...(ctx.batch ? [BATCH_SCHEME] : [])],
             headers: [HEADER_V2_PAYMENT, HEADER_V1_PAYMENT],
           },
           solana: { status: "disabled" },

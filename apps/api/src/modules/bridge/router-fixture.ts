@@ -1,6 +1,7 @@
 /**
  * The shared setup of the bridge router conformance tests (router.*.test.ts): one real local amoy chain, a test
- * upstream and a bridge selling `acme` (./local-bridge-fixture.ts), started once per test file. The state is
+ * upstream and a bridge selling `acme` with its channels' database (./local-bridge-fixture.ts), so its 402 offers
+ * `exact`, `upto` and `batch-settlement`, started once per test file. The state is
  * exported as live bindings, assigned when the file's `useBridgeRouterFixture()` hooks run.
  */
 import { testUsdcAbi } from "@tollgate/shared";
@@ -44,6 +45,8 @@ export const provider = () => providerFor(upstream);
 export function useBridgeRouterFixture(): void {
   useLocalBridge({
     dirPrefix: "tollgate-bridge-",
+    // As in the API: the 402 offers every scheme the bridge sells, sessions included.
+    channels: true,
     providers: (to) => [providerFor(to)],
     started: (stack) => {
       ({ chains, chain, upstream, bridge } = stack);

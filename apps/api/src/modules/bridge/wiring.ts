@@ -14,13 +14,7 @@ import type { Clock } from "../../infra/clock";
 import type { Logger } from "../../infra/logger";
 import { createRateLimiter, type RateLimiter, type RedisKeyspace } from "../../infra/rate-limit";
 import type { ChainContext, ChainRegistry } from "../chains";
-import {
-  advisoryClaimLock,
-  type ClaimBatcher,
-  type ClaimRunReport,
-  createClaimBatcher,
-  PostgresChannelStorage,
-} from "../channels";
+import type { ClaimBatcher, ClaimRunReport } from "../channels";
 import type { PauseGate } from "../controls/pause-service";
 import type { UpstreamPolicy } from "../paid-forward";
 import type { ReceiptKeyStore } from "../receipts/receipt-keys";
@@ -38,10 +32,11 @@ import { resolveRelayer } from "./relayer";
 import { createRelayerBounds, type RelayerBounds } from "./relayer-bounds";
 import type { UnservedRecorder } from "./unserved-service";
 import { bridgeUpstreamPolicy } from "./upstream";
-import { relayerClaimChain, startClaimWorker } from "./x402/batch-claims";
-import { type BatchSessions, createBatchSessions } from "./x402/batch-sessions";
+import { networkBatchSessions } from "./x402/batch-claims";
+import type { BatchSessions } from "./x402/batch-sessions";
 import { createFacilitator, type ExactRequirement, type Facilitator } from "./x402/facilitator";
-import { countingFacilitator, type FacilitatorStats } from "./x402/facilitator-stats";
+import { countingFacilitator, countingUpto, type FacilitatorStats } from "./x402/facilitator-stats";
+import type { SessionReceiptSigning } from "./x402/session-receipt-slot";
 import { createUptoFacilitator, type UptoFacilitator } from "./x402/upto-facilitator";
 
 /** What the bridge needs from the API's Deps (a subset, so single-provider mode runs without a database). */
@@ -55,6 +50,8 @@ export interface BridgeDeps {
   unserved?: UnservedRecorder | undefined;
   /** The API's receipt keys: settled x402 payments get an `offer-receipt` JWS; absent stand-alone. */
   keys?: ReceiptKeyStore | undefined;
+  /** The receipts' issuer (BASE_URL) and lifetime: with `keys`, paid session answers get a session receipt. */
+  receiptIssuer?: { issuer: string; ttlSeconds: number } | undefined;
 }
 
 export interface BridgeRouterOptions {
@@ -112,6 +109,8 @@ export interface BridgeContext {
   unserved: UnservedRecorder | undefined;
   /** Signs `offer-receipt` receipts (the JWKS key); undefined for the stand-alone bridge (no receipt then). */
   keys: ReceiptKeyStore | undefined;
+  /** Signs session receipts (decision 0088); undefined without the API's keys and issuer (docs/decisions/0090). */
+  sessionReceipts: SessionReceiptSigning | undefined;
   /** The v1.2 splitter `pay_matic` pays; absent without a deployment (then only x402 could be offered). */
   splitter: Address | undefined;
   /** The chain when the manifest has one (the discovery document shows it, or null). */
@@ -119,6 +118,8 @@ export interface BridgeContext {
   store: OrderStore;
   outbound: OutboundClient;
   facilitator: Facilitator;
+  /** Per-scheme counts of this network's facilitator work (`/api/dashboard/x402`). */
+  stats: FacilitatorStats;
   /** x402 `batch-settlement` sessions; undefined without an escrow, a relayer or the channels' database. */
   batch: BatchSessions | undefined;
   /** The x402 `upto` facilitator; undefined where the network lacks its contracts or a relayer (decision 0085). */
@@ -290,7 +291,16 @@ function networkContext(
     throw new AppError("chain_unavailable", `no deployment for ${network}; the bridge cannot take payments`);
   };
   const orderTtlMs = config.orderTtlSeconds * 1000;
-  const batch = batchSessions(deps, options, log, shared, deployedChain, info.caip2, relayer);
+  const batch = networkBatchSessions({
+    ...(options.channels ? { channels: options.channels } : {}),
+    clock: deps.clock,
+    log,
+    chain: deployedChain,
+    caip2: info.caip2,
+    relayer,
+    stats: facilitator.stats,
+  });
+  if (batch) shared.claims.push(batch.claims);
   return {
     config,
     clock: deps.clock,
@@ -299,19 +309,25 @@ function networkContext(
     pause: deps.pause,
     unserved: deps.unserved,
     keys: deps.keys,
+    sessionReceipts: deps.keys && deps.receiptIssuer ? { keys: deps.keys, ...deps.receiptIssuer } : undefined,
     splitter: deployedChain?.deployment.splitters["v1.2"]?.address as Address | undefined,
     deployedChain,
     store: shared.store,
     outbound: shared.outbound,
     facilitator,
-    batch,
-    upto: createUptoFacilitator({
-      chain: deployedChain,
-      relayer,
-      settlementGasLimit: config.settlementGasLimit,
-      now: () => deps.clock.now(),
-      log,
-    }),
+    batch: batch?.sessions,
+    stats: facilitator.stats,
+    upto: countingUpto(
+      createUptoFacilitator({
+        chain: deployedChain,
+        relayer,
+        settlementGasLimit: config.settlementGasLimit,
+        now: () => deps.clock.now(),
+        log,
+      }),
+      facilitator.stats,
+      deployedChain,
+    ),
     limiter: shared.limiter,
     relayerBounds: shared.relayerBounds,
     facilitatorQueue: shared.facilitatorQueue,
@@ -342,33 +358,4 @@ function networkContext(
       return found ? shared.contextOf(providerNetwork(config, found)) : undefined;
     },
   };
-}
-
-/** The `batch-settlement` part of a network, with its claim batcher (and worker when an interval is set). */
-function batchSessions(
-  deps: BridgeDeps,
-  options: BridgeRouterOptions,
-  log: Logger,
-  shared: SharedParts,
-  chain: ChainContext | undefined,
-  caip2: string,
-  relayer: LocalAccount | undefined,
-): BatchSessions | undefined {
-  if (!options.channels || !chain || !relayer) return undefined;
-  const { database, claimIntervalMs } = options.channels;
-  const storage = new PostgresChannelStorage({ db: database.db, chainId: chain.chainId, clock: deps.clock });
-  const sessions = createBatchSessions({ chain, caip2, relayer, storage });
-  if (!sessions) return undefined;
-  const batcher = createClaimBatcher({
-    db: database.db,
-    lock: advisoryClaimLock(database),
-    chain: relayerClaimChain(sessions, chain, log),
-    clock: deps.clock,
-    chainId: chain.chainId,
-  });
-  shared.claims.push({
-    batcher,
-    ...(claimIntervalMs ? { worker: startClaimWorker(batcher, claimIntervalMs, log) } : {}),
-  });
-  return sessions;
 }

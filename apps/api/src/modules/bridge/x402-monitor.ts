@@ -2,7 +2,7 @@
  * The x402 facilitator and bridge as operators see them (`/api/dashboard/x402`): per bridge mounted in this
  * process, its network, relayer address and native balance read from the chain (kept {@link BALANCE_CACHE_MS} by the
  * injected clock, so a dashboard refresh does not hit the RPC each time), a `low` flag under the configured
- * threshold, and the facilitator's counts since the process started.
+ * threshold, and the facilitator's counts per scheme (`exact`, `upto`, `batch-settlement`) since the process started.
  * Invariants: an unreachable RPC is reported (balance null, `error`), never thrown; balances are wei as decimal strings.
  */
 import type { EvmNetworkName } from "@tollgate/shared";
@@ -75,6 +75,11 @@ export class X402Monitor {
             counted_since: stats.since.toISOString(),
             verifies: { ...stats.verifies },
             settles: { ...stats.settles },
+            upto: { verifies: { ...stats.upto.verifies }, settles: { ...stats.upto.settles } },
+            batch_settlement: {
+              vouchers: { ...stats.batch.vouchers },
+              claims: { ...stats.batch.claims },
+            },
             refusal_reasons: Object.fromEntries([...stats.reasons].sort(([a], [b]) => a.localeCompare(b))),
             settles_in_flight: stats.inFlight,
             gas_spent_wei: stats.gasWei.toString(),

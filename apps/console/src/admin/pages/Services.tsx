@@ -154,12 +154,33 @@ export function X402Page() {
                     ),
                 },
                 {
-                  header: "Verifies ok/bad/err",
+                  header: "exact verifies ok/bad/err",
                   cell: (b) => `${b.verifies.valid}/${b.verifies.invalid}/${b.verifies.errors}`,
                 },
                 {
-                  header: "Settles ok/failed/err",
+                  header: "exact settles ok/failed/err",
                   cell: (b) => `${b.settles.succeeded}/${b.settles.failed}/${b.settles.errors}`,
+                },
+                {
+                  header: "upto verifies ok/bad/err",
+                  cell: (b) =>
+                    `${b.upto.verifies.valid}/${b.upto.verifies.invalid}/${b.upto.verifies.errors}`,
+                },
+                {
+                  header: "upto settles ok/failed/err",
+                  cell: (b) =>
+                    `${b.upto.settles.succeeded}/${b.upto.settles.failed}/${b.upto.settles.errors}`,
+                },
+                {
+                  header: "Session calls ok/refused/failed",
+                  cell: (b) => {
+                    const v = b.batch_settlement.vouchers;
+                    return `${v.accepted}/${v.refused}/${v.failed}`;
+                  },
+                },
+                {
+                  header: "Session claims ok/failed",
+                  cell: (b) => `${b.batch_settlement.claims.confirmed}/${b.batch_settlement.claims.failed}`,
                 },
                 { header: "In flight", cell: (b) => b.settles_in_flight, numeric: true },
                 {

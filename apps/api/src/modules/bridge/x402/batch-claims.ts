@@ -9,12 +9,24 @@
  *   fails is retried by the next batch's sweep (it moves everything claimed and not yet settled).
  * - The worker runs one pass at a time; the batcher's advisory lock keeps replicas apart.
  */
+
+import type { DatabaseHandle } from "@tollgate/db";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { type Hex, TransactionNotFoundError, TransactionReceiptNotFoundError } from "viem";
+import { type Hex, type LocalAccount, TransactionNotFoundError, TransactionReceiptNotFoundError } from "viem";
+import type { Clock } from "../../../infra/clock";
 import type { Logger } from "../../../infra/logger";
 import type { ChainContext } from "../../chains";
-import type { ClaimBatch, ClaimBatcher, ClaimChain, ClaimTxStatus } from "../../channels";
-import { BATCH_SCHEME, type BatchSessions } from "./batch-sessions";
+import {
+  advisoryClaimLock,
+  type ClaimBatch,
+  type ClaimBatcher,
+  type ClaimChain,
+  type ClaimTxStatus,
+  createClaimBatcher,
+  PostgresChannelStorage,
+} from "../../channels";
+import { BATCH_SCHEME, type BatchSessions, createBatchSessions } from "./batch-sessions";
+import { countingClaims, type FacilitatorStats } from "./facilitator-stats";
 
 function operation(sessions: BatchSessions, payload: Record<string, unknown>) {
   const requirements: PaymentRequirements = {
@@ -107,4 +119,39 @@ export function startClaimWorker(batcher: ClaimBatcher, intervalMs: number, log:
       await running;
     },
   };
+}
+
+/**
+ * The `batch-settlement` part of one network: its sessions and its claim batcher (with the interval worker when
+ * one is set), or undefined without the channels' database, a deployment, a relayer or an escrow.
+ */
+export function networkBatchSessions(input: {
+  channels?: { database: DatabaseHandle; claimIntervalMs?: number };
+  clock: Clock;
+  log: Logger;
+  chain: ChainContext | undefined;
+  caip2: string;
+  relayer: LocalAccount | undefined;
+  stats: FacilitatorStats;
+}):
+  | { sessions: BatchSessions; claims: { batcher: ClaimBatcher; worker?: { stop(): Promise<void> } } }
+  | undefined {
+  const { channels, chain, relayer, clock, log } = input;
+  if (!channels || !chain || !relayer) return undefined;
+  const storage = new PostgresChannelStorage({ db: channels.database.db, chainId: chain.chainId, clock });
+  const sessions = createBatchSessions({ chain, caip2: input.caip2, relayer, storage });
+  if (!sessions) return undefined;
+  const batcher = createClaimBatcher({
+    db: channels.database.db,
+    lock: advisoryClaimLock(channels.database),
+    chain: relayerClaimChain(sessions, chain, log),
+    clock,
+    chainId: chain.chainId,
+  });
+  // Every pass (the worker's or runClaims) counts the claims it finished for the dashboard.
+  const counted = countingClaims(batcher, input.stats);
+  const worker = channels.claimIntervalMs
+    ? startClaimWorker(counted, channels.claimIntervalMs, log)
+    : undefined;
+  return { sessions, claims: { batcher: counted, ...(worker ? { worker } : {}) } };
 }

@@ -171,6 +171,23 @@ describe.each(storageDatabaseKinds("postgres"))("x402 batch-settlement on the br
     expect(upstream.seen.length).toBe(before);
   });
 
+  it("the discovery document lists the session schemes and each provider's accepts as its 402 offers them", async () => {
+    const doc = await readJson(await fetch(`${bridge.url}/.well-known/x402.json`));
+    expect(doc.rails.x402.schemes).toEqual(["exact", "upto", "batch-settlement"]);
+    const [acme] = doc.providers as Json[];
+    expect(acme!.accepts.map((a: Json) => a.scheme)).toEqual(["exact", "upto", "batch-settlement"]);
+    const offer = decodeHeader(
+      (await fetch(`${bridge.url}/acme/search`)).headers.get("PAYMENT-REQUIRED")!,
+      "PAYMENT-REQUIRED",
+    ) as Json;
+    // The same entries, without the challenge's order.
+    const unbound = (a: Json) => {
+      const { order_id: _order, ...extra } = a.extra;
+      return { ...a, extra };
+    };
+    expect(acme!.accepts.map(unbound)).toEqual(offer.accepts.map(unbound));
+  });
+
   it("pays several calls through one channel: one deposit, vouchers off chain, one claim to the merchant", async () => {
     const payer = payerOf(agentOn(chain, 14));
     const payerBefore = await balance(payer.account.address);

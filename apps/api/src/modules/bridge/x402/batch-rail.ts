@@ -16,7 +16,7 @@
 import { AppError } from "@tollgate/shared";
 import { type PaymentPayload, type PaymentRequirements, SettleError } from "@x402/core/types";
 import type { Request, Response } from "express";
-import { getAddress } from "viem";
+import { getAddress, type Hex } from "viem";
 import { z } from "zod";
 import type { DeliveredAnswer, HeldPayment } from "../../paid-forward";
 import { challengeFor } from "../challenge-response";
@@ -28,6 +28,8 @@ import type { BridgeContext } from "../wiring";
 import { sweepToReceiver } from "./batch-claims";
 import { BATCH_SCHEME } from "./batch-sessions";
 import { X402_PROFILE } from "./facilitator";
+import { countReason } from "./facilitator-stats";
+import { sessionReceiptExtension } from "./session-receipt-slot";
 import {
   decodeHeader,
   encodeHeader,
@@ -160,6 +162,8 @@ export async function payWithBatch(
   });
   if (!verified.isValid) {
     const reason = verified.invalidReason ?? "invalid_payload";
+    ctx.stats.batch.vouchers.refused++;
+    countReason(ctx.stats, reason);
     // The stock corrective 402: a stale cumulative base gets the channel's state in the offer (scheme spec).
     const corrective = await server.createPaymentRequiredResponse(
       requirements,
@@ -213,12 +217,16 @@ async function accept(
         ? (error.errorReason ?? "unexpected_settle_error")
         : "unexpected_settle_error";
     ctx.log.warn({ err: error, provider: paid.provider.id }, "batch-settlement: charge not accepted");
+    ctx.stats.batch.vouchers.failed++;
+    countReason(ctx.stats, reason);
     await cancel({ reason: "handler_failed" }).catch(() => undefined);
     await refuse(attempt, reason, error instanceof Error ? error.message : "", undefined, true);
     return "answered";
   }
   if (!settled.success) {
     ctx.log.warn({ settle: settled, provider: paid.provider.id }, "batch-settlement: charge not accepted");
+    ctx.stats.batch.vouchers.failed++;
+    countReason(ctx.stats, settled.errorReason);
     await cancel({ reason: "handler_failed" }).catch(() => undefined);
     await refuse(
       attempt,
@@ -229,12 +237,16 @@ async function accept(
     );
     return "answered";
   }
+  ctx.stats.batch.vouchers.accepted++;
   const charged =
     (settled.extra as { chargedAmount?: string } | undefined)?.chargedAmount ?? requirement.amount;
   const channelConfig = (payload.payload as { channelConfig: { payer: string } }).channelConfig;
+  const receipt = await voucherReceipt(attempt, requirement, settled, BigInt(charged));
   return {
     headers: {
-      [HEADER_V2_RESPONSE]: encodeHeader(settled),
+      [HEADER_V2_RESPONSE]: encodeHeader(
+        receipt ? { ...settled, extensions: { ...settled.extensions, ...receipt } } : settled,
+      ),
       [RECEIPT_HEADER]: encodePaymentReceipt({
         rail: "x402-v2",
         scheme: BATCH_SCHEME,
@@ -250,6 +262,41 @@ async function accept(
       "Access-Control-Expose-Headers": [HEADER_V2_RESPONSE, RECEIPT_HEADER].join(", "),
     },
   };
+}
+
+/**
+ * The session receipt of an accepted voucher (a deposit's included, decision 0088): the channel, this call's
+ * charge, the channel's charged total after it (the stock server's `channelState`) and the voucher's signed
+ * ceiling. Without the charged total in the response there is nothing to attest: no receipt (docs/decisions/0090).
+ */
+function voucherReceipt(
+  attempt: BatchAttempt,
+  requirement: PaymentRequirements,
+  settled: { extra?: Record<string, unknown> },
+  charged: bigint,
+): Promise<Record<string, unknown> | undefined> {
+  const { ctx, payload } = attempt;
+  const inner = payload.payload as z.infer<typeof BatchInnerSchema>;
+  const total = (settled.extra?.channelState as { chargedCumulativeAmount?: unknown } | undefined)
+    ?.chargedCumulativeAmount;
+  if (typeof total !== "string" || !/^[0-9]{1,78}$/.test(total)) return Promise.resolve(undefined);
+  return sessionReceiptExtension(
+    ctx.sessionReceipts,
+    {
+      scheme: BATCH_SCHEME,
+      network: ctx.wireNetwork(2),
+      resourceUrl: resourceUrl(attempt),
+      payer: getAddress(inner.channelConfig.payer),
+      payTo: getAddress(requirement.payTo),
+      asset: getAddress(requirement.asset),
+      amount: charged,
+      chargedCumulativeAmount: BigInt(total),
+      maxClaimableAmount: BigInt(inner.voucher.maxClaimableAmount),
+      channelId: inner.voucher.channelId as Hex,
+    },
+    ctx.clock.now(),
+    ctx.log,
+  );
 }
 
 /** Settles a payment the scheme answers without the provider (the cooperative refund), and writes its answer. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ExactRequirement, Facilitator } from "./facilitator";
-import { countingFacilitator, MAX_REASONS } from "./facilitator-stats";
+import { countingClaims, countingFacilitator, countingUpto, MAX_REASONS } from "./facilitator-stats";
+import type { UptoFacilitator } from "./upto-facilitator";
 import type { ExactEvmPayload, SettleResponse, VerifyResponse } from "./wire";
 
 /** An inner facilitator that answers what each test scripts: the decorator's counting is what is under test. */
@@ -85,5 +86,74 @@ describe("counting facilitator (x402 dashboard)", () => {
     for (let i = 0; i < MAX_REASONS + 10; i++) await many.verify(2, payload, requirement);
     expect(many.stats.reasons.size).toBe(MAX_REASONS + 1);
     expect(many.stats.reasons.get("other")).toBe(10);
+  });
+
+  it("counts upto apart from exact, into the same reasons and in-flight figures", async () => {
+    const exact = countingFacilitator(scripted([], []), now, undefined);
+    const verdicts: (VerifyResponse | Error)[] = [
+      { isValid: true },
+      { isValid: false, invalidReason: "permit2_invalid_signature" },
+      new Error("rpc down"),
+    ];
+    type UptoSettled = Awaited<ReturnType<UptoFacilitator["settle"]>>;
+    const settles: (UptoSettled | Error)[] = [
+      { success: true, transaction: "not-a-hash", network: "eip155:137" },
+      { success: false, transaction: "", network: "eip155:137", errorReason: "permit2_nonce_used" },
+      new Error("send failed"),
+    ];
+    let settling = 0;
+    const inner: UptoFacilitator = {
+      relayer: "0x0000000000000000000000000000000000000004",
+      settleLeaseMs: 60_000,
+      verify: async () => {
+        const next = verdicts.shift()!;
+        if (next instanceof Error) throw next;
+        return next;
+      },
+      settle: async () => {
+        settling = exact.stats.inFlight;
+        const next = settles.shift()!;
+        if (next instanceof Error) throw next;
+        return next;
+      },
+    };
+    const upto = countingUpto(inner, exact.stats, undefined)!;
+    const args = [{}, {}] as Parameters<UptoFacilitator["verify"]>;
+    expect(await upto.verify(...args)).toEqual({ isValid: true });
+    expect((await upto.verify(...args)).isValid).toBe(false);
+    await expect(upto.verify(...args)).rejects.toThrow("rpc down");
+    expect((await upto.settle(...args)).success).toBe(true);
+    expect(settling).toBe(1);
+    expect((await upto.settle(...args)).success).toBe(false);
+    await expect(upto.settle(...args)).rejects.toThrow("send failed");
+    expect(exact.stats.upto).toEqual({
+      verifies: { valid: 1, invalid: 1, errors: 1 },
+      settles: { succeeded: 1, failed: 1, errors: 1 },
+    });
+    // `exact` counted nothing; the reasons and in-flight figure are shared.
+    expect(exact.stats.verifies).toEqual({ valid: 0, invalid: 0, errors: 0 });
+    expect(exact.stats.settles).toEqual({ succeeded: 0, failed: 0, errors: 0 });
+    expect(Object.fromEntries(exact.stats.reasons)).toEqual({
+      permit2_invalid_signature: 1,
+      permit2_nonce_used: 1,
+    });
+    expect(exact.stats.inFlight).toBe(0);
+    expect(upto.settleLeaseMs).toBe(60_000);
+    expect(countingUpto(undefined, exact.stats, undefined)).toBeUndefined();
+  });
+
+  it("counts the claims a pass finished, once each: pending and submitted ones are not finished", async () => {
+    const { stats } = countingFacilitator(scripted([], []), now, undefined);
+    const passes = [
+      { ran: true, claims: [{ state: "submitted" }, { state: "pending" }] },
+      { ran: true, claims: [{ state: "confirmed" }, { state: "failed" }, { state: "confirmed" }] },
+      { ran: false, claims: [] },
+    ];
+    const batcher = countingClaims({ run: async () => passes.shift()! }, stats);
+    expect((await batcher.run()).claims).toHaveLength(2);
+    expect(stats.batch.claims).toEqual({ confirmed: 0, failed: 0 });
+    await batcher.run();
+    await batcher.run();
+    expect(stats.batch.claims).toEqual({ confirmed: 2, failed: 1 });
   });
 });

@@ -10,6 +10,7 @@ import { x402Client } from "@x402/core/client";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import {
   extractReceiptFromResponse,
+  extractReceiptPayload,
   type JWSSignedReceipt,
   verifyReceiptSignatureJWS,
 } from "@x402/extensions/offer-receipt";
@@ -89,6 +90,8 @@ describe("x402 offer-receipt on bridge settlements", () => {
     const { payload } = await jwtVerify(jws, jwks(), { typ: OFFER_RECEIPT_JWS_TYPE, algorithms: ["EdDSA"] });
     const usdc = chains.manifest.chains.polygon!.tokens.USDC!.address;
     expect(payload).toMatchObject({
+      // Required by the extension's receipt payload (decision 0090).
+      version: 1,
       network: NETWORKS.polygon.caip2,
       resourceUrl,
       payer,
@@ -123,10 +126,12 @@ describe("x402 offer-receipt on bridge settlements", () => {
     expect(jwk).toBeDefined();
     const generic = await verifyReceiptSignatureJWS(found!, jwk as never);
     expect(generic).toMatchObject({
+      version: 1,
       network: NETWORKS.polygon.caip2,
       resourceUrl: url,
       transaction: settled.transaction,
     });
+    expect(extractReceiptPayload(found!).version).toBe(1);
   });
 
   it("v1 (x402-fetch): X-PAYMENT-RESPONSE carries one too, with the CAIP-2 network and no order", async () => {

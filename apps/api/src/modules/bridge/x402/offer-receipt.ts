@@ -12,6 +12,8 @@ import type { ReceiptKeyStore } from "../../receipts/receipt-keys";
 
 export const OFFER_RECEIPT = "offer-receipt";
 export const OFFER_RECEIPT_JWS_TYPE = "x402-receipt+jws";
+/** The receipt payload version the extension defines (1), signed into every receipt. */
+export const OFFER_RECEIPT_PAYLOAD_VERSION = 1;
 
 export interface OfferReceiptPayload {
   /** CAIP-2, e.g. `eip155:80002`. */
@@ -34,7 +36,8 @@ export async function signOfferReceipt(
   payload: OfferReceiptPayload,
 ): Promise<Record<string, unknown>> {
   const key = await keys.active(new Date(payload.issuedAt * 1000));
-  const signature = await new SignJWT({ ...payload })
+  // `version` is required by the extension's receipt payload (x402 spec "Offer and Receipt Extension", decision 0090).
+  const signature = await new SignJWT({ version: OFFER_RECEIPT_PAYLOAD_VERSION, ...payload })
     .setProtectedHeader({ alg: RECEIPT_ALGORITHM, kid: key.kid, typ: OFFER_RECEIPT_JWS_TYPE })
     .sign(key.privateKey);
   return { [OFFER_RECEIPT]: { info: { version: 1, receipt: { format: "jws", signature } } } };

@@ -8,15 +8,15 @@
  */
 import { AppError } from "@tollgate/shared";
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from "@x402/core/types";
-import { getAddress } from "viem";
+import { getAddress, type Hex } from "viem";
 import type { DeliveredAnswer, HeldPayment } from "../../paid-forward";
 import { USED_RETENTION_MS } from "../orders";
 import { encodePaymentReceipt, RECEIPT_HEADER } from "../payment-receipt";
 import { bridgeBaseUrl, querySuffix } from "../request-url";
 import { type ExactRequirement, X402_PROFILE } from "./facilitator";
-import { signOfferReceipt } from "./offer-receipt";
 import { encodeResult } from "./payment-identifier";
 import { answerPending, type PendingRecord, SETTLEMENT_PENDING } from "./pending-settlement";
+import { sessionReceiptExtension } from "./session-receipt-slot";
 import type { UptoFacilitator } from "./upto-facilitator";
 import { type Metered, meteredAmount } from "./upto-meter";
 import { refuseUpto, type UptoAttempt } from "./upto-rail";
@@ -136,26 +136,11 @@ async function uptoProof(
   metered: Metered,
   settled: SettleResponse,
 ): Promise<Record<string, string>> {
-  const { ctx, req } = attempt;
+  const { ctx } = attempt;
   const payer = getAddress(attempt.payment.payload.permit2Authorization.from);
   const { requirement } = verified;
   const response = { ...settled, amount: metered.amount.toString() };
-  const extensions = ctx.keys
-    ? await signOfferReceipt(ctx.keys, {
-        network: ctx.wireNetwork(2),
-        resourceUrl: `${bridgeBaseUrl(ctx.config, req)}${req.path}${querySuffix(req)}`,
-        payer,
-        issuedAt: Math.floor(ctx.clock.now().getTime() / 1000),
-        transaction: settled.transaction,
-        amount: metered.amount.toString(),
-        asset: requirement.token.address,
-        payTo: requirement.payTo,
-        order: verified.orderId,
-      }).catch((error: unknown) => {
-        ctx.log.warn({ err: error }, "offer-receipt not signed");
-        return undefined;
-      })
-    : undefined;
+  const extensions = await uptoReceipt(attempt, verified, metered, settled);
   return {
     [HEADER_V2_RESPONSE]: encodeHeader(extensions ? { ...response, extensions } : response),
     [RECEIPT_HEADER]: encodePaymentReceipt({
@@ -174,4 +159,37 @@ async function uptoProof(
     }),
     "Access-Control-Expose-Headers": [HEADER_V2_RESPONSE, RECEIPT_HEADER].join(", "),
   };
+}
+
+/**
+ * The session receipt of a settled `upto` charge (decision 0088): nonce, amount, the signed ceiling and the
+ * transaction. A metered 0 moved nothing and has no transaction: it gets no receipt (docs/decisions/0090).
+ */
+function uptoReceipt(
+  attempt: UptoAttempt,
+  verified: VerifiedUpto,
+  metered: Metered,
+  settled: SettleResponse,
+): Promise<Record<string, unknown> | undefined> {
+  const { ctx, req } = attempt;
+  const auth = attempt.payment.payload.permit2Authorization;
+  if (metered.amount === 0n || !settled.transaction) return Promise.resolve(undefined);
+  return sessionReceiptExtension(
+    ctx.sessionReceipts,
+    {
+      scheme: "upto",
+      network: ctx.wireNetwork(2),
+      resourceUrl: `${bridgeBaseUrl(ctx.config, req)}${req.path}${querySuffix(req)}`,
+      payer: getAddress(auth.from),
+      payTo: verified.requirement.payTo,
+      asset: verified.requirement.token.address,
+      amount: metered.amount,
+      chargedCumulativeAmount: metered.amount,
+      maxClaimableAmount: BigInt(auth.permitted.amount),
+      authorizationNonce: BigInt(auth.nonce),
+      transaction: settled.transaction as Hex,
+    },
+    ctx.clock.now(),
+    ctx.log,
+  );
 }
