@@ -76,8 +76,9 @@ export interface BridgeRouterOptions {
   /**
    * x402 `batch-settlement` (docs/decisions/0086): the database of the channels (shared by every replica) and how
    * often this process runs the claim worker (never when absent). Without it, sessions are not offered.
+   * `receiptTimeoutMs` bounds the wait for a deposit's receipt before it is answered as pending (docs/decisions/0094).
    */
-  channels?: { database: DatabaseHandle; claimIntervalMs?: number };
+  channels?: { database: DatabaseHandle; claimIntervalMs?: number; receiptTimeoutMs?: number };
 }
 
 /** The running bridge as its owner (the API, the bridge CLI, tests) sees it. */
@@ -355,9 +356,15 @@ function batchSessions(
   relayer: LocalAccount | undefined,
 ): BatchSessions | undefined {
   if (!options.channels || !chain || !relayer) return undefined;
-  const { database, claimIntervalMs } = options.channels;
+  const { database, claimIntervalMs, receiptTimeoutMs } = options.channels;
   const storage = new PostgresChannelStorage({ db: database.db, chainId: chain.chainId, clock: deps.clock });
-  const sessions = createBatchSessions({ chain, caip2, relayer, storage });
+  const sessions = createBatchSessions({
+    chain,
+    caip2,
+    relayer,
+    storage,
+    ...(receiptTimeoutMs ? { receiptTimeoutMs } : {}),
+  });
   if (!sessions) return undefined;
   const batcher = createClaimBatcher({
     db: database.db,

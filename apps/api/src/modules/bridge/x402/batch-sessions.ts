@@ -51,6 +51,8 @@ export interface BatchSessionsOptions {
   caip2: string;
   relayer: LocalAccount;
   storage: ChannelStorage;
+  /** How long a deposit's receipt is awaited before its outcome counts as unknown (docs/decisions/0094). */
+  receiptTimeoutMs?: number;
 }
 
 /** The sessions part of one network, or undefined where the manifest has no escrow. */
@@ -60,7 +62,7 @@ export function createBatchSessions(options: BatchSessionsOptions): BatchSession
   const { caip2, storage } = options;
   // The relayer signs claims and refunds as the channels' receiver authorizer (advertised in /supported).
   const facilitator = new BatchFacilitator(
-    relayerFacilitatorSigner(options.chain, options.relayer),
+    relayerFacilitatorSigner(options.chain, options.relayer, options.receiptTimeoutMs),
     options.relayer,
   );
   const local = new x402Facilitator().register([caip2 as `${string}:${string}`], facilitator);
