@@ -21,6 +21,7 @@ import type { ClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { UptoEvmScheme } from "@x402/evm/upto/client";
 import { getAddress, type LocalAccount } from "viem";
+import type { ChainAccess } from "./chains";
 import type { Clock, Sleep } from "./clock";
 import { AgentError, PaymentFailedError, QuoteRejectedError } from "./errors";
 import type { AgentLedger } from "./ledger";
@@ -36,6 +37,7 @@ import {
   type SingleCallScheme,
   x402Of,
 } from "./x402-offers";
+import { ensurePermit2Approval } from "./x402-permit2";
 import { requirementOf, SETTLEMENT_PENDING, settleResponseOf, type X402Challenge } from "./x402-wire";
 
 /** Wait after a 202 that names no Retry-After. */
@@ -48,6 +50,9 @@ export interface X402PayerDeps extends OfferDeps {
   signerFor(chainId: number): ClientEvmSigner;
   /** The configured chain ids (the stock `upto` scheme is registered once per chain). */
   chainIds: readonly number[];
+  /** Sends the payer's own transactions (the `upto` Permit2 approval, docs/decisions/0094). */
+  chain(chainId: number): ChainAccess;
+  txTimeoutMs: number;
   clock: Clock;
   sleep: Sleep;
   onStep: StepSink;
@@ -146,6 +151,15 @@ function stockClient(deps: X402PayerDeps, version: 1 | 2, committed: Committed, 
       await deps.ledger.commitSpend(amountUsd, id, getAddress(requirement.payTo));
       committed.id = id;
       committed.amountUsd = amountUsd;
+      // upto pulls through Permit2: a payment within the limits gets the payer's approval first (decision 0094).
+      if (scheme === "upto")
+        await ensurePermit2Approval(deps, {
+          chainId: requirement.chainId as number,
+          asset: getAddress(requirement.asset),
+          symbol: asset.symbol,
+          amount: requirement.amount,
+          paymentId: id,
+        });
     } catch (error) {
       // A refusal (SpendLimitError, a listener's own limit) reaches the caller as it was thrown.
       committed.refusal = error;
