@@ -21,6 +21,7 @@ import {
 import { type Address, getAddress, type LocalAccount } from "viem";
 import type { ChainContext } from "../../chains";
 import type { ProviderConfig } from "../config";
+import { depositMethods } from "./batch-permit2";
 import { relayerFacilitatorSigner } from "./batch-signer";
 import { type TokenOffer, X402_PROFILE } from "./facilitator";
 
@@ -72,6 +73,7 @@ export function createBatchSessions(options: BatchSessionsOptions): BatchSession
     getSupported: async () => local.getSupported() as Awaited<ReturnType<FacilitatorClient["getSupported"]>>,
   };
   const servers = new Map<string, Promise<{ server: x402ResourceServer; scheme: BatchServer }>>();
+  const methods = depositMethods(options.chain);
 
   const serverFor = (payTo: Address) => {
     const key = payTo.toLowerCase();
@@ -105,18 +107,24 @@ export function createBatchSessions(options: BatchSessionsOptions): BatchSession
       const amount = provider.prices.usdcUnits;
       if (!usdc || amount === undefined || amount <= 0n) return [];
       const { server } = await serverFor(provider.merchantWallet);
-      return server.buildPaymentRequirements({
-        scheme: BATCH_SCHEME,
-        payTo: provider.merchantWallet,
-        price: {
-          amount: amount.toString(),
-          asset: usdc.address,
-          extra: { name: usdc.name, version: usdc.version, assetTransferMethod: "eip3009" },
-        },
-        network: caip2 as `${string}:${string}`,
-        maxTimeoutSeconds,
-        extra: { economics_profile: X402_PROFILE },
-      });
+      // One offer per deposit method the chain supports, ERC-3009 first (docs/decisions/0094).
+      const built = await Promise.all(
+        methods.map((assetTransferMethod) =>
+          server.buildPaymentRequirements({
+            scheme: BATCH_SCHEME,
+            payTo: provider.merchantWallet,
+            price: {
+              amount: amount.toString(),
+              asset: usdc.address,
+              extra: { name: usdc.name, version: usdc.version, assetTransferMethod },
+            },
+            network: caip2 as `${string}:${string}`,
+            maxTimeoutSeconds,
+            extra: { economics_profile: X402_PROFILE },
+          }),
+        ),
+      );
+      return built.flat();
     },
   };
 }
