@@ -22,6 +22,7 @@ import type { DeliveredAnswer } from "../../paid-forward";
 import type { PaidRequest } from "../paid-request";
 import { encodePaymentReceipt, RECEIPT_HEADER } from "../payment-receipt";
 import type { BridgeContext } from "../wiring";
+import { tokenSymbol } from "./batch-permit2";
 import { BATCH_SCHEME } from "./batch-sessions";
 import { X402_PROFILE } from "./facilitator";
 import { encodeResult, replayResult } from "./payment-identifier";
@@ -52,6 +53,7 @@ interface PendingDeposit {
   /** The per-call price charged by the deposit's voucher, and the receiver. */
   price: string;
   payTo: string;
+  asset: string;
   /** Set once the deposit was mined and the charge committed: the answer later copies get. */
   proof?: Record<string, string>;
   reverted?: boolean;
@@ -83,7 +85,7 @@ export async function keepPendingDeposit(
   res: Response,
   paid: PaidRequest,
   payload: PaymentPayload,
-  requirement: { amount: string; payTo: string },
+  requirement: { amount: string; payTo: string; asset: string },
   delivered: DeliveredAnswer,
   settled: SettleResponse,
 ): Promise<void> {
@@ -94,6 +96,7 @@ export async function keepPendingDeposit(
     kept: encodeResult(paid.provider.id, paid.requestHash, delivered, {}),
     price: requirement.amount,
     payTo: requirement.payTo,
+    asset: requirement.asset,
   };
   if (key)
     await ctx.store
@@ -259,7 +262,7 @@ function proofHeaders(
       chain_id: ctx.chain().chainId,
       tx_hash: record.transaction,
       payer: getAddress(deposit.channelConfig.payer),
-      asset: "USDC",
+      asset: tokenSymbol(ctx.chain(), record.asset),
       amount: record.price,
       pay_to: record.payTo,
       economics_profile: X402_PROFILE,

@@ -52,6 +52,7 @@ describe.each(storageDatabaseKinds("postgres"))("x402 batch-settlement Permit2 d
   let upstream: TestUpstream;
   let bridge: TestBridge;
   let usdc: Address;
+  let usdt: Address;
   let relayer: Address;
   const merchant = randomAddress();
   const escrow = X402_CANONICAL_ADDRESSES.batchSettlement as Address;
@@ -68,6 +69,7 @@ describe.each(storageDatabaseKinds("postgres"))("x402 batch-settlement Permit2 d
           id: "acme",
           upstream_url: `${upstream.url}/api`,
           price_usdc_units: PRICE.toString(),
+          price_usdt_units: PRICE.toString(),
           merchant_wallet: merchant,
         },
       ],
@@ -75,6 +77,7 @@ describe.each(storageDatabaseKinds("postgres"))("x402 batch-settlement Permit2 d
       { channels: { database: db } },
     );
     usdc = chains.manifest.chains.amoy!.tokens.USDC!.address as Address;
+    usdt = chains.manifest.chains.amoy!.tokens.USDT!.address as Address;
     relayer = bridge.router.bridge.facilitator.relayer!;
   }, 120_000);
 
@@ -87,12 +90,24 @@ describe.each(storageDatabaseKinds("postgres"))("x402 batch-settlement Permit2 d
   });
 
   const reader = () => agentOn(chain, 0).client;
-  const balance = (who: Address) =>
-    reader().readContract({ address: usdc, abi: testUsdcAbi, functionName: "balanceOf", args: [who] });
+  const balance = (who: Address, token = usdc) =>
+    reader().readContract({ address: token, abi: testUsdcAbi, functionName: "balanceOf", args: [who] });
+  const approvePermit2 = async (agent: Agent, token: Address) => {
+    // The payer's own one-time approval of Permit2, as on a real network.
+    const hash = await agent.wallet.writeContract({
+      account: agent.account,
+      chain: agent.wallet.chain,
+      address: token,
+      abi: erc20Abi,
+      functionName: "approve",
+      args: [X402_CANONICAL_ADDRESSES.permit2 as Address, maxUint256],
+    });
+    await reader().waitForTransactionReceipt({ hash });
+  };
   const relayerSent = () => reader().getTransactionCount({ address: relayer, blockTag: "pending" });
 
-  /** A stock batch-settlement client that pays the Permit2 offer only. */
-  function permit2Payer(agent: Agent) {
+  /** A stock batch-settlement client that pays the Permit2 offer of `token` only. */
+  function permit2Payer(agent: Agent, token = usdc) {
     const account = privateKeyToAccount(wellKnownDevKeys().get(agent.address.toLowerCase()) as Hex);
     const scheme = new BatchClient(toClientEvmSigner(account, agent.client), {
       storage: new InMemoryClientChannelStorage(),
@@ -100,10 +115,10 @@ describe.each(storageDatabaseKinds("postgres"))("x402 batch-settlement Permit2 d
     });
     const client = new x402Client().register(NETWORK, scheme);
     client.registerPolicy((_version, requirements) =>
-      requirements.filter((r) => r.extra?.assetTransferMethod === "permit2"),
+      requirements.filter((r) => r.extra?.assetTransferMethod === "permit2" && r.asset === token),
     );
     client.setSpendControls({
-      allowedAssets: [{ network: NETWORK, asset: usdc, maxAmountPerPayment: DEPOSIT.toString() }],
+      allowedAssets: [{ network: NETWORK, asset: token, maxAmountPerPayment: DEPOSIT.toString() }],
     });
     const sent: string[] = [];
     const recording: typeof fetch = async (input, init) => {
@@ -117,16 +132,7 @@ describe.each(storageDatabaseKinds("postgres"))("x402 batch-settlement Permit2 d
 
   it("funds the channel with a Permit2 witness transfer, then pays by voucher", async () => {
     const agent = agentOn(chain, 17);
-    // The payer's own one-time approval of Permit2, as on a real network.
-    const approval = await agent.wallet.writeContract({
-      account: agent.account,
-      chain: agent.wallet.chain,
-      address: usdc,
-      abi: erc20Abi,
-      functionName: "approve",
-      args: [X402_CANONICAL_ADDRESSES.permit2 as Address, maxUint256],
-    });
-    await reader().waitForTransactionReceipt({ hash: approval });
+    await approvePermit2(agent, usdc);
     const payer = permit2Payer(agent);
     const [payerBefore, escrowBefore, sentBefore] = [
       await balance(agent.address),
@@ -151,6 +157,34 @@ describe.each(storageDatabaseKinds("postgres"))("x402 batch-settlement Permit2 d
     expect(await relayerSent()).toBe(sentBefore + 1);
     expect(await balance(agent.address)).toBe(payerBefore - DEPOSIT);
     expect(await balance(escrow)).toBe(escrowBefore + DEPOSIT);
+  });
+
+  it("offers the token without ERC-3009 (USDT) with the Permit2 deposit only, and takes it", async () => {
+    const required = await fetch(`${bridge.url}/acme/search`);
+    const offer = decodeHeader(required.headers.get("payment-required")!, "PAYMENT-REQUIRED") as Json;
+    const batch = (offer.accepts as Json[]).filter((a) => a.scheme === "batch-settlement");
+    expect(batch.map((a) => [a.asset, a.extra.assetTransferMethod])).toEqual([
+      [usdc, "eip3009"],
+      [usdc, "permit2"],
+      [usdt, "permit2"],
+    ]);
+    // exact and upto stay on the ERC-3009 token.
+    expect((offer.accepts as Json[]).filter((a) => a.asset === usdt).map((a) => a.scheme)).toEqual([
+      "batch-settlement",
+    ]);
+
+    const agent = agentOn(chain, 19);
+    await approvePermit2(agent, usdt);
+    const payer = permit2Payer(agent, usdt);
+    const [payerBefore, escrowBefore] = [await balance(agent.address, usdt), await balance(escrow, usdt)];
+    const response = await payer.fetch(`${bridge.url}/acme/search?q=tether`);
+    expect(response.status, await response.clone().text()).toBe(200);
+    const receipt = JSON.parse(
+      Buffer.from(response.headers.get("x-payment-receipt")!, "base64").toString("utf8"),
+    );
+    expect(receipt).toMatchObject({ scheme: "batch-settlement", asset: "USDT", amount: PRICE.toString() });
+    expect(await balance(agent.address, usdt)).toBe(payerBefore - DEPOSIT);
+    expect(await balance(escrow, usdt)).toBe(escrowBefore + DEPOSIT);
   });
 
   it("refuses a Permit2 deposit without the payer's approval: nothing moves, nothing is served", async () => {

@@ -34,6 +34,7 @@ import {
   keepPendingDeposit,
   resumePendingDeposit,
 } from "./batch-pending";
+import { tokenSymbol } from "./batch-permit2";
 import { BATCH_SCHEME } from "./batch-sessions";
 import { X402_PROFILE } from "./facilitator";
 import {
@@ -259,7 +260,7 @@ async function accept(
         chain_id: ctx.chain().chainId,
         tx_hash: settled.transaction,
         payer: getAddress(channelConfig.payer),
-        asset: "USDC",
+        asset: tokenSymbol(ctx.chain(), requirement.asset),
         amount: charged,
         pay_to: requirement.payTo,
         economics_profile: X402_PROFILE,

@@ -5,7 +5,8 @@
  *
  * Invariants:
  * - Offered only where the escrow is in the chain's manifest, a relayer key exists and the provider has a USDC price
- *   (an ERC-3009 token whose on-chain domain matches the manifest): never a rail that cannot settle.
+ *   (an ERC-3009 token whose on-chain domain matches the manifest) or a USDT one (Permit2 deposits only,
+ *   ./batch-permit2.ts): never a rail that cannot settle.
  * - Direct to the merchant (`aifp2-provider-preserving-0-v1`): the channel's receiver is the provider's wallet; the
  *   relayer only pays gas and signs as receiver authorizer (claims, refunds); the profile is stated in `extra`.
  * - The facilitator is in process (never a network hop); its sends share the relayer key's lane.
@@ -21,7 +22,7 @@ import {
 import { type Address, getAddress, type LocalAccount } from "viem";
 import type { ChainContext } from "../../chains";
 import type { ProviderConfig } from "../config";
-import { depositMethods } from "./batch-permit2";
+import { depositPrices } from "./batch-permit2";
 import { relayerFacilitatorSigner } from "./batch-signer";
 import { type TokenOffer, X402_PROFILE } from "./facilitator";
 
@@ -73,7 +74,6 @@ export function createBatchSessions(options: BatchSessionsOptions): BatchSession
     getSupported: async () => local.getSupported() as Awaited<ReturnType<FacilitatorClient["getSupported"]>>,
   };
   const servers = new Map<string, Promise<{ server: x402ResourceServer; scheme: BatchServer }>>();
-  const methods = depositMethods(options.chain);
 
   const serverFor = (payTo: Address) => {
     const key = payTo.toLowerCase();
@@ -103,21 +103,16 @@ export function createBatchSessions(options: BatchSessionsOptions): BatchSession
     storage,
     serverFor,
     async requirementsFor(provider, offers, maxTimeoutSeconds) {
-      const usdc = offers.find((offer) => offer.symbol === "USDC");
-      const amount = provider.prices.usdcUnits;
-      if (!usdc || amount === undefined || amount <= 0n) return [];
+      // One offer per token and deposit method (docs/decisions/0094).
+      const prices = depositPrices(options.chain, provider, offers);
+      if (prices.length === 0) return [];
       const { server } = await serverFor(provider.merchantWallet);
-      // One offer per deposit method the chain supports, ERC-3009 first (docs/decisions/0094).
       const built = await Promise.all(
-        methods.map((assetTransferMethod) =>
+        prices.map((price) =>
           server.buildPaymentRequirements({
             scheme: BATCH_SCHEME,
             payTo: provider.merchantWallet,
-            price: {
-              amount: amount.toString(),
-              asset: usdc.address,
-              extra: { name: usdc.name, version: usdc.version, assetTransferMethod },
-            },
+            price,
             network: caip2 as `${string}:${string}`,
             maxTimeoutSeconds,
             extra: { economics_profile: X402_PROFILE },
