@@ -215,7 +215,7 @@ async function pay(
 }
 
 /** One signed payment being settled: the request is resent with these same headers until it is not pending. */
-interface SentPayment {
+export interface SentPayment {
   url: string;
   version: X402Challenge["version"];
   resend: Resend;
@@ -224,11 +224,35 @@ interface SentPayment {
   nonce: string;
 }
 
+/** What the pending loop needs: the clock, the wait and its bounds, and where a failure is recorded. */
+export type PendingDeps = Pick<
+  X402PayerDeps,
+  "clock" | "sleep" | "onStep" | "payDeadlineMs" | "maxBackoffMs"
+> & { ledger: Pick<AgentLedger, "recordX402Failure"> };
+
 /**
  * Sends the paid request and retries it while the server answers 202 `settlement_pending`, until the pay
  * deadline; the answer that is not pending is returned. Throws PaymentFailedError past the deadline.
  */
 async function settle(deps: X402PayerDeps, payment: SentPayment): Promise<Response> {
+  const response = await resendWhilePending(deps, payment);
+  const settled = settleResponseOf(response, payment.version);
+  await deps.onStep({
+    type: "x402_settled",
+    status: response.status,
+    success: settled?.success ?? false,
+    transaction: settled?.transaction ?? "",
+    errorReason: settled?.errorReason,
+  });
+  return response;
+}
+
+/**
+ * Sends the paid request with `headers`, then again with the SAME headers after each 202 `settlement_pending`
+ * (`Retry-After`), until the answer is not pending; past the pay deadline, a PaymentFailedError. Shared by the
+ * single-call rails and the batch-settlement deposit (docs/decisions/0094).
+ */
+export async function resendWhilePending(deps: PendingDeps, payment: SentPayment): Promise<Response> {
   const { url, version, resend, headers, paymentId, nonce } = payment;
   const deadline = deps.clock.now() + deps.payDeadlineMs;
   let response = await resend(headers);
@@ -264,13 +288,6 @@ async function settle(deps: X402PayerDeps, payment: SentPayment): Promise<Respon
       response = await resend(headers);
       continue;
     }
-    await deps.onStep({
-      type: "x402_settled",
-      status: response.status,
-      success: settled?.success ?? false,
-      transaction: settled?.transaction ?? "",
-      errorReason: settled?.errorReason,
-    });
     return response;
   }
 }
