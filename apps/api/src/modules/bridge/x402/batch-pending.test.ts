@@ -43,7 +43,7 @@ import {
   type TestUpstream,
 } from "../testing";
 import { DEPOSIT_TRANSACTION_FAILED } from "./batch-pending";
-import { decodeHeader } from "./wire";
+import { decodeHeader, encodeHeader } from "./wire";
 
 const PRICE = 150_000n;
 const DEPOSIT = 1_000_000n;
@@ -166,6 +166,19 @@ describe.each(storageDatabaseKinds("postgres"))(
       expect(await relayerSent()).toBe(sentBefore + 1);
 
       // Mined: the kept answer, with the proof naming that one transaction and the charge of one call.
+      // A payload naming the same authorization with another voucher signature is not this payment: it is verified
+      // (and refused), never handed the kept answer or committed.
+      const decoded = decodeHeader(header, "p") as Json;
+      const forged = structuredClone(decoded);
+      const signature = forged.payload.voucher.signature as string;
+      // One nibble of `r` changed: a well-formed signature that is not the payer's.
+      forged.payload.voucher.signature = `${signature.slice(0, 10)}${signature[10] === "0" ? "1" : "0"}${signature.slice(11)}`;
+      const refused = await resend(path, encodeHeader(forged));
+      expect(refused.status, await refused.clone().text()).toBe(402);
+      expect(await readJson(refused)).toMatchObject({ code: "x402_payment_invalid" });
+      expect(upstream.seen.length).toBe(calls + 1);
+      expect(await relayerSent()).toBe(sentBefore + 1);
+
       // Two copies at once: one reconciles, the other waits (202) or replays; the channel is charged once.
       await rpc("evm_mine");
       const copies = await Promise.all([resend(path, header), resend(path, header)]);

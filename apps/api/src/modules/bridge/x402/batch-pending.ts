@@ -11,7 +11,10 @@
  *   voucher charged, as the stock server does after a settled deposit) and the kept answer is returned with the
  *   proof; later copies replay that answer. Reverted: a 402 `x402_settlement_failed`, nothing was charged.
  * - One reconciliation at a time per deposit (a lease in the order store); a concurrent copy is told to wait (202).
+ * - Only the payment that was verified resumes it (the digest of its payload): another payload naming the same
+ *   authorization ids goes through verify like any payment and never gets the kept answer.
  */
+import { createHash } from "node:crypto";
 import type { PaymentPayload, SettleResponse } from "@x402/core/types";
 import type { ClientEvmSigner } from "@x402/evm";
 import { readChannelBalanceAndTotalClaimed } from "@x402/evm/batch-settlement/client";
@@ -46,6 +49,8 @@ interface DepositPayload {
 
 interface PendingDeposit {
   transaction: string;
+  /** Digest of the verified payment (deposit authorization and voucher): only that exact payment resumes it. */
+  digest: string;
   /** The pending settle response (re-sent with each 202). */
   settled: SettleResponse;
   /** `encodeResult` of the delivered answer; its proof is written once the deposit is mined. */
@@ -75,6 +80,11 @@ export function depositPendingKey(chainId: number, payload: PaymentPayload): str
   return pendingKey(chainId, deposit.channelConfig.payer, `batch:${deposit.voucher.channelId}:${id}`);
 }
 
+/** The verified payment's digest: a payload that only shares the authorization's ids is not the same payment. */
+function digestOf(payload: PaymentPayload): string {
+  return createHash("sha256").update(JSON.stringify(payload.payload)).digest("hex");
+}
+
 export function isSettlementPending(settled: SettleResponse): boolean {
   return !settled.success && settled.errorReason === SETTLEMENT_PENDING && settled.transaction !== "";
 }
@@ -92,6 +102,7 @@ export async function keepPendingDeposit(
   const key = depositPendingKey(ctx.chain().chainId, payload);
   const record: PendingDeposit = {
     transaction: settled.transaction,
+    digest: digestOf(payload),
     settled,
     kept: encodeResult(paid.provider.id, paid.requestHash, delivered, {}),
     price: requirement.amount,
@@ -124,6 +135,8 @@ export async function resumePendingDeposit(
   if (!key) return "none";
   const raw = await ctx.store.getResult(key);
   if (raw === undefined) return "none";
+  // Another payload naming the same authorization (a forged voucher, say) is not this payment: verify refuses it.
+  if ((JSON.parse(raw) as PendingDeposit).digest !== digestOf(payload)) return "none";
   const lockKeys = [`${key}:reconcile`];
   const lock = await ctx.store.claim(lockKeys, RECONCILE_LEASE_MS);
   const record = JSON.parse(raw) as PendingDeposit;
