@@ -196,6 +196,8 @@ function x402DepsOf(
     hasChain: (chainId) => parts.chains.has(chainId),
     signerFor: parts.signerFor,
     chainIds: Object.keys(options.chains).map(Number),
+    chain: (chainId) => parts.chains.get(chainId),
+    txTimeoutMs: timing.txTimeoutMs,
     clock: parts.clock,
     sleep: options.sleep ?? systemSleep,
     onStep: parts.onStep,

@@ -64,6 +64,8 @@ function describeStep(step: AgentStep): string {
       return `x402 requirement: ${step.amount} USD = ${step.amountAtomic} atomic ${step.asset} on chain ${step.chainId} to ${step.payTo}`;
     case "x402_payment_sent":
       return `x402 authorization signed and sent (nonce ${step.nonce})`;
+    case "x402_permit2_approval":
+      return `x402 upto: approving Permit2 (${step.spender}) for ${step.asset} on chain ${step.chainId}: tx ${step.transaction}`;
     case "x402_pending":
       return `x402 settlement ${step.transaction} pending, same payment again in ${Math.round(step.retryAfterMs / 1000)} s`;
     case "channel_deposit":

@@ -102,6 +102,15 @@ export type AgentStep =
   /** The authorization was signed and is being sent: from here money may move. */
   | { type: "x402_payment_sent"; version: 1 | 2; nonce: string; amount: string }
   | { type: "x402_pending"; transaction: string; retryAfterMs: number }
+  /** x402 `upto`: the payer's allowance to Permit2 was short, so the agent sent its approval (decision 0094). */
+  | {
+      type: "x402_permit2_approval";
+      chainId: number;
+      asset: string;
+      assetAddress: string;
+      spender: string;
+      transaction: string;
+    }
   /** A batch-settlement deposit is about to be signed (after the limits passed): atomic units and USD. */
   | { type: "channel_deposit"; channelId: string; amountAtomic: string; amount: string }
   /** A batch-settlement voucher was accepted: the channel's cumulative charge now. */

@@ -29,11 +29,14 @@ import { checkPerSession } from "./limits";
 import type { Challenge402, Rail, Resend } from "./rails";
 import type { ChannelRecord } from "./store";
 import { checkX402Allowed, choiceOf, choices, microUsdOf, x402Of } from "./x402-offers";
-import { reportSessionReceipt, type X402PayerDeps } from "./x402-pay";
+import { reportSessionReceipt, resendWhilePending, type X402PayerDeps } from "./x402-pay";
 import { requirementOf } from "./x402-wire";
 
 export interface BatchRailDeps extends Omit<X402PayerDeps, "ledger"> {
-  ledger: Pick<AgentLedger, "commitSpend" | "releaseSpend" | "channelRecords" | "persist">;
+  ledger: Pick<
+    AgentLedger,
+    "commitSpend" | "releaseSpend" | "channelRecords" | "persist" | "recordX402Failure"
+  >;
   storage: ClientChannelStorage;
 }
 
@@ -209,15 +212,19 @@ async function payBatch(
   // One corrective 402 (the server's cumulative differs from ours) is resynced by the stock client and retried.
   for (let attempt = 0; ; attempt++) {
     const payload = await createPayload(deps, http, paymentRequired, trace);
-    await deps.onStep({
-      type: "x402_payment_sent",
+    const nonce = String(
+      (payload.payload as { voucher?: { maxClaimableAmount?: unknown } }).voucher?.maxClaimableAmount,
+    );
+    await deps.onStep({ type: "x402_payment_sent", version: 2, nonce, amount: formatUsd(0n) });
+    // A deposit whose outcome is unknown is answered 202: the same header again, never a second deposit (0094).
+    const response = await resendWhilePending(deps, {
+      url,
       version: 2,
-      nonce: String(
-        (payload.payload as { voucher?: { maxClaimableAmount?: unknown } }).voucher?.maxClaimableAmount,
-      ),
-      amount: formatUsd(0n),
+      resend,
+      headers: http.encodePaymentSignatureHeader(payload),
+      paymentId: trace.deposit?.id ?? nonce,
+      nonce,
     });
-    const response = await resend(http.encodePaymentSignatureHeader(payload));
     const result = await http.processPaymentResult(
       payload,
       (name) => response.headers.get(name),

@@ -21,6 +21,7 @@ import type { ClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { UptoEvmScheme } from "@x402/evm/upto/client";
 import { getAddress, type LocalAccount } from "viem";
+import type { ChainAccess } from "./chains";
 import type { JwksCache } from "./checks";
 import type { Clock, Sleep } from "./clock";
 import { AgentError, PaymentFailedError, QuoteRejectedError } from "./errors";
@@ -38,6 +39,7 @@ import {
   type SingleCallScheme,
   x402Of,
 } from "./x402-offers";
+import { ensurePermit2Approval } from "./x402-permit2";
 import { requirementOf, SETTLEMENT_PENDING, settleResponseOf, type X402Challenge } from "./x402-wire";
 
 /** Wait after a 202 that names no Retry-After. */
@@ -50,6 +52,9 @@ export interface X402PayerDeps extends OfferDeps {
   signerFor(chainId: number): ClientEvmSigner;
   /** The configured chain ids (the stock `upto` scheme is registered once per chain). */
   chainIds: readonly number[];
+  /** Sends the payer's own transactions (the `upto` Permit2 approval, docs/decisions/0094). */
+  chain(chainId: number): ChainAccess;
+  txTimeoutMs: number;
   clock: Clock;
   sleep: Sleep;
   onStep: StepSink;
@@ -150,6 +155,15 @@ function stockClient(deps: X402PayerDeps, version: 1 | 2, committed: Committed, 
       await deps.ledger.commitSpend(amountUsd, id, getAddress(requirement.payTo));
       committed.id = id;
       committed.amountUsd = amountUsd;
+      // upto pulls through Permit2: a payment within the limits gets the payer's approval first (decision 0094).
+      if (scheme === "upto")
+        await ensurePermit2Approval(deps, {
+          chainId: requirement.chainId as number,
+          asset: getAddress(requirement.asset),
+          symbol: asset.symbol,
+          amount: requirement.amount,
+          paymentId: id,
+        });
     } catch (error) {
       // A refusal (SpendLimitError, a listener's own limit) reaches the caller as it was thrown.
       committed.refusal = error;
@@ -221,7 +235,7 @@ export async function reportSessionReceipt(
 }
 
 /** One signed payment being settled: the request is resent with these same headers until it is not pending. */
-interface SentPayment {
+export interface SentPayment {
   url: string;
   version: X402Challenge["version"];
   resend: Resend;
@@ -230,11 +244,35 @@ interface SentPayment {
   nonce: string;
 }
 
+/** What the pending loop needs: the clock, the wait and its bounds, and where a failure is recorded. */
+export type PendingDeps = Pick<
+  X402PayerDeps,
+  "clock" | "sleep" | "onStep" | "payDeadlineMs" | "maxBackoffMs"
+> & { ledger: Pick<AgentLedger, "recordX402Failure"> };
+
 /**
  * Sends the paid request and retries it while the server answers 202 `settlement_pending`, until the pay
  * deadline; the answer that is not pending is returned. Throws PaymentFailedError past the deadline.
  */
 async function settle(deps: X402PayerDeps, payment: SentPayment): Promise<Response> {
+  const response = await resendWhilePending(deps, payment);
+  const settled = settleResponseOf(response, payment.version);
+  await deps.onStep({
+    type: "x402_settled",
+    status: response.status,
+    success: settled?.success ?? false,
+    transaction: settled?.transaction ?? "",
+    errorReason: settled?.errorReason,
+  });
+  return response;
+}
+
+/**
+ * Sends the paid request with `headers`, then again with the SAME headers after each 202 `settlement_pending`
+ * (`Retry-After`), until the answer is not pending; past the pay deadline, a PaymentFailedError. Shared by the
+ * single-call rails and the batch-settlement deposit (docs/decisions/0094).
+ */
+export async function resendWhilePending(deps: PendingDeps, payment: SentPayment): Promise<Response> {
   const { url, version, resend, headers, paymentId, nonce } = payment;
   const deadline = deps.clock.now() + deps.payDeadlineMs;
   let response = await resend(headers);
@@ -270,13 +308,6 @@ async function settle(deps: X402PayerDeps, payment: SentPayment): Promise<Respon
       response = await resend(headers);
       continue;
     }
-    await deps.onStep({
-      type: "x402_settled",
-      status: response.status,
-      success: settled?.success ?? false,
-      transaction: settled?.transaction ?? "",
-      errorReason: settled?.errorReason,
-    });
     return response;
   }
 }

@@ -167,6 +167,8 @@ function txHashes(call: CallSpend): string[] {
     // x402: the settlement transaction the server broadcast (pending ones too: money may have moved).
     if ((step.type === "x402_pending" || step.type === "x402_settled") && step.transaction)
       return [step.transaction];
+    // x402 upto: the payer's own Permit2 approval (docs/decisions/0094).
+    if (step.type === "x402_permit2_approval") return [step.transaction];
     return [];
   });
   return [...new Set(hashes)];

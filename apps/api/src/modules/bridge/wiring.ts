@@ -73,8 +73,9 @@ export interface BridgeRouterOptions {
   /**
    * x402 `batch-settlement` (docs/decisions/0086): the database of the channels (shared by every replica) and how
    * often this process runs the claim worker (never when absent). Without it, sessions are not offered.
+   * `receiptTimeoutMs` bounds the wait for a deposit's receipt before it is answered as pending (docs/decisions/0094).
    */
-  channels?: { database: DatabaseHandle; claimIntervalMs?: number };
+  channels?: { database: DatabaseHandle; claimIntervalMs?: number; receiptTimeoutMs?: number };
 }
 
 /** The running bridge as its owner (the API, the bridge CLI, tests) sees it. */

@@ -126,7 +126,7 @@ export function startClaimWorker(batcher: ClaimBatcher, intervalMs: number, log:
  * one is set), or undefined without the channels' database, a deployment, a relayer or an escrow.
  */
 export function networkBatchSessions(input: {
-  channels?: { database: DatabaseHandle; claimIntervalMs?: number };
+  channels?: { database: DatabaseHandle; claimIntervalMs?: number; receiptTimeoutMs?: number };
   clock: Clock;
   log: Logger;
   chain: ChainContext | undefined;
@@ -139,7 +139,13 @@ export function networkBatchSessions(input: {
   const { channels, chain, relayer, clock, log } = input;
   if (!channels || !chain || !relayer) return undefined;
   const storage = new PostgresChannelStorage({ db: channels.database.db, chainId: chain.chainId, clock });
-  const sessions = createBatchSessions({ chain, caip2: input.caip2, relayer, storage });
+  const sessions = createBatchSessions({
+    chain,
+    caip2: input.caip2,
+    relayer,
+    storage,
+    ...(channels.receiptTimeoutMs ? { receiptTimeoutMs: channels.receiptTimeoutMs } : {}),
+  });
   if (!sessions) return undefined;
   const batcher = createClaimBatcher({
     db: channels.database.db,

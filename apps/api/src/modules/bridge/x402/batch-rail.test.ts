@@ -139,7 +139,14 @@ describe.each(storageDatabaseKinds("postgres"))("x402 batch-settlement on the br
     const response = await fetch(`${bridge.url}/acme/search`);
     expect(response.status).toBe(402);
     const offer = decodeHeader(response.headers.get("PAYMENT-REQUIRED")!, "PAYMENT-REQUIRED") as Json;
-    expect(offer.accepts.map((a: Json) => a.scheme)).toEqual(["exact", "upto", "batch-settlement"]);
+    // batch-settlement twice: the ERC-3009 deposit, then the Permit2 one (docs/decisions/0094).
+    expect(offer.accepts.map((a: Json) => a.scheme)).toEqual([
+      "exact",
+      "upto",
+      "batch-settlement",
+      "batch-settlement",
+    ]);
+    expect(offer.accepts[3].extra.assetTransferMethod).toBe("permit2");
     expect(offer.accepts.find((a: Json) => a.scheme === "batch-settlement")).toMatchObject({
       network: NETWORK,
       amount: PRICE.toString(),

@@ -11,6 +11,8 @@
  * - A voucher whose cumulative base is stale (replayed, or from a client out of step) gets the stock corrective
  *   402: the offer carries the channel's charged amount and last signed voucher so the client can resync.
  * - An answer not delivered (upstream failure, client gone) releases the reservation: nothing is charged.
+ * - A deposit whose outcome is unknown answers 202, never a fresh 402; the same payment sent again is reconciled
+ *   against that one transaction before anything else (./batch-pending.ts, docs/decisions/0094).
  */
 
 import { AppError } from "@tollgate/shared";
@@ -26,6 +28,13 @@ import { encodePaymentReceipt, RECEIPT_HEADER } from "../payment-receipt";
 import { bridgeBaseUrl, querySuffix } from "../request-url";
 import type { BridgeContext } from "../wiring";
 import { sweepToReceiver } from "./batch-claims";
+import {
+  DEPOSIT_TRANSACTION_FAILED,
+  isSettlementPending,
+  keepPendingDeposit,
+  resumePendingDeposit,
+} from "./batch-pending";
+import { tokenSymbol } from "./batch-permit2";
 import { BATCH_SCHEME } from "./batch-sessions";
 import { X402_PROFILE } from "./facilitator";
 import { countReason } from "./facilitator-stats";
@@ -143,6 +152,11 @@ export async function payWithBatch(
   payload: PaymentPayload,
 ): Promise<void> {
   const attempt: BatchAttempt = { ctx, req, res, paid, payload };
+  // A deposit already broadcast for this payment is reconciled, never verified or sent again (even when paused).
+  const resumed = ctx.batch ? await resumePendingDeposit(ctx, res, paid, payload) : "none";
+  if (resumed === "answered") return;
+  if (resumed === "reverted")
+    return refuse(attempt, DEPOSIT_TRANSACTION_FAILED, "the deposit transaction reverted", undefined, true);
   // A deposit moves money on chain: a paused network takes none.
   await ctx.pause?.assertOpen(ctx.network, "x402 settlement");
   const sessions = ctx.batch;
@@ -196,7 +210,7 @@ function resourceUrl({ ctx, req }: BatchAttempt): string {
 async function accept(
   attempt: BatchAttempt,
   requirement: PaymentRequirements,
-  _delivered: DeliveredAnswer,
+  delivered: DeliveredAnswer,
   cancel: (options: { reason: "handler_failed" }) => Promise<unknown>,
 ): Promise<{ headers: Record<string, string> } | "answered"> {
   const { ctx, req, res, paid, payload } = attempt;
@@ -221,6 +235,10 @@ async function accept(
     countReason(ctx.stats, reason);
     await cancel({ reason: "handler_failed" }).catch(() => undefined);
     await refuse(attempt, reason, error instanceof Error ? error.message : "", undefined, true);
+    return "answered";
+  }
+  if (isSettlementPending(settled)) {
+    await keepPendingDeposit(ctx, res, paid, payload, requirement, delivered, settled);
     return "answered";
   }
   if (!settled.success) {
@@ -254,7 +272,7 @@ async function accept(
         chain_id: ctx.chain().chainId,
         tx_hash: settled.transaction,
         payer: getAddress(channelConfig.payer),
-        asset: "USDC",
+        asset: tokenSymbol(ctx.chain(), requirement.asset),
         amount: charged,
         pay_to: requirement.payTo,
         economics_profile: X402_PROFILE,

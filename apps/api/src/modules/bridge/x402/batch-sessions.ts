@@ -5,7 +5,8 @@
  *
  * Invariants:
  * - Offered only where the escrow is in the chain's manifest, a relayer key exists and the provider has a USDC price
- *   (an ERC-3009 token whose on-chain domain matches the manifest): never a rail that cannot settle.
+ *   (an ERC-3009 token whose on-chain domain matches the manifest) or a USDT one (Permit2 deposits only,
+ *   ./batch-permit2.ts): never a rail that cannot settle.
  * - Direct to the merchant (`aifp2-provider-preserving-0-v1`): the channel's receiver is the provider's wallet; the
  *   relayer only pays gas and signs as receiver authorizer (claims, refunds); the profile is stated in `extra`.
  * - The facilitator is in process (never a network hop); its sends share the relayer key's lane.
@@ -21,6 +22,7 @@ import {
 import { type Address, getAddress, type LocalAccount } from "viem";
 import type { ChainContext } from "../../chains";
 import type { ProviderConfig } from "../config";
+import { depositPrices } from "./batch-permit2";
 import { relayerFacilitatorSigner } from "./batch-signer";
 import { type TokenOffer, X402_PROFILE } from "./facilitator";
 
@@ -51,6 +53,8 @@ export interface BatchSessionsOptions {
   caip2: string;
   relayer: LocalAccount;
   storage: ChannelStorage;
+  /** How long a deposit's receipt is awaited before its outcome counts as unknown (docs/decisions/0094). */
+  receiptTimeoutMs?: number;
 }
 
 /** The sessions part of one network, or undefined where the manifest has no escrow. */
@@ -60,7 +64,7 @@ export function createBatchSessions(options: BatchSessionsOptions): BatchSession
   const { caip2, storage } = options;
   // The relayer signs claims and refunds as the channels' receiver authorizer (advertised in /supported).
   const facilitator = new BatchFacilitator(
-    relayerFacilitatorSigner(options.chain, options.relayer),
+    relayerFacilitatorSigner(options.chain, options.relayer, options.receiptTimeoutMs),
     options.relayer,
   );
   const local = new x402Facilitator().register([caip2 as `${string}:${string}`], facilitator);
@@ -99,22 +103,23 @@ export function createBatchSessions(options: BatchSessionsOptions): BatchSession
     storage,
     serverFor,
     async requirementsFor(provider, offers, maxTimeoutSeconds) {
-      const usdc = offers.find((offer) => offer.symbol === "USDC");
-      const amount = provider.prices.usdcUnits;
-      if (!usdc || amount === undefined || amount <= 0n) return [];
+      // One offer per token and deposit method (docs/decisions/0094).
+      const prices = depositPrices(options.chain, provider, offers);
+      if (prices.length === 0) return [];
       const { server } = await serverFor(provider.merchantWallet);
-      return server.buildPaymentRequirements({
-        scheme: BATCH_SCHEME,
-        payTo: provider.merchantWallet,
-        price: {
-          amount: amount.toString(),
-          asset: usdc.address,
-          extra: { name: usdc.name, version: usdc.version, assetTransferMethod: "eip3009" },
-        },
-        network: caip2 as `${string}:${string}`,
-        maxTimeoutSeconds,
-        extra: { economics_profile: X402_PROFILE },
-      });
+      const built = await Promise.all(
+        prices.map((price) =>
+          server.buildPaymentRequirements({
+            scheme: BATCH_SCHEME,
+            payTo: provider.merchantWallet,
+            price,
+            network: caip2 as `${string}:${string}`,
+            maxTimeoutSeconds,
+            extra: { economics_profile: X402_PROFILE },
+          }),
+        ),
+      );
+      return built.flat();
     },
   };
 }

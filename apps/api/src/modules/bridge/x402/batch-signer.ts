@@ -2,6 +2,11 @@
  * The stock `batch-settlement` facilitator's signer over the bridge relayer key (docs/decisions/0086): reads and
  * receipts through the chain's public client; every write is signed and sent on the relayer key's lane
  * (../relayer-lane.ts), so deposits, claims and `exact` settlements never race each other for a nonce.
+ *
+ * Invariants (docs/decisions/0094): a broadcast whose answer was lost (the node may hold the transaction) still
+ * yields the transaction's hash, so the stock facilitator reports `settlement_pending` for it and never a failure
+ * that would invite a second payment; a receipt is awaited at most `receiptTimeoutMs`, after which the outcome is
+ * unknown (pending) rather than the request hanging.
  */
 import { rpcFetch } from "@tollgate/outbound";
 import type { FacilitatorEvmSigner } from "@x402/evm";
@@ -18,8 +23,13 @@ import {
 } from "viem";
 import type { ChainContext } from "../../chains";
 import { relayerLane } from "../relayer-lane";
+import { DEFAULT_RECEIPT_TIMEOUT_MS, definitelyRejected } from "./settle-authorization";
 
-export function relayerFacilitatorSigner(chain: ChainContext, relayer: LocalAccount): FacilitatorEvmSigner {
+export function relayerFacilitatorSigner(
+  chain: ChainContext,
+  relayer: LocalAccount,
+  receiptTimeoutMs = DEFAULT_RECEIPT_TIMEOUT_MS,
+): FacilitatorEvmSigner {
   const wallet = createWalletClient({
     account: relayer,
     chain: chain.client.chain,
@@ -43,7 +53,12 @@ export function relayerFacilitatorSigner(chain: ChainContext, relayer: LocalAcco
       const serialized = await relayer.signTransaction(
         request as Parameters<LocalAccount["signTransaction"]>[0],
       );
-      await wallet.sendRawTransaction({ serializedTransaction: serialized });
+      try {
+        await wallet.sendRawTransaction({ serializedTransaction: serialized });
+      } catch (error) {
+        // Refused by the node: nothing was sent. Otherwise the node may have it: its receipt decides.
+        if (definitelyRejected(error)) throw error;
+      }
       return { value: keccak256(serialized), used: true };
     });
 
@@ -72,7 +87,7 @@ export function relayerFacilitatorSigner(chain: ChainContext, relayer: LocalAcco
     waitForTransactionReceipt: (args) =>
       chain.client.waitForTransactionReceipt({
         hash: args.hash,
-        ...(args.timeout ? { timeout: args.timeout } : {}),
+        timeout: args.timeout ?? receiptTimeoutMs,
       }),
     getCode: (args) => chain.client.getCode({ address: args.address }),
   };
