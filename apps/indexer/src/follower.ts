@@ -296,6 +296,18 @@ async function followStep(run: Run, held: NetworkLock): Promise<boolean> {
   options.onStep?.(result);
   if (result.kind === "indexed") {
     status.indexed = result.to;
+    for (const claim of result.unresolvedClaims) {
+      // Money reached a merchant that no settlement row shows (decision 0093): an operator must look.
+      run.log.error(
+        {
+          txHash: claim.txHash,
+          logIndex: claim.logIndex,
+          channelId: claim.channelId,
+          receiver: claim.receiver,
+        },
+        "batch-settlement claim to a merchant not recorded: channel config not found",
+      );
+    }
     return result.to < result.head; // backfill: keep going without waiting
   }
   if (result.kind === "reorg") {

@@ -101,7 +101,7 @@ describe.each(storageDatabaseKinds("postgres"))("GET /v1/merchants/{id}/settleme
     const lines = first.text.split("\r\n");
     expect(lines[0]).toBe(
       "settlement_id,seen_at,state,network,chain_id,tx_hash,log_index,block_number,payer,merchant_address,token," +
-        "asset,total_amount,merchant_amount,treasury_amount,ip_creator_amount,order_id,quote_id,confirmed_at," +
+        "asset,total_amount,merchant_amount,treasury_amount,ip_creator_amount,order_id,quote_id,scheme,channel_id,confirmed_at," +
         "final_at,orphaned_at",
     );
     expect(lines).toHaveLength(6); // header, 4 rows, trailing empty
