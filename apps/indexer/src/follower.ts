@@ -21,6 +21,7 @@ import { reanchorAfterResume } from "./reorg/reanchor";
 import { ReorgTooDeepError } from "./reorg/reorg";
 import type { HeadSource } from "./rpc/heads";
 import { createRpc, type Rpc, type RpcRequest } from "./rpc/rpc";
+import { reportUnresolvedClaims } from "./settlements/claims";
 import { recordHead } from "./settlements/repo";
 import { newSyncState, policyOf, type StepResult, type SyncState, syncStep } from "./sync/sync-step";
 
@@ -296,18 +297,7 @@ async function followStep(run: Run, held: NetworkLock): Promise<boolean> {
   options.onStep?.(result);
   if (result.kind === "indexed") {
     status.indexed = result.to;
-    for (const claim of result.unresolvedClaims) {
-      // Money reached a merchant that no settlement row shows (decision 0093): an operator must look.
-      run.log.error(
-        {
-          txHash: claim.txHash,
-          logIndex: claim.logIndex,
-          channelId: claim.channelId,
-          receiver: claim.receiver,
-        },
-        "batch-settlement claim to a merchant not recorded: channel config not found",
-      );
-    }
+    reportUnresolvedClaims(run.log, result.unresolvedClaims);
     return result.to < result.head; // backfill: keep going without waiting
   }
   if (result.kind === "reorg") {

@@ -8,6 +8,7 @@
  * whose config neither names is reported back, not guessed.
  */
 import { type Database, merchants, paymentChannels } from "@tollgate/db";
+import type { Logger } from "@tollgate/shared/logger";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Address } from "viem";
 import { type Hex, RetryableRpcError, type Rpc } from "../rpc/rpc";
@@ -61,6 +62,21 @@ async function inputConfigs(rpc: Rpc, txHashes: readonly string[]): Promise<Chan
     out.push(...channelConfigsIn(tx.input));
   }
   return out;
+}
+
+/** Money reached a merchant that no settlement row shows (decision 0093): one error line each, for an operator. */
+export function reportUnresolvedClaims(log: Pick<Logger, "error">, claims: readonly DecodedClaim[]): void {
+  for (const claim of claims) {
+    log.error(
+      {
+        txHash: claim.txHash,
+        logIndex: claim.logIndex,
+        channelId: claim.channelId,
+        receiver: claim.receiver,
+      },
+      "batch-settlement claim to a merchant not recorded: channel config not found",
+    );
+  }
 }
 
 export async function resolveClaims(
