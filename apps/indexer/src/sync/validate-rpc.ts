@@ -17,11 +17,13 @@ export interface LogFilter {
 
 /** Drops logs that are not ours or were removed; these are not errors. */
 export function relevantLogs(logs: readonly RpcLog[], filter: LogFilter): RpcLog[] {
-  return logs.filter(
-    (log) =>
-      log.removed !== true &&
-      log.topics[0]?.toLowerCase() === filter.sources.get(log.address.toLowerCase())?.toLowerCase(),
-  );
+  return logs.filter((log) => {
+    const topic0 = filter.sources.get(log.address.toLowerCase());
+    // No topic0 for an address that is not ours: never equal, even to a log without topics.
+    return (
+      log.removed !== true && topic0 !== undefined && log.topics[0]?.toLowerCase() === topic0.toLowerCase()
+    );
+  });
 }
 
 /**
