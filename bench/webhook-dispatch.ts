@@ -80,6 +80,8 @@ const settlement = (k: number) => ({
   quote_id: `qt_bench${k}`,
   quote_mismatch: null,
   state: "confirmed" as const,
+  scheme: "splitter" as const,
+  channel_id: null,
 });
 
 /** Seconds until every fast endpoint has all its events, with `slow` endpoints (index 0) answering slowly. */

@@ -30,6 +30,8 @@ export interface NetworkConfig extends FollowerSettings {
   chainId: number;
   rpcUrl: string;
   splitters: SplitterRef[];
+  /** The x402 batch-settlement escrow (lower-case), when the manifest names one: its claims are indexed too. */
+  escrow?: Address;
   /** First block to index (the earliest splitter deployment block unless overridden). */
   startBlock: number;
   /** Depth (blocks including the payment's own) at which `seen` becomes `confirmed`. */
@@ -69,6 +71,9 @@ export function networkConfigs(
       chainId: deployment.chainId,
       rpcUrl: o.rpcUrl ?? deployment.rpcUrl,
       splitters,
+      ...(deployment.x402?.batchSettlement
+        ? { escrow: deployment.x402.batchSettlement.toLowerCase() as Address }
+        : {}),
       startBlock: o.startBlock ?? deploymentBlock,
       confirmations: o.confirmations ?? (deployment.local ? 1 : info.defaultConfirmations),
       maxReorgDepth: o.maxReorgDepth ?? info.defaultMaxReorgDepth,

@@ -75,7 +75,7 @@ export const ZRawEnv = z.object({
   GETLOGS_MAX_RANGE: envDefault(envInteger({ min: 1 }), 10_000).describe("Largest eth_getLogs block range."),
   /** Payment logs per batch transaction: bounds memory and transaction size in a backfill. */
   MAX_LOGS_PER_BATCH: envDefault(envInteger({ min: 1 }), 10_000).describe(
-    "Payment logs written per batch transaction (a block's logs are never split).",
+    "Payment and escrow Claimed logs read per batch transaction (a block's logs are never split).",
   ),
   RPC_TIMEOUT_MS: envDefault(envInteger({ min: 100 }), 10_000).describe("Timeout of one JSON-RPC request."),
   /**

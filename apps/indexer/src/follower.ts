@@ -21,6 +21,7 @@ import { reanchorAfterResume } from "./reorg/reanchor";
 import { ReorgTooDeepError } from "./reorg/reorg";
 import type { HeadSource } from "./rpc/heads";
 import { createRpc, type Rpc, type RpcRequest } from "./rpc/rpc";
+import { reportUnresolvedClaims } from "./settlements/claims";
 import { recordHead } from "./settlements/repo";
 import { newSyncState, policyOf, type StepResult, type SyncState, syncStep } from "./sync/sync-step";
 
@@ -296,6 +297,7 @@ async function followStep(run: Run, held: NetworkLock): Promise<boolean> {
   options.onStep?.(result);
   if (result.kind === "indexed") {
     status.indexed = result.to;
+    reportUnresolvedClaims(run.log, result.unresolvedClaims);
     return result.to < result.head; // backfill: keep going without waiting
   }
   if (result.kind === "reorg") {

@@ -75,6 +75,8 @@ const settlement = (k: number): SettlementEventData => ({
   quote_id: `qt_pool${k}`,
   quote_mismatch: null,
   state: "confirmed",
+  scheme: "splitter",
+  channel_id: null,
 });
 
 describe.each(testDatabaseKinds())("dispatcher pool on %s", (kind) => {

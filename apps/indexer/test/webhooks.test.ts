@@ -173,6 +173,8 @@ describe.each(testDatabaseKinds())("dispatcher on %s", (kind) => {
     quote_id: `qt_webhooktest${k}`,
     quote_mismatch: null,
     state: "confirmed",
+    scheme: "splitter",
+    channel_id: null,
   });
   const enqueue = async (n = 1) =>
     (

@@ -4,6 +4,7 @@
  */
 import { type Address, getAbiItem, type Hex, hashTypedData, keccak256, stringToHex, toBytes } from "viem";
 import { splitterV14Abi } from "./abi/splitterV14.gen";
+import { x402BatchSettlementAbi } from "./abi/x402BatchSettlement.gen";
 
 export const SPLITTER_VERSIONS = ["v1.2", "v1.4"] as const;
 export type SplitterVersion = (typeof SPLITTER_VERSIONS)[number];
@@ -88,6 +89,12 @@ export function hashSplitterV14Quote(chainId: number, splitter: Address, quote: 
 
 /** The Payment event every splitter version emits (identical signature on v1.2 and v1.4). */
 export const PAYMENT_EVENT_ABI = getAbiItem({ abi: splitterV14Abi, name: "Payment" });
+
+/**
+ * The batch-settlement escrow's `Claimed(channelId, receiver, amount, totalClaimed)`: one channel's newly claimed
+ * amount credited to its receiver (docs/decisions/0080, 0093).
+ */
+export const CLAIMED_EVENT_ABI = getAbiItem({ abi: x402BatchSettlementAbi, name: "Claimed" });
 
 /** EIP-3009 `transferWithAuthorization` typed data, as x402's `exact` EVM scheme signs it (x402-wire e.7). */
 export const TRANSFER_WITH_AUTHORIZATION_TYPES = {

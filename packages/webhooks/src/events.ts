@@ -5,7 +5,10 @@
  * strings (DESIGN §5).
  */
 
-/** `settlement.confirmed` / `settlement.reverted`: one splitter `Payment` log (docs/indexer.md). */
+/**
+ * `settlement.confirmed` / `settlement.reverted`: one splitter `Payment` log, or one x402 batch-settlement `Claimed`
+ * log crediting the merchant's payout wallet (`scheme`; docs/indexer.md, docs/decisions/0093).
+ */
 export type SettlementEventData = {
   chain_id: number;
   network: string;
@@ -15,7 +18,7 @@ export type SettlementEventData = {
   block_number: string;
   block_hash: string;
   payer: string;
-  /** The payout address the splitter paid. */
+  /** The payout address the splitter paid (the channel's receiver for `batch-settlement`). */
   merchant: string;
   /** Zero address for the native asset. */
   token: string;
@@ -23,12 +26,20 @@ export type SettlementEventData = {
   merchant_amount: string;
   treasury_amount: string;
   ip_creator_amount: string;
+  /** The payer's order id; empty for `batch-settlement` (a channel pays many requests and names no order). */
   order_id: string;
   /** Set only when token, merchant and every amount match the quote the order id names (the payer picks it). */
   quote_id: string | null;
   /** The order id named a quote this log does not pay: act on receipts or matched settlements only. */
   quote_mismatch: { quote_id: string; reason: string } | null;
   state: "seen" | "confirmed" | "final" | "orphaned";
+  /**
+   * How the money came: `splitter` (a `Payment` log, split into the four legs) or `batch-settlement` (the escrow's
+   * `Claimed` log: the channel's newly claimed amount, all of it the merchant's; treasury and IP legs are "0").
+   */
+  scheme: "splitter" | "batch-settlement";
+  /** The batch-settlement channel id (0x-hex); null for `splitter`. */
+  channel_id: string | null;
 };
 
 /**

@@ -57,6 +57,13 @@ export function httpRequest(url: string, timeoutMs: number): RpcRequest {
 
 export const toHex = (n: bigint | number): Hex => `0x${n.toString(16)}`;
 
+/** The fields of `eth_getTransactionByHash` the indexer reads. */
+export interface RpcTransaction {
+  hash: Hex;
+  to: Hex | null;
+  input: Hex;
+}
+
 export interface Rpc {
   blockNumber(): Promise<bigint>;
   blockByNumber(n: bigint): Promise<RpcBlock | null>;
@@ -64,8 +71,10 @@ export interface Rpc {
     fromBlock: bigint;
     toBlock: bigint;
     address: readonly Hex[];
-    topic0: Hex;
+    /** One event signature, or any of several (an OR in topic position 0). */
+    topic0: Hex | readonly Hex[];
   }): Promise<RpcLog[]>;
+  transactionByHash(hash: Hex): Promise<RpcTransaction | null>;
 }
 
 export function createRpc(request: RpcRequest): Rpc {
@@ -84,6 +93,9 @@ export function createRpc(request: RpcRequest): Rpc {
         method: "eth_getLogs",
         params: [{ fromBlock: toHex(fromBlock), toBlock: toHex(toBlock), address, topics: [topic0] }],
       })) as RpcLog[];
+    },
+    async transactionByHash(hash) {
+      return (await request({ method: "eth_getTransactionByHash", params: [hash] })) as RpcTransaction | null;
     },
   };
 }

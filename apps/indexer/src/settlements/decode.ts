@@ -2,19 +2,26 @@
  * Payment log decoding (SPEC §6, DESIGN §10): only logs emitted by a known splitter address of this chain
  * are decoded; look-alike events from other contracts never reach here (validate-rpc drops them).
  */
+import type { SETTLEMENT_SOURCES, SettlementScheme } from "@tollgate/db";
 import { PAYMENT_EVENT_ABI } from "@tollgate/shared/contracts";
 import { ID_PREFIXES } from "@tollgate/shared/ids";
 import { keccak256, toEventSelector } from "viem";
 import type { SplitterRef } from "../config";
 import { type Hex, InconsistentRpcDataError, type RpcLog } from "../rpc/rpc";
 
+type SettlementSource = (typeof SETTLEMENT_SOURCES)[number];
+
 export const PAYMENT_TOPIC0: Hex = toEventSelector(PAYMENT_EVENT_ABI);
 
 export interface DecodedPayment {
   chainId: number;
   network: string;
+  /** The contract that emitted the log: a splitter, or the batch-settlement escrow (claims.ts). */
   splitter: string;
-  splitterVersion: "v1.2" | "v1.4";
+  splitterVersion: SettlementSource;
+  scheme: SettlementScheme;
+  /** `batch-settlement` only. */
+  channelId: string | null;
   txHash: string;
   logIndex: number;
   blockNumber: bigint;
@@ -119,6 +126,8 @@ export function decodePaymentLog(
     network: ctx.network,
     splitter: splitter.address,
     splitterVersion: splitter.version,
+    scheme: "splitter",
+    channelId: null,
     txHash: log.transactionHash.toLowerCase(),
     logIndex: Number(BigInt(log.logIndex)),
     blockNumber: BigInt(log.blockNumber),

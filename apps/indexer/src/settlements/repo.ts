@@ -68,6 +68,8 @@ export function settlementData(row: SettlementRow): SettlementEventData {
     quote_id: row.quoteId,
     quote_mismatch: row.quoteMismatch ?? null,
     state: row.state,
+    scheme: row.scheme,
+    channel_id: row.channelId,
   };
 }
 

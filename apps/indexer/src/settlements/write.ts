@@ -57,7 +57,8 @@ async function knownTransactions(
 function rowsSource(policy: ChainPolicy, rows: readonly Row[], at: string): SQL {
   const column = <T>(f: (r: Row) => T) => arrayLiteral(rows.map(f) as (string | number | null)[]);
   return sql`
-    select ${policy.chainId}::int, ${policy.network}::text, t.splitter, t.splitter_version, t.tx_hash, t.log_index,
+    select ${policy.chainId}::int, ${policy.network}::text, t.splitter, t.splitter_version, t.scheme, t.channel_id,
+      t.tx_hash, t.log_index,
       t.block_number, t.block_hash, t.payer, t.merchant_address, t.token, t.total_amount, t.merchant_amount,
       t.treasury_amount, t.ip_creator_amount, t.order_id, t.merchant_id, t.quote_id, t.bridge_order_id,
       t.quote_mismatch, t.state,
@@ -67,6 +68,7 @@ function rowsSource(policy: ChainPolicy, rows: readonly Row[], at: string): SQL 
       ${at}::timestamptz
     from unnest(
       ${column((r) => r.payment.splitter)}::text[], ${column((r) => r.payment.splitterVersion)}::text[],
+      ${column((r) => r.payment.scheme)}::text[], ${column((r) => r.payment.channelId)}::text[],
       ${column((r) => r.payment.txHash)}::text[], ${column((r) => r.payment.logIndex)}::int[],
       ${column((r) => r.payment.blockNumber.toString())}::bigint[], ${column((r) => r.payment.blockHash)}::text[],
       ${column((r) => r.payment.payer)}::text[], ${column((r) => r.payment.merchantAddress)}::text[],
@@ -76,13 +78,13 @@ function rowsSource(policy: ChainPolicy, rows: readonly Row[], at: string): SQL 
       ${column((r) => r.merchantId)}::text[], ${column((r) => r.quoteId)}::text[],
       ${column((r) => r.payment.bridgeOrderId)}::text[], ${column((r) => r.quoteMismatch)}::jsonb[],
       ${column((r) => r.state)}::text[]
-    ) as t(splitter, splitter_version, tx_hash, log_index, block_number, block_hash, payer, merchant_address, token,
+    ) as t(splitter, splitter_version, scheme, channel_id, tx_hash, log_index, block_number, block_hash, payer, merchant_address, token,
       total_amount, merchant_amount, treasury_amount, ip_creator_amount, order_id, merchant_id, quote_id,
       bridge_order_id, quote_mismatch, state)`;
 }
 
 const COLUMNS =
-  sql.raw(`(chain_id, network, splitter, splitter_version, tx_hash, log_index, block_number, block_hash,
+  sql.raw(`(chain_id, network, splitter, splitter_version, scheme, channel_id, tx_hash, log_index, block_number, block_hash,
   payer, merchant_address, token, total_amount, merchant_amount, treasury_amount, ip_creator_amount, order_id,
   merchant_id, quote_id, bridge_order_id, quote_mismatch, state, seen_at, confirmed_at, final_at, updated_at)`);
 

@@ -34,6 +34,7 @@ describe("getLogsAdaptive", () => {
   const rpcRefusingAbove = (max: bigint, message: string, calls: [bigint, bigint][]): Rpc => ({
     blockNumber: async () => 0n,
     blockByNumber: async () => null,
+    transactionByHash: async () => null,
     getLogs: async ({ fromBlock, toBlock }) => {
       calls.push([fromBlock, toBlock]);
       if (toBlock - fromBlock + 1n > max) throw new Error(message);
@@ -88,6 +89,7 @@ describe("getLogsAdaptive", () => {
 const denseRpc = (perBlock: number, calls: [bigint, bigint][], denseFrom = 0n): Rpc => ({
   blockNumber: async () => 0n,
   blockByNumber: async () => null,
+  transactionByHash: async () => null,
   getLogs: async ({ fromBlock, toBlock }) => {
     calls.push([fromBlock, toBlock]);
     const logs: RpcLog[] = [];

@@ -126,7 +126,7 @@ export function capLogs(
 export async function getLogsAdaptive(
   rpc: Rpc,
   range: AdaptiveRange,
-  filter: { from: bigint; to: bigint; address: readonly Hex[]; topic0: Hex },
+  filter: { from: bigint; to: bigint; address: readonly Hex[]; topic0: Hex | readonly Hex[] },
   maxLogs = Number.POSITIVE_INFINITY,
 ): Promise<{ to: bigint; logs: RpcLog[] }> {
   let to = filter.to;

@@ -1,7 +1,8 @@
 /**
  * The read half of a follower step (split out so the next range can be read while the current batch
- * commits): the next range of Payment logs (adaptive, at most maxLogsPerBatch), the headers the
- * range needs, every check of validate-rpc.ts, and the decoded payments. Reads only; nothing is written.
+ * commits): the next range of Payment logs and escrow Claimed logs (adaptive, at most maxLogsPerBatch), the headers
+ * the range needs, every check of validate-rpc.ts, and the decoded payments and claims to merchants (claims.ts).
+ * Reads only; nothing is written.
  *
  * Far from the head only the range's first and last block and blocks with logs (or with valid receipts) are
  * fetched; within `maxReorgDepth` of the head every header is fetched, chained by parent hash, bloom-checked and
@@ -9,8 +10,17 @@
  */
 import type { Database } from "@tollgate/db";
 import type { NetworkConfig } from "../config";
-import { type Hex, InconsistentRpcDataError, RetryableRpcError, type Rpc, type RpcBlock } from "../rpc/rpc";
+import {
+  type Hex,
+  InconsistentRpcDataError,
+  RetryableRpcError,
+  type Rpc,
+  type RpcBlock,
+  type RpcLog,
+} from "../rpc/rpc";
+import { resolveClaims } from "../settlements/claims";
 import { type DecodedPayment, decodePaymentLog, PAYMENT_TOPIC0 } from "../settlements/decode";
+import { CLAIMED_TOPIC0, type DecodedClaim, decodeClaimedLog } from "../settlements/decode-claim";
 import { validReceiptBlocks } from "../settlements/receipt-states";
 import type { AdaptiveRange } from "./get-logs";
 import { getLogsAdaptive } from "./get-logs";
@@ -32,7 +42,10 @@ export interface ReadBatch {
   from: bigint;
   to: bigint;
   headers: Map<bigint, RpcBlock>;
+  /** Splitter payments and batch-settlement claims to merchants, in log order. */
   payments: DecodedPayment[];
+  /** Claims to a merchant whose channel config was not found (claims.ts): not recorded, reported. */
+  unresolvedClaims: DecodedClaim[];
   /** Why the data is refused (validate-rpc.ts checks, undecodable logs). */
   problem?: unknown;
 }
@@ -63,14 +76,16 @@ export async function readBatch(
   from: bigint,
   head: bigint,
 ): Promise<ReadBatch> {
-  const filter: LogFilter = {
-    addresses: new Set(cfg.splitters.map((s) => s.address)),
-    topic0: PAYMENT_TOPIC0,
-  };
+  const filter = logFilterOf(cfg);
   const { to, logs: rawLogs } = await getLogsAdaptive(
     rpc,
     state.range,
-    { from, to: head, address: cfg.splitters.map((s) => s.address as Hex), topic0: PAYMENT_TOPIC0 },
+    {
+      from,
+      to: head,
+      address: [...filter.sources.keys()] as Hex[],
+      topic0: [...new Set(filter.sources.values())],
+    },
     cfg.maxLogsPerBatch,
   );
   const logs = relevantLogs(rawLogs, filter);
@@ -89,14 +104,39 @@ export async function readBatch(
     rpc,
     [...wanted].sort((a, b) => (a < b ? -1 : 1)),
   );
-  const ctx = { chainId: cfg.chainId, network: cfg.network, splitters: cfg.splitters };
   try {
     validateHeaderChain(headers);
     validateLogs(logs, headers, { from, to }, filter, bloomChecked);
-    return { head, from, to, headers, payments: logs.map((log) => decodePaymentLog(log, ctx)) };
+    const { payments, unresolvedClaims } = await decodeLogs(db, rpc, cfg, logs);
+    return { head, from, to, headers, payments, unresolvedClaims };
   } catch (problem) {
-    return { head, from, to, headers, payments: [], problem };
+    return { head, from, to, headers, payments: [], unresolvedClaims: [], problem };
   }
+}
+
+/** What a network's follower reads: `Payment` from its splitters, `Claimed` from its escrow (if any). */
+export function logFilterOf(cfg: NetworkConfig): LogFilter {
+  const sources = new Map<string, Hex>(cfg.splitters.map((s) => [s.address, PAYMENT_TOPIC0]));
+  if (cfg.escrow) sources.set(cfg.escrow, CLAIMED_TOPIC0);
+  return { sources };
+}
+
+async function decodeLogs(db: Database, rpc: Rpc, cfg: NetworkConfig, logs: readonly RpcLog[]) {
+  const ctx = { chainId: cfg.chainId, network: cfg.network, splitters: cfg.splitters };
+  const isClaim = (log: RpcLog) => cfg.escrow !== undefined && log.address.toLowerCase() === cfg.escrow;
+  const splitterPayments = logs.filter((log) => !isClaim(log)).map((log) => decodePaymentLog(log, ctx));
+  const claimLogs = logs.filter(isClaim).map(decodeClaimedLog);
+  if (!cfg.escrow || claimLogs.length === 0) return { payments: splitterPayments, unresolvedClaims: [] };
+  const claims = await resolveClaims(
+    db,
+    rpc,
+    { chainId: cfg.chainId, network: cfg.network, escrow: cfg.escrow },
+    claimLogs,
+  );
+  const payments = [...splitterPayments, ...claims.payments].sort((a, b) =>
+    a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
+  );
+  return { payments, unresolvedClaims: claims.unresolved };
 }
 
 /** Counts a refused bloom check (see ReadState) before the step throws the batch's problem. */

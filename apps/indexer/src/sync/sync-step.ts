@@ -12,13 +12,22 @@ import type { Database } from "@tollgate/db";
 import type { NetworkConfig } from "../config";
 import { repairReorg } from "../reorg/reorg";
 import { InconsistentRpcDataError, RetryableRpcError, type Rpc } from "../rpc/rpc";
+import type { DecodedClaim } from "../settlements/decode-claim";
 import { type ChainPolicy, type Cursor, commitBatch, loadCursor, recordHead } from "../settlements/repo";
 import { AdaptiveRange } from "./get-logs";
 import { noteProblem, type ReadBatch, type ReadState, readBatch } from "./read-batch";
 
 export type StepResult =
   | { kind: "idle"; head: bigint; cursor: bigint }
-  | { kind: "indexed"; head: bigint; from: bigint; to: bigint; logs: number }
+  | {
+      kind: "indexed";
+      head: bigint;
+      from: bigint;
+      to: bigint;
+      logs: number;
+      /** Claims to a merchant left out because their channel config was not found (claims.ts). */
+      unresolvedClaims: DecodedClaim[];
+    }
   | { kind: "reorg"; head: bigint; ancestor: bigint; depth: number; orphaned: number; reverted: number };
 
 /** The next range, read while the previous batch committed; it never rejects (the outcome is held). */
@@ -144,7 +153,14 @@ export async function syncStep(
     throw err;
   }
   for (const n of state.bloomFailures.keys()) if (n <= to) state.bloomFailures.delete(n);
-  return { kind: "indexed", head, from, to, logs: batch.payments.length };
+  return {
+    kind: "indexed",
+    head,
+    from,
+    to,
+    logs: batch.payments.length,
+    unresolvedClaims: batch.unresolvedClaims,
+  };
 }
 
 async function reorg(

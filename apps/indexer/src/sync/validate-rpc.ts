@@ -8,19 +8,22 @@ import { type Hex, InconsistentRpcDataError, type RpcBlock, type RpcLog } from "
 import { bloomContains } from "./bloom";
 
 export interface LogFilter {
-  /** Lower-case splitter addresses. */
-  addresses: ReadonlySet<string>;
-  topic0: Hex;
+  /**
+   * Lower-case contract address → the one event signature (topic0) read from it: `Payment` from the splitters,
+   * `Claimed` from the batch-settlement escrow (decision 0093).
+   */
+  sources: ReadonlyMap<string, Hex>;
 }
 
 /** Drops logs that are not ours or were removed; these are not errors. */
 export function relevantLogs(logs: readonly RpcLog[], filter: LogFilter): RpcLog[] {
-  return logs.filter(
-    (log) =>
-      log.removed !== true &&
-      filter.addresses.has(log.address.toLowerCase()) &&
-      log.topics[0]?.toLowerCase() === filter.topic0.toLowerCase(),
-  );
+  return logs.filter((log) => {
+    const topic0 = filter.sources.get(log.address.toLowerCase());
+    // No topic0 for an address that is not ours: never equal, even to a log without topics.
+    return (
+      log.removed !== true && topic0 !== undefined && log.topics[0]?.toLowerCase() === topic0.toLowerCase()
+    );
+  });
 }
 
 /**
@@ -60,9 +63,11 @@ export function validateLogs(
     if (blocksWithLogs.has(number)) continue;
     const header = headers.get(number);
     if (!header) continue;
-    const topicInBloom = bloomContains(header.logsBloom, filter.topic0);
-    const addressInBloom = [...filter.addresses].some((a) => bloomContains(header.logsBloom, a as Hex));
-    if (topicInBloom && addressInBloom) {
+    const inBloom = [...filter.sources].some(
+      ([address, topic0]) =>
+        bloomContains(header.logsBloom, address as Hex) && bloomContains(header.logsBloom, topic0),
+    );
+    if (inBloom) {
       throw new InconsistentRpcDataError(
         `block ${number} bloom matches our filter but no logs were returned`,
         number,

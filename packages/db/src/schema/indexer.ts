@@ -16,7 +16,17 @@ export const SETTLEMENT_STATES = ["seen", "confirmed", "final", "orphaned"] as c
 export type SettlementState = (typeof SETTLEMENT_STATES)[number];
 
 /**
- * One row per splitter `Payment` log (SPEC §6). Invariants: unique on (chain_id, tx_hash, log_index), so
+ * How the money reached the merchant (docs/decisions/0093): `splitter` — a splitter `Payment` log; `batch-settlement`
+ * — the x402 batch-settlement escrow's `Claimed` log, one channel's newly claimed amount credited to its receiver.
+ */
+export const SETTLEMENT_SCHEMES = ["splitter", "batch-settlement"] as const;
+export type SettlementScheme = (typeof SETTLEMENT_SCHEMES)[number];
+
+/** The contract that emitted the row's log: a splitter version, or the x402 batch-settlement escrow. */
+export const SETTLEMENT_SOURCES = ["v1.2", "v1.4", "x402-escrow"] as const;
+
+/**
+ * One row per splitter `Payment` log (SPEC §6) or batch-settlement `Claimed` log to a merchant (decision 0093). Invariants: unique on (chain_id, tx_hash, log_index), so
  * re-indexing a block is a no-op; addresses are stored lower-case; amounts are uint256 as numeric(78,0).
  * `merchant_id` is resolved from the payout address; `quote_id`/`bridge_order_id` from `order_id` by its
  * prefix, so joins on `order_id` work whichever of quote, receipt or settlement is written first.
@@ -29,7 +39,11 @@ export const settlements = pgTable(
     chainId: integer("chain_id").notNull(),
     network: text("network").notNull(),
     splitter: text("splitter").notNull(),
-    splitterVersion: text("splitter_version", { enum: ["v1.2", "v1.4"] }).notNull(),
+    /** With `splitter`: the contract that emitted the log (for `batch-settlement` rows, the escrow). */
+    splitterVersion: text("splitter_version", { enum: SETTLEMENT_SOURCES }).notNull(),
+    scheme: text("scheme", { enum: SETTLEMENT_SCHEMES }).notNull().default("splitter"),
+    /** `batch-settlement` rows: the channel id (lowercase 0x-hex); null for splitter payments. */
+    channelId: text("channel_id"),
     txHash: text("tx_hash").notNull(),
     logIndex: integer("log_index").notNull(),
     blockNumber: bigint("block_number", { mode: "bigint" }).notNull(),

@@ -4,3 +4,4 @@ export { splitterV12Abi } from "./splitterV12.gen";
 export { splitterV14Abi } from "./splitterV14.gen";
 export { testUsdcAbi } from "./testUsdc.gen";
 export { testUsdtAbi } from "./testUsdt.gen";
+export { x402BatchSettlementAbi } from "./x402BatchSettlement.gen";

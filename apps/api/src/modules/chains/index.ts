@@ -35,6 +35,7 @@ export {
   SETTLEMENT_DAY,
   SETTLEMENT_LOCATION_CSV,
   SETTLEMENT_MONEY_CSV,
+  SETTLEMENT_SCHEME_CSV,
   settlementViewer,
 } from "./settlement-view";
 export { settlementAmounts, settlementViewSchema, ZAmount, ZExplorerUrl } from "./settlement-view.types";

@@ -67,6 +67,8 @@ function settlementView(
     order_id: row.orderId,
     quote_id: row.quoteId,
     bridge_order_id: row.bridgeOrderId,
+    scheme: row.scheme,
+    channel_id: row.channelId,
     state: row.state,
     seen_at: row.seenAt.toISOString(),
     confirmed_at: row.confirmedAt?.toISOString() ?? null,
@@ -108,6 +110,12 @@ export const SETTLEMENT_MONEY_CSV: readonly CsvColumn<
   ["ip_creator_amount", (s) => s.ip_creator_amount],
   ["order_id", (s) => s.order_id],
   ["quote_id", (s) => s.quote_id],
+];
+
+/** How a settlement's money came (decision 0093), as the CSV columns of the exports that list settlements. */
+export const SETTLEMENT_SCHEME_CSV: readonly CsvColumn<Cells<"scheme" | "channel_id">>[] = [
+  ["scheme", (s) => s.scheme],
+  ["channel_id", (s) => s.channel_id],
 ];
 
 /** The token's symbol from the deployment, `native` for the zero address, null when unknown. */

@@ -2,7 +2,7 @@
  * The wire shape of a settlement row as ./settlement-view.ts shows it, defined once for every surface that answers
  * it; each surface words the explorer link and the amounts for its own readers.
  */
-import { SETTLEMENT_STATES } from "@tollgate/db";
+import { SETTLEMENT_SCHEMES, SETTLEMENT_STATES } from "@tollgate/db";
 import { z } from "zod";
 
 /** A token amount in base units: money is never a float on the wire. */
@@ -48,6 +48,12 @@ export function settlementViewSchema<E extends z.ZodType, A extends z.ZodType>(w
     order_id: z.string(),
     quote_id: z.string().nullable(),
     bridge_order_id: z.string().nullable(),
+    scheme: z
+      .enum(SETTLEMENT_SCHEMES)
+      .describe(
+        "how the money came: `splitter` (a splitter Payment, split into four legs) or `batch-settlement` (an x402 channel's claim to the merchant; treasury and IP legs are 0, order_id is empty)",
+      ),
+    channel_id: z.string().nullable().describe("the batch-settlement channel id; null for `splitter`"),
     state: z.enum(SETTLEMENT_STATES),
     seen_at: z.string(),
     confirmed_at: z.string().nullable(),

@@ -77,6 +77,8 @@ export async function settlementStates(deps: DashboardDeps, merchantId: string, 
       merchant_amount: row.merchantAmount,
       total_amount: row.totalAmount,
       order_id: row.orderId,
+      scheme: row.scheme,
+      channel_id: row.channelId,
       state: row.state,
       // A confirmed settlement the merchant was told about, then orphaned: `settlement.reverted` was (or will be) sent.
       reverted: row.state === "orphaned" && row.notifiedAt !== null,

@@ -26,7 +26,13 @@ describe.each(storageDatabaseKinds("postgres"))("GET /api/dashboard on %s", (kin
       notifiedAt: new Date("2026-11-22T11:01:00Z"),
       orphanedAt: new Date("2026-11-22T11:05:00Z"),
     });
-    await seedSettlement(api, a.id, "confirmed", "2026-11-23T00:00:00Z", "5");
+    // A batch-settlement claim is revenue like a splitter payment (decision 0093).
+    await seedSettlement(api, a.id, "confirmed", "2026-11-23T00:00:00Z", "5", {
+      scheme: "batch-settlement",
+      channelId: `0x${"c4".repeat(32)}`,
+      splitterVersion: "x402-escrow",
+      orderId: "",
+    });
     await seedSettlement(api, a.id, "confirmed", "2026-09-01T00:00:00Z", "5");
     await seedSettlement(api, b.id, "confirmed", "2026-11-22T05:00:00Z", "777");
     // Quotes and receipts: /search asked 3 times and paid twice; /images paid once; /unpaid never.
@@ -96,6 +102,14 @@ describe.each(storageDatabaseKinds("postgres"))("GET /api/dashboard on %s", (kin
       { network: "amoy", state: "orphaned", settlements: 1, merchant_amount: "1000" },
       { network: "amoy", state: "seen", settlements: 1, merchant_amount: "1000" },
     ]);
+    expect(body.settlements.recent.map((row) => row.scheme)).toEqual([
+      "batch-settlement",
+      "splitter",
+      "splitter",
+      "splitter",
+      "splitter",
+    ]);
+    expect(body.settlements.recent[0]).toMatchObject({ channel_id: `0x${"c4".repeat(32)}`, order_id: "" });
     expect(body.settlements.recent.map((row) => [row.state, row.reverted, row.seen_at])).toEqual([
       ["confirmed", false, "2026-11-23T00:00:00.000Z"],
       ["final", false, "2026-11-22T23:59:59.000Z"],

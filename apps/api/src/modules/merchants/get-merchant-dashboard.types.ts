@@ -1,3 +1,4 @@
+import { SETTLEMENT_SCHEMES } from "@tollgate/db";
 import { queryInteger } from "@tollgate/shared";
 import { z } from "zod";
 import { DASHBOARD_DEFAULT_DAYS, DASHBOARD_MAX_DAYS } from "./dashboard-window";
@@ -50,6 +51,10 @@ export const ZMerchantDashboardResponse = z.object({
         merchant_amount: amount("merchant leg"),
         total_amount: amount("total"),
         order_id: z.string(),
+        scheme: z
+          .enum(SETTLEMENT_SCHEMES)
+          .describe("`splitter` payment or x402 `batch-settlement` claim (decision 0093)"),
+        channel_id: z.string().nullable().describe("the batch-settlement channel; null for `splitter`"),
         state: z.enum(["seen", "confirmed", "final", "orphaned"]),
         reverted: z
           .boolean()

@@ -5,6 +5,7 @@ import { insertPaidQuote, registerMerchant, settlementRow } from "../operators/t
 
 const PAYER_B = "0x00000000000000000000000000000000000000bb";
 const FORMULA_PAYER = "=cmd|' /C calc'!A0";
+const CHANNEL = `0x${"c4".repeat(32)}`;
 
 describe.each(storageDatabaseKinds("postgres"))("GET /v1/merchants/{id}/settlements on %s", (kind) => {
   let api: TestApi;
@@ -25,7 +26,19 @@ describe.each(storageDatabaseKinds("postgres"))("GET /v1/merchants/{id}/settleme
         state: "orphaned",
         seenAt: new Date("2026-03-01T00:00:00Z"),
       }),
-      settlementRow(6, { merchantId: acme.id, seenAt: new Date("2026-01-01T00:00:00.500Z") }),
+      // An x402 batch-settlement claim, as the indexer writes one (decision 0093).
+      settlementRow(6, {
+        merchantId: acme.id,
+        seenAt: new Date("2026-01-01T00:00:00.500Z"),
+        splitter: "0x4020074e9df2ce1dee5a9c1b5c3f541d02a10003",
+        splitterVersion: "x402-escrow",
+        scheme: "batch-settlement",
+        channelId: CHANNEL,
+        totalAmount: "250000",
+        merchantAmount: "250000",
+        treasuryAmount: "0",
+        orderId: "",
+      }),
       settlementRow(7, { merchantId: beta.id, payer: PAYER_B }),
       settlementRow(8, { merchantId: null }),
     ]);
@@ -68,6 +81,18 @@ describe.each(storageDatabaseKinds("postgres"))("GET /v1/merchants/{id}/settleme
       state: "confirmed",
       seen_at: "2026-01-01T00:00:01.000Z",
     });
+    expect((res.json.settlements as unknown[])[0]).toMatchObject({
+      scheme: "batch-settlement",
+      channel_id: CHANNEL,
+      order_id: "",
+      total_amount: "250000",
+      merchant_amount: "250000",
+      treasury_amount: "0",
+    });
+    expect((res.json.settlements as unknown[]).at(-1)).toMatchObject({
+      scheme: "splitter",
+      channel_id: null,
+    });
     const other = await get("", bearer(beta.secret), beta.id);
     expect(ks(other.json)).toEqual([7]);
     expect(other.json.total).toBe(1);
@@ -101,10 +126,13 @@ describe.each(storageDatabaseKinds("postgres"))("GET /v1/merchants/{id}/settleme
     const lines = first.text.split("\r\n");
     expect(lines[0]).toBe(
       "settlement_id,seen_at,state,network,chain_id,tx_hash,log_index,block_number,payer,merchant_address,token," +
-        "asset,total_amount,merchant_amount,treasury_amount,ip_creator_amount,order_id,quote_id,confirmed_at," +
+        "asset,total_amount,merchant_amount,treasury_amount,ip_creator_amount,order_id,quote_id,scheme,channel_id,confirmed_at," +
         "final_at,orphaned_at",
     );
     expect(lines).toHaveLength(6); // header, 4 rows, trailing empty
+    // seen_at order puts the session claim (row 6) first: labelled by scheme, its channel beside the empty order id.
+    expect(lines[1]).toContain(`,,,batch-settlement,${CHANNEL},`);
+    expect(lines[2]).toContain(",splitter,,");
     const cursor = first.headers.get("x-next-cursor");
     expect(cursor).toBeTruthy();
     const second = await get(`?limit=4&sort=seen_at&cursor=${cursor}`, {

@@ -19,6 +19,7 @@ import {
   type ChainRegistry,
   SETTLEMENT_LOCATION_CSV,
   SETTLEMENT_MONEY_CSV,
+  SETTLEMENT_SCHEME_CSV,
   settlementViewer,
 } from "../chains";
 
@@ -117,6 +118,7 @@ const CSV_COLUMNS: readonly CsvColumn<SettlementRow>[] = [
   ["payer", (s) => s.payer],
   ["merchant_address", (s) => s.merchant_address],
   ...SETTLEMENT_MONEY_CSV,
+  ...SETTLEMENT_SCHEME_CSV,
   ["confirmed_at", (s) => s.confirmed_at],
   ["final_at", (s) => s.final_at],
   ["orphaned_at", (s) => s.orphaned_at],

@@ -50,6 +50,13 @@ describe.each(storageDatabaseKinds("postgres"))("GET /api/dashboard/fees on %s",
       settlement("orphaned", "2026-11-22T10:00:00Z", "1000", "1000"), // never income
       settlement("confirmed", "2026-11-23T00:00:00Z", "5", "0"),
       settlement("confirmed", "2026-09-01T00:00:00Z", "5", "0"), // outside the default 30 days
+      // A batch-settlement claim pays the merchant whole: no fee, not a row of fee income (decision 0093).
+      {
+        ...settlement("confirmed", "2026-11-22T02:00:00Z", "0", "0"),
+        splitterVersion: "x402-escrow" as const,
+        scheme: "batch-settlement" as const,
+        channelId: `0x${"c4".repeat(32)}`,
+      },
     ]);
   });
   afterAll(async () => {

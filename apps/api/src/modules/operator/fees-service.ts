@@ -1,12 +1,13 @@
 /**
  * Fee income for operators (`/api/dashboard/fees`): the treasury and ip-creator legs of confirmed and
  * final settlements, summed per network, token, splitter version and UTC day, from the indexer's `settlements`.
+ * Splitter payments only: a batch-settlement claim pays the merchant whole and carries no fee (decision 0093).
  *
  * Invariants: sums are exact (numeric in the database, decimal strings of base units on the wire, never floats);
  * seen and orphaned settlements are not income; the range is bounded (at most 366 days).
  */
 import { type Database, settlements } from "@tollgate/db";
-import { and, gte, inArray, lt, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import { assetSymbol, type ChainRegistry, SETTLEMENT_DAY } from "../chains";
 
 export interface FeesQuery {
@@ -33,6 +34,7 @@ export async function feeIncome(deps: { db: { db: Database }; chains: ChainRegis
         gte(settlements.seenAt, query.from),
         lt(settlements.seenAt, query.to),
         inArray(settlements.state, ["confirmed", "final"]),
+        eq(settlements.scheme, "splitter"),
         query.network ? sql`${settlements.network} = ${query.network}` : undefined,
       ),
     )

@@ -111,7 +111,7 @@ describe.each(storageDatabaseKinds("postgres"))("GET /admin/api/transactions on 
     expect(lines[0]).toBe(
       "settlement_id,seen_at,network,chain_id,tx_hash,log_index,block_number,state,payer,merchant_id," +
         "merchant_address,token,asset,total_amount,merchant_amount,treasury_amount,ip_creator_amount,order_id," +
-        "quote_id,quote_resource,quote_tier,amount_micro_usd,receipt_id,receipt_issued_at",
+        "quote_id,scheme,channel_id,quote_resource,quote_tier,amount_micro_usd,receipt_id,receipt_issued_at",
     );
     expect(lines).toHaveLength(6); // header, 4 rows, trailing empty
     expect(res.text).toContain(`"'=HYPERLINK(""http://evil.example"",""x""),1"`);

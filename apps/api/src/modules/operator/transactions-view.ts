@@ -14,7 +14,12 @@ import {
   encodeCursor,
   type ListSort,
 } from "../../http/list-query";
-import { SETTLEMENT_LOCATION_CSV, SETTLEMENT_MONEY_CSV, settlementViewer } from "../chains";
+import {
+  SETTLEMENT_LOCATION_CSV,
+  SETTLEMENT_MONEY_CSV,
+  SETTLEMENT_SCHEME_CSV,
+  settlementViewer,
+} from "../chains";
 import type { AdminReadDeps } from "./read-common";
 
 export interface TransactionFilters {
@@ -188,6 +193,7 @@ const CSV_COLUMNS: readonly CsvColumn<TransactionRow>[] = [
   ["merchant_id", (t) => t.merchant_id],
   ["merchant_address", (t) => t.merchant_address],
   ...SETTLEMENT_MONEY_CSV,
+  ...SETTLEMENT_SCHEME_CSV,
   ["quote_resource", (t) => t.quote?.resource],
   ["quote_tier", (t) => t.quote?.tier],
   ["amount_micro_usd", (t) => t.quote?.amount_micro_usd],

@@ -1,6 +1,7 @@
 /** Settlements with their links: merchant, payer, quote, receipt, transaction and block. */
 import { Link } from "react-router";
 import type { SortState } from "../../hooks/useSortParam";
+import { SCHEME_LABELS } from "../../lib/settlement-schemes";
 import { type Column, Table } from "../../ui/Table";
 import type { Settlement, Transaction } from "../api";
 import { AgentLink, BlockLink, MerchantLink, SearchLink, TxLink } from "../links";
@@ -17,6 +18,12 @@ export const settlementColumns: Column<Row>[] = [
   { header: "Seen", cell: (s) => <Time at={s.seen_at} />, sortKey: "seen_at" },
   { header: "Network", cell: (s) => s.network },
   { header: "State", cell: (s) => s.state },
+  // Splitter payment or x402 batch-settlement claim (decision 0093).
+  {
+    header: "Scheme",
+    cell: (s) => SCHEME_LABELS[s.scheme] ?? s.scheme,
+    cellTestId: (s) => `settlement-scheme-${s.id}`,
+  },
   { header: "Amount", cell: (s) => <Amount base={s.total_amount} asset={s.asset} />, numeric: true },
   { header: "Treasury", cell: (s) => <Amount base={s.treasury_amount} asset={s.asset} />, numeric: true },
   { header: "Merchant", cell: (s) => <MerchantLink id={s.merchant_id} /> },

@@ -1,6 +1,7 @@
 /** One settlement: where it is on chain, how it split, and the quote and receipt it belongs to. */
 import { Link, useParams } from "react-router";
 import { useLoad } from "../../hooks/useLoad";
+import { SCHEME_LABELS } from "../../lib/settlement-schemes";
 import { useAdmin } from "../context";
 import { AgentLink, BlockLink, MerchantLink, SearchLink, TxLink } from "../links";
 import { Amount, Loaded, Mono, Stat, Time } from "../ui";
@@ -76,6 +77,16 @@ export function TransactionDetailPage() {
             <section className="section" aria-labelledby="t-quote">
               <h2 id="t-quote">Quote and receipt</h2>
               <dl className="facts">
+                <dt>Scheme</dt>
+                <dd>{SCHEME_LABELS[t.scheme] ?? t.scheme}</dd>
+                {t.channel_id ? (
+                  <>
+                    <dt>Channel</dt>
+                    <dd>
+                      <Mono value={t.channel_id} />
+                    </dd>
+                  </>
+                ) : null}
                 <dt>Order</dt>
                 <dd>
                   <Mono value={t.order_id} />

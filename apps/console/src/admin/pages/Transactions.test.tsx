@@ -61,6 +61,26 @@ const row = (id: number) => ({
   tx_hash: `0x${String(id).repeat(64)}`,
   explorer_url: "https://amoy.polygonscan.com",
   block_number: String(100 + id),
+  scheme: "splitter",
+  channel_id: null,
+});
+
+describe("TransactionsListPage schemes (decision 0093)", () => {
+  it("labels splitter payments and x402 session claims by scheme", async () => {
+    const claim = {
+      ...row(2),
+      scheme: "batch-settlement",
+      channel_id: `0x${"c4".repeat(32)}`,
+      treasury_amount: "0",
+    };
+    const query = vi.fn().mockResolvedValue({ transactions: [row(1), claim], next_cursor: null, total: 2 });
+    vi.stubGlobal("fetch", vi.fn().mockResolvedValue(Response.json({ chains: [] })));
+    renderAdmin(<TransactionsListPage />, { adminRead: { transactions: { query } } }, true, "/");
+    await screen.findByTestId("list-count");
+    expect(screen.getByRole("columnheader", { name: /Scheme/ })).toBeTruthy();
+    expect(screen.getByTestId("settlement-scheme-1").textContent).toBe("Splitter");
+    expect(screen.getByTestId("settlement-scheme-2").textContent).toBe("Session (batch)");
+  });
 });
 
 describe("TransactionsListPage sort, total and export", () => {

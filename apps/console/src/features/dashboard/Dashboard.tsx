@@ -1,6 +1,7 @@
 import { RevenueChart } from "../../charts/RevenueChart";
 import { useLoad } from "../../hooks/useLoad";
 import { useNetworks } from "../../hooks/useNetworks";
+import { SCHEME_LABELS } from "../../lib/settlement-schemes";
 import type { MerchantApi, MerchantDashboard } from "../../lib/trpc";
 import { formatUnits } from "../../lib/units";
 import { DateRangeControl, useDateRange } from "../../ui/DateRange";
@@ -28,6 +29,7 @@ const SETTLEMENT_COLUMNS: Column<Data["settlements"]["recent"][number]>[] = [
   { header: "Seen", cell: (row) => row.seen_at.slice(0, 19).replace("T", " ") },
   { header: "Network", cell: (row) => row.network },
   { header: "State", cell: (row) => (row.reverted ? "reverted" : row.state) },
+  { header: "Scheme", cell: (row) => SCHEME_LABELS[row.scheme] ?? row.scheme },
   {
     header: "Received",
     cell: (row) => `${formatUnits(row.merchant_amount, row.asset)} ${row.asset ?? ""}`,

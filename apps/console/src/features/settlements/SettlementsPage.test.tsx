@@ -30,6 +30,8 @@ function settlement(n: number, explorerUrl: string | null): MerchantSettlementsP
     order_id: `qt_order${n}`,
     quote_id: null,
     bridge_order_id: null,
+    scheme: "splitter",
+    channel_id: null,
     state: "final",
     seen_at: `2026-01-0${n}T00:00:00.000Z`,
     confirmed_at: null,
@@ -79,6 +81,28 @@ describe("SettlementsPage (decision 0076)", () => {
     // The local chain's hash has its copy button all the same.
     expect(screen.getByLabelText(`Copy transaction hash 0x${"2".repeat(64)}`)).toBeTruthy();
     expect(screen.getByTestId("settlement-state-1").textContent).toBe("final");
+    expect(screen.getByTestId("settlement-scheme-1").textContent).toBe("Splitter");
+  });
+
+  it("labels a session claim by its scheme and names its channel instead of an order", async () => {
+    const channel = `0x${"ab".repeat(32)}`;
+    const claim = {
+      ...settlement(3, null),
+      scheme: "batch-settlement" as const,
+      channel_id: channel,
+      order_id: "",
+      treasury_amount: "0",
+      merchant_amount: "1000000000000000000",
+    };
+    const settlements = vi
+      .fn<MerchantApi["settlements"]>()
+      .mockResolvedValue({ settlements: [settlement(1, null), claim], next_cursor: null, total: 2 });
+    renderAt("/settlements?range=7d", fakeApi({ settlements }));
+    await screen.findByTestId("list-count");
+    expect(screen.getByTestId("settlement-scheme-3").textContent).toBe("Session (batch)");
+    expect(screen.getByTestId("settlement-scheme-1").textContent).toBe("Splitter");
+    expect(screen.getByLabelText(`Copy channel id ${channel}`)).toBeTruthy();
+    expect(screen.getByLabelText("Copy order id qt_order1")).toBeTruthy();
   });
 
   it("a header click sorts by that column, descending first, and a second click flips it", async () => {

@@ -1,11 +1,13 @@
 /**
- * Settlements (decision 0076): the merchant's on-chain payments in the shared date range, filtered by network,
+ * Settlements (decision 0076): the merchant's on-chain payments (splitter payments and x402 session claims, labelled
+ * by scheme: decision 0093) in the shared date range, filtered by network,
  * state and payer, sorted by id or seen time either way (`sort` in the URL), paged with the exact total, exported
  * as the API's CSV.
  */
 import { useAction } from "../../hooks/useAction";
 import { useNetworks } from "../../hooks/useNetworks";
 import { usePagedLoad } from "../../hooks/usePagedLoad";
+import { SCHEME_LABELS } from "../../lib/settlement-schemes";
 import type {
   MerchantApi,
   MerchantProfile,
@@ -37,15 +39,27 @@ function BlockCell({ row }: { row: Settlement }) {
   );
 }
 
+/** A splitter payment names its order; a session claim names its channel (it pays many requests, no one order). */
+function OrderCell({ row }: { row: Settlement }) {
+  if (row.scheme === "batch-settlement" && row.channel_id)
+    return <Value value={row.channel_id} what="channel id" />;
+  return <Value value={row.order_id} what="order id" />;
+}
+
 export const SETTLEMENT_COLUMNS: Column<Settlement>[] = [
   { header: "Settlement", cell: (s) => `#${s.id}`, sortKey: "id" },
   { header: "Seen", cell: (s) => <Time at={s.seen_at} />, sortKey: "seen_at" },
   { header: "State", cell: (s) => s.state, cellTestId: (s) => `settlement-state-${s.id}` },
   { header: "Network", cell: (s) => s.network },
+  {
+    header: "Scheme",
+    cell: (s) => SCHEME_LABELS[s.scheme] ?? s.scheme,
+    cellTestId: (s) => `settlement-scheme-${s.id}`,
+  },
   { header: "Paid", cell: (s) => <Amount base={s.total_amount} asset={s.asset} />, numeric: true },
   { header: "You received", cell: (s) => <Amount base={s.merchant_amount} asset={s.asset} />, numeric: true },
   { header: "Payer", cell: (s) => <AddressCell explorerUrl={s.explorer_url} address={s.payer} /> },
-  { header: "Order", cell: (s) => <Value value={s.order_id} what="order id" /> },
+  { header: "Order or channel", cell: (s) => <OrderCell row={s} /> },
   { header: "Transaction", cell: (s) => <TxCell explorerUrl={s.explorer_url} hash={s.tx_hash} /> },
   { header: "Block", cell: (s) => <BlockCell row={s} />, numeric: true },
 ];
