@@ -4,7 +4,7 @@
  * local amoy chain with the channels in PGlite. The stock `@x402/fetch` client pays every call; the claim worker
  * then claims and sweeps; the client closes the channel with a cooperative refund. Every transaction mined during
  * each phase is counted (the chain is this run's alone) with its gas, named by the escrow function it called.
- * `exact`: BENCH_EXACT_CALLS payments (default 1,000), one settlement transaction each; when fewer are paid than
+ * `exact`: BENCH_EXACT_CALLS payments (default 500), one settlement transaction each; when fewer are paid than
  * channel calls, the exact total is scaled linearly to the channel's call count (each exact payment is one
  * independent `transferWithAuthorization`) and the table says so. Figures only, no assertions.
  *   pnpm exec tsx bench/x402-channel-calls.ts
@@ -27,7 +27,7 @@ import { type Abi, type Address, decodeFunctionData, type Hex } from "viem";
 import { table, writeResults } from "./lib";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1_000);
-const EXACT_CALLS = Number(process.env.BENCH_EXACT_CALLS ?? 1_000);
+const EXACT_CALLS = Number(process.env.BENCH_EXACT_CALLS ?? 500);
 const PRICE = 1_000n;
 const NETWORK = "eip155:80002";
 
@@ -94,8 +94,11 @@ async function minedSince(from: bigint): Promise<Mined[]> {
 async function pay(fetcher: typeof fetch, calls: number, tag: string): Promise<void> {
   for (let i = 0; i < calls; i++) {
     const response = await fetcher(`${bridge.url}/acme/search?${tag}=${i}`);
-    await response.arrayBuffer();
-    if (response.status !== 200) throw new Error(`${tag} call ${i} answered ${response.status}`);
+    const body = await response.text();
+    if (response.status !== 200)
+      throw new Error(
+        `${tag} call ${i} answered ${response.status}: ${body.slice(0, 300)} ${response.headers.get("PAYMENT-RESPONSE") ?? ""}`,
+      );
   }
 }
 
@@ -136,7 +139,7 @@ const rows: Record<string, string | number>[] = [
   ...channelTxs.map((tx, i) => ({
     rail: `channel tx ${i + 1}`,
     what: tx.what,
-    transactions: 1,
+    transactions: "1",
     gas: Number(tx.gas),
   })),
   {
