@@ -6,7 +6,9 @@
  * each phase is counted (the chain is this run's alone) with its gas, named by the escrow function it called.
  * `exact`: BENCH_EXACT_CALLS payments (default 500), one settlement transaction each; when fewer are paid than
  * channel calls, the exact total is scaled linearly to the channel's call count (each exact payment is one
- * independent `transferWithAuthorization`) and the table says so. Figures only, no assertions.
+ * independent `transferWithAuthorization`) and the table says so. More than about 550 exact calls fail here: the
+ * in-process chain mines one block per payment, each at least a second after the last, so its clock runs ahead of
+ * the wall clock past the authorizations' `validBefore` ("the transfer would not succeed"). Figures only, no assertions.
  *   pnpm exec tsx bench/x402-channel-calls.ts
  */
 import { mkdtempSync, rmSync } from "node:fs";
