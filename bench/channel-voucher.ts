@@ -6,6 +6,8 @@
  * - commit: the settle-time `updateChannel` alone (row lock, cumulative check, write, commit);
  * - stock path: what the stock server does to storage per paid voucher: `get` (before verify), `updateChannel`
  *   (reservation, after verify), `updateChannel` (commit, before settle);
+ * - stock path, row lock each call: the same three calls each on a storage that remembers no row, so each
+ *   `updateChannel` takes the locked transaction (the path before the compare-and-set, docs/decisions/0092);
  * - stock path + EIP-712: the same with the voucher's secp256k1 signature checked (viem `verifyTypedData`).
  * PGlite always; PostgreSQL when TEST_DATABASE_URL is set; the Redis half of the baseline when TEST_REDIS_URL
  * answers (else the baseline is Ed25519 alone, and the table says so). Serial calls, one at a time. Figures only.
@@ -99,9 +101,15 @@ for (const kind of testDatabaseKinds()) {
       const result = await storage.updateChannel(id, acceptVoucher(voucher, PRICE, Date.now()));
       if (result.status !== "updated") throw new Error("voucher not accepted");
     });
-    const stockPath = async (id: string, voucher: { maxClaimableAmount: string; signature: string }) => {
-      await storage.get(id);
-      await storage.updateChannel(
+    const fresh = () =>
+      new PostgresChannelStorage({ db: handle.db, chainId: 84532, clock: { now: () => new Date() } });
+    const stockPath = async (
+      id: string,
+      voucher: { maxClaimableAmount: string; signature: string },
+      locked = false,
+    ) => {
+      await (locked ? fresh() : storage).get(id);
+      await (locked ? fresh() : storage).updateChannel(
         id,
         (current) =>
           current && {
@@ -113,7 +121,7 @@ for (const kind of testDatabaseKinds()) {
             },
           },
       );
-      const result = await storage.updateChannel(id, (current) => {
+      const result = await (locked ? fresh() : storage).updateChannel(id, (current) => {
         const next = acceptVoucher(voucher, PRICE, Date.now())(current);
         return next === current ? current : next && { ...next, pendingRequest: undefined };
       });
@@ -122,6 +130,10 @@ for (const kind of testDatabaseKinds()) {
     const stock = await timed(OPS, async (i) => {
       const { id, voucher } = nextVoucher(i);
       await stockPath(id, voucher);
+    });
+    const lockedStock = await timed(OPS, async (i) => {
+      const { id, voucher } = nextVoucher(i);
+      await stockPath(id, voucher, true);
     });
     const signed: { id: string; voucher: { maxClaimableAmount: string; signature: string } }[] = [];
     for (let i = 0; i < SIGNED_OPS; i++) {
@@ -138,6 +150,7 @@ for (const kind of testDatabaseKinds()) {
     for (const [path, figures] of [
       ["commit (1 updateChannel)", commit],
       ["stock path (get + 2 updateChannel)", stock],
+      ["stock path, row lock each call", lockedStock],
       ["stock path + EIP-712 verify", withSignature],
     ] as const) {
       rows.push({
@@ -148,7 +161,7 @@ for (const kind of testDatabaseKinds()) {
         x_baseline_p50: figures.p50Ms / base.p50Ms,
       });
     }
-    results[kind] = { commit, stock, withSignature };
+    results[kind] = { commit, stock, lockedStock, withSignature };
   } finally {
     await handle.close();
   }

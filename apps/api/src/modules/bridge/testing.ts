@@ -273,3 +273,6 @@ export type Json = Record<string, any>;
 export async function readJson(response: Response): Promise<Json> {
   return (await response.json()) as Json;
 }
+
+export { stockBatchPayer, stockExactPayer } from "./x402/stock-payers";
+export { decodeHeader, encodeHeader } from "./x402/wire";

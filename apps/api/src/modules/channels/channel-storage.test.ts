@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type DatabaseHandle, openDatabase, paymentChannels } from "@tollgate/db";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, testDatabaseKinds } from "../../test/harness";
 import { ChannelRecordError } from "./channel-rows";
@@ -173,6 +173,37 @@ describe.each(testDatabaseKinds())("PostgresChannelStorage on %s", (kind) => {
       const replay = await storage.updateChannel(id, acceptVoucher(vouchers[20]!, price, T0));
       expect(replay.status).toBe("unchanged");
     }
+  });
+
+  it("a row remembered by one replica and changed by another (or a claim) is never written over", async () => {
+    const a = storageOn(handle);
+    const b = storageOn(replica);
+    const id = testChannelId();
+    const voucher = (n: bigint) => ({ maxClaimableAmount: (1_000n * n).toString(), signature: `0x0${n}` });
+    await a.updateChannel(id, () => openedChannel(id, testChannelConfig(), "1000000", T0));
+    expect(await a.get(id)).toMatchObject({ chargedCumulativeAmount: "0" });
+    // B accepts voucher 1 after A read the channel: A's remembered row is now old.
+    expect((await b.updateChannel(id, acceptVoucher(voucher(1n), 1_000n, T0))).status).toBe("updated");
+    // The same voucher at A: decided on A's old row it would be charged again; the version check refuses that.
+    expect((await a.updateChannel(id, acceptVoucher(voucher(1n), 1_000n, T0))).status).toBe("unchanged");
+    expect((await a.updateChannel(id, acceptVoucher(voucher(2n), 1_000n, T0))).status).toBe("updated");
+    // B accepts voucher 3; voucher 4 at A looks out of step on A's old row, and is accepted on the stored one.
+    expect((await b.updateChannel(id, acceptVoucher(voucher(3n), 1_000n, T0))).status).toBe("updated");
+    expect(await a.updateChannel(id, acceptVoucher(voucher(4n), 1_000n, T0))).toMatchObject({
+      status: "updated",
+      channel: { chargedCumulativeAmount: "4000" },
+    });
+    // A claim confirms 4000 behind A's back (claim-rows.ts raises totalClaimed and the version).
+    await replica.db
+      .update(paymentChannels)
+      .set({ totalClaimed: "4000", version: sql`${paymentChannels.version} + 1` })
+      .where(eq(paymentChannels.channelId, id));
+    const written = await a.updateChannel(
+      id,
+      (current) => current && { ...current, lastRequestTimestamp: T0 + 1 },
+    );
+    expect(written).toMatchObject({ status: "updated", channel: { totalClaimed: "4000" } });
+    expect(await b.get(id)).toMatchObject({ chargedCumulativeAmount: "4000", totalClaimed: "4000" });
   });
 
   it("first inserts racing on one new channel: one wins, the others see its row", async () => {

@@ -8,8 +8,9 @@ import type { ChannelConfigRecord } from "@tollgate/db";
 import { BATCH_SETTLEMENT_ADDRESS, BATCH_SETTLEMENT_DOMAIN, voucherTypes } from "@x402/evm";
 import type { Channel } from "@x402/evm/batch-settlement/server";
 import { Redis } from "ioredis";
-import { getAddress, verifyTypedData } from "viem";
+import { type Address, getAddress, type Hex, hashTypedData, verifyTypedData } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { recoverDigestSigner } from "../quotes-pay/recover-signer";
 
 export { PostgresChannelStorage } from "./channel-storage";
 export { type ClaimBatch, type ClaimChain, type ClaimTxStatus, createClaimBatcher } from "./claim-batcher";
@@ -126,5 +127,33 @@ export async function redisRoundTrip(url: string) {
     close: async () => {
       await redis.quit();
     },
+  };
+}
+
+/**
+ * The voucher signature check two ways, for the bench (docs/decisions/0092): `stock` is what the stock server runs
+ * (viem `verifyTypedData`: hash, recover the public key, compare addresses); `cached` checks the same digest against
+ * the payer's public key remembered from an earlier success (quotes-pay/recover-signer.ts, exact: it accepts
+ * precisely what recovery accepts).
+ */
+export function cachedKeyVoucherVerifier(chainId: number) {
+  const domain = {
+    ...BATCH_SETTLEMENT_DOMAIN,
+    chainId,
+    verifyingContract: getAddress(BATCH_SETTLEMENT_ADDRESS),
+  };
+  const typed = (voucher: { channelId: string; maxClaimableAmount: string }) => ({
+    domain,
+    types: voucherTypes,
+    primaryType: "Voucher" as const,
+    message: { channelId: voucher.channelId as Hex, maxClaimableAmount: BigInt(voucher.maxClaimableAmount) },
+  });
+  type Voucher = { channelId: string; maxClaimableAmount: string; signature: string };
+  return {
+    stock: (payer: Address, voucher: Voucher) =>
+      verifyTypedData({ address: payer, ...typed(voucher), signature: voucher.signature as Hex }),
+    cached: (payer: Address, voucher: Voucher) =>
+      recoverDigestSigner(hashTypedData(typed(voucher)), voucher.signature as Hex, payer) ===
+      payer.toLowerCase(),
   };
 }

@@ -30,12 +30,19 @@ const knownKeys = new Map<string, ProjPointType<bigint>>();
  * `expected`: the signer the caller hopes for; only a speed hint, the answer is the same with or without it.
  */
 export function recoverMessageSigner(message: string, signature: Hex, expected?: Address): Address {
+  return recoverDigestSigner(hashMessage(message), signature, expected);
+}
+
+/**
+ * The lowercase address whose key signed the 32-byte `hash` (as viem's `recoverAddress` answers, e.g. for an EIP-712
+ * digest), with the same known-signer shortcut and errors as {@link recoverMessageSigner}.
+ */
+export function recoverDigestSigner(hash: Hex, signature: Hex, expected?: Address): Address {
   if (!isHex(signature, { strict: true }) || signature.length !== SIGNATURE_HEX_LENGTH) {
     throw new Error("invalid signature length");
   }
   const recoveryBit = toRecoveryBit(Number.parseInt(signature.slice(130), 16));
   const compact = secp256k1.Signature.fromCompact(signature.slice(2, 130)); // r and s in [1, n): else throws
-  const hash = hashMessage(message);
   const want = expected?.toLowerCase() as Address | undefined;
   const known = want ? knownKeys.get(want) : undefined;
   if (want && known && signedBy(known, compact, recoveryBit, hash)) {
