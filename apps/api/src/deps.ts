@@ -7,13 +7,14 @@ import { join } from "node:path";
 import { type DatabaseHandle, openDatabase, prepareSchema } from "@tollgate/db";
 import { KeyFileError, StartupRefusal } from "@tollgate/shared";
 import { loadWebhookSecretKey } from "@tollgate/webhooks";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { LocalAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Env } from "./env";
 import { type Clock, systemClock } from "./infra/clock";
 import type { Logger } from "./infra/logger";
 import { createRateLimiter, type RateLimiter, type RedisKeyspace } from "./infra/rate-limit";
+import { connectRedis } from "./infra/redis-connect";
 import {
   type BridgeConfig,
   createProviderCatalog,
@@ -169,26 +170,7 @@ export async function buildDeps(
   telemetryShare?.start();
   const processMonitor = createProcessMonitor();
   const pause = createPauseGate(db.db, clock, env.admin.pausePollMs);
-  const gatewayX402 = createSellerWiring(
-    // `/g`'s session answers carry the same session receipts as the mounted bridge's (decision 0090).
-    {
-      chains,
-      log,
-      clock,
-      pause,
-      keys,
-      receiptIssuer: { issuer: env.baseUrl, ttlSeconds: env.receipts.ttlSeconds },
-    },
-    env.gatewayX402,
-    {
-      limiterRedis: keyspace,
-      // Sessions on `/g`: the channels every replica shares, claimed like the bridge's (decision 0086).
-      channels: {
-        database: db,
-        ...(env.bridgeClaimIntervalMs > 0 ? { claimIntervalMs: env.bridgeClaimIntervalMs } : {}),
-      },
-    },
-  );
+  const gatewayX402 = gatewayX402Of(env, { chains, log, clock, pause, keys, db, keyspace });
   // Plain http only in development on loopback; anywhere else cookies are Secure and __Host- prefixed.
   const secureCookie = !env.developmentMode || env.baseUrl.startsWith("https:");
   return {
@@ -252,6 +234,36 @@ export async function buildDeps(
       if (!overrides.db) await db.close();
     },
   };
+}
+
+/** x402 on `/g` (decision 0089): the bridge's rails and relayer settings, selling for the merchants. */
+function gatewayX402Of(
+  env: Env,
+  parts: Pick<Deps, "chains" | "log" | "clock" | "pause" | "keys" | "db"> & {
+    keyspace: RedisKeyspace | undefined;
+  },
+): SellerWiring {
+  const { chains, log, clock, pause, keys, db, keyspace } = parts;
+  return createSellerWiring(
+    // `/g`'s session answers carry the same session receipts as the mounted bridge's (decision 0090).
+    {
+      chains,
+      log,
+      clock,
+      pause,
+      keys,
+      receiptIssuer: { issuer: env.baseUrl, ttlSeconds: env.receipts.ttlSeconds },
+    },
+    env.gatewayX402,
+    {
+      limiterRedis: keyspace,
+      // Sessions on `/g`: the channels every replica shares, claimed like the bridge's (decision 0086).
+      channels: {
+        database: db,
+        ...(env.bridgeClaimIntervalMs > 0 ? { claimIntervalMs: env.bridgeClaimIntervalMs } : {}),
+      },
+    },
+  );
 }
 
 /** The v1.4 quote signer's key: the configured one, else (development) the local chains' well-known signer. */
@@ -353,19 +365,6 @@ async function seedProviders(
   if (seeded.length > 0) log.info({ providers: seeded }, "bridge providers seeded from the file");
 }
 
-/** Fail fast while Redis is down instead of queueing: limiters then use their memory insurance. */
-async function connectRedis(env: Env, log: Logger): Promise<Redis | undefined> {
-  if (!env.redisUrl) return undefined;
-  const redis = new Redis(env.redisUrl, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    lazyConnect: false,
-  });
-  redis.on("error", (error) => log.warn({ err: error }, "redis error"));
-  await waitForRedis(redis, log);
-  return redis;
-}
-
 /** Operator sign-in: session policy, the strict login limiter, origins allowed to act, the overview hooks. */
 function adminDeps(
   env: Env,
@@ -407,17 +406,4 @@ function createLimiters(env: Env, redis: RedisKeyspace | undefined): Deps["limit
       redis,
     ),
   };
-}
-
-/** Waits briefly for the first connection so start-up logs say whether Redis is there; never blocks boot for long. */
-async function waitForRedis(redis: Redis, log: Logger, timeoutMs = 3000): Promise<void> {
-  if (redis.status === "ready") return;
-  const ready = await new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), timeoutMs);
-    redis.once("ready", () => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
-  if (!ready) log.warn("redis not reachable yet; rate limits fall back to per-process memory until it is");
 }
