@@ -39,6 +39,7 @@ import { createRelayerBounds, type RelayerBounds } from "./relayer-bounds";
 import type { UnservedRecorder } from "./unserved-service";
 import { bridgeUpstreamPolicy } from "./upstream";
 import { relayerClaimChain, startClaimWorker } from "./x402/batch-claims";
+import { batchReservationSeconds, boundedReservations } from "./x402/batch-reservation";
 import { type BatchSessions, createBatchSessions } from "./x402/batch-sessions";
 import { createFacilitator, type ExactRequirement, type Facilitator } from "./x402/facilitator";
 import { countingFacilitator, type FacilitatorStats } from "./x402/facilitator-stats";
@@ -290,7 +291,7 @@ function networkContext(
     throw new AppError("chain_unavailable", `no deployment for ${network}; the bridge cannot take payments`);
   };
   const orderTtlMs = config.orderTtlSeconds * 1000;
-  const batch = batchSessions(deps, options, log, shared, deployedChain, info.caip2, relayer);
+  const batch = batchSessions(deps, config, options, log, shared, deployedChain, info.caip2, relayer);
   return {
     config,
     clock: deps.clock,
@@ -347,6 +348,7 @@ function networkContext(
 /** The `batch-settlement` part of a network, with its claim batcher (and worker when an interval is set). */
 function batchSessions(
   deps: BridgeDeps,
+  config: BridgeConfig,
   options: BridgeRouterOptions,
   log: Logger,
   shared: SharedParts,
@@ -356,7 +358,11 @@ function batchSessions(
 ): BatchSessions | undefined {
   if (!options.channels || !chain || !relayer) return undefined;
   const { database, claimIntervalMs } = options.channels;
-  const storage = new PostgresChannelStorage({ db: database.db, chainId: chain.chainId, clock: deps.clock });
+  // A reservation a killed process leaves lapses after one call's worth of time (docs/decisions/0091).
+  const storage = boundedReservations(
+    new PostgresChannelStorage({ db: database.db, chainId: chain.chainId, clock: deps.clock }),
+    batchReservationSeconds(config) * 1000,
+  );
   const sessions = createBatchSessions({ chain, caip2, relayer, storage });
   if (!sessions) return undefined;
   const batcher = createClaimBatcher({
