@@ -33,6 +33,7 @@ import { createRelayerBounds, type RelayerBounds } from "./relayer-bounds";
 import type { UnservedRecorder } from "./unserved-service";
 import { bridgeUpstreamPolicy } from "./upstream";
 import { networkBatchSessions } from "./x402/batch-claims";
+import { batchReservationSeconds } from "./x402/batch-reservation";
 import type { BatchSessions } from "./x402/batch-sessions";
 import { createFacilitator, type ExactRequirement, type Facilitator } from "./x402/facilitator";
 import { countingFacilitator, countingUpto, type FacilitatorStats } from "./x402/facilitator-stats";
@@ -300,6 +301,8 @@ function networkContext(
     caip2: info.caip2,
     relayer,
     stats: facilitator.stats,
+    // A reservation a killed process leaves lapses after one call's worth of time (docs/decisions/0091).
+    reservationMs: batchReservationSeconds(config) * 1000,
   });
   if (batch) shared.claims.push(batch.claims);
   return {

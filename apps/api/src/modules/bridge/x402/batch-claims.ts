@@ -25,6 +25,7 @@ import {
   createClaimBatcher,
   PostgresChannelStorage,
 } from "../../channels";
+import { boundedReservations } from "./batch-reservation";
 import { BATCH_SCHEME, type BatchSessions, createBatchSessions } from "./batch-sessions";
 import { countingClaims, type FacilitatorStats } from "./facilitator-stats";
 
@@ -133,12 +134,17 @@ export function networkBatchSessions(input: {
   caip2: string;
   relayer: LocalAccount | undefined;
   stats: FacilitatorStats;
+  /** How long a voucher's reservation holds the channel at most (docs/decisions/0091). */
+  reservationMs: number;
 }):
   | { sessions: BatchSessions; claims: { batcher: ClaimBatcher; worker?: { stop(): Promise<void> } } }
   | undefined {
   const { channels, chain, relayer, clock, log } = input;
   if (!channels || !chain || !relayer) return undefined;
-  const storage = new PostgresChannelStorage({ db: channels.database.db, chainId: chain.chainId, clock });
+  const storage = boundedReservations(
+    new PostgresChannelStorage({ db: channels.database.db, chainId: chain.chainId, clock }),
+    input.reservationMs,
+  );
   const sessions = createBatchSessions({
     chain,
     caip2: input.caip2,

@@ -267,6 +267,37 @@ describe.each(storageDatabaseKinds("postgres"))("x402 batch-settlement on the br
       served: false,
     });
 
+    // A validly signed voucher below the charged total (an older ceiling): refused, the channel's state offered.
+    const below = structuredClone(last);
+    below.payload.voucher = await signVoucher(
+      toClientEvmSigner(payer.account, agentOn(chain, 14).client),
+      last.payload.voucher.channelId,
+      (PRICE * 3n).toString(),
+      NETWORK,
+    );
+    const belowRefused = await refused(encodeHeader(below));
+    expect(belowRefused).toMatchObject({
+      status: 402,
+      code: "x402_payment_invalid",
+      reason: "invalid_batch_settlement_evm_cumulative_amount_mismatch",
+      served: false,
+    });
+    expect(belowRefused.batchOffer?.extra?.channelState?.chargedCumulativeAmount).toBe(
+      (PRICE * 4n).toString(),
+    );
+
+    // The deposit payment replayed (its ERC-3009 authorization reused): refused before anything is sent on chain.
+    const nonceBeforeReplay = await relayerNonce();
+    const escrowBeforeReplay = await balance(escrow);
+    expect(await refused(payer.sent[0]!)).toMatchObject({
+      status: 402,
+      code: "x402_payment_invalid",
+      reason: "invalid_batch_settlement_evm_cumulative_amount_mismatch",
+      served: false,
+    });
+    expect(await relayerNonce()).toBe(nonceBeforeReplay);
+    expect(await balance(escrow)).toBe(escrowBeforeReplay);
+
     // A voucher signed for another channel under this channel's config.
     const foreign = structuredClone(last);
     foreign.payload.voucher = await signVoucher(
