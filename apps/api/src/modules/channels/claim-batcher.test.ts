@@ -76,7 +76,14 @@ describe.each(testDatabaseKinds())("claim batcher on %s", (kind) => {
   });
 
   const batcherFor = (chain: ClaimChain, options: { maxPerBatch?: number; maxAttempts?: number } = {}) =>
-    createClaimBatcher({ db: handle.db, lock: advisoryClaimLock(handle), chain, clock, chainId, ...options });
+    createClaimBatcher({
+      db: handle.db,
+      lock: advisoryClaimLock(handle, chainId),
+      chain,
+      clock,
+      chainId,
+      ...options,
+    });
 
   /** Opens `count` channels and charges each `charges` vouchers of `price`; returns their ids. */
   async function chargedChannels(count: number, charges: number, price = 100n) {
@@ -161,6 +168,31 @@ describe.each(testDatabaseKinds())("claim batcher on %s", (kind) => {
     expect(escrow.sends).toHaveLength(1);
     // Once the first is done, the lock is free again.
     expect((await batcherFor(escrow.chain).run()).ran).toBe(true);
+  });
+
+  it("the lock is per chain: a pass on another chain runs while this chain's is held", async () => {
+    const escrow = fakeEscrow();
+    await chargedChannels(1, 1);
+    let open = () => {};
+    let sending = () => {};
+    const sent = new Promise<void>((resolve) => (sending = resolve));
+    escrow.control.gate = new Promise<void>((resolve) => (open = resolve));
+    escrow.control.onSend = () => sending();
+    const a = batcherFor(escrow.chain).run();
+    await sent;
+    const other = fakeEscrow();
+    const elsewhere = createClaimBatcher({
+      db: handle.db,
+      lock: advisoryClaimLock(handle, chainId + 1),
+      chain: other.chain,
+      clock,
+      chainId: chainId + 1,
+    });
+    // Nothing is charged on the other chain, but its pass takes its own lock and runs.
+    expect(await elsewhere.run()).toEqual({ ran: true, claims: [] });
+    expect((await batcherFor(escrow.chain).run()).ran).toBe(false);
+    open();
+    expect((await a).claims).toEqual([expect.objectContaining({ state: "confirmed" })]);
   });
 
   it("a crash after the claim row is written and before it reaches the chain: resumed, sent once", async () => {

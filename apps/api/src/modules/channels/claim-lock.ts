@@ -1,33 +1,46 @@
 /**
- * One claim worker at a time per database (docs/decisions/0082). On PostgreSQL: a session advisory lock on a
+ * One claim worker at a time per database and chain (docs/decisions/0082): claims of different chains touch
+ * different rows and different relayer nonces, so one network's pass never skips another's. On PostgreSQL: a
+ * session advisory lock on a
  * dedicated connection, taken without waiting; it ends with its connection, so a worker that dies frees it. On
  * PGlite (one process per data directory, packages/db/src/pglite-lock.ts) the same rule in memory, per handle: the
  * one connection's session locks are re-entrant, so they cannot keep two workers of one process apart.
  */
 import type { DatabaseHandle } from "@tollgate/db";
 
-/** pg_advisory_lock key of the claim worker ("tollclms" as ASCII). */
-export const CLAIM_LOCK_KEY = 0x746f_6c6c_636c_6d73n;
+/** The high 32 bits of the claim worker's pg_advisory_lock key ("toll" as ASCII); the low 32 are the chain id. */
+export const CLAIM_LOCK_PREFIX = 0x746f_6c6cn;
+
+/** The claim worker's advisory lock key on `chainId` (an EIP-155 chain id below 2^32). */
+export function claimLockKey(chainId: number): bigint {
+  if (!Number.isSafeInteger(chainId) || chainId < 0 || chainId >= 2 ** 32) {
+    throw new RangeError(`chain id ${chainId} does not fit the claim lock's 32 bits`);
+  }
+  return (CLAIM_LOCK_PREFIX << 32n) | BigInt(chainId);
+}
 
 export interface ClaimLock {
   /** The lock's release when taken now, else undefined (another worker holds it). */
   tryAcquire(): Promise<(() => Promise<void>) | undefined>;
 }
 
-const heldInProcess = new WeakSet<DatabaseHandle>();
+const heldInProcess = new WeakMap<DatabaseHandle, Set<number>>();
 
-export function advisoryClaimLock(handle: DatabaseHandle): ClaimLock {
+export function advisoryClaimLock(handle: DatabaseHandle, chainId: number): ClaimLock {
+  const key = claimLockKey(chainId);
   const openSession = handle.openSession?.bind(handle);
   if (!openSession) {
     return {
       async tryAcquire() {
-        if (heldInProcess.has(handle)) return undefined;
-        heldInProcess.add(handle);
+        const held = heldInProcess.get(handle) ?? new Set<number>();
+        heldInProcess.set(handle, held);
+        if (held.has(chainId)) return undefined;
+        held.add(chainId);
         let released = false;
         return async () => {
           if (released) return;
           released = true;
-          heldInProcess.delete(handle);
+          held.delete(chainId);
         };
       },
     };
@@ -36,7 +49,7 @@ export function advisoryClaimLock(handle: DatabaseHandle): ClaimLock {
     async tryAcquire() {
       const session = openSession();
       try {
-        const [row] = await session.unsafe(`select pg_try_advisory_lock(${CLAIM_LOCK_KEY}) as taken`);
+        const [row] = await session.unsafe(`select pg_try_advisory_lock(${key}) as taken`);
         if (row?.taken !== true) {
           await session.end({ timeout: 5 });
           return undefined;
@@ -50,7 +63,7 @@ export function advisoryClaimLock(handle: DatabaseHandle): ClaimLock {
         if (released) return;
         released = true;
         // Ending the session frees the lock even when the unlock itself fails.
-        await session.unsafe(`select pg_advisory_unlock(${CLAIM_LOCK_KEY})`).catch(() => {});
+        await session.unsafe(`select pg_advisory_unlock(${key})`).catch(() => {});
         await session.end({ timeout: 5 });
       };
     },

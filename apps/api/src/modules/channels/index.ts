@@ -22,7 +22,7 @@ export {
   claimId,
   createClaimBatcher,
 } from "./claim-batcher";
-export { advisoryClaimLock, CLAIM_LOCK_KEY, type ClaimLock } from "./claim-lock";
+export { advisoryClaimLock, type ClaimLock, claimLockKey } from "./claim-lock";
 
 export interface ChannelsDeps {
   database: DatabaseHandle;
@@ -46,7 +46,7 @@ export function createChannels(deps: ChannelsDeps): {
   const batcher = deps.chain
     ? createClaimBatcher({
         db: deps.database.db,
-        lock: advisoryClaimLock(deps.database),
+        lock: advisoryClaimLock(deps.database, deps.chainId),
         chain: deps.chain,
         clock: deps.clock,
         chainId: deps.chainId,

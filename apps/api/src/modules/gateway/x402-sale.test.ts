@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { merchants } from "@tollgate/db";
-import { NETWORKS, testUsdcAbi, X402_CANONICAL_ADDRESSES } from "@tollgate/shared";
+import { NETWORKS, SESSION_RECEIPT_JWT_TYPE, testUsdcAbi, X402_CANONICAL_ADDRESSES } from "@tollgate/shared";
 import { x402Client } from "@x402/core/client";
 import type { PaymentRequirements } from "@x402/core/types";
 import { toClientEvmSigner } from "@x402/evm";
@@ -19,8 +19,10 @@ import {
 } from "@x402/evm/batch-settlement/client";
 import { ExactEvmScheme, registerExactEvmScheme } from "@x402/evm/exact/client";
 import { UptoEvmScheme } from "@x402/evm/upto/client";
+import { extractReceiptFromResponse } from "@x402/extensions/offer-receipt";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { eq } from "drizzle-orm";
+import { createRemoteJWKSet, jwtVerify } from "jose";
 import { type Address, erc20Abi, type Hex, maxUint256 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -351,8 +353,10 @@ describe.each(storageDatabaseKinds("postgres"))(
       const pay = wrapFetchWithPayment(recording, client);
       const [walletBefore, payerBefore] = [await balance(wallet), await balance(agent.address)];
       const seen = upstream.seen.length;
+      let last: Response | undefined;
       for (let i = 0; i < 3; i++) {
         const response = await pay(url(`/search?i=${i}`));
+        last = response;
         expect(response.status, await response.clone().text()).toBe(200);
         expect(decodeHeader(response.headers.get("x-payment-receipt")!, "x-payment-receipt")).toMatchObject({
           scheme: "batch-settlement",
@@ -361,6 +365,19 @@ describe.each(storageDatabaseKinds("postgres"))(
           economics_profile: "aifp2-provider-preserving-0-v1",
         });
       }
+      // The last answer carries the session receipt (decision 0090): the channel's cumulative charge, for the wallet.
+      const receipt = extractReceiptFromResponse(last!) as { format: string; signature: string } | undefined;
+      expect(receipt?.format).toBe("jws");
+      const jwks = createRemoteJWKSet(new URL(`${api.baseUrl}/.well-known/jwks.json`));
+      const { payload } = await jwtVerify(receipt!.signature, jwks, {
+        typ: SESSION_RECEIPT_JWT_TYPE,
+        issuer: api.baseUrl,
+        audience: wallet.toLowerCase(),
+      });
+      expect(payload).toMatchObject({
+        scheme: "batch-settlement",
+        chargedCumulativeAmount: (PRICE * 3n).toString(),
+      });
       expect(upstream.seen.length).toBe(seen + 3);
       expect(upstream.seen.at(-1)!.headers["x-tollgate-payer"]).toBe(agent.address);
       expect(await balance(agent.address)).toBe(payerBefore - deposit);

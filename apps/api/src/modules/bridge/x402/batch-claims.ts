@@ -155,7 +155,7 @@ export function networkBatchSessions(input: {
   if (!sessions) return undefined;
   const batcher = createClaimBatcher({
     db: channels.database.db,
-    lock: advisoryClaimLock(channels.database),
+    lock: advisoryClaimLock(channels.database, chain.chainId),
     chain: relayerClaimChain(sessions, chain, log),
     clock,
     chainId: chain.chainId,
