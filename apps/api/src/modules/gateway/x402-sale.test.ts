@@ -130,13 +130,18 @@ describe.each(storageDatabaseKinds("postgres"))(
       expect(response.status).toBe(402);
       expect((await readJson(response)).merchant_id).toBe(merchantId);
       const required = decodeHeader(response.headers.get("payment-required")!, "PAYMENT-REQUIRED") as Json;
-      // `upto` after `exact` (decision 0085), then sessions (decision 0086): the local polygon chain places
-      // Permit2, the upto proxy and the batch-settlement escrow.
+      // `upto` after `exact` (decision 0085), then sessions (decision 0086) funded by ERC-3009 or Permit2
+      // (decision 0094): the local polygon chain places Permit2, the upto proxy and the batch-settlement escrow.
       expect(required.accepts.map((a: Json) => a.scheme)).toEqual([
         "aifp-1",
         "exact",
         "upto",
         "batch-settlement",
+        "batch-settlement",
+      ]);
+      expect(required.accepts.slice(3).map((a: Json) => a.extra.assetTransferMethod)).toEqual([
+        "eip3009",
+        "permit2",
       ]);
       expect(required.accepts[3]).toMatchObject({
         network: NETWORKS.polygon.caip2,

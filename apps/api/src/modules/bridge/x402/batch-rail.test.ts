@@ -182,7 +182,13 @@ describe.each(storageDatabaseKinds("postgres"))("x402 batch-settlement on the br
     const doc = await readJson(await fetch(`${bridge.url}/.well-known/x402.json`));
     expect(doc.rails.x402.schemes).toEqual(["exact", "upto", "batch-settlement"]);
     const [acme] = doc.providers as Json[];
-    expect(acme!.accepts.map((a: Json) => a.scheme)).toEqual(["exact", "upto", "batch-settlement"]);
+    // Sessions funded by ERC-3009, then by Permit2 (decision 0094).
+    expect(acme!.accepts.map((a: Json) => a.scheme)).toEqual([
+      "exact",
+      "upto",
+      "batch-settlement",
+      "batch-settlement",
+    ]);
     const offer = decodeHeader(
       (await fetch(`${bridge.url}/acme/search`)).headers.get("PAYMENT-REQUIRED")!,
       "PAYMENT-REQUIRED",

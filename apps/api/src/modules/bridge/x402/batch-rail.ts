@@ -179,8 +179,10 @@ export async function payWithBatch(
     ctx.stats.batch.vouchers.refused++;
     countReason(ctx.stats, reason);
     // The stock corrective 402: a stale cumulative base gets the channel's state in the offer (scheme spec).
+    // Only the matched entry: the stock server enriches once per batch entry, reading the channel each time, and
+    // refuses a second read that differs from the first (a voucher committed in between by another call).
     const corrective = await server.createPaymentRequiredResponse(
-      requirements,
+      [requirement],
       { url: resourceUrl(attempt) },
       reason,
       undefined,
