@@ -117,6 +117,15 @@ describe("bridge router: the 402 challenge and real x402 clients", () => {
           payTo: merchant,
           extra: { assetTransferMethod: "eip3009", economics_profile: "aifp2-provider-preserving-0-v1" },
         },
+        // docs/decisions/0094: the same session funded through Permit2.
+        {
+          scheme: "batch-settlement",
+          network: "eip155:80002",
+          amount: PRICE_USDC.toString(),
+          asset: usdc,
+          payTo: merchant,
+          extra: { assetTransferMethod: "permit2", economics_profile: "aifp2-provider-preserving-0-v1" },
+        },
       ],
     });
     expect(upstream.seen).toHaveLength(0);
