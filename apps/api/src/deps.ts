@@ -10,10 +10,11 @@ import { loadWebhookSecretKey } from "@tollgate/webhooks";
 import type { Redis } from "ioredis";
 import type { LocalAccount } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { type AdminDeps, adminDeps, createLimiters, type Limiters } from "./access-deps";
 import type { Env } from "./env";
 import { type Clock, systemClock } from "./infra/clock";
 import type { Logger } from "./infra/logger";
-import { createRateLimiter, type RateLimiter, type RedisKeyspace } from "./infra/rate-limit";
+import type { RedisKeyspace } from "./infra/rate-limit";
 import { connectRedis } from "./infra/redis-connect";
 import {
   type BridgeConfig,
@@ -44,8 +45,7 @@ import {
   Telemetry,
   TelemetryShare,
 } from "./modules/metrics";
-import { type OverviewExtensions, overviewProviders } from "./modules/operator";
-import { type AdminSessionPolicy, createLoginLimiter, type LoginLimiter } from "./modules/operators";
+import { overviewProviders } from "./modules/operator";
 import {
   createQuoteWriter,
   createSplitterReadiness,
@@ -70,28 +70,13 @@ export interface Deps {
   redis: Redis | undefined;
   /** The same client with REDIS_KEY_PREFIX: what every key-writing store takes (decision 0059). */
   redisKeys: RedisKeyspace | undefined;
-  limiters: {
-    registration: RateLimiter;
-    quotes: RateLimiter;
-    pays: RateLimiter;
-    /** The console's test paid calls, per merchant (decision 0075). */
-    testPaidCalls: RateLimiter;
-    /** SPEC §8 "public surface": unauthenticated reads (feeds, capabilities, registry, discovery), per client. */
-    publicSurface: RateLimiter;
-  };
+  limiters: Limiters;
   chains: ChainRegistry;
   /** Per-network checks at start and every CHAIN_CHECK_INTERVAL_MS; gates quotes and payments, feeds `/readyz`. */
   chainHealth: ChainHealth;
   keys: ReceiptKeyStore;
   /** Operator sign-in: session policy, the strict login limiter, origins allowed to act. */
-  admin: {
-    sessionPolicy: AdminSessionPolicy;
-    loginLimiter: LoginLimiter;
-    allowedOrigins: readonly string[];
-    metricsToken: string | undefined;
-    /** Overview hooks: the pause and initialize-config work set `pauseState` / `configDrift` here. */
-    overview: OverviewExtensions;
-  };
+  admin: AdminDeps;
   /** The operator pause as this process sees it (polled from the database). */
   pause: PauseGate;
   /** The quote path's merchant read: invalidated by every merchant write here, PAUSE_POLL_MS elsewhere. */
@@ -363,47 +348,4 @@ async function seedProviders(
 ): Promise<void> {
   const seeded = await seedBridgeProviders(db.db, bridge.providers, clock.now(), secretKey);
   if (seeded.length > 0) log.info({ providers: seeded }, "bridge providers seeded from the file");
-}
-
-/** Operator sign-in: session policy, the strict login limiter, origins allowed to act, the overview hooks. */
-function adminDeps(
-  env: Env,
-  redis: RedisKeyspace | undefined,
-  secureCookie: boolean,
-  overview: OverviewExtensions,
-): Deps["admin"] {
-  return {
-    sessionPolicy: {
-      idleMs: env.admin.sessionIdleMs,
-      absoluteMs: env.admin.sessionMaxMs,
-      secureCookie,
-    },
-    loginLimiter: createLoginLimiter(env.admin.login, redis),
-    allowedOrigins: env.admin.allowedOrigins,
-    metricsToken: env.admin.metricsToken,
-    overview,
-  };
-}
-
-function createLimiters(env: Env, redis: RedisKeyspace | undefined): Deps["limiters"] {
-  return {
-    publicSurface: createRateLimiter(
-      { name: "public", points: env.rateLimits.publicPerMinute, durationSeconds: 60 },
-      redis,
-    ),
-    registration: createRateLimiter(
-      { name: "registration", points: env.rateLimits.registrationsPerHour, durationSeconds: 3600 },
-      redis,
-    ),
-    quotes: createRateLimiter(
-      { name: "quotes", points: env.quotes.ratePerMinute, durationSeconds: 60 },
-      redis,
-    ),
-    // Each /v1/pay costs RPC calls: bound what one client can make us spend.
-    pays: createRateLimiter({ name: "pays", points: env.pay.ratePerMinute, durationSeconds: 60 }, redis),
-    testPaidCalls: createRateLimiter(
-      { name: "test-paid-calls", points: env.testPaidCalls.perMinute, durationSeconds: 60 },
-      redis,
-    ),
-  };
 }
